@@ -1,0 +1,130 @@
+// The typed core IR, in A-normal form. Every transformation (inlining, simplification, AD) maps IR to IR;
+// the interpreter and the JavaScript generator consume it.
+//
+// Invariants (checked by verify.ts):
+//  - Operands of prim, tuple, proj, app, the condition of if, the size of build and init/count of ifold are atoms.
+//  - Every variable is bound exactly once in a function (unique ids); a use refers to a binder in scope.
+//  - Every node's type is concrete (no type variables) and consistent with the rules of src/prims and the constructs.
+//  - A let's right-hand side is never itself a let (lets are flattened).
+
+import type { Span } from "../syntax/source.js";
+import { funOf, tupleOf, type Type } from "../types/types.js";
+import type { PrimName } from "../prims/names.js";
+
+/** A variable: binder and uses are the same shape; identity is the id. `name` is the user's name, for printing only. */
+export interface Var {
+  readonly kind: "var";
+  readonly id: number;
+  readonly name: string;
+  readonly type: Type;
+}
+
+/** A literal Double, Index or Bool. */
+export interface Lit {
+  readonly kind: "lit";
+  readonly value: number | boolean;
+  readonly type: Type;
+}
+
+export type Atom = Var | Lit;
+
+export interface Let {
+  readonly kind: "let";
+  readonly v: Var;
+  readonly rhs: Expr;
+  readonly body: Expr;
+}
+export interface Prim {
+  readonly kind: "prim";
+  readonly op: PrimName;
+  readonly args: readonly Atom[];
+  readonly type: Type;
+  /** Where the user wrote it: used by runtime errors (an index out of range). */
+  readonly span?: Span;
+}
+export interface Tuple {
+  readonly kind: "tuple";
+  readonly elems: readonly Atom[];
+  readonly type: Type;
+}
+export interface Proj {
+  readonly kind: "proj";
+  readonly index: number;
+  readonly arg: Atom;
+  readonly type: Type;
+}
+export interface Lam {
+  readonly kind: "lam";
+  readonly param: Var;
+  readonly body: Expr;
+  readonly type: Type;
+}
+export interface App {
+  readonly kind: "app";
+  readonly fn: Atom;
+  readonly arg: Atom;
+  readonly type: Type;
+}
+export interface If {
+  readonly kind: "if";
+  readonly cond: Atom;
+  readonly then: Expr;
+  readonly else: Expr;
+  readonly type: Type;
+}
+/** build size (fun index -> body) */
+export interface Build {
+  readonly kind: "build";
+  readonly size: Atom;
+  readonly index: Var;
+  readonly body: Expr;
+  readonly type: Type;
+  readonly span?: Span;
+}
+/** ifold (fun acc index -> body) init count */
+export interface Ifold {
+  readonly kind: "ifold";
+  readonly init: Atom;
+  readonly count: Atom;
+  readonly acc: Var;
+  readonly index: Var;
+  readonly body: Expr;
+  readonly type: Type;
+  readonly span?: Span;
+}
+
+export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold;
+
+/** A compiled entry point: a first-order function of its parameters. */
+export interface IrFunction {
+  readonly name: string;
+  readonly params: readonly Var[];
+  readonly body: Expr;
+}
+
+export function typeOf(e: Expr): Type {
+  switch (e.kind) {
+    case "let":
+      return typeOf(e.body);
+    default:
+      return e.type;
+  }
+}
+
+export function isAtom(e: Expr): e is Atom {
+  return e.kind === "var" || e.kind === "lit";
+}
+
+/** Fresh variable ids. One global counter: ids are unique across everything built in a process. */
+let nextId = 1;
+export function freshVar(name: string, type: Type): Var {
+  return { kind: "var", id: nextId++, name, type };
+}
+export function renameVar(v: Var): Var {
+  return freshVar(v.name, v.type);
+}
+
+export const lit = (value: number | boolean, type: Type): Lit => ({ kind: "lit", value, type });
+export const mkLet = (v: Var, rhs: Expr, body: Expr): Let => ({ kind: "let", v, rhs, body });
+export const mkTuple = (elems: readonly Atom[]): Tuple => ({ kind: "tuple", elems, type: tupleOf(elems.map((a) => a.type)) });
+export const mkLam = (param: Var, body: Expr): Lam => ({ kind: "lam", param, body, type: funOf(param.type, typeOf(body)) });

@@ -1,0 +1,42 @@
+// The names of all primitives. The rule table in table.ts is a mapped type over this list, so a primitive
+// without a rule is a compile-time error.
+
+export const PRIM_NAMES = [
+  // arithmetic on Double or Index (both operands the same type)
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "pow",
+  "neg",
+  "max",
+  "min",
+  // Double -> Double (abs also on Index)
+  "sin",
+  "cos",
+  "tan",
+  "log",
+  "exp",
+  "sqrt",
+  "tanh",
+  "abs",
+  "floor",
+  // Index -> Double (the implicit promotion, written `double i`)
+  "toDouble",
+  // comparisons: Num * Num -> Bool (eq, ne also Bool * Bool)
+  "lt",
+  "gt",
+  "le",
+  "ge",
+  "eq",
+  "ne",
+  // Bool (strict: the surface && and || become if)
+  "and",
+  "or",
+  "not",
+  // arrays
+  "get",
+  "length",
+] as const;
+
+export type PrimName = (typeof PRIM_NAMES)[number];

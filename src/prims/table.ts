@@ -1,0 +1,176 @@
+// One primitive, one place: for each primitive its type rule, its evaluation (the reference semantics) and its
+// JavaScript lowering. The table is a mapped type over PrimName, so adding a name without a rule fails `tsc`.
+// (The forward and transpose rules of the AD issues will join each entry here.)
+
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import { BOOL, DOUBLE, INT, showType, type Type } from "../types/types.js";
+import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/value.js";
+import type { PrimName } from "./names.js";
+
+export interface PrimRule {
+  readonly arity: number;
+  /** How the primitive is written in Smooth: an infix operator or a function name. */
+  readonly syntax: { readonly infix: string } | { readonly prefix: string };
+  /** The result type, or a description of the argument types this primitive accepts. */
+  type(args: readonly Type[]): Type | { expected: string };
+  /** Reference semantics (the interpreter). `argTypes` tells Index from Double; `span` locates runtime errors. */
+  evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
+  /**
+   * A JavaScript expression computing the primitive from JavaScript operand expressions (already parenthesised atoms).
+   * `get` and `length` work on flattened array leaves and are lowered by the code generator (see codegen/), which
+   * is why their entries say so instead of producing text here.
+   */
+  readonly js: ((args: readonly string[], argTypes: readonly Type[]) => string) | "array-structural";
+}
+
+const isNum = (t: Type) => t.k === "double" || t.k === "int";
+
+// Numbers in the interpreter: Double is a JS number; Index is a JS number kept in int32 range the way the compiled
+// code keeps it (| 0, Math.imul), so the two back ends agree bit for bit.
+const num = (v: Value) => v as number;
+
+function arith(
+  syntax: PrimRule["syntax"],
+  dbl: (a: number, b: number) => number,
+  int: (a: number, b: number, span?: Span) => number,
+  jsDouble: (a: string, b: string) => string,
+  jsInt: (a: string, b: string) => string,
+): PrimRule {
+  return {
+    arity: 2,
+    syntax,
+    type: ([a, b]) =>
+      isNum(a!) && a!.k === b!.k ? a! : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
+    evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
+    js: ([a, b], [ta]) => (ta!.k === "int" ? jsInt(a!, b!) : jsDouble(a!, b!)),
+  };
+}
+
+function intDiv(a: number, b: number, span?: Span): number {
+  if (b === 0) fail("index", "integer division by zero", span);
+  return (a / b) | 0;
+}
+
+function unaryDouble(name: string, f: (x: number) => number, jsName: string): PrimRule {
+  return {
+    arity: 1,
+    syntax: { prefix: name },
+    type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
+    evaluate: ([a]) => f(num(a!)),
+    js: ([a]) => `${jsName}(${a})`,
+  };
+}
+
+function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: string, allowBool: boolean): PrimRule {
+  return {
+    arity: 2,
+    syntax: { infix },
+    type: ([a, b]) =>
+      (isNum(a!) || (allowBool && a!.k === "bool")) && a!.k === b!.k
+        ? BOOL
+        : { expected: allowBool ? "two numbers of the same type, or two Bools" : "two numbers" },
+    evaluate: ([a, b]) => f(a as number, b as number),
+    js: ([a, b]) => `(${a} ${jsOp} ${b})`,
+  };
+}
+
+export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
+  add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`),
+  sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`),
+  mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b) => `$rt.intDiv(${a}, ${b})`),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, (a, b) => (a ** b) | 0, (a, b) => `(${a} ** ${b})`, (a, b) => `((${a} ** ${b}) | 0)`),
+  max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`),
+  min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`),
+  neg: {
+    arity: 1,
+    syntax: { prefix: "-" },
+    type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
+    evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
+    js: ([a], [t]) => (t!.k === "int" ? `((-${a}) | 0)` : `(-${a})`),
+  },
+  sin: unaryDouble("sin", Math.sin, "Math.sin"),
+  cos: unaryDouble("cos", Math.cos, "Math.cos"),
+  tan: unaryDouble("tan", Math.tan, "Math.tan"),
+  log: unaryDouble("log", Math.log, "Math.log"),
+  exp: unaryDouble("exp", Math.exp, "Math.exp"),
+  sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt"),
+  tanh: unaryDouble("tanh", Math.tanh, "Math.tanh"),
+  floor: unaryDouble("floor", Math.floor, "Math.floor"),
+  abs: {
+    arity: 1,
+    syntax: { prefix: "abs" },
+    type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
+    evaluate: ([a], [t]) => (t!.k === "int" ? Math.abs(num(a!)) | 0 : Math.abs(num(a!))),
+    js: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
+  },
+  toDouble: {
+    arity: 1,
+    syntax: { prefix: "double" },
+    type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
+    evaluate: ([a]) => num(a!),
+    js: ([a]) => a!,
+  },
+  lt: compare("<", (a, b) => a < b, "<", false),
+  gt: compare(">", (a, b) => a > b, ">", false),
+  le: compare("<=", (a, b) => a <= b, "<=", false),
+  ge: compare(">=", (a, b) => a >= b, ">=", false),
+  eq: compare("=", (a, b) => a === b, "===", true),
+  ne: compare("<>", (a, b) => a !== b, "!==", true),
+  and: {
+    arity: 2,
+    syntax: { infix: "&&" },
+    type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
+    evaluate: ([a, b]) => (a as boolean) && (b as boolean),
+    js: ([a, b]) => `(${a} && ${b})`,
+  },
+  or: {
+    arity: 2,
+    syntax: { infix: "||" },
+    type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
+    evaluate: ([a, b]) => (a as boolean) || (b as boolean),
+    js: ([a, b]) => `(${a} || ${b})`,
+  },
+  not: {
+    arity: 1,
+    syntax: { prefix: "not" },
+    type: ([a]) => (a!.k === "bool" ? BOOL : { expected: "a Bool" }),
+    evaluate: ([a]) => !(a as boolean),
+    js: ([a]) => `(!${a})`,
+  },
+  get: {
+    arity: 2,
+    syntax: { prefix: "get" },
+    type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
+    evaluate: ([a, i], _types, span) => {
+      if (!isArrayValue(a!)) throw new Error("get: not an array");
+      const n = arrayLength(a!);
+      const k = num(i!);
+      if (!(k >= 0 && k < n)) fail("index", `index ${k} is out of range for an array of length ${n}`, span);
+      return arrayGet(a!, k);
+    },
+    js: "array-structural",
+  },
+  length: {
+    arity: 1,
+    syntax: { prefix: "length" },
+    type: ([a]) => (a!.k === "array" ? INT : { expected: "an array" }),
+    evaluate: ([a]) => {
+      if (!isArrayValue(a!)) throw new Error("length: not an array");
+      return arrayLength(a!);
+    },
+    js: "array-structural",
+  },
+};
+
+/** The result type of a primitive application, or a type error located at `span`. */
+export function primResultType(op: PrimName, args: readonly Type[], span?: Span): Type {
+  const rule = PRIMS[op];
+  const r = rule.type(args);
+  if ("k" in r) return r;
+  return fail("type", `wrong argument types for ${"infix" in rule.syntax ? rule.syntax.infix : rule.syntax.prefix}`, span, {
+    expected: r.expected,
+    found: args.map(showType).join(", "),
+  });
+}

@@ -1,0 +1,51 @@
+// The one error type a user can cause. Everything that reaches a person (CLI, library) is a SmoothError:
+// a kind, a located message and, where known, what was expected and what was found.
+
+import { excerpt, formatLocation, type Span } from "./source.js";
+
+export type ErrorKind =
+  | "syntax"
+  | "name" // unknown name
+  | "type"
+  | "shape" // irregular build, mismatched lengths
+  | "index" // out-of-range index
+  | "argument" // bad --args JSON / bad argument to a compiled function
+  | "unsupported"; // a construct the back end or transformation cannot handle
+
+export interface ErrorDetails {
+  expected?: string;
+  found?: string;
+  /** Extra lines of explanation, shown after the excerpt. */
+  hint?: string;
+}
+
+export class SmoothError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly summary: string,
+    readonly span?: Span,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(SmoothError.render(kind, summary, span, details));
+    this.name = "SmoothError";
+  }
+
+  /** The first line of the message: "file:line:col: kind error: summary". */
+  get headline(): string {
+    return this.message.split("\n", 1)[0]!;
+  }
+
+  static render(kind: ErrorKind, summary: string, span: Span | undefined, details: ErrorDetails): string {
+    const where = span ? `${formatLocation(span)}: ` : "";
+    let text = `${where}${kind} error: ${summary}`;
+    if (details.expected !== undefined) text += `\n  expected: ${details.expected}`;
+    if (details.found !== undefined) text += `\n  found:    ${details.found}`;
+    if (span) text += `\n${excerpt(span)}`;
+    if (details.hint !== undefined) text += `\n${details.hint}`;
+    return text;
+  }
+}
+
+export function fail(kind: ErrorKind, summary: string, span?: Span, details?: ErrorDetails): never {
+  throw new SmoothError(kind, summary, span, details);
+}

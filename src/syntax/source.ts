@@ -1,0 +1,57 @@
+// Source files and spans: every error a user can cause points into their program through a Span.
+
+export interface SourceFile {
+  /** Name shown in messages (a path, or "<prelude>", "<input>"). */
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A half-open character range [start, end) in a source file. Line and column are 1-based. */
+export interface Span {
+  readonly file: SourceFile;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface LineCol {
+  line: number;
+  col: number;
+}
+
+export function lineCol(file: SourceFile, offset: number): LineCol {
+  let line = 1;
+  let lineStart = 0;
+  const text = file.text;
+  const stop = Math.min(offset, text.length);
+  for (let i = 0; i < stop; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, col: offset - lineStart + 1 };
+}
+
+export function spanFrom(a: Span, b: Span): Span {
+  return { file: a.file, start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) };
+}
+
+/** "file:line:col" */
+export function formatLocation(span: Span): string {
+  const { line, col } = lineCol(span.file, span.start);
+  return `${span.file.name}:${line}:${col}`;
+}
+
+/** The source line of the span's start with a caret line under the span (clipped to that line). */
+export function excerpt(span: Span): string {
+  const text = span.file.text;
+  const { line, col } = lineCol(span.file, span.start);
+  const lineStart = span.start - (col - 1);
+  let lineEnd = text.indexOf("\n", lineStart);
+  if (lineEnd < 0) lineEnd = text.length;
+  const source = text.slice(lineStart, lineEnd).replace(/\t/g, " ");
+  const width = Math.max(1, Math.min(span.end, lineEnd) - span.start);
+  const gutter = String(line);
+  const pad = " ".repeat(gutter.length);
+  return `${pad} |\n${gutter} | ${source}\n${pad} | ${" ".repeat(col - 1)}${"^".repeat(width)}`;
+}
