@@ -1,0 +1,127 @@
+// The pipeline as one object: parse → check (with the prelude) → specialise and lower an entry point → optimiser
+// passes → a back end. The CLI and the library both go through here.
+//
+// The reference interpreter runs the lowered program before any optimisation, so comparing the two back ends
+// tests the optimiser and the code generator together against the semantics.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { compileFunction } from "../codegen/compile.js";
+import { runFunction } from "../eval/interpreter.js";
+import { typeOf, type IrFunction } from "../ir/ir.js";
+import { lowerEntry } from "../ir/lower.js";
+import { runPipeline, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import type { Pass } from "../opt/pass.js";
+import { valueFromJson, valueToJson } from "../runtime/json.js";
+import type { Value } from "../runtime/value.js";
+import type { Program } from "../syntax/ast.js";
+import { fail } from "../syntax/diagnostics.js";
+import { parseProgram } from "../syntax/parser.js";
+import type { SourceFile } from "../syntax/source.js";
+import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/infer.js";
+import { showType, type Type } from "../types/types.js";
+import { describeParam, entryArgTypes } from "./entry-types.js";
+
+export type Engine = "interp" | "js";
+
+export interface LoadOptions {
+  /** Load the M̃ prelude first (default true). */
+  readonly prelude?: boolean;
+}
+
+/** A specialised entry point, ready to run. */
+export interface Specialised {
+  readonly name: string;
+  readonly argTypes: readonly Type[];
+  readonly resultType: Type;
+  /** The lowered program, before optimisation (what the interpreter runs). */
+  readonly lowered: IrFunction;
+  /** After the standard pipeline (what the JavaScript back end compiles). */
+  readonly optimised: IrFunction;
+  readonly engine: Engine;
+  run(args: readonly Value[]): Value;
+  /** The generated JavaScript (js engine only). */
+  readonly jsSource?: string;
+}
+
+let preludeCache: { file: SourceFile; ast: Program } | undefined;
+
+export function preludeFile(): SourceFile {
+  if (!preludeCache) {
+    const path = fileURLToPath(new URL("../../prelude/prelude.smooth", import.meta.url));
+    const file: SourceFile = { name: "<prelude>", text: readFileSync(path, "utf8") };
+    preludeCache = { file, ast: parseProgram(file) };
+  }
+  return preludeCache.file;
+}
+
+export class SmoothProgram {
+  readonly checked: CheckedProgram;
+  /** The definitions of the user's file, in order (not the prelude's). */
+  readonly userDefs: readonly CheckedDef[];
+  private readonly cache = new Map<string, Specialised>();
+
+  constructor(
+    readonly file: SourceFile,
+    options: LoadOptions = {},
+  ) {
+    const user = parseProgram(file);
+    const programs: Program[] = [];
+    if (options.prelude ?? true) {
+      preludeFile();
+      programs.push(preludeCache!.ast);
+    }
+    programs.push(user);
+    this.checked = checkProgram(programs);
+    this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);
+  }
+
+  definition(name: string): CheckedDef {
+    const def = this.checked.lookup(name);
+    if (!def) {
+      const names = this.userDefs.map((d) => d.name);
+      fail("name", `there is no definition named \`${name}\``, undefined, {
+        hint: names.length > 0 ? `definitions in ${this.file.name}: ${names.join(", ")}` : `${this.file.name} defines nothing`,
+      });
+    }
+    return def;
+  }
+
+  /** Concrete argument types for calling `name` with these JSON arguments. */
+  argTypesFromJson(name: string, args: readonly unknown[]): Type[] {
+    return entryArgTypes(this.definition(name), args);
+  }
+
+  /** Lower `name` at `argTypes` and prepare it for `engine` (cached per name, types and engine). */
+  specialise(name: string, argTypes: readonly Type[], engine: Engine = "js", passes: readonly Pass[] = STANDARD_PIPELINE): Specialised {
+    const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    this.definition(name);
+    const lowered = lowerEntry(this.checked, name, argTypes);
+    const optimised = runPipeline(lowered, passes);
+    const common = { name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
+    let spec: Specialised;
+    if (engine === "js") {
+      const compiled = compileFunction(optimised);
+      spec = { ...common, run: (args) => compiled(args), jsSource: compiled.source };
+    } else {
+      spec = { ...common, run: (args) => runFunction(lowered, args) };
+    }
+    this.cache.set(key, spec);
+    return spec;
+  }
+
+  /** Run `name` on JSON arguments and return the JSON result. */
+  runJson(name: string, args: readonly unknown[], engine: Engine = "js"): unknown {
+    const def = this.definition(name);
+    const argTypes = this.argTypesFromJson(name, args);
+    const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
+    const spec = this.specialise(name, argTypes, engine);
+    return valueToJson(spec.run(values), spec.resultType);
+  }
+}
+
+export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {
+  return new SmoothProgram(file, options);
+}

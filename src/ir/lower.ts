@@ -1,0 +1,408 @@
+// Lowering: the type-checked surface program, specialised to concrete argument types, becomes core IR in A-normal form.
+//
+// Specialisation (as in Myia, paper 002 §4.2): a polymorphic top-level definition is lowered once per concrete type
+// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed and
+// not recursive, so this order is always possible). The inliner later removes the lambdas.
+// Index-to-Double promotions decided by the type checker become explicit `toDouble` primitives here: the lowering sees
+// concrete types, so wherever an Index meets a Double it converts.
+
+import type { Expr as SExpr, Pattern } from "../syntax/ast.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import { primResultType } from "../prims/table.js";
+import type { PrimName } from "../prims/names.js";
+import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
+import type { CheckedDef, CheckedProgram } from "../types/infer.js";
+import { concretize, matchConcrete, prune, TypeNamer, type MType, type TVar } from "../types/mtype.js";
+import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
+import {
+  freshVar,
+  isAtom,
+  lit,
+  mkLam,
+  mkLet,
+  mkTuple,
+  typeOf,
+  type Atom,
+  type Expr,
+  type IrFunction,
+  type Var,
+} from "./ir.js";
+
+/** Collects the let-bindings of one straight-line block of ANF code. */
+class Block {
+  private readonly binds: { v: Var; rhs: Expr }[] = [];
+
+  bind(name: string, rhs: Expr): Atom {
+    if (isAtom(rhs)) return rhs;
+    const v = freshVar(name, typeOf(rhs));
+    this.binds.push({ v, rhs });
+    return v;
+  }
+
+  wrap(result: Expr): Expr {
+    let e = result;
+    for (let i = this.binds.length - 1; i >= 0; i--) e = mkLet(this.binds[i]!.v, this.binds[i]!.rhs, e);
+    return e;
+  }
+}
+
+type Env = ReadonlyMap<string, Atom>;
+
+/** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
+function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
+  const params: MType[] = [];
+  let cur = prune(t);
+  for (let i = 0; i < count; i++) {
+    if (cur.k !== "fun") return undefined;
+    params.push(cur.param);
+    cur = prune(cur.result);
+  }
+  return { params, result: cur };
+}
+
+/**
+ * The IR function for calling definition `name` with arguments of the given concrete types.
+ * Errors (unknown definition, wrong number or types of arguments) name the definition and the parameter.
+ */
+export function lowerEntry(program: CheckedProgram, name: string, argTypes: readonly Type[]): IrFunction {
+  const def = program.lookup(name);
+  if (!def) fail("name", `there is no definition named \`${name}\``);
+  const peeled = peelParams(def.scheme.type, argTypes.length);
+  if (!peeled) {
+    const arity = peelParams(def.scheme.type, 64)?.params.length ?? countParams(def.scheme.type);
+    fail("argument", `\`${name}\` takes ${arity} argument${arity === 1 ? "" : "s"}, but ${argTypes.length} were given`, def.def.nameSpan);
+  }
+  const subst = new Map<TVar, Type>();
+  const namer = new TypeNamer();
+  peeled.params.forEach((p, i) => {
+    if (!matchConcrete(p, argTypes[i]!, subst))
+      fail("argument", `argument ${i + 1} (\`${def.paramNames[i] ?? `#${i + 1}`}\`) of \`${name}\` has the wrong type`, def.def.nameSpan, {
+        expected: namer.show(p),
+        found: showType(argTypes[i]!),
+      });
+  });
+  const lowering = new Lowering(program);
+  const fnAtom = lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan);
+  const params = argTypes.map((t, i) => freshVar(def.paramNames[i] ?? `arg${i + 1}`, t));
+  let acc: Atom = fnAtom;
+  for (const p of params) {
+    const ft = acc.type;
+    if (ft.k !== "fun") throw new Error("lowerEntry: applying a non-function");
+    acc = lowering.preamble.bind(name, { kind: "app", fn: acc, arg: p, type: ft.result });
+  }
+  if (containsFun(acc.type))
+    fail("unsupported", `\`${name}\` applied to ${argTypes.length} argument(s) returns a function, which cannot be run or compiled`, def.def.nameSpan, {
+      found: showType(acc.type),
+    });
+  return { name, params, body: lowering.preamble.wrap(acc) };
+}
+
+function countParams(t: MType): number {
+  let n = 0;
+  for (let cur = prune(t); cur.k === "fun"; cur = prune(cur.result)) n++;
+  return n;
+}
+
+class Lowering {
+  readonly preamble = new Block();
+  private readonly specs = new Map<CheckedDef, Map<string, Atom>>();
+  private subst: ReadonlyMap<TVar, Type> = new Map();
+
+  constructor(private readonly program: CheckedProgram) {}
+
+  /** The atom bound to definition `def` specialised at concrete type `type` (lowered on first use). */
+  specialise(def: CheckedDef, type: Type, useSpan: Span): Atom {
+    let byType = this.specs.get(def);
+    if (!byType) this.specs.set(def, (byType = new Map()));
+    const key = JSON.stringify(type);
+    const have = byType.get(key);
+    if (have) return have;
+    const subst = new Map<TVar, Type>();
+    if (!matchConcrete(def.scheme.type, type, subst))
+      throw new Error(`specialise: ${def.name} used at ${showType(type)} (${useSpan.start})`);
+    const saved = this.subst;
+    this.subst = subst;
+    const atom = this.expr(def.def.value, new Map(), this.preamble, def.name);
+    this.subst = saved;
+    byType.set(key, atom);
+    return atom;
+  }
+
+  private typeOfNode(node: object): Type {
+    const t = this.program.nodeTypes.get(node);
+    if (!t) throw new Error("lowering: node without an inferred type");
+    return concretize(t, this.subst);
+  }
+
+  /** Lowers `e` into `blk`, returning the atom holding its value. `name` names the binding for printing. */
+  private expr(e: SExpr, env: Env, blk: Block, name = "t"): Atom {
+    switch (e.kind) {
+      case "var": {
+        const local = env.get(e.name);
+        if (local) return local;
+        const global = this.program.globalRefs.get(e);
+        if (global) return this.specialise(global, this.typeOfNode(e), e.span);
+        return this.builtinValue(e, blk);
+      }
+      case "num":
+        return lit(e.value, this.typeOfNode(e).k === "int" ? INT : DOUBLE);
+      case "bool":
+        return lit(e.value, BOOL);
+      case "lam":
+        return blk.bind(name, this.lambda(e.params.map((p) => ({ name: p.name, type: this.typeOfNode(p) })), e.body, env));
+      case "app":
+        return this.app(e, env, blk, name);
+      case "let": {
+        const value = this.expr(e.value, env, blk, patternName(e.pattern));
+        const inner = new Map(env);
+        this.bindPattern(e.pattern, value, inner, blk);
+        return this.expr(e.body, inner, blk, name);
+      }
+      case "if": {
+        const type = this.typeOfNode(e);
+        const cond = this.expr(e.cond, env, blk, "c");
+        return blk.bind(name, {
+          kind: "if",
+          cond,
+          then: this.subBlock(e.then, env, type),
+          else: this.subBlock(e.else, env, type),
+          type,
+        });
+      }
+      case "tuple":
+        return blk.bind(name, mkTuple(e.elems.map((x) => this.expr(x, env, blk))));
+      case "binop": {
+        if (e.op === "&&" || e.op === "||") {
+          const left = this.expr(e.left, env, blk, "c");
+          const right = this.subBlock(e.right, env, BOOL);
+          return blk.bind(name, {
+            kind: "if",
+            cond: left,
+            then: e.op === "&&" ? right : lit(true, BOOL),
+            else: e.op === "&&" ? lit(false, BOOL) : right,
+            type: BOOL,
+          });
+        }
+        const a = this.expr(e.left, env, blk);
+        const b = this.expr(e.right, env, blk);
+        return this.numericPrim(BINOP_PRIMS[e.op], a, b, this.typeOfNode(e), blk, name, e.opSpan);
+      }
+      case "unop": {
+        const a = this.expr(e.arg, env, blk);
+        return blk.bind(name, this.prim(e.op === "-" ? "neg" : "not", [a], e.span));
+      }
+      case "index": {
+        const a = this.expr(e.array, env, blk);
+        const i = this.expr(e.index, env, blk);
+        return blk.bind(name, this.prim("get", [a, i], e.span));
+      }
+      case "opfun": {
+        const t = this.typeOfNode(e);
+        if (t.k !== "fun" || t.result.k !== "fun") throw new Error("operator value without a function type");
+        const x = freshVar("x", t.param);
+        const y = freshVar("y", t.result.param);
+        const body = new Block();
+        const r =
+          e.op === "&&" || e.op === "||"
+            ? body.bind("r", { kind: "if", cond: x, then: e.op === "&&" ? y : lit(true, BOOL), else: e.op === "&&" ? lit(false, BOOL) : y, type: BOOL })
+            : this.numericPrim(BINOP_PRIMS[e.op], x, y, t.result.result, body, "r", e.span);
+        return blk.bind(name, mkLam(x, mkLam(y, body.wrap(r))));
+      }
+    }
+  }
+
+  private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
+    const blk = new Block();
+    const a = this.coerce(this.expr(e, env, blk, name), type, blk);
+    return blk.wrap(a);
+  }
+
+  private lambda(params: readonly { name: string; type: Type }[], body: SExpr, env: Env): Expr {
+    const [first, ...rest] = params;
+    if (!first) throw new Error("lambda without parameters");
+    const v = freshVar(first.name, first.type);
+    const inner = new Map(env);
+    if (first.name !== "_") inner.set(first.name, v);
+    if (rest.length > 0) return mkLam(v, this.lambda(rest, body, inner));
+    return mkLam(v, this.subBlock(body, inner, this.typeOfNode(body)));
+  }
+
+  private bindPattern(p: Pattern, value: Atom, env: Map<string, Atom>, blk: Block): void {
+    if (p.kind === "pvar") {
+      if (p.name !== "_") env.set(p.name, value);
+      return;
+    }
+    const t = value.type;
+    if (t.k !== "tuple") throw new Error("tuple pattern on a non-tuple");
+    p.elems.forEach((q, i) => {
+      const part = blk.bind(patternName(q), { kind: "proj", index: i, arg: value, type: t.elems[i]! });
+      this.bindPattern(q, part, env, blk);
+    });
+  }
+
+  /** Index → Double where a Double is wanted; identity otherwise. */
+  private coerce(a: Atom, want: Type, blk: Block): Atom {
+    if (a.type.k === "int" && want.k === "double") {
+      if (a.kind === "lit") return lit(a.value, DOUBLE);
+      return blk.bind("d", this.prim("toDouble", [a]));
+    }
+    return a;
+  }
+
+  private prim(op: PrimName, args: Atom[], span?: Span): Expr {
+    const type = primResultType(op, args.map((a) => a.type), span);
+    return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
+  }
+
+  /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
+  private numericPrim(op: PrimName, a: Atom, b: Atom, resultType: Type, blk: Block, name: string, span: Span): Atom {
+    const common = a.type.k === "double" || b.type.k === "double" ? DOUBLE : a.type;
+    const x = this.coerce(a, common, blk);
+    const y = this.coerce(b, common, blk);
+    const r = blk.bind(name, this.prim(op, [x, y], op === "div" ? span : undefined));
+    return this.coerce(r, resultType, blk);
+  }
+
+  private app(e: SExpr & { kind: "app" }, env: Env, blk: Block, name: string): Atom {
+    const spine: (SExpr & { kind: "app" })[] = [];
+    let head: SExpr = e;
+    while (head.kind === "app") {
+      spine.unshift(head);
+      head = head.fn;
+    }
+    let acc: Atom;
+    let next = 0;
+    const builtin = head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head) ? BUILTINS.get(head.name) : undefined;
+    if (builtin && spine.length >= builtin.arity) {
+      const call = spine[builtin.arity - 1]!;
+      const args = spine.slice(0, builtin.arity).map((s) => ({ expr: s.arg }));
+      acc = this.saturated(builtin, this.typeOfNode(head), this.typeOfNode(call), args, env, blk, name, call.span);
+      next = builtin.arity;
+    } else {
+      acc = this.expr(head, env, blk, "f");
+    }
+    for (; next < spine.length; next++) {
+      const ft = acc.type;
+      if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
+      const arg = this.coerce(this.expr(spine[next]!.arg, env, blk), ft.param, blk);
+      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result });
+    }
+    return acc;
+  }
+
+  /**
+   * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
+   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
+   */
+  private saturated(b: Builtin, builtinType: Type, type: Type, args: readonly Arg[], env: Env, blk: Block, name: string, span: Span): Atom {
+    const paramTypes = this.paramTypes(builtinType, b.arity);
+    const atomArg = (i: number) => {
+      const a = args[i]!;
+      return this.coerce("atom" in a ? a.atom : this.expr(a.expr, env, blk), paramTypes[i]!, blk);
+    };
+    switch (b.lowering.kind) {
+      case "prim": {
+        const op = b.lowering.op;
+        const xs = args.map((_, i) => atomArg(i));
+        if (op === "max" || op === "min") return this.numericPrim(op, xs[0]!, xs[1]!, type, blk, name, span);
+        return blk.bind(name, this.prim(op, xs, span));
+      }
+      case "proj": {
+        const t = atomArg(0);
+        if (t.type.k !== "tuple") throw new Error("projection of a non-tuple");
+        return blk.bind(name, { kind: "proj", index: b.lowering.index, arg: t, type: t.type.elems[b.lowering.index]! });
+      }
+      case "pair":
+        return blk.bind(name, mkTuple([atomArg(0), atomArg(1)]));
+      case "build": {
+        if (type.k !== "array") throw new Error("build without an array type");
+        if (containsFun(type.elem)) fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
+        const size = atomArg(0);
+        const [index, body] = this.binder1(args[1]!, type.elem, env);
+        return blk.bind(name, { kind: "build", size, index, body, type, span });
+      }
+      case "ifold": {
+        if (containsFun(type)) fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
+        const init = atomArg(1);
+        const count = atomArg(2);
+        const [acc, index, body] = this.binder2(args[0]!, type, env);
+        return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
+      }
+    }
+  }
+
+  private paramTypes(t: Type, n: number): Type[] {
+    const out: Type[] = [];
+    for (let i = 0; i < n; i++) {
+      if (t.k !== "fun") throw new Error("builtin type has too few parameters");
+      out.push(t.param);
+      t = t.result;
+    }
+    return out;
+  }
+
+  /** `fun i -> body` given to build: binds the index directly when the argument is a lambda, else applies it. */
+  private binder1(arg: Arg, resultType: Type, env: Env): [Var, Expr] {
+    const f = "expr" in arg ? arg.expr : undefined;
+    if (f?.kind === "lam" && f.params.length === 1) {
+      const p = f.params[0]!;
+      const v = freshVar(p.name === "_" ? "i" : p.name, INT);
+      const inner = new Map(env);
+      if (p.name !== "_") inner.set(p.name, v);
+      return [v, this.subBlock(f.body, inner, resultType)];
+    }
+    const v = freshVar("i", INT);
+    const blk = new Block();
+    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
+    const r = blk.bind("r", { kind: "app", fn, arg: v, type: resultType });
+    return [v, blk.wrap(r)];
+  }
+
+  /** `fun acc i -> body` given to ifold. */
+  private binder2(arg: Arg, stateType: Type, env: Env): [Var, Var, Expr] {
+    const f = "expr" in arg ? arg.expr : undefined;
+    const params = f?.kind === "lam" ? f.params : [];
+    const nested = f?.kind === "lam" && params.length === 1 && f.body.kind === "lam" && f.body.params.length === 1;
+    if (f?.kind === "lam" && (params.length === 2 || nested)) {
+      const [p, q] = nested ? [params[0]!, (f.body as SExpr & { kind: "lam" }).params[0]!] : [params[0]!, params[1]!];
+      const body = nested ? (f.body as SExpr & { kind: "lam" }).body : f.body;
+      const acc = freshVar(p.name === "_" ? "acc" : p.name, stateType);
+      const index = freshVar(q.name === "_" ? "i" : q.name, INT);
+      const inner = new Map(env);
+      if (p.name !== "_") inner.set(p.name, acc);
+      if (q.name !== "_") inner.set(q.name, index);
+      return [acc, index, this.subBlock(body, inner, stateType)];
+    }
+    const acc = freshVar("acc", stateType);
+    const index = freshVar("i", INT);
+    const blk = new Block();
+    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
+    if (fn.type.k !== "fun" || fn.type.result.k !== "fun") throw new Error("ifold function without a function type");
+    const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
+    const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
+    return [acc, index, blk.wrap(r)];
+  }
+
+  /** A builtin used as a value (not fully applied): its eta-expansion `fun x y -> builtin x y`. */
+  private builtinValue(e: SExpr & { kind: "var" }, blk: Block): Atom {
+    const b = BUILTINS.get(e.name);
+    if (!b) throw new Error(`lowering: unresolved name ${e.name}`);
+    const t = this.typeOfNode(e);
+    const params = this.paramTypes(t, b.arity).map((pt, i) => freshVar(`x${i + 1}`, pt));
+    let resultType = t;
+    for (let i = 0; i < b.arity; i++) resultType = (resultType as Type & { k: "fun" }).result;
+    const body = new Block();
+    const r = this.saturated(b, t, resultType, params.map((atom) => ({ atom })), new Map(), body, "r", e.span);
+    let lam: Expr = body.wrap(r);
+    for (let i = params.length - 1; i >= 0; i--) lam = mkLam(params[i]!, lam);
+    return blk.bind(e.name, lam);
+  }
+}
+
+/** An argument of a builtin: surface syntax still to lower, or an atom. */
+type Arg = { readonly expr: SExpr } | { readonly atom: Atom };
+
+function patternName(p: Pattern): string {
+  return p.kind === "pvar" && p.name !== "_" ? p.name : "t";
+}

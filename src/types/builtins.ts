@@ -1,0 +1,161 @@
+// The built-in functions of F̃ (paper 000 Fig. 3) as the type checker and the lowering see them: a type (fresh at
+// every use) and what the lowering turns a saturated application into.
+
+import type { PrimName } from "../prims/names.js";
+import {
+  freshTVar,
+  M_BOOL,
+  M_CARD,
+  M_DOUBLE,
+  M_INDEX,
+  mArray,
+  mFun,
+  mFuns,
+  mTuple,
+  type MType,
+} from "./mtype.js";
+
+export type BuiltinLowering =
+  | { readonly kind: "prim"; readonly op: PrimName }
+  | { readonly kind: "build" }
+  | { readonly kind: "ifold" }
+  | { readonly kind: "proj"; readonly index: number }
+  | { readonly kind: "pair" };
+
+export interface Builtin {
+  readonly arity: number;
+  /** A fresh instance of the builtin's type. */
+  readonly type: () => MType;
+  readonly lowering: BuiltinLowering;
+}
+
+const doubleFn = (op: PrimName): Builtin => ({
+  arity: 1,
+  type: () => mFun(M_DOUBLE, M_DOUBLE),
+  lowering: { kind: "prim", op },
+});
+
+const numBinary = (op: PrimName): Builtin => ({
+  arity: 2,
+  type: () => {
+    const a = freshTVar("num");
+    return mFuns([a, a], a);
+  },
+  lowering: { kind: "prim", op },
+});
+
+export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
+  [
+    "build",
+    {
+      arity: 2,
+      type: () => {
+        const a = freshTVar();
+        return mFuns([M_CARD, mFun(M_INDEX, a)], mArray(a));
+      },
+      lowering: { kind: "build" },
+    },
+  ],
+  [
+    "ifold",
+    {
+      arity: 3,
+      type: () => {
+        const a = freshTVar();
+        return mFuns([mFuns([a, M_INDEX], a), a, M_CARD], a);
+      },
+      lowering: { kind: "ifold" },
+    },
+  ],
+  [
+    "get",
+    {
+      arity: 2,
+      type: () => {
+        const a = freshTVar();
+        return mFuns([mArray(a), M_INDEX], a);
+      },
+      lowering: { kind: "prim", op: "get" },
+    },
+  ],
+  [
+    "length",
+    {
+      arity: 1,
+      type: () => mFun(mArray(freshTVar()), M_CARD),
+      lowering: { kind: "prim", op: "length" },
+    },
+  ],
+  [
+    "fst",
+    {
+      arity: 1,
+      type: () => {
+        const a = freshTVar();
+        return mFun(mTuple([a, freshTVar()]), a);
+      },
+      lowering: { kind: "proj", index: 0 },
+    },
+  ],
+  [
+    "snd",
+    {
+      arity: 1,
+      type: () => {
+        const b = freshTVar();
+        return mFun(mTuple([freshTVar(), b]), b);
+      },
+      lowering: { kind: "proj", index: 1 },
+    },
+  ],
+  [
+    "pair",
+    {
+      arity: 2,
+      type: () => {
+        const a = freshTVar();
+        const b = freshTVar();
+        return mFuns([a, b], mTuple([a, b]));
+      },
+      lowering: { kind: "pair" },
+    },
+  ],
+  ["sin", doubleFn("sin")],
+  ["cos", doubleFn("cos")],
+  ["tan", doubleFn("tan")],
+  ["log", doubleFn("log")],
+  ["exp", doubleFn("exp")],
+  ["sqrt", doubleFn("sqrt")],
+  ["tanh", doubleFn("tanh")],
+  ["floor", doubleFn("floor")],
+  [
+    "abs",
+    {
+      arity: 1,
+      type: () => {
+        const a = freshTVar("num");
+        return mFun(a, a);
+      },
+      lowering: { kind: "prim", op: "abs" },
+    },
+  ],
+  ["max", numBinary("max")],
+  ["min", numBinary("min")],
+  ["not", { arity: 1, type: () => mFun(M_BOOL, M_BOOL), lowering: { kind: "prim", op: "not" } }],
+  ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
+]);
+
+/** Binary operators as primitives. `&&` and `||` are not here: they are lazy and lower to `if`. */
+export const BINOP_PRIMS: Readonly<Record<"+" | "-" | "*" | "/" | "**" | "<" | ">" | "<=" | ">=" | "=" | "<>", PrimName>> = {
+  "+": "add",
+  "-": "sub",
+  "*": "mul",
+  "/": "div",
+  "**": "pow",
+  "<": "lt",
+  ">": "gt",
+  "<=": "le",
+  ">=": "ge",
+  "=": "eq",
+  "<>": "ne",
+};

@@ -1,0 +1,347 @@
+// Type inference (Hindley–Milner with let-polymorphism at the top level, local lets monomorphic) extended with the
+// numeric rules the paper's programs need without ceremony:
+//  - an integer literal (`0`, `1`) is a number of whatever type its context wants, Double when nothing decides;
+//  - an Index meeting a Double in arithmetic, a comparison, an `if` or a function argument expecting a Double is
+//    promoted to Double (the lowering inserts `double i`);
+//  - when an operand's type is still unknown at the operator, the decision waits until the whole definition has been
+//    seen (deferred numeric constraints, resolved by `NumericConstraints.resolve`).
+// Every node's inferred type is recorded in `nodeTypes`, for the lowering to the core IR.
+
+import type { Definition, Expr, Param, Pattern, Program } from "../syntax/ast.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import { annotationType } from "./annotations.js";
+import { BUILTINS } from "./builtins.js";
+import {
+  expectType,
+  freeTVars,
+  freshTVar,
+  instantiate,
+  isNumeric,
+  M_BOOL,
+  M_DOUBLE,
+  M_INDEX,
+  mArray,
+  mFun,
+  mFuns,
+  mTuple,
+  prune,
+  TypeNamer,
+  type MType,
+  type Scheme,
+  type TVar,
+} from "./mtype.js";
+import { NumericConstraints } from "./numeric.js";
+
+export interface CheckedDef {
+  readonly def: Definition;
+  readonly name: string;
+  readonly scheme: Scheme;
+  /** Parameter names when the definition is written as a function (for messages about arguments). */
+  readonly paramNames: readonly string[];
+}
+
+export interface CheckedProgram {
+  /** Definitions in order; a later one with the same name shadows an earlier one for what follows it. */
+  readonly defs: readonly CheckedDef[];
+  /** The inferred type of every expression, parameter and pattern variable. */
+  readonly nodeTypes: WeakMap<object, MType>;
+  /** For each variable occurrence naming a top-level definition: that definition. */
+  readonly globalRefs: WeakMap<Expr, CheckedDef>;
+  /** The latest definition of each name. */
+  lookup(name: string): CheckedDef | undefined;
+}
+
+type Binding = { kind: "local"; type: MType } | { kind: "global"; def: CheckedDef };
+
+/** A scope chain: locals over the top-level definitions seen so far. */
+class Scope {
+  constructor(
+    private readonly vars: ReadonlyMap<string, Binding>,
+    private readonly parent?: Scope,
+  ) {}
+  get(name: string): Binding | undefined {
+    return this.vars.get(name) ?? this.parent?.get(name);
+  }
+  with(entries: Iterable<[string, Binding]>): Scope {
+    return new Scope(new Map(entries), this);
+  }
+  names(): string[] {
+    return [...this.vars.keys(), ...(this.parent?.names() ?? [])];
+  }
+}
+
+export function checkProgram(programs: readonly Program[]): CheckedProgram {
+  const nodeTypes = new WeakMap<object, MType>();
+  const globalRefs = new WeakMap<Expr, CheckedDef>();
+  const defs: CheckedDef[] = [];
+  const latest = new Map<string, CheckedDef>();
+  for (const program of programs) {
+    for (const def of program.defs) {
+      const checked = new DefinitionChecker(nodeTypes, globalRefs, latest).check(def);
+      defs.push(checked);
+      latest.set(def.name, checked);
+    }
+  }
+  return { defs, nodeTypes, globalRefs, lookup: (name) => latest.get(name) };
+}
+
+/** The type of a definition as `smooth check` prints it, e.g. "vectorSum : Num 'a => Array<'a> -> 'a". */
+export function showDefinitionType(d: CheckedDef): string {
+  return `${d.name} : ${new TypeNamer().showScheme(d.scheme.type)}`;
+}
+
+function lambdaParamNames(e: Expr): string[] {
+  return e.kind === "lam" ? [...e.params.map((p) => p.name), ...lambdaParamNames(e.body)] : [];
+}
+
+class DefinitionChecker {
+  private readonly numeric = new NumericConstraints();
+  private readonly literals: TVar[] = [];
+
+  constructor(
+    private readonly nodeTypes: WeakMap<object, MType>,
+    private readonly globalRefs: WeakMap<Expr, CheckedDef>,
+    private readonly globals: ReadonlyMap<string, CheckedDef>,
+  ) {}
+
+  check(def: Definition): CheckedDef {
+    const top = new Scope(new Map([...this.globals].map(([n, d]) => [n, { kind: "global", def: d } as Binding])));
+    const type = this.infer(def.value, top);
+    if (def.annot) expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+    this.numeric.resolve();
+    // Literals nothing decided become Double (so `fun n -> vectorFill n 0` returns a Vector).
+    for (const v of this.literals) {
+      const t = prune(v);
+      if (t.k === "tvar" && t.flag === "lit") t.ref = M_DOUBLE;
+    }
+    const scheme: Scheme = { generics: freeTVars(type), type };
+    return { def, name: def.name, scheme, paramNames: lambdaParamNames(def.value) };
+  }
+
+  private record<T extends MType>(node: object, t: T): T {
+    this.nodeTypes.set(node, t);
+    return t;
+  }
+
+  private infer(e: Expr, scope: Scope): MType {
+    return this.record(e, this.inferNode(e, scope));
+  }
+
+  private inferNode(e: Expr, scope: Scope): MType {
+    switch (e.kind) {
+      case "var":
+        return this.inferVar(e, scope);
+      case "num":
+        if (!e.isInt) return M_DOUBLE;
+        {
+          const v = freshTVar("lit");
+          this.literals.push(v);
+          return v;
+        }
+      case "bool":
+        return M_BOOL;
+      case "lam": {
+        const params = e.params.map((p) => this.paramType(p));
+        const body = this.infer(e.body, scope.with(e.params.map((p, i) => [p.name, { kind: "local", type: params[i]! }])));
+        return mFuns(params, body);
+      }
+      case "app":
+        return this.inferApp(e, scope);
+      case "let": {
+        let t = this.infer(e.value, scope);
+        if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
+        const bound: [string, Binding][] = [];
+        this.bindPattern(e.pattern, t, bound);
+        return this.infer(e.body, scope.with(bound));
+      }
+      case "if": {
+        expectType(this.infer(e.cond, scope), M_BOOL, e.cond.span, "the condition of `if` must be a Bool");
+        const a = this.infer(e.then, scope);
+        const b = this.infer(e.else, scope);
+        const promoted = promotedJoin(a, b);
+        if (promoted) return promoted;
+        expectType(b, a, e.else.span, "the two branches of `if` have different types");
+        return a;
+      }
+      case "tuple":
+        return mTuple(e.elems.map((x) => this.infer(x, scope)));
+      case "binop": {
+        const a = this.infer(e.left, scope);
+        const b = this.infer(e.right, scope);
+        switch (e.op) {
+          case "&&":
+          case "||":
+            expectType(a, M_BOOL, e.left.span, `the operands of \`${e.op}\` must be Bools`);
+            expectType(b, M_BOOL, e.right.span, `the operands of \`${e.op}\` must be Bools`);
+            return M_BOOL;
+          case "=":
+          case "<>":
+            if (prune(a).k === "bool" || prune(b).k === "bool") {
+              expectType(a, M_BOOL, e.left.span, `\`${e.op}\` compares two numbers or two Bools`);
+              expectType(b, M_BOOL, e.right.span, `\`${e.op}\` compares two numbers or two Bools`);
+              return M_BOOL;
+            }
+            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
+          case "<":
+          case ">":
+          case "<=":
+          case ">=":
+            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
+          default:
+            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "arith");
+        }
+      }
+      case "unop": {
+        const t = this.infer(e.arg, scope);
+        if (e.op === "not") {
+          expectType(t, M_BOOL, e.arg.span, "`not` needs a Bool");
+          return M_BOOL;
+        }
+        requireNumeric(t, e.arg.span, "unary minus needs a number");
+        return t;
+      }
+      case "index": {
+        const elem = freshTVar();
+        expectType(this.infer(e.array, scope), mArray(elem), e.array.span, "only an array can be indexed");
+        expectType(this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
+        return elem;
+      }
+      case "opfun": {
+        switch (e.op) {
+          case "&&":
+          case "||":
+            return mFuns([M_BOOL, M_BOOL], M_BOOL);
+          case "<":
+          case ">":
+          case "<=":
+          case ">=":
+          case "=":
+          case "<>": {
+            const a = freshTVar("num");
+            return mFuns([a, a], M_BOOL);
+          }
+          default: {
+            const a = freshTVar("num");
+            return mFuns([a, a], a);
+          }
+        }
+      }
+    }
+  }
+
+  private paramType(p: Param): MType {
+    return this.record(p, p.annot ? annotationType(p.annot) : freshTVar());
+  }
+
+  private bindPattern(p: Pattern, t: MType, out: [string, Binding][]): void {
+    this.record(p, t);
+    if (p.kind === "pvar") {
+      if (p.name !== "_") out.push([p.name, { kind: "local", type: t }]);
+      return;
+    }
+    const elems = p.elems.map(() => freshTVar());
+    expectType(t, mTuple(elems), p.span, `this pattern needs a tuple of ${p.elems.length} elements`);
+    p.elems.forEach((q, i) => this.bindPattern(q, elems[i]!, out));
+  }
+
+  private inferVar(e: Expr & { kind: "var" }, scope: Scope): MType {
+    const b = scope.get(e.name);
+    if (b?.kind === "local") return b.type;
+    if (b?.kind === "global") {
+      this.globalRefs.set(e, b.def);
+      return instantiate(b.def.scheme);
+    }
+    const builtin = BUILTINS.get(e.name);
+    if (builtin) return builtin.type();
+    const suggestion = closestName(e.name, [...scope.names(), ...BUILTINS.keys()]);
+    return fail("name", `unknown name \`${e.name}\``, e.span, suggestion ? { hint: `did you mean \`${suggestion}\`?` } : {});
+  }
+
+  private inferApp(e: Expr & { kind: "app" }, scope: Scope): MType {
+    const f = prune(this.infer(e.fn, scope));
+    const arg = this.infer(e.arg, scope);
+    if (f.k === "fun") {
+      if (prune(f.param).k === "double" && prune(arg).k === "int") return f.result; // Index promoted to Double
+      expectType(arg, f.param, e.arg.span, `wrong argument type for ${describeCallee(e.fn)}`);
+      return f.result;
+    }
+    if (f.k === "tvar") {
+      const result = freshTVar();
+      expectType(f, mFun(arg, result), e.fn.span, "this is applied to an argument but is not a function");
+      return result;
+    }
+    const names = new TypeNamer();
+    return fail("type", `${describeCallee(e.fn)} is not a function, so it cannot be applied to an argument`, e.arg.span, {
+      expected: "no further argument",
+      found: `an argument applied to a value of type ${names.show(f)}`,
+    });
+  }
+
+  /** Types a numeric binary operator; see the file comment for the rules. */
+  private numericOperands(op: string, a: MType, b: MType, la: Span, lb: Span, opSpan: Span, kind: "arith" | "compare"): MType {
+    requireNumeric(a, la, `\`${op}\` needs numbers`);
+    requireNumeric(b, lb, `\`${op}\` needs numbers`);
+    const pa = prune(a);
+    const pb = prune(b);
+    const result = kind === "compare" ? M_BOOL : undefined;
+    if (pa.k !== "tvar" && pb.k !== "tvar") return result ?? (pa.k === pb.k ? pa : M_DOUBLE);
+    if ((pa.k === "tvar" && pa.flag === "lit") || (pb.k === "tvar" && pb.flag === "lit")) {
+      expectType(pb, pa, lb, `the operands of \`${op}\` have different types`);
+      return result ?? prune(pa);
+    }
+    const r = result ?? (pa.k === "double" || pb.k === "double" ? M_DOUBLE : freshTVar("num"));
+    this.numeric.defer({ kind, a: pa, b: pb, result: r, op, span: opSpan, leftSpan: la, rightSpan: lb });
+    return r;
+  }
+}
+
+/** Double when one side is Index and the other Double (both known); undefined otherwise. */
+function promotedJoin(a: MType, b: MType): MType | undefined {
+  const pa = prune(a);
+  const pb = prune(b);
+  if ((pa.k === "int" && pb.k === "double") || (pa.k === "double" && pb.k === "int")) return M_DOUBLE;
+  return undefined;
+}
+
+export function requireNumeric(t: MType, span: Span, what: string): void {
+  const p = prune(t);
+  if (p.k === "tvar") {
+    if (p.flag === "any") p.flag = "num";
+    return;
+  }
+  if (!isNumeric(p)) fail("type", what, span, { expected: "a number (Double or Index)", found: new TypeNamer().show(p) });
+}
+
+function describeCallee(fn: Expr): string {
+  let head = fn;
+  while (head.kind === "app") head = head.fn;
+  return head.kind === "var" ? `\`${head.name}\`` : "this function";
+}
+
+function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDist = Math.max(1, Math.floor(name.length / 3)) + 1;
+  for (const c of new Set(candidates)) {
+    const d = editDistance(name, c);
+    if (d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
