@@ -18,10 +18,12 @@ export interface PrimRule {
   evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
   /**
    * A JavaScript expression computing the primitive from JavaScript operand expressions (already parenthesised atoms).
-   * `get` and `length` work on flattened array leaves and are lowered by the code generator (see codegen/), which
-   * is why their entries say so instead of producing text here.
+   * `span` is a JavaScript expression for this application's Span (for runtime errors, like integer division by zero).
+   * `get` and `length` work on flattened array leaves (typed array, offset, dimensions) and are lowered structurally
+   * by the code generator (src/codegen/emit.ts), which is why their entries say so instead of producing text here;
+   * the compiled get reports a bad index through `indexOutOfRange` below, like `evaluate`.
    */
-  readonly js: ((args: readonly string[], argTypes: readonly Type[]) => string) | "array-structural";
+  readonly js: ((args: readonly string[], argTypes: readonly Type[], span: string) => string) | "array-structural";
 }
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
@@ -35,7 +37,7 @@ function arith(
   dbl: (a: number, b: number) => number,
   int: (a: number, b: number, span?: Span) => number,
   jsDouble: (a: string, b: string) => string,
-  jsInt: (a: string, b: string) => string,
+  jsInt: (a: string, b: string, span: string) => string,
 ): PrimRule {
   return {
     arity: 2,
@@ -43,11 +45,23 @@ function arith(
     type: ([a, b]) =>
       isNum(a!) && a!.k === b!.k ? a! : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
     evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
-    js: ([a, b], [ta]) => (ta!.k === "int" ? jsInt(a!, b!) : jsDouble(a!, b!)),
+    js: ([a, b], [ta], span) => (ta!.k === "int" ? jsInt(a!, b!, span) : jsDouble(a!, b!)),
   };
 }
 
-function intDiv(a: number, b: number, span?: Span): number {
+/** Index power with int32 wrap-around (exponentiation by squaring with Math.imul); negative exponents truncate. */
+export function intPow(a: number, b: number): number {
+  if (b < 0) return a === 1 ? 1 : a === -1 ? (b % 2 === 0 ? 1 : -1) : 0;
+  let result = 1;
+  let base = a | 0;
+  for (let e = b; e > 0; e >>>= 1) {
+    if (e & 1) result = Math.imul(result, base);
+    base = Math.imul(base, base);
+  }
+  return result;
+}
+
+export function intDiv(a: number, b: number, span?: Span): number {
   if (b === 0) fail("index", "integer division by zero", span);
   return (a / b) | 0;
 }
@@ -79,8 +93,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`),
   sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`),
   mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`),
-  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b) => `$rt.intDiv(${a}, ${b})`),
-  pow: arith({ infix: "**" }, (a, b) => a ** b, (a, b) => (a ** b) | 0, (a, b) => `(${a} ** ${b})`, (a, b) => `((${a} ** ${b}) | 0)`),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b, span) => `$rt.intDiv(${a}, ${b}, ${span})`),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, (a, b) => `(${a} ** ${b})`, (a, b) => `$rt.intPow(${a}, ${b})`),
   max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`),
   min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`),
   neg: {
@@ -147,7 +161,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!isArrayValue(a!)) throw new Error("get: not an array");
       const n = arrayLength(a!);
       const k = num(i!);
-      if (!(k >= 0 && k < n)) fail("index", `index ${k} is out of range for an array of length ${n}`, span);
+      if (!(k >= 0 && k < n)) indexOutOfRange(k, n, span);
       return arrayGet(a!, k);
     },
     js: "array-structural",
@@ -163,6 +177,11 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: "array-structural",
   },
 };
+
+/** The error of `get` with a bad index; compiled code reports it through this function too. */
+export function indexOutOfRange(index: number, length: number, span: Span | undefined): never {
+  return fail("index", `index ${index} is out of range for an array of length ${length}`, span);
+}
 
 /** The result type of a primitive application, or a type error located at `span`. */
 export function primResultType(op: PrimName, args: readonly Type[], span?: Span): Type {

@@ -231,7 +231,7 @@ class DefinitionChecker {
   }
 
   private paramType(p: Param): MType {
-    return this.record(p, p.annot ? annotationType(p.annot) : freshTVar());
+    return this.record(p, p.annot ? annotationType(p.annot) : freshTVar("any", true));
   }
 
   private bindPattern(p: Pattern, t: MType, out: [string, Binding][]): void {

@@ -18,6 +18,8 @@ export interface TVar {
   readonly id: number;
   ref: MType | null;
   flag: NumFlag;
+  /** The type of a lambda parameter (or unified with one): a literal meeting it does not decide it. */
+  param: boolean;
 }
 
 export type MType =
@@ -40,8 +42,8 @@ export const mFuns = (params: readonly MType[], result: MType): MType =>
   params.reduceRight<MType>((acc, p) => mFun(p, acc), result);
 
 let nextTVar = 1;
-export function freshTVar(flag: NumFlag = "any"): TVar {
-  return { k: "tvar", id: nextTVar++, ref: null, flag };
+export function freshTVar(flag: NumFlag = "any", param = false): TVar {
+  return { k: "tvar", id: nextTVar++, ref: null, flag, param };
 }
 
 export function prune(t: MType): MType {
@@ -74,11 +76,12 @@ export class UnifyError {
 
 function bindVar(v: TVar, t: MType): void {
   if (t.k === "tvar") {
-    // The surviving variable inherits the stronger numeric constraint ("num" beats "lit" beats "any"; a literal
-    // meeting a plain variable makes it numeric but no longer a defaultable literal).
+    // The surviving variable inherits the stronger numeric constraint: "num" beats "lit" beats "any". A literal that
+    // meets a function parameter's type makes it numeric but not defaultable, so `fun x -> x + 1` stays polymorphic;
+    // a literal flowing through a polymorphic builtin (`build n (fun j -> 1)`) stays a literal and defaults to Double.
+    t.param ||= v.param;
     if (v.flag === "num" || t.flag === "num") t.flag = "num";
-    else if (v.flag === "lit" && t.flag === "lit") t.flag = "lit";
-    else if (v.flag === "lit" || t.flag === "lit") t.flag = "num";
+    else if (v.flag === "lit" || t.flag === "lit") t.flag = t.param ? "num" : "lit";
     v.ref = t;
     return;
   }
@@ -216,7 +219,7 @@ export const monoScheme = (type: MType): Scheme => ({ generics: [], type });
 
 export function instantiate(s: Scheme): MType {
   if (s.generics.length === 0) return s.type;
-  const map = new Map<TVar, MType>(s.generics.map((g) => [g, freshTVar(g.flag)]));
+  const map = new Map<TVar, MType>(s.generics.map((g) => [g, freshTVar(g.flag === "any" ? "any" : "num")]));
   return substitute(s.type, map);
 }
 

@@ -42,7 +42,8 @@ export class NumericConstraints {
         unify(unknownSide, c.kind === "arith" ? M_DOUBLE : prune(knownSide), span, c);
         continue;
       }
-      const first = this.pending[0]!;
+      // Rule 4: nothing is known; the operands (and an arithmetic result) are one type and the constraint is solved.
+      const first = this.pending.shift()!;
       unify(first.b, first.a, first.rightSpan, first);
       if (first.kind === "arith") unify(first.result, first.a, first.span, first);
     }
