@@ -167,10 +167,10 @@ export class TypeNamer {
       }
       case "tuple": {
         const s = t.elems.map((e) => this.show(e, 2)).join(" * ");
-        return prec >= 1 ? `(${s})` : s;
+        return prec >= 2 ? `(${s})` : s;
       }
       case "fun": {
-        const s = `${this.show(t.param, 2)} -> ${this.show(t.result, 0)}`;
+        const s = `${this.show(t.param, 1)} -> ${this.show(t.result, 0)}`;
         return prec >= 1 ? `(${s})` : s;
       }
     }

@@ -55,7 +55,7 @@ export function showType(t: Type): string {
   return show(t, 0);
 }
 
-// prec: 0 = top (function arrows allowed), 1 = tuple element, 2 = function parameter
+// prec: 0 = top, 1 = function parameter (a function needs parens), 2 = tuple element (a tuple needs parens too)
 function show(t: Type, prec: number): string {
   switch (t.k) {
     case "double":
@@ -70,10 +70,10 @@ function show(t: Type, prec: number): string {
       return `Array<${show(t.elem, 0)}>`;
     case "tuple": {
       const s = t.elems.map((e) => show(e, 2)).join(" * ");
-      return prec >= 1 ? `(${s})` : s;
+      return prec >= 2 ? `(${s})` : s;
     }
     case "fun": {
-      const s = `${show(t.param, 2)} -> ${show(t.result, 0)}`;
+      const s = `${show(t.param, 1)} -> ${show(t.result, 0)}`;
       return prec >= 1 ? `(${s})` : s;
     }
   }

@@ -1,0 +1,160 @@
+// The subcommands of `smooth`: run, check, show, compile, dev.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
+import { describeParam } from "../api/entry-types.js";
+import { printIr } from "../ir/print.js";
+import { PASSES_BY_NAME, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { runPipeline } from "../opt/pipeline.js";
+import { lowerEntry } from "../ir/lower.js";
+import { valueFromJson, valueToJson } from "../runtime/json.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { SourceFile } from "../syntax/source.js";
+import { showDefinitionType } from "../types/infer.js";
+import { concretize, prune } from "../types/mtype.js";
+import type { Type } from "../types/types.js";
+
+function readSource(path: string): SourceFile {
+  try {
+    return { name: path, text: readFileSync(path, "utf8") };
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
+    return fail("argument", `cannot read ${path}: ${why}`);
+  }
+}
+
+/** The prelude file itself is loaded without a second copy of the prelude. */
+function load(path: string, prelude: boolean): SmoothProgram {
+  const isPrelude = (() => {
+    try {
+      return readFileSync(resolve(path), "utf8") === preludeFile().text;
+    } catch {
+      return false;
+    }
+  })();
+  return loadProgram(readSource(path), { prelude: prelude && !isPrelude });
+}
+
+function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | undefined {
+  let text: string | undefined;
+  let where = "--args";
+  if (opts.args !== undefined && opts.argsFile !== undefined) fail("argument", "give either --args or --args-file, not both");
+  if (opts.args !== undefined) text = opts.args;
+  if (opts.argsFile !== undefined) {
+    text = readSource(opts.argsFile).text;
+    where = opts.argsFile;
+  }
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return fail("argument", `${where} is not valid JSON: ${(e as Error).message}`, undefined, {
+      expected: "a JSON array with one element per argument, e.g. [[1, 2, 3], 2.5]",
+    });
+  }
+  if (!Array.isArray(json))
+    fail("argument", `${where} must be a JSON array with one element per argument`, undefined, {
+      expected: "a JSON array, e.g. [[1, 2, 3], 2.5]",
+      found: typeof json,
+    });
+  return json;
+}
+
+function parseEngine(s: string): Engine {
+  if (s !== "js" && s !== "interp") fail("argument", `unknown engine \`${s}\``, undefined, { expected: "js or interp", found: s });
+  return s;
+}
+
+/** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */
+function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
+  if (args) return prog.argTypesFromJson(name, args);
+  const types: Type[] = [];
+  for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result)) types.push(concretize(t.param, new Map()));
+  return types;
+}
+
+interface CommonOptions {
+  fn: string;
+  args?: string;
+  argsFile?: string;
+  engine: string;
+  prelude: boolean;
+}
+
+export function registerCommands(program: Command): void {
+  const withEntry = (c: Command) =>
+    c
+      .option("--fn <name>", "the definition to use", "main")
+      .option("--args <json>", "the arguments, as a JSON array")
+      .option("--args-file <file>", "read the JSON array of arguments from a file")
+      .option("--no-prelude", "do not load the M̃ prelude");
+
+  withEntry(program.command("run").argument("<file>", "a Smooth source file").description("run a definition and print its result as JSON"))
+    .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
+    .option("--explain", "also print the optimised program and the generated JavaScript")
+    .action((file: string, o: CommonOptions & { explain?: boolean }) => {
+      const prog = load(file, o.prelude);
+      const args = parseArgs(o) ?? [];
+      const engine = parseEngine(o.engine);
+      const def = prog.definition(o.fn);
+      const argTypes = prog.argTypesFromJson(o.fn, args);
+      const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
+      const spec = prog.specialise(o.fn, argTypes, engine);
+      const result = valueToJson(spec.run(values), spec.resultType);
+      if (o.explain) {
+        const js = spec.jsSource ?? prog.specialise(o.fn, argTypes, "js").jsSource!;
+        process.stdout.write(`// ${o.fn} after inlining and simplification:\n${printIr(spec.optimised)}\n\n`);
+        process.stdout.write(`// generated JavaScript:\n${js}\n\n// result:\n`);
+      }
+      process.stdout.write(JSON.stringify(result) + "\n");
+    });
+
+  program
+    .command("check")
+    .argument("<file>", "a Smooth source file")
+    .option("--no-prelude", "do not load the M̃ prelude")
+    .description("type-check a file and print the type of every top-level definition")
+    .action((file: string, o: { prelude: boolean }) => {
+      const prog = load(file, o.prelude);
+      for (const d of prog.userDefs) process.stdout.write(showDefinitionType(d) + "\n");
+    });
+
+  withEntry(program.command("show").argument("<file>", "a Smooth source file"))
+    .description("print a definition after inlining and simplification, in Smooth syntax")
+    .action((file: string, o: CommonOptions) => {
+      const prog = load(file, o.prelude);
+      const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "interp");
+      process.stdout.write(printIr(spec.optimised) + "\n");
+    });
+
+  withEntry(program.command("compile").argument("<file>", "a Smooth source file"))
+    .description("print the JavaScript generated for a definition")
+    .action((file: string, o: CommonOptions) => {
+      const prog = load(file, o.prelude);
+      const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "js");
+      process.stdout.write(spec.jsSource + "\n");
+    });
+
+  withEntry(program.command("dev").argument("<file>", "a Smooth source file"))
+    .description("print the IR after each optimiser pass")
+    .option("--passes <names>", `comma-separated passes (default: the standard pipeline: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
+    .action((file: string, o: CommonOptions & { passes?: string }) => {
+      const prog = load(file, o.prelude);
+      const passes = o.passes
+        ? o.passes.split(",").map((n) => {
+            const p = PASSES_BY_NAME.get(n.trim());
+            if (!p) fail("argument", `unknown pass \`${n.trim()}\``, undefined, { expected: [...PASSES_BY_NAME.keys()].join(", ") });
+            return p;
+          })
+        : STANDARD_PIPELINE;
+      const lowered = lowerEntry(prog.checked, o.fn, argTypesFor(prog, o.fn, parseArgs(o)));
+      process.stdout.write(`// lowered\n${printIr(lowered)}\n`);
+      runPipeline(lowered, passes, {
+        verify: true,
+        trace: (name, fn) => process.stdout.write(`\n// after ${name}\n${printIr(fn)}\n`),
+      });
+    });
+}
