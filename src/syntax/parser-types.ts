@@ -1,0 +1,68 @@
+// Type annotations: `Double`, `Array<T>`, `T1 * T2` (binds tighter than `->`), `T1 -> T2` (right associative).
+
+import type { TypeAnn } from "./ast.js";
+import { fail } from "./diagnostics.js";
+import type { TokenStream } from "./token-stream.js";
+
+export const TYPE_NAMES: readonly string[] = ["Double", "Index", "Card", "Bool", "Vector", "Matrix"];
+
+/** type ::= tuple ('->' type)? */
+export function parseTypeAnn(s: TokenStream): TypeAnn {
+  const start = s.peek().start;
+  const param = parseTupleType(s);
+  if (!s.is("->")) return param;
+  s.next();
+  const result = parseTypeAnn(s);
+  return { kind: "tfun", param, result, span: s.spanFrom(start) };
+}
+
+/** tuple ::= atom ('*' atom)*   — `A * B * C` is one triple, as in F#. */
+function parseTupleType(s: TokenStream): TypeAnn {
+  const start = s.peek().start;
+  const first = parseAtomType(s);
+  if (!s.is("*")) return first;
+  const elems = [first];
+  while (s.is("*")) {
+    s.next();
+    elems.push(parseAtomType(s));
+  }
+  return { kind: "ttuple", elems, span: s.spanFrom(start) };
+}
+
+function parseAtomType(s: TokenStream): TypeAnn {
+  const tok = s.peek();
+  if (tok.kind === "punct" && tok.text === "(") {
+    const open = s.open();
+    const inner = parseTypeAnn(s);
+    s.close(open, ")");
+    return inner;
+  }
+  if (tok.kind !== "name") s.unexpected("a type");
+  s.next();
+  if (tok.text === "Array") {
+    if (!s.is("<")) s.missing("missing `<` after `Array`", "`<` and an element type, as in `Array<Double>`");
+    s.next();
+    const elem = parseTypeAnn(s);
+    closeAngle(s, tok.line, tok.col);
+    return { kind: "tarray", elem, span: s.spanFrom(tok.start) };
+  }
+  if (!TYPE_NAMES.includes(tok.text)) {
+    fail("name", `unknown type \`${tok.text}\``, s.tokenSpan(tok), {
+      expected: `one of ${TYPE_NAMES.join(", ")}, Array<...>`,
+      found: `\`${tok.text}\``,
+    });
+  }
+  return { kind: "tname", name: tok.text, span: s.tokenSpan(tok) };
+}
+
+// `>` closes `Array<`; so does the first character of `>=` (as in `let v: Array<Double>= ...`).
+function closeAngle(s: TokenStream, line: number, col: number): void {
+  const tok = s.peek();
+  if (tok.kind === "punct" && tok.text === ">") {
+    s.next();
+  } else if (tok.kind === "punct" && tok.text === ">=") {
+    s.splitNext(1);
+  } else {
+    s.missing(`unclosed \`Array<\` at ${line}:${col}`, "`>`");
+  }
+}

@@ -1,0 +1,390 @@
+// The parser: tokens to the surface AST (ast.ts). Recursive descent, one function per precedence level:
+//
+//   expr     ::= operand (',' operand)*                         a tuple when there are commas (as in F#)
+//   operand  ::= binary level 1:  ||  <  &&  <  comparisons (non-associative)  <  + -  <  * /  <  ** (right)
+//   unary    ::= '-' unary | 'not' unary | let | fun | if | app  let/fun/if extend as far right as possible
+//   app      ::= postfix postfix*                               application by juxtaposition
+//   postfix  ::= atom ('[' expr ']')*                           `f v[i]` is `f (v[i])`
+//   atom     ::= name | number | true | false | '(' op ')' | '(' expr ')'
+//
+// The layout rule for `let` without `in` lives in TokenStream; here a `let` parses its right-hand side under its own
+// limit and then expects `in` or a body starting on a new line at its column.
+
+import type { BinaryOp, Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
+import { fail } from "./diagnostics.js";
+import { tokenize, type Token } from "./lexer.js";
+import { parseTypeAnn } from "./parser-types.js";
+import type { SourceFile, Span } from "./source.js";
+import { TokenStream } from "./token-stream.js";
+
+/** Binding strength of each binary operator (higher binds tighter); shared with the printer. */
+export const BINOP_PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
+  "||": 1,
+  "&&": 2,
+  "<": 3,
+  ">": 3,
+  "<=": 3,
+  ">=": 3,
+  "=": 3,
+  "<>": 3,
+  "+": 4,
+  "-": 4,
+  "*": 5,
+  "/": 5,
+  "**": 6,
+};
+/** The level of comparisons, which do not associate: `a < b < c` is an error. */
+export const COMPARISON_LEVEL = 3;
+/** `**` is the only right-associative operator. */
+export const POWER_LEVEL = 6;
+
+const isBinaryOp = (tok: Token): tok is Token & { text: BinaryOp } =>
+  tok.kind === "punct" && Object.hasOwn(BINOP_PRECEDENCE, tok.text);
+
+export function parseProgram(file: SourceFile): Program {
+  const s = new TokenStream(file, tokenize(file));
+  const defs: Definition[] = [];
+  while (!s.atEnd()) {
+    if (!s.is("let")) s.unexpected("a top-level definition `let name = ...`");
+    defs.push(parseDefinition(s));
+  }
+  return { defs };
+}
+
+export function parseExpr(file: SourceFile): Expr {
+  const s = new TokenStream(file, tokenize(file));
+  const e = parseExpression(s);
+  if (!s.atEnd()) s.unexpected("an operator or the end of the expression");
+  return e;
+}
+
+export function parseType(file: SourceFile): TypeAnn {
+  const s = new TokenStream(file, tokenize(file));
+  const t = parseTypeAnn(s);
+  if (!s.atEnd()) s.unexpected("`->`, `*` or the end of the type");
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// let: shared by top-level definitions and expressions
+
+interface Binding {
+  letToken: Token;
+  pattern: Pattern;
+  annot?: TypeAnn;
+  value: Expr;
+}
+
+/** `let pattern (: T)? = value` or `let name params (: T)? = body` (a lambda); the right-hand side obeys layout. */
+function parseBinding(s: TokenStream, topLevel: boolean): Binding {
+  const letToken = s.next();
+  const head = s.peek();
+  let pattern: Pattern;
+  const params: Param[] = [];
+  if (head.kind === "name") {
+    s.next();
+    pattern = { kind: "pvar", name: head.text, span: s.tokenSpan(head) };
+    while (startsParam(s)) params.push(parseParam(s));
+  } else if (head.kind === "punct" && head.text === "(") {
+    if (!topLevel) pattern = parsePattern(s);
+    else fail("syntax", "a top-level definition must bind a single name", s.tokenSpan(head), {
+      expected: "a name, as in `let f = ...`",
+      found: "a tuple pattern",
+      hint: "take tuples apart inside a function body with `let (a, b) = ... in ...`",
+    });
+  } else {
+    s.unexpected(topLevel ? "the name being defined" : "a name or a tuple pattern `(a, b)`");
+  }
+
+  let annot: TypeAnn | undefined;
+  if (s.is(":")) {
+    s.next();
+    annot = parseTypeAnn(s);
+  }
+  if (!s.is("=")) s.missing("missing `=` in `let`", "`=`");
+  s.next();
+  let value = s.withLetLimit(letToken, () => parseExpression(s));
+
+  if (params.length > 0) {
+    const lamStart = params[0]!.span.start;
+    // `let f (x: A) : B = e` annotates the result; the whole function then has type A -> B.
+    if (annot !== undefined) annot = functionTypeOf(params, annot);
+    value = { kind: "lam", params, body: value, span: s.spanFrom(lamStart) };
+  }
+  return annot === undefined ? { letToken, pattern, value } : { letToken, pattern, annot, value };
+}
+
+function functionTypeOf(params: Param[], result: TypeAnn): TypeAnn {
+  let type = result;
+  for (let i = params.length - 1; i >= 0; i--) {
+    const p = params[i]!;
+    if (p.annot === undefined) {
+      fail("syntax", "a result type needs every parameter annotated", p.span, {
+        expected: `\`(${p.name}: T)\``,
+        found: `\`${p.name}\` without a type`,
+        hint: "or annotate the whole function: `let f: A -> B = fun x -> ...`",
+      });
+    }
+    const span: Span = { file: p.span.file, start: p.span.start, end: result.span.end };
+    type = { kind: "tfun", param: p.annot, result: type, span };
+  }
+  return type;
+}
+
+function parseDefinition(s: TokenStream): Definition {
+  const start = s.peek().start;
+  const { pattern, annot, value } = parseBinding(s, true);
+  if (pattern.kind !== "pvar") throw new Error("internal: top-level pattern");
+  if (s.is("in")) {
+    fail("syntax", "a top-level definition has no `in`", s.errorSpan(), {
+      expected: "the next definition `let name = ...` or the end of the file",
+      found: "`in`",
+      hint: "`let ... in ...` is an expression; write it inside a definition: `let main = let x = 1 in x`",
+    });
+  }
+  const def: Definition = { name: pattern.name, nameSpan: pattern.span, value, span: s.spanFrom(start) };
+  if (annot !== undefined) def.annot = annot;
+  return def;
+}
+
+function parseLet(s: TokenStream): Expr {
+  const binding = parseBinding(s, false);
+  const { letToken } = binding;
+  if (s.is("in")) {
+    s.next();
+  } else {
+    const next = s.peek();
+    // The layout form: the body starts a new line exactly at the `let`'s column.
+    if (next.kind === "eof" || !next.firstOnLine || next.col !== letToken.col) {
+      fail("syntax", "`let` has no body", s.tokenSpan(letToken), {
+        expected: `\`in\`, or the body on the next line at column ${letToken.col}`,
+        found: s.describeNext(),
+      });
+    }
+  }
+  const body = parseExpression(s);
+  const e: Expr = { kind: "let", pattern: binding.pattern, value: binding.value, body, span: s.spanFrom(letToken.start) };
+  if (binding.annot !== undefined) e.annot = binding.annot;
+  return e;
+}
+
+/** `x`, `(a, b)`, `((a, b), _)`: names, `_` and parenthesised tuples of patterns. */
+function parsePattern(s: TokenStream): Pattern {
+  const tok = s.peek();
+  if (tok.kind === "name") {
+    s.next();
+    return { kind: "pvar", name: tok.text, span: s.tokenSpan(tok) };
+  }
+  if (!(tok.kind === "punct" && tok.text === "(")) s.unexpected("a name or a tuple pattern");
+  const open = s.open();
+  const first = parsePattern(s);
+  if (!s.is(",")) {
+    s.close(open, ")");
+    return first;
+  }
+  const elems = [first];
+  while (s.is(",")) {
+    s.next();
+    elems.push(parsePattern(s));
+  }
+  s.close(open, ")");
+  return { kind: "ptuple", elems, span: s.spanFrom(open.start) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// fun and its parameters
+
+function startsParam(s: TokenStream): boolean {
+  const tok = s.peek();
+  return tok.kind === "name" || (tok.kind === "punct" && tok.text === "(");
+}
+
+/** `x`, `_`, `(x)` or `(x: T)`. */
+function parseParam(s: TokenStream): Param {
+  const tok = s.peek();
+  if (tok.kind === "name") {
+    s.next();
+    return { name: tok.text, span: s.tokenSpan(tok) };
+  }
+  const open = s.open();
+  const name = s.peek();
+  if (name.kind !== "name") s.unexpected("a parameter name");
+  s.next();
+  let annot: TypeAnn | undefined;
+  if (s.is(":")) {
+    s.next();
+    annot = parseTypeAnn(s);
+  } else if (s.is(",")) {
+    fail("syntax", "a parameter is a single name", s.errorSpan(), {
+      expected: "`)` or `: Type`",
+      found: "`,`",
+      hint: "take a tuple apart in the body: `fun p -> let (a, b) = p in ...`",
+    });
+  }
+  s.close(open, ")");
+  const span = s.spanFrom(open.start);
+  return annot === undefined ? { name: name.text, span } : { name: name.text, annot, span };
+}
+
+function parseFun(s: TokenStream): Expr {
+  const funToken = s.next();
+  const params: Param[] = [];
+  while (startsParam(s)) params.push(parseParam(s));
+  if (params.length === 0) s.unexpected("a parameter name after `fun`");
+  if (!s.is("->")) s.missing("missing `->` in `fun`", "`->` after the parameters");
+  s.next();
+  const body = parseExpression(s);
+  return { kind: "lam", params, body, span: s.spanFrom(funToken.start) };
+}
+
+function parseIf(s: TokenStream): Expr {
+  const ifToken = s.next();
+  const cond = parseExpression(s);
+  if (!s.is("then")) s.missing("missing `then` in `if`", `\`then\` (for the \`if\` at ${ifToken.line}:${ifToken.col})`);
+  s.next();
+  const then = parseExpression(s);
+  if (!s.is("else")) s.missing("missing `else` in `if`", `\`else\` (every \`if\` needs both branches)`);
+  s.next();
+  const otherwise = parseExpression(s);
+  return { kind: "if", cond, then, else: otherwise, span: s.spanFrom(ifToken.start) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Operators, application, indexing, atoms
+
+function parseExpression(s: TokenStream): Expr {
+  const start = s.peek().start;
+  const first = parseBinary(s, 1);
+  if (!s.is(",")) return first;
+  const elems = [first];
+  while (s.is(",")) {
+    s.next();
+    elems.push(parseBinary(s, 1));
+  }
+  return { kind: "tuple", elems, span: s.spanFrom(start) };
+}
+
+function parseBinary(s: TokenStream, level: number): Expr {
+  if (level > POWER_LEVEL) return parseUnary(s);
+  const start = s.peek().start;
+  let left = parseBinary(s, level + 1);
+  for (;;) {
+    const tok = s.peek();
+    if (!isBinaryOp(tok) || BINOP_PRECEDENCE[tok.text] !== level) return left;
+    s.next();
+    const op = tok.text;
+    const opSpan = s.tokenSpan(tok);
+    // `**` is right associative: its right operand is parsed at its own level.
+    const right = parseBinary(s, level === POWER_LEVEL ? level : level + 1);
+    left = { kind: "binop", op, left, right, span: s.spanFrom(start), opSpan };
+    if (level === POWER_LEVEL) return left;
+    if (level === COMPARISON_LEVEL) {
+      const again = s.peek();
+      if (isBinaryOp(again) && BINOP_PRECEDENCE[again.text] === COMPARISON_LEVEL) {
+        fail("syntax", "comparisons do not chain", s.tokenSpan(again), {
+          expected: "an operator other than a comparison, or the end of the expression",
+          found: `\`${again.text}\``,
+          hint: "use parentheses, or `&&`: `a < b && b < c`",
+        });
+      }
+    }
+  }
+}
+
+function parseUnary(s: TokenStream): Expr {
+  const tok = s.peek();
+  if ((tok.kind === "punct" && tok.text === "-") || (tok.kind === "keyword" && tok.text === "not")) {
+    s.next();
+    const arg = parseUnary(s);
+    return { kind: "unop", op: tok.text === "-" ? "-" : "not", arg, span: s.spanFrom(tok.start) };
+  }
+  if (tok.kind === "keyword") {
+    if (tok.text === "let") return parseLet(s);
+    if (tok.text === "fun") return parseFun(s);
+    if (tok.text === "if") return parseIf(s);
+  }
+  return parseApplication(s);
+}
+
+function startsAtom(tok: Token): boolean {
+  return (
+    tok.kind === "name" ||
+    tok.kind === "number" ||
+    (tok.kind === "keyword" && (tok.text === "true" || tok.text === "false")) ||
+    (tok.kind === "punct" && tok.text === "(")
+  );
+}
+
+function parseApplication(s: TokenStream): Expr {
+  const start = s.peek().start;
+  let fn = parsePostfix(s);
+  while (startsAtom(s.peek())) {
+    const arg = parsePostfix(s);
+    fn = { kind: "app", fn, arg, span: s.spanFrom(start) };
+  }
+  return fn;
+}
+
+function parsePostfix(s: TokenStream): Expr {
+  const start = s.peek().start;
+  let e = parseAtom(s);
+  while (s.is("[")) {
+    const open = s.open();
+    const index = parseExpression(s);
+    s.close(open, "]");
+    e = { kind: "index", array: e, index, span: s.spanFrom(start) };
+  }
+  return e;
+}
+
+function parseAtom(s: TokenStream): Expr {
+  const tok = s.peek();
+  switch (tok.kind) {
+    case "name":
+      if (tok.text === "_") {
+        fail("syntax", "`_` is not a value", s.tokenSpan(tok), {
+          expected: "an expression",
+          found: "`_`",
+          hint: "`_` can only be a parameter or pattern that ignores its value",
+        });
+      }
+      s.next();
+      return { kind: "var", name: tok.text, span: s.tokenSpan(tok) };
+    case "number":
+      s.next();
+      return { kind: "num", value: tok.value!, isInt: tok.isInt!, span: s.tokenSpan(tok) };
+    case "keyword":
+      if (tok.text === "true" || tok.text === "false") {
+        s.next();
+        return { kind: "bool", value: tok.text === "true", span: s.tokenSpan(tok) };
+      }
+      break;
+    case "punct":
+      if (tok.text === "(") return parseParenthesised(s);
+      break;
+  }
+  return s.unexpected("an expression");
+}
+
+/** `(op)`, `(e)` or a tuple `(a, b)` (whose span then includes the parentheses). */
+function parseParenthesised(s: TokenStream): Expr {
+  const after = s.rawAhead(1);
+  const closing = s.rawAhead(2);
+  if (isBinaryOp(after) && closing.kind === "punct" && closing.text === ")") {
+    const open = s.next();
+    s.next();
+    s.next();
+    return { kind: "opfun", op: after.text, span: s.spanFrom(open.start) };
+  }
+  const open = s.open();
+  if (s.is(")")) {
+    s.next();
+    fail("syntax", "`()` is not a value in Smooth", s.spanFrom(open.start), {
+      expected: "an expression inside the parentheses",
+      found: "`)`",
+    });
+  }
+  const inner = parseExpression(s);
+  s.close(open, ")");
+  return inner.kind === "tuple" ? { ...inner, span: s.spanFrom(open.start) } : inner;
+}
