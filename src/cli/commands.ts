@@ -6,8 +6,8 @@ import type { Command } from "commander";
 import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
-import { PASSES_BY_NAME, STANDARD_PIPELINE } from "../opt/pipeline.js";
-import { runPipeline } from "../opt/pipeline.js";
+import { PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { runPipeline } from "../opt/pass.js";
 import { lowerEntry } from "../ir/lower.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -140,16 +140,10 @@ export function registerCommands(program: Command): void {
 
   withEntry(program.command("dev").argument("<file>", "a Smooth source file"))
     .description("print the IR after each optimiser pass")
-    .option("--passes <names>", `comma-separated passes (default: the standard pipeline: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
+    .option("--passes <names>", `comma-separated passes from: ${Object.keys(PASSES).join(", ")} (default: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
     .action((file: string, o: CommonOptions & { passes?: string }) => {
       const prog = load(file, o.prelude);
-      const passes = o.passes
-        ? o.passes.split(",").map((n) => {
-            const p = PASSES_BY_NAME.get(n.trim());
-            if (!p) fail("argument", `unknown pass \`${n.trim()}\``, undefined, { expected: [...PASSES_BY_NAME.keys()].join(", ") });
-            return p;
-          })
-        : STANDARD_PIPELINE;
+      const passes = o.passes ? pipelineFromNames(o.passes.split(",").map((n) => n.trim())) : STANDARD_PIPELINE;
       const lowered = lowerEntry(prog.checked, o.fn, argTypesFor(prog, o.fn, parseArgs(o)));
       process.stdout.write(`// lowered\n${printIr(lowered)}\n`);
       runPipeline(lowered, passes, {
