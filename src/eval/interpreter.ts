@@ -1,0 +1,161 @@
+// The reference interpreter: the meaning of the core IR, written to be obviously right rather than fast. Compiled code
+// and every transformation are tested against it.
+//
+// Environments. The environment is one mutable Map per function activation, keyed by Var.id. A binder (let, the index
+// of build, the accumulator and index of ifold) sets its variable for the extent of its body and then restores what
+// was there before, so at every point the map holds exactly the variables in lexical scope, even if a transformation
+// reuses an id in a nested scope. A lambda copies the map when it is created (its closure), and each application
+// starts from a fresh copy of that closure, so a later rebinding (the next loop iteration, the next call) can never
+// change what a closure sees.
+//
+// Loops (build, ifold) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
+// with the number of iterations or the length of a let chain.
+
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
+import { PRIMS } from "../prims/table.js";
+import { stackValues } from "../runtime/stack.js";
+import { tuple, type FunValue, type Value } from "../runtime/value.js";
+
+type Env = Map<number, Value>;
+
+/** The value of `e` in `env` (variables keyed by Var.id). `env` itself is not modified. */
+export function evaluate(e: Expr, env: ReadonlyMap<number, Value>): Value {
+  return evalExpr(e, new Map(env));
+}
+
+/** Applies a first-order IR function to its argument values. */
+export function runFunction(fn: IrFunction, args: readonly Value[]): Value {
+  if (args.length !== fn.params.length) {
+    throw new Error(`runFunction ${fn.name}: expected ${fn.params.length} arguments, got ${args.length}`);
+  }
+  const env: Env = new Map();
+  fn.params.forEach((p, i) => env.set(p.id, args[i]!));
+  return evalExpr(fn.body, env);
+}
+
+function evalAtom(a: Atom, env: Env): Value {
+  if (a.kind === "lit") return a.value;
+  const v = env.get(a.id);
+  if (v === undefined) throw new Error(`interpreter: unbound variable ${a.name}#${a.id}`);
+  return v;
+}
+
+function evalExpr(e: Expr, env: Env): Value {
+  switch (e.kind) {
+    case "lit":
+    case "var":
+      return evalAtom(e, env);
+    case "let": {
+      // A let chain is walked iteratively; its bindings are undone in reverse order afterwards.
+      const saved: Saved[] = [];
+      let cur: Expr = e;
+      while (cur.kind === "let") {
+        const value = evalExpr(cur.rhs, env);
+        saved.push(bind(env, cur.v, value));
+        cur = cur.body;
+      }
+      const result = evalExpr(cur, env);
+      for (let i = saved.length - 1; i >= 0; i--) restore(env, saved[i]!);
+      return result;
+    }
+    case "prim": {
+      const args = e.args.map((a) => evalAtom(a, env));
+      return PRIMS[e.op].evaluate(
+        args,
+        e.args.map((a) => a.type),
+        e.span,
+      );
+    }
+    case "tuple":
+      return tuple(e.elems.map((a) => evalAtom(a, env)));
+    case "proj": {
+      const t = evalAtom(e.arg, env);
+      if (typeof t !== "object" || t.tag !== "tuple") throw new Error("interpreter: proj of a non-tuple");
+      if (e.index < 0 || e.index >= t.elems.length) throw new Error(`interpreter: proj ${e.index} out of range`);
+      return t.elems[e.index]!;
+    }
+    case "lam": {
+      const closure = new Map(env);
+      const { param, body } = e;
+      const fn: FunValue = {
+        tag: "fun",
+        apply: (arg) => {
+          const frame = new Map(closure);
+          frame.set(param.id, arg);
+          return evalExpr(body, frame);
+        },
+      };
+      return fn;
+    }
+    case "app": {
+      const f = evalAtom(e.fn, env);
+      if (typeof f !== "object" || f.tag !== "fun") throw new Error("interpreter: application of a non-function");
+      return f.apply(evalAtom(e.arg, env));
+    }
+    case "if": {
+      // Lazy: only the taken branch runs (the other may, say, index out of range).
+      const c = evalAtom(e.cond, env);
+      if (typeof c !== "boolean") throw new Error("interpreter: if condition is not a Bool");
+      return evalExpr(c ? e.then : e.else, env);
+    }
+    case "build":
+      return evalBuild(e, env);
+    case "ifold":
+      return evalIfold(e, env);
+  }
+}
+
+function evalBuild(e: Build, env: Env): Value {
+  const n = loopCount(evalAtom(e.size, env), "build size", e.span);
+  if (e.type.k !== "array") throw new Error("interpreter: build of a non-array type");
+  const elems: Value[] = new Array(n);
+  const saved = bind(env, e.index, 0);
+  for (let i = 0; i < n; i++) {
+    env.set(e.index.id, i);
+    elems[i] = evalExpr(e.body, env);
+  }
+  restore(env, saved);
+  return stackValues(e.type.elem, elems, e.span);
+}
+
+function evalIfold(e: Ifold, env: Env): Value {
+  let acc = evalAtom(e.init, env);
+  const n = loopCount(evalAtom(e.count, env), "ifold count", e.span);
+  const savedAcc = bind(env, e.acc, acc);
+  const savedIndex = bind(env, e.index, 0);
+  for (let i = 0; i < n; i++) {
+    env.set(e.acc.id, acc);
+    env.set(e.index.id, i);
+    acc = evalExpr(e.body, env);
+  }
+  restore(env, savedIndex);
+  restore(env, savedAcc);
+  return acc;
+}
+
+/** A loop's iteration count: a non-negative Index, or a shape error at the loop. */
+function loopCount(v: Value, what: string, span: Span | undefined): number {
+  if (typeof v !== "number" || !Number.isInteger(v)) throw new Error(`interpreter: ${what} is not an Index`);
+  if (v < 0) fail("shape", `${what} must not be negative, got ${v}`, span);
+  return v;
+}
+
+/** What a binder displaced: restored when its scope ends. */
+interface Saved {
+  readonly id: number;
+  readonly had: boolean;
+  readonly old: Value | undefined;
+}
+
+function bind(env: Env, v: Var, value: Value): Saved {
+  const saved = { id: v.id, had: env.has(v.id), old: env.get(v.id) };
+  env.set(v.id, value);
+  return saved;
+}
+
+function restore(env: Env, s: Saved): void {
+  if (s.had) env.set(s.id, s.old!);
+  else env.delete(s.id);
+}

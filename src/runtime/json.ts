@@ -1,0 +1,130 @@
+// JSON <-> runtime values, for program arguments (`--args`, library calls) and results. JSON has no NaN or infinities,
+// so a Double may also be written as one of the strings "NaN", "Infinity", "-Infinity", and is printed that way.
+
+import { fail } from "../syntax/diagnostics.js";
+import { showType, type Type } from "../types/types.js";
+import { firstShapeMismatch, showShape, stackUniform, type ValueShape } from "./stack.js";
+import { arrayGet, arrayLength, isArrayValue, tuple, type Value } from "./value.js";
+
+const NON_FINITE: ReadonlyMap<string, number> = new Map([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+]);
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/**
+ * The runtime value of `json` read as a value of `type`. `what` names the thing in messages ("parameter `v`",
+ * "argument 2 (v)"); a problem inside it is located by its JSON path ("parameter `M` at [1][0]").
+ * Every problem is an "argument" SmoothError.
+ */
+export function valueFromJson(json: unknown, type: Type, what: string): Value {
+  return fromJson(json, type, what, "");
+}
+
+function fromJson(json: unknown, type: Type, what: string, path: string): Value {
+  const where = path ? `${what} at ${path}` : what;
+  const mismatch = (description: string): never => {
+    const shown = showType(type);
+    const found = shortJson(json);
+    return fail("argument", `${where} expects ${article(shown)} ${shown} (${description}), got ${found}`, undefined, {
+      expected: shown,
+      found,
+    });
+  };
+  switch (type.k) {
+    case "double": {
+      // Any JS number is accepted (a library caller may pass NaN directly); JSON itself only produces finite ones.
+      if (typeof json === "number") return json;
+      if (typeof json === "string" && NON_FINITE.has(json)) return NON_FINITE.get(json)!;
+      return mismatch('a number, or "NaN", "Infinity", "-Infinity"');
+    }
+    case "int": {
+      if (typeof json !== "number" || !Number.isInteger(json)) return mismatch("an integer");
+      if (json < INT32_MIN || json > INT32_MAX) return mismatch(`an integer from ${INT32_MIN} to ${INT32_MAX}`);
+      return json | 0; // also turns -0 into 0, as an Int32Array would
+    }
+    case "bool":
+      if (typeof json !== "boolean") return mismatch("true or false");
+      return json;
+    case "tuple": {
+      const n = type.elems.length;
+      if (!Array.isArray(json) || json.length !== n) return mismatch(`a JSON array of ${n} elements`);
+      return tuple(type.elems.map((t, i) => fromJson(json[i], t, what, `${path}[${i}]`)));
+    }
+    case "array": {
+      if (!Array.isArray(json)) return mismatch("a JSON array");
+      const elemType = type.elem;
+      const elems = json.map((j, i) => fromJson(j, elemType, what, `${path}[${i}]`));
+      const m = firstShapeMismatch(elems);
+      if (m) {
+        const label = elemType.k === "array" ? "row" : "element";
+        fail(
+          "argument",
+          `${where} must be a regular array: ${label} 0 has ${describeShape(m.first)} ` +
+            `but ${label} ${m.index} has ${describeShape(m.found)}`,
+          undefined,
+          { expected: showType(type), found: shortJson(json) },
+        );
+      }
+      return stackUniform(elemType, elems);
+    }
+    case "fun":
+      return fail("argument", `${where} has the function type ${showType(type)}, which JSON cannot express`, undefined, {
+        expected: "a type without functions",
+        found: showType(type),
+      });
+  }
+}
+
+/** "length 3" for a plain vector-like shape, "shape [2, 3]" otherwise. */
+function describeShape(s: ValueShape): string {
+  return s.tuple === undefined && s.dims.length === 1 ? `length ${s.dims[0]}` : `shape ${showShape(s)}`;
+}
+
+const article = (word: string): string => (/^[AEIOU]/.test(word) ? "an" : "a");
+
+/** A short one-line rendering of a JSON value for messages. */
+export function shortJson(json: unknown, limit = 40): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(json);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) text = typeof json === "bigint" ? `${json}n` : String(json);
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/** The JSON form of a value of `type`: the exact inverse of valueFromJson on well-formed input. */
+export function valueToJson(v: Value, type: Type): unknown {
+  switch (type.k) {
+    case "double": {
+      const x = v as number;
+      if (Number.isFinite(x)) return x;
+      return Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
+    }
+    case "int":
+      return v as number;
+    case "bool":
+      return v as boolean;
+    case "tuple": {
+      if (typeof v !== "object" || v.tag !== "tuple") throw new Error("valueToJson: expected a tuple value");
+      return type.elems.map((t, i) => valueToJson(v.elems[i]!, t));
+    }
+    case "array": {
+      if (!isArrayValue(v)) throw new Error("valueToJson: expected an array value");
+      const n = arrayLength(v);
+      const out: unknown[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = valueToJson(arrayGet(v, i), type.elem);
+      return out;
+    }
+    case "fun":
+      throw new Error("valueToJson: functions have no JSON form");
+  }
+}
+
+// Tests that round-trip JSON usually compare values too; equality lives in its own module.
+export { valuesEqual } from "./equal.js";
