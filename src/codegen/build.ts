@@ -1,0 +1,190 @@
+// `build` as loops writing into preallocated typed arrays, in destination-passing style (paper 000 §4.2).
+//
+// A build whose body ends in another build (after some lets), and so on, is one *chain* B0 ⊃ B1 ⊃ ... ⊃ Bk: the
+// nested loops write the innermost (terminal) values straight into B0's buffers, one buffer per leaf, at the linear
+// element index e_k = (...(t0 * n1 + t1) * n2 + ...) * nk + tk, scaled by the terminal element's size when that is
+// itself an array (which is then copied). No inner build allocates anything.
+//
+// The shape of B0's elements is only known once the first terminal element is about to be written (each n_j is
+// computed inside the loops), so the buffers are allocated on the first descent (all loop variables 0): at the start
+// of Bk's loop when the terminal values are scalars, at the first terminal write otherwise. If some n_j is 0 on that
+// descent, the total size is 0 and the initial empty typed arrays are the buffers.
+//
+// Shapes are checked as the interpreter checks them, so that the same error comes out in the same circumstances: each
+// level j records the dimensions of the first element of its current run (R_j) and the first element that differs
+// (bad_j, F_j); when the run ends, a difference is the irregular-build error of src/runtime/stack.ts at B_j's span. An
+// element of level j < k has dimensions [n_{j+1}, R_{j+1}...], where R_{j+1} stays all 0 when n_{j+1} = 0: the stack.ts
+// convention for the inner dimensions of an empty array. B0's record is the result's inner dimensions. Until an
+// irregular run ends, its writes may land in the wrong places (or be clipped at the buffer's end), which is harmless:
+// the build fails before its value is used.
+
+import { typeOf, type Build, type Expr, type Let } from "../ir/ir.js";
+import type { ScalarKind } from "../runtime/value.js";
+import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { EMPTY_ARRAY, times, type Emitter, type Slots } from "./emit.js";
+
+const ARRAY_CLASS: Record<ScalarKind, string> = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" };
+
+interface Level {
+  readonly build: Build;
+  /** The lets of this build's body that precede the next level's build (none for the last level). */
+  readonly lets: readonly Let[];
+}
+
+/** The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`. */
+function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
+  const lets: Let[] = [];
+  let e = body;
+  while (e.kind === "let") {
+    lets.push(e);
+    e = e.body;
+  }
+  if (e.kind === "build") return { lets, inner: e };
+  const last = lets[lets.length - 1];
+  if (e.kind === "var" && last !== undefined && last.v.id === e.id && last.rhs.kind === "build") {
+    return { lets: lets.slice(0, -1), inner: last.rhs };
+  }
+  return undefined;
+}
+
+const boolToByte = (b: string): string => (b === "true" ? "1" : b === "false" ? "0" : `${b} ? 1 : 0`);
+
+export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
+  const levels: Level[] = [];
+  for (let b = outer; ; ) {
+    const split = tailBuild(b.body);
+    levels.push({ build: b, lets: split ? split.lets : [] });
+    if (!split) break;
+    b = split.inner;
+  }
+  const k = levels.length - 1;
+  const terminal = levels[k]!.build.body;
+  const termLeaves = leavesOf(typeOf(terminal));
+  const termArrays = termLeaves.filter((l) => l.rank > 0);
+  // Dimensions of a terminal element's array leaves, one after another (the part of a record below the n_j).
+  const termDimCount = termArrays.reduce((n, l) => n + l.rank, 0);
+
+  const resultNames = slotNames(base, outer.type);
+  const resultStarts = leafStarts(leavesOf(outer.type));
+  const buffers = resultStarts.map((s) => resultNames[s]!);
+  const sizes: string[] = []; // n_j
+  const indices: string[] = []; // t_j
+  const runStarts: string[] = []; // b_j: linear index (among level j's elements) of the current run's element 0
+  const records: string[][] = []; // R_j
+  const out = em.out;
+
+  const elementIndex = (j: number) => (runStarts[j] === "0" ? indices[j]! : `${runStarts[j]} + ${indices[j]}`);
+  const firstDescent = (upTo: number) => (upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`);
+  const allocate = (elementSize: (leaf: number) => string) =>
+    termLeaves.map((leaf, l) => `${buffers[l]} = new ${ARRAY_CLASS[leaf.kind]}(${times([...sizes, elementSize(l)])});`);
+
+  const level = (j: number): void => {
+    const b = levels[j]!.build;
+    const n = em.atom(b.size)[0]!;
+    sizes.push(n);
+    em.checkCount(n, "build size", b.span);
+    const scalarOnly = k === 0 && termArrays.length === 0;
+    if (j === 0) {
+      termLeaves.forEach((leaf, l) => {
+        if (scalarOnly) out.line(`const ${buffers[l]} = new ${ARRAY_CLASS[leaf.kind]}(${n});`);
+        else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[leaf.kind]};`);
+      });
+    }
+    const recordLength = k - j + termDimCount;
+    const record = Array.from({ length: recordLength }, (_, q) => `${base}_r${j}_${q}`);
+    const found = Array.from({ length: recordLength }, (_, q) => `${base}_f${j}_${q}`);
+    const bad = `${base}_bad${j}`;
+    records.push(record);
+    em.markDimensionNames(record);
+    if (recordLength > 0) out.line(`let ${[...record, ...found].map((x) => `${x} = 0`).join(", ")}, ${bad} = -1;`);
+    if (j === 0) runStarts.push("0");
+    else {
+      const start = `${base}_b${j}`;
+      const prev = elementIndex(j - 1);
+      out.line(`const ${start} = ${prev === indices[j - 1] ? prev : `(${prev})`} * ${n};`);
+      runStarts.push(start);
+    }
+    if (j === k && termArrays.length === 0 && k > 0) {
+      out.open(`if (${firstDescent(k - 1)}) {`);
+      for (const line of allocate(() => "1")) out.line(line);
+      out.close();
+    }
+
+    const t = em.loopVariable(b.index, n);
+    indices.push(t);
+    out.open(`for (let ${t} = 0; ${t} < ${n}; ${t}++) {`);
+    let element: string[];
+    if (j < k) {
+      for (const l of levels[j]!.lets) em.letBinding(l);
+      level(j + 1);
+      element = [sizes[j + 1]!, ...records[j + 1]!];
+    } else {
+      element = terminalWrite(em.expr(terminal, em.fresh()));
+    }
+    if (recordLength > 0) {
+      const differs = element.map((x, q) => `${x} !== ${record[q]}`).join(" || ");
+      out.open(`if (${t} === 0) {`);
+      record.forEach((r, q) => out.line(`${r} = ${element[q]};`));
+      out.close(`} else if (${bad} < 0 && (${differs})) {`);
+      out.indentIn();
+      out.line(`${bad} = ${t};`);
+      found.forEach((f, q) => out.line(`${f} = ${element[q]};`));
+      out.close();
+    }
+    out.close();
+    if (recordLength > 0) {
+      const elemType = b.type.k === "array" ? b.type.elem : b.type;
+      const at = em.spanRef(b.span);
+      const type = em.typeRef(elemType);
+      em.failIf(`${bad} >= 0`, [bad, ...record, ...found], ([index, ...dims]) => {
+        const first = dims.slice(0, recordLength).join(", ");
+        const other = dims.slice(recordLength).join(", ");
+        return `$rt.irregular(${at}, ${type}, ${k - j}, ${index}, [${first}], [${other}])`;
+      });
+    }
+    indices.pop();
+  };
+
+  // Writes the terminal value (slots `v`) at element index e_k; returns the dimensions of its array leaves.
+  const terminalWrite = (v: Slots): string[] => {
+    const starts = leafStarts(termLeaves);
+    const at = elementIndex(k);
+    const elementSizes = termLeaves.map((leaf, l) => {
+      if (leaf.rank === 0) return "1";
+      const dims = v.slice(starts[l]! + 2, starts[l]! + leafSlotCount(leaf));
+      if (dims.length === 1) return dims[0]!;
+      const size = `${base}_s${l}`;
+      out.line(`const ${size} = ${dims.join(" * ")};`);
+      return size;
+    });
+    if (termArrays.length > 0) {
+      out.open(`if (${firstDescent(k)}) {`);
+      for (const line of allocate((l) => elementSizes[l]!)) out.line(line);
+      out.close();
+    }
+    const dims: string[] = [];
+    termLeaves.forEach((leaf, l) => {
+      const s = starts[l]!;
+      if (leaf.rank === 0) {
+        out.line(`${buffers[l]}[${at}] = ${leaf.kind === "bool" ? boolToByte(v[s]!) : v[s]};`);
+        return;
+      }
+      const size = elementSizes[l]!;
+      const to = times([at.includes(" ") ? `(${at})` : at, size]);
+      out.line(`$rt.copy(${buffers[l]}, ${to}, ${v[s]}, ${v[s + 1]}, ${size});`);
+      dims.push(...v.slice(s + 2, s + leafSlotCount(leaf)));
+    });
+    return dims;
+  };
+
+  level(0);
+
+  // The result: buffer, offset 0, then [n0, the n_j of B0's first element, its terminal leaf's dimensions].
+  const common = records[0]!.slice(0, k);
+  let termDims = records[0]!.slice(k);
+  return termLeaves.flatMap((leaf, l) => {
+    const own = termDims.slice(0, leaf.rank);
+    termDims = termDims.slice(leaf.rank);
+    return [buffers[l]!, "0", sizes[0]!, ...common, ...own];
+  });
+}

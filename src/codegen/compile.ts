@@ -1,0 +1,61 @@
+// The JavaScript back end's entry point: a first-order IrFunction becomes a JavaScript function, made once with
+// `new Function`. See emit.ts for statements and errors, build.ts for loops over arrays, leaves.ts for how values are
+// held in locals.
+//
+// Errors. Compiled code raises the interpreter's errors, with the same kind, message and span, in the same order:
+// a bad index throws the SmoothError of `indexOutOfRange` (src/prims/table.ts) at the get's span (the check is left
+// out only where it cannot fail, see emit.ts); a negative build size or ifold count, an irregular build, an Index
+// division by zero likewise. Arguments that do not fit the parameter types are "argument" errors.
+//
+// The generated text contains no program text: identifiers are v<id> (variables), t<n> (temporaries) and names
+// derived from those; literals are printed by writer.ts; spans and types reach the code through the closure arrays
+// `$spans` and `$types`; `$rt` holds the helpers of runtime.ts.
+
+import { typeOf, type IrFunction } from "../ir/ir.js";
+import type { Value } from "../runtime/value.js";
+import { leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { Emitter } from "./emit.js";
+import { RUNTIME } from "./runtime.js";
+import { varName } from "./writer.js";
+
+export interface CompiledFunction {
+  (args: readonly Value[]): Value;
+  /** The generated JavaScript. */
+  readonly source: string;
+}
+
+export function compileFunction(fn: IrFunction): CompiledFunction {
+  const em = new Emitter(2);
+  const paramTypes = fn.params.map((p) => p.type);
+  const resultType = typeOf(fn.body);
+  em.out.line("const $in = $rt.unpackArgs(args, $paramTypes);");
+  let at = 0;
+  for (const p of fn.params) {
+    const names = slotNames(varName(p.id), p.type);
+    const leaves = leavesOf(p.type);
+    // Arguments are whole arrays (value.ts: data is exactly the elements), so their offsets are the literal 0.
+    const offsets = new Set(leafStarts(leaves).filter((_, l) => leaves[l]!.rank > 0).map((s) => s + 1));
+    const slots = names.map((name, i) => {
+      if (offsets.has(i)) return "0";
+      em.out.line(`const ${name} = $in[${at + i}];`);
+      return name;
+    });
+    at += names.length;
+    em.bind(p, slots);
+    em.markDimensions(slots, p.type);
+  }
+  const result = em.expr(fn.body, em.fresh());
+  leavesOf(resultType); // a function-typed result is reported as unsupported
+  em.out.line(`return $rt.packResult([${result.join(", ")}], $resultType);`);
+  // A failed check saves its site in $ek and its numbers in $e0, $e1, ... and leaves $main (see Emitter.failIf).
+  const saved = Array.from({ length: em.savedCount }, (_, q) => `, $e${q} = 0`).join("");
+  const dispatch = em.errorDispatch().map((line) => `    ${line}\n`).join("");
+  const source =
+    `"use strict";\nreturn function compiled(args) {\n  let $ek = 0${saved};\n  $main: {\n${em.out.text()}\n  }\n` +
+    `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+  const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
+    ...closure: unknown[]
+  ) => (args: readonly Value[]) => Value;
+  const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
+  return Object.assign((args: readonly Value[]) => run(args), { source });
+}

@@ -1,0 +1,101 @@
+// `$rt`: the helpers generated code calls. Hot loops call none of them except `copy` (an array element copied into a
+// build's buffer); the rest convert arguments and results, or raise the errors the interpreter raises, with the same
+// kinds, messages and spans (the spans come from the closure array `$spans`, never from program text).
+
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import type { Type } from "../types/types.js";
+import { indexOutOfRange, intDiv, intPow } from "../prims/table.js";
+import { shapeOf, showShape } from "../runtime/stack.js";
+import type { FlatData, Value } from "../runtime/value.js";
+import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
+
+function unpackArgs(args: readonly Value[], paramTypes: readonly Type[]): Slot[] {
+  if (!Array.isArray(args) || args.length !== paramTypes.length) {
+    fail("argument", `expected ${paramTypes.length} argument(s), got ${Array.isArray(args) ? args.length : "no list"}`);
+  }
+  const out: Slot[] = [];
+  paramTypes.forEach((t, i) => valueToSlots(args[i]!, t, out, `argument ${i + 1}`));
+  return out;
+}
+
+/** A loop count below zero: the interpreter's error (its loopCount), word for word. */
+function negativeCount(what: "build size" | "ifold count", n: number, span: Span | undefined): never {
+  return fail("shape", `${what} must not be negative, got ${n}`, span);
+}
+
+/**
+ * The irregular-build error of src/runtime/stack.ts. Compiled code does not keep element values, only their
+ * dimensions: `first` and `found` list, for elements of type Array^common<U>, the `common` leading dimensions and then
+ * the dimensions of each array leaf of U, in leaf order. They are turned back into (empty) values of the element type
+ * so that the shapes are described by stack.ts itself.
+ */
+function irregular(
+  span: Span | undefined,
+  elemType: Type,
+  common: number,
+  index: number,
+  first: readonly number[],
+  found: readonly number[],
+): never {
+  const describe = (dims: readonly number[]) => showShape(shapeOf(emptyValueWithDims(elemType, common, dims)));
+  return fail(
+    "shape",
+    `build produced elements of different shapes: element 0 has shape ${describe(first)} ` +
+      `but element ${index} has shape ${describe(found)}`,
+    span,
+  );
+}
+
+// A value of type `elemType` = Array^common<U> whose leaves have the given dimensions and no data (only its shape is
+// ever looked at).
+function emptyValueWithDims(elemType: Type, common: number, dims: readonly number[]): Value {
+  const slots: Slot[] = [];
+  const lead = dims.slice(0, common);
+  let at = common;
+  for (const leaf of leavesOf(elemType)) {
+    const own = leaf.rank - common;
+    if (leaf.rank === 0) {
+      slots.push(leaf.kind === "bool" ? false : 0);
+      continue;
+    }
+    slots.push(EMPTY[leaf.kind], 0, ...lead, ...dims.slice(at, at + own));
+    at += own;
+  }
+  return slotsToValue(slots, elemType);
+}
+
+const EMPTY = { double: new Float64Array(0), int: new Int32Array(0), bool: new Uint8Array(0) } as const;
+
+/**
+ * Copies an array element into a build's buffer. The count is clipped to the buffer: only an irregular build (whose
+ * error is raised when its loop ends, as the interpreter does) can ask for more.
+ */
+function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number): void {
+  if (at + n > dst.length) n = dst.length - at;
+  if (n <= 0) return;
+  if (n < 32) {
+    for (let q = 0; q < n; q++) dst[at + q] = src[from + q]!;
+  } else {
+    dst.set(src.subarray(from, from + n), at);
+  }
+}
+
+export const RUNTIME = {
+  intDiv,
+  intPow,
+  indexOutOfRange,
+  negativeCount,
+  irregular,
+  noError: (): never => {
+    throw new Error("compiled code left its body without a result or an error");
+  },
+  copy,
+  unpackArgs,
+  packResult: (slots: readonly Slot[], t: Type): Value => slotsToValue(slots, t),
+  emptyF64: EMPTY.double,
+  emptyI32: EMPTY.int,
+  emptyU8: EMPTY.bool,
+};
+
+export type Runtime = typeof RUNTIME;
