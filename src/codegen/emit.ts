@@ -126,6 +126,8 @@ export class Emitter {
         return emitBuild(this, e, base);
       case "ifold":
         return this.ifold(e);
+      case "jvp":
+        throw new Error("codegen: a jvp node reached the code generator (the forward-ad pass expands them)");
       case "lam":
       case "app":
         return fail("unsupported", `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : "call"})`, undefined, {

@@ -104,6 +104,8 @@ function evalExpr(e: Expr, env: Env): Value {
       return evalBuild(e, env);
     case "ifold":
       return evalIfold(e, env);
+    case "jvp":
+      throw new Error("interpreter: expand jvp nodes first (the forward-ad pass)");
   }
 }
 

@@ -93,7 +93,18 @@ export interface Ifold {
   readonly span?: Span;
 }
 
-export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold;
+/**
+ * `jvp f`: D[f], the forward-mode derivative of the function value f (paper 000 Fig. 6); its type is
+ * dualType(f.type) (src/ad/dual-types.ts). The forward-ad pass expands it once f is a known lambda, so neither back
+ * end's fast path sees one.
+ */
+export interface Jvp {
+  readonly kind: "jvp";
+  readonly fn: Atom;
+  readonly type: Type;
+}
+
+export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | Jvp;
 
 /** A compiled entry point: a first-order function of its parameters. */
 export interface IrFunction {

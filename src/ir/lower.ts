@@ -14,7 +14,8 @@ import type { PrimName } from "../prims/names.js";
 import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
 import { concretize, matchConcrete, prune, TypeNamer, type MType, type TVar } from "../types/mtype.js";
-import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
+import { arrayOf, BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
+import { dualType } from "../ad/dual-types.js";
 import {
   freshVar,
   isAtom,
@@ -265,6 +266,7 @@ class Lowering {
   }
 
   private app(e: SExpr & { kind: "app" }, env: Env, blk: Block, name: string): Atom {
+    if (this.isDeriv(e, env)) return this.deriv(e, env, blk, name);
     const spine: (SExpr & { kind: "app" })[] = [];
     let head: SExpr = e;
     while (head.kind === "app") {
@@ -322,6 +324,16 @@ class Lowering {
         const [index, body] = this.binder1(args[1]!, type.elem, env);
         return blk.bind(name, { kind: "build", size, index, body, type, span });
       }
+      case "jvp": {
+        const f = atomArg(0);
+        return blk.bind(name, { kind: "jvp", fn: f, type: dualType(f.type) });
+      }
+      case "diff":
+        return this.seeded(atomArg(0), atomArg(1), 0, blk, name, span);
+      case "grad":
+        return this.seeded(atomArg(0), atomArg(1), 1, blk, name, span);
+      case "mgrad":
+        return this.seeded(atomArg(0), atomArg(1), 2, blk, name, span);
       case "ifold": {
         if (containsFun(type)) fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
         const init = atomArg(1);
@@ -330,6 +342,71 @@ class Lowering {
         return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
       }
     }
+  }
+
+  /**
+   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
+   * tangents. rank 0 (x : Double): D[f] (x, 1). rank 1 (x : Vector): build over i of D[f] applied to x zipped with the
+   * i-th one-hot vector. rank 2 (x : Matrix): the same over (i, j) with one-hot matrices.
+   */
+  private seeded(f: Atom, x: Atom, rank: 0 | 1 | 2, blk: Block, name: string, span: Span): Atom {
+    const jf = blk.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
+    if (jf.type.k !== "fun") throw new Error("jvp of a non-function");
+    const apply = (b: Block, arg: Atom) => b.bind(name, { kind: "app", fn: jf, arg, type: (jf.type as Type & { k: "fun" }).result });
+    const one = lit(1, DOUBLE);
+    const zero = lit(0, DOUBLE);
+    if (rank === 0) return apply(blk, blk.bind("dx", mkTuple([x, one])));
+    const pair = (b: Block, value: Atom, hot: Expr) => b.bind("d", mkTuple([value, b.bind("t", hot)]));
+    const hotIf = (b: Block, i: Atom, j: Atom, inner: Expr): Expr => ({
+      kind: "if",
+      cond: b.bind("c", this.prim("eq", [i, j])),
+      then: inner,
+      else: zero,
+      type: DOUBLE,
+    });
+    const rows = blk.bind("n", this.prim("length", [x]));
+    const build = (size: Atom, hint: string, body: (b: Block, i: Var) => Atom): Expr => {
+      const i = freshVar(hint, INT);
+      const b = new Block();
+      const r = body(b, i);
+      return { kind: "build", size, index: i, body: b.wrap(r), type: arrayOf(r.type), span };
+    };
+    if (rank === 1) {
+      return blk.bind(
+        name,
+        build(rows, "i", (b, i) => {
+          const seed = b.bind("dx", build(rows, "j", (c, j) => pair(c, c.bind("x", this.prim("get", [x, j])), hotIf(c, i, j, one))));
+          return apply(b, seed);
+        }),
+      );
+    }
+    return blk.bind(
+      name,
+      build(rows, "i", (b, i) => {
+        const cols = b.bind("m", this.prim("length", [b.bind("row", this.prim("get", [x, i]))]));
+        return b.bind(
+          "g",
+          build(cols, "j", (c, j) => {
+            const seed = c.bind(
+              "dx",
+              build(rows, "r", (d, r) => {
+                const xr = d.bind("xr", this.prim("get", [x, r]));
+                const cr = d.bind("m", this.prim("length", [xr]));
+                return d.bind(
+                  "dr",
+                  build(cr, "c", (e, col) => {
+                    const inner = new Block();
+                    const hot = inner.wrap(inner.bind("t", hotIf(inner, col, j, one)));
+                    return pair(e, e.bind("x", this.prim("get", [xr, col])), hotIf(e, r, i, hot));
+                  }),
+                );
+              }),
+            );
+            return apply(c, seed);
+          }),
+        );
+      }),
+    );
   }
 
   private paramTypes(t: Type, n: number): Type[] {
@@ -382,6 +459,23 @@ class Lowering {
     const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
     const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
     return [acc, index, blk.wrap(r)];
+  }
+
+  private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
+    const inner = e.fn;
+    return inner.kind === "app" && inner.fn.kind === "var" && inner.fn.name === "deriv" && !env.has("deriv") && !this.program.globalRefs.has(inner.fn);
+  }
+
+  /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
+  private deriv(e: SExpr & { kind: "app" }, env: Env, blk: Block, name: string): Atom {
+    const body = (e.fn as SExpr & { kind: "app" }).arg;
+    const x = this.expr(e.arg, env, blk, "x");
+    const param = freshVar(e.arg.kind === "var" ? e.arg.name : "x", x.type);
+    const inner = new Map(env);
+    inner.set((e.arg as SExpr & { kind: "var" }).name, param);
+    const fn = blk.bind("f", mkLam(param, this.subBlock(body, inner, this.typeOfNode(e.fn))));
+    const rank = x.type.k === "double" ? 0 : x.type.k === "array" && x.type.elem.k === "double" ? 1 : 2;
+    return this.seeded(fn, x, rank, blk, name, e.span);
   }
 
   /** A builtin used as a value (not fully applied): its eta-expansion `fun x y -> builtin x y`. */

@@ -17,15 +17,25 @@ import {
 
 export type BuiltinLowering =
   | { readonly kind: "prim"; readonly op: PrimName }
+  /** The derivative API (paper 000 §3.1): `jvp f` is D[f]; diff, grad and mgrad seed it with one-hot tangents. */
+  | { readonly kind: "jvp" }
+  | { readonly kind: "diff" }
+  | { readonly kind: "grad" }
+  | { readonly kind: "mgrad" }
   | { readonly kind: "build" }
   | { readonly kind: "ifold" }
   | { readonly kind: "proj"; readonly index: number }
   | { readonly kind: "pair" };
 
+/** What a builtin's type may need from the checker: D(t), the dual-number type of t (see ./dual.ts). */
+export interface BuiltinTypeContext {
+  dual(t: MType): MType;
+}
+
 export interface Builtin {
   readonly arity: number;
   /** A fresh instance of the builtin's type. */
-  readonly type: () => MType;
+  readonly type: (ctx: BuiltinTypeContext) => MType;
   readonly lowering: BuiltinLowering;
 }
 
@@ -142,8 +152,40 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["max", numBinary("max")],
   ["min", numBinary("min")],
   ["not", { arity: 1, type: () => mFun(M_BOOL, M_BOOL), lowering: { kind: "prim", op: "not" } }],
+  [
+    "jvp",
+    {
+      arity: 1,
+      type: (ctx) => {
+        const f = mFun(freshTVar(), freshTVar());
+        return mFun(f, ctx.dual(f));
+      },
+      lowering: { kind: "jvp" },
+    },
+  ],
+  ...(["diff", "vdiff", "mdiff"] as const).map((name): [string, Builtin] => [name, derivative(0, { kind: "diff" })]),
+  ...(["grad", "jacob"] as const).map((name): [string, Builtin] => [name, derivative(1, { kind: "grad" })]),
+  ["mgrad", derivative(2, { kind: "mgrad" })],
   ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
 ]);
+
+/**
+ * diff : (Double -> b) -> Double -> D(b); grad : (Vector -> b) -> Vector -> Array<D(b)>;
+ * mgrad : (Matrix -> b) -> Matrix -> Array<Array<D(b)>> (paper 000 Fig. 5 and Table 2, with the output type general:
+ * vdiff and mdiff are diff at a Vector or Matrix output, jacob is grad at a Vector output).
+ */
+function derivative(rank: 0 | 1 | 2, lowering: BuiltinLowering): Builtin {
+  return {
+    arity: 2,
+    type: (ctx) => {
+      const input = rank === 0 ? M_DOUBLE : rank === 1 ? mArray(M_DOUBLE) : mArray(mArray(M_DOUBLE));
+      const b = freshTVar();
+      const d = ctx.dual(b);
+      return mFuns([mFun(input, b), input], rank === 0 ? d : rank === 1 ? mArray(d) : mArray(mArray(d)));
+    },
+    lowering,
+  };
+}
 
 /** Binary operators as primitives. `&&` and `||` are not here: they are lazy and lower to `if`. */
 export const BINOP_PRIMS: Readonly<Record<"+" | "-" | "*" | "/" | "**" | "<" | ">" | "<=" | ">=" | "=" | "<>", PrimName>> = {

@@ -31,6 +31,7 @@ import {
   type Scheme,
   type TVar,
 } from "./mtype.js";
+import { DualConstraints } from "./dual.js";
 import { NumericConstraints } from "./numeric.js";
 
 export interface CheckedDef {
@@ -97,6 +98,7 @@ function lambdaParamNames(e: Expr): string[] {
 
 class DefinitionChecker {
   private readonly numeric = new NumericConstraints();
+  private readonly duals = new DualConstraints();
   private readonly literals: TVar[] = [];
 
   constructor(
@@ -109,6 +111,10 @@ class DefinitionChecker {
     const top = new Scope(new Map([...this.globals].map(([n, d]) => [n, { kind: "global", def: d } as Binding])));
     const type = this.infer(def.value, top);
     if (def.annot) expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+    // Numeric decisions can settle a differentiated type and vice versa: alternate until both are done.
+    do this.numeric.resolve();
+    while (this.duals.solve(false));
+    this.duals.solve(true);
     this.numeric.resolve();
     // Literals nothing decided become Double (so `fun n -> vectorFill n 0` returns a Vector).
     for (const v of this.literals) {
@@ -253,12 +259,25 @@ class DefinitionChecker {
       return instantiate(b.def.scheme);
     }
     const builtin = BUILTINS.get(e.name);
-    if (builtin) return builtin.type();
+    if (builtin) return builtin.type({ dual: (t) => this.duals.dualOf(t, e.span) });
     const suggestion = closestName(e.name, [...scope.names(), ...BUILTINS.keys()]);
     return fail("name", `unknown name \`${e.name}\``, e.span, suggestion ? { hint: `did you mean \`${suggestion}\`?` } : {});
   }
 
   private inferApp(e: Expr & { kind: "app" }, scope: Scope): MType {
+    const t = this.inferApplication(e, scope);
+    this.duals.solve(false);
+    return t;
+  }
+
+  private inferApplication(e: Expr & { kind: "app" }, scope: Scope): MType {
+    if (isDerivForm(e, scope)) {
+      // `deriv e x` (paper 000 Algorithm 1): the derivative of e with respect to its free variable x.
+      const body = this.infer((e.fn as Expr & { kind: "app" }).arg, scope);
+      this.record(e.fn, body);
+      const wrt = this.infer(e.arg, scope);
+      return this.duals.derivOf(wrt, body, e.span);
+    }
     const f = prune(this.infer(e.fn, scope));
     const arg = this.infer(e.arg, scope);
     if (f.k === "fun") {
@@ -294,6 +313,18 @@ class DefinitionChecker {
     this.numeric.defer({ kind, a: pa, b: pb, result: r, op, span: opSpan, leftSpan: la, rightSpan: lb });
     return r;
   }
+}
+
+/** `deriv e x` with `deriv` the builtin (not shadowed) and x a variable. */
+export function isDerivForm(e: Expr & { kind: "app" }, scope?: { get(name: string): unknown }): boolean {
+  const inner = e.fn;
+  if (inner.kind !== "app" || inner.fn.kind !== "var" || inner.fn.name !== "deriv") return false;
+  if (scope?.get("deriv") !== undefined) return false;
+  if (e.arg.kind !== "var")
+    fail("type", "the second argument of `deriv` must be a variable (the one to differentiate with respect to)", e.arg.span, {
+      expected: "a variable name",
+    });
+  return true;
 }
 
 /** Double when one side is Index and the other Double (both known); undefined otherwise. */

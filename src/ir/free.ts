@@ -1,0 +1,123 @@
+// Free variables, use counts and size of IR expressions. All walks use an explicit stack, so long let chains and deep
+// nesting cannot overflow the JS stack.
+
+import type { Atom, Expr, IrFunction, Var } from "./ir.js";
+
+/** The atoms a node uses directly (its operands), not those of nested expressions. */
+export function operands(e: Expr): readonly Atom[] {
+  switch (e.kind) {
+    case "var":
+    case "lit":
+      return [e];
+    case "prim":
+      return e.args;
+    case "tuple":
+      return e.elems;
+    case "proj":
+      return [e.arg];
+    case "app":
+      return [e.fn, e.arg];
+    case "jvp":
+      return [e.fn];
+    case "if":
+      return [e.cond];
+    case "build":
+      return [e.size];
+    case "ifold":
+      return [e.init, e.count];
+    case "let":
+    case "lam":
+      return [];
+  }
+}
+
+/** The expressions nested directly in a node (let rhs and body, branches, loop and lambda bodies). */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "let":
+      return [e.rhs, e.body];
+    case "if":
+      return [e.then, e.else];
+    case "lam":
+    case "build":
+    case "ifold":
+      return [e.body];
+    default:
+      return [];
+  }
+}
+
+/** The variables a node binds for its nested expressions. */
+export function binders(e: Expr): readonly Var[] {
+  switch (e.kind) {
+    case "let":
+      return [e.v];
+    case "lam":
+      return [e.param];
+    case "build":
+      return [e.index];
+    case "ifold":
+      return [e.acc, e.index];
+    default:
+      return [];
+  }
+}
+
+/** Calls `visit` on every node of `e` (pre-order). */
+export function forEachNode(e: Expr, visit: (node: Expr) => void): void {
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
+    const cs = children(node);
+    for (let i = cs.length - 1; i >= 0; i--) stack.push(cs[i]!);
+  }
+}
+
+/** How many times each variable (by id) is used as an operand anywhere in `e`. Binders are not uses. */
+export function useCounts(e: Expr): Map<number, number> {
+  const counts = new Map<number, number>();
+  forEachNode(e, (node) => {
+    for (const a of operands(node)) if (a.kind === "var") counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
+  });
+  return counts;
+}
+
+/**
+ * The variables used in `e` but not bound in it, by id. Binder ids are unique (an invariant of the IR), so a variable
+ * is free exactly when it is used and not bound anywhere inside `e`.
+ */
+export function freeVars(e: Expr): Map<number, Var> {
+  const used = new Map<number, Var>();
+  const bound = new Set<number>();
+  forEachNode(e, (node) => {
+    for (const b of binders(node)) bound.add(b.id);
+    for (const a of operands(node)) if (a.kind === "var") used.set(a.id, a);
+  });
+  for (const id of bound) used.delete(id);
+  return used;
+}
+
+export function isFreeIn(v: Var, e: Expr): boolean {
+  return freeVars(e).has(v.id);
+}
+
+/** Number of nodes (atoms in operand position are not counted separately). The size limit of the optimiser uses it. */
+export function exprSize(e: Expr): number {
+  let n = 0;
+  forEachNode(e, () => n++);
+  return n;
+}
+
+export const functionSize = (fn: IrFunction): number => exprSize(fn.body);
+
+/** True when some node of `e` satisfies `pred`. */
+export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (pred(node)) return true;
+    for (const c of children(node)) stack.push(c);
+  }
+  return false;
+}

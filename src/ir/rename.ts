@@ -1,0 +1,102 @@
+// Copying expressions: substitution of atoms for variables, and copies with fresh binders.
+//
+// Substitution never captures: binder ids are unique in a function, and an atom substituted for a variable is in scope
+// wherever that variable is (the callers substitute a variable by an atom bound outside its scope). A copy that may
+// end up in the same function as the original (inlining a lambda body, fusing a build body into each of its uses)
+// must use `copyFresh`, which gives every binder inside a new id and so keeps binders unique.
+
+import { renameVar, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
+
+/** `e` with each free variable whose id is in `subst` replaced by its atom. Binders are kept. */
+export function substitute(e: Expr, subst: ReadonlyMap<number, Atom>): Expr {
+  if (subst.size === 0) return e;
+  return new Copier(subst, false).expr(e);
+}
+
+/** A copy of `e` in which every binder is fresh, and free variables in `subst` are replaced by their atoms. */
+export function copyFresh(e: Expr, subst: ReadonlyMap<number, Atom> = new Map()): Expr {
+  return new Copier(subst, true).expr(e);
+}
+
+/** A copy of a function with fresh parameters and binders (for reusing a function body in another one). */
+export function copyFunction(fn: IrFunction, name = fn.name): IrFunction {
+  const c = new Copier(new Map(), true);
+  const params = fn.params.map((p) => c.binder(p));
+  return { name, params, body: c.expr(fn.body) };
+}
+
+class Copier {
+  private readonly map: Map<number, Atom>;
+
+  constructor(
+    subst: ReadonlyMap<number, Atom>,
+    private readonly fresh: boolean,
+  ) {
+    this.map = new Map(subst);
+  }
+
+  binder(v: Var): Var {
+    if (!this.fresh) return v;
+    const w = renameVar(v);
+    this.map.set(v.id, w);
+    return w;
+  }
+
+  atom<A extends Atom>(a: A): A | Atom {
+    if (a.kind === "lit") return a;
+    return this.map.get(a.id) ?? a;
+  }
+
+  private atoms(as: readonly Atom[]): Atom[] {
+    return as.map((a) => this.atom(a));
+  }
+
+  expr(e: Expr): Expr {
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.atom(e);
+      case "let": {
+        // Iterative over the chain: rhs first (it cannot see its own binder), then the binder for the rest.
+        const bindings: { v: Var; rhs: Expr }[] = [];
+        let cur: Expr = e;
+        while (cur.kind === "let") {
+          const rhs = this.expr(cur.rhs);
+          bindings.push({ v: this.binder(cur.v), rhs });
+          cur = cur.body;
+        }
+        let out = this.expr(cur);
+        for (let i = bindings.length - 1; i >= 0; i--) out = { kind: "let", v: bindings[i]!.v, rhs: bindings[i]!.rhs, body: out };
+        return out;
+      }
+      case "prim":
+        return { ...e, args: this.atoms(e.args) };
+      case "tuple":
+        return { ...e, elems: this.atoms(e.elems) };
+      case "proj":
+        return { ...e, arg: this.atom(e.arg) };
+      case "app":
+        return { ...e, fn: this.atom(e.fn), arg: this.atom(e.arg) };
+      case "jvp":
+        return { ...e, fn: this.atom(e.fn) };
+      case "lam": {
+        const param = this.binder(e.param);
+        return { ...e, param, body: this.expr(e.body) };
+      }
+      case "if":
+        return { ...e, cond: this.atom(e.cond), then: this.expr(e.then), else: this.expr(e.else) };
+      case "build": {
+        const size = this.atom(e.size);
+        const index = this.binder(e.index);
+        return { ...e, size, index, body: this.expr(e.body) };
+      }
+      case "ifold": {
+        const init = this.atom(e.init);
+        const count = this.atom(e.count);
+        const acc = this.binder(e.acc);
+        const index = this.binder(e.index);
+        return { ...e, init, count, acc, index, body: this.expr(e.body) };
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// The inliner: removes every lambda and application, because the code generator only accepts first-order IR.
+//
+// Smooth has no recursion, so full inlining terminates. The pass walks the function in order, remembering what each
+// let-bound variable is bound to, and:
+//  - beta-reduces `f a` when f is bound to a lambda: the lambda's body is copied with fresh binders (so copies never
+//    share binders) with its parameter replaced by `a`, and the copy is inlined in turn;
+//  - pushes an application into a conditional of functions: `(if c then f else g) a` -> `if c then f a else g a`
+//    (paper 000, Fig. 7f), and likewise a projection from a conditional of tuples of functions;
+//  - resolves functions stored in tuples: `fst (f, g)` -> f (paper 000, Fig. 7d);
+//  - substitutes variables bound to atoms (`let g = f in ...`), which beta-reduction produces in numbers.
+// Functions cannot be build elements or ifold state (the type checker rejects them), so no function value can hide in
+// a loop. Afterwards, function-typed lets are dead and are removed. If the function's parameters and result are
+// first-order, no lambda or application may remain: one that does is a compiler bug and is reported as such.
+
+import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
+import { someNode } from "../ir/free.js";
+import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
+import { printIr } from "../ir/print.js";
+import { copyFresh } from "../ir/rename.js";
+import { containsFun } from "../types/types.js";
+import { removeDeadLets } from "./dce.js";
+import type { Pass } from "./pass.js";
+
+export const inlinePass: Pass = {
+  name: "inline",
+  run: inlineFunction,
+};
+
+export function inlineFunction(fn: IrFunction): IrFunction {
+  const inlined = new Inliner().scope(fn.body);
+  const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
+  const out: IrFunction = { ...fn, body };
+  if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body))) assertFirstOrder(out);
+  return out;
+}
+
+function assertFirstOrder(fn: IrFunction): void {
+  let found: Expr | undefined;
+  someNode(fn.body, (e) => {
+    if (e.kind === "lam" || e.kind === "app") found = e;
+    return found !== undefined;
+  });
+  if (found !== undefined) {
+    throw new Error(`inline: a ${found.kind === "lam" ? "lambda" : "function application"} remains in ${fn.name}: ${printIr(found)}`);
+  }
+}
+
+class Inliner {
+  /** Let-bound variable -> its inlined right-hand side (never a let). */
+  private readonly defs = new Map<number, Expr>();
+  /** Variables bound to atoms, replaced by those atoms. */
+  private readonly subst = new Map<number, Atom>();
+
+  scope(e: Expr): Expr {
+    const b = new AnfBuilder();
+    return b.finish(this.into(e, b));
+  }
+
+  private atom(a: Atom): Atom {
+    // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
+    for (let to = a.kind === "var" ? this.subst.get(a.id) : undefined; to !== undefined; to = a.kind === "var" ? this.subst.get(a.id) : undefined) a = to;
+    return a;
+  }
+
+  /** Inlines `e`, emitting its lets into `b`; returns the tail (never a let). */
+  private into(e: Expr, b: AnfBuilder): Expr {
+    while (e.kind === "let") {
+      const rhs = this.into(e.rhs, b);
+      if (isAtom(rhs)) {
+        // Copy propagation: needed for function-typed variables, and it keeps the inlined code readable.
+        if (b.rebindLast(rhs, e.v)) {
+          this.subst.set((rhs as Var).id, e.v);
+          this.defs.set(e.v.id, this.defs.get((rhs as Var).id)!);
+        } else {
+          this.subst.set(e.v.id, rhs);
+        }
+      } else {
+        b.bindVar(e.v, rhs);
+        this.defs.set(e.v.id, rhs);
+      }
+      e = e.body;
+    }
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.atom(e);
+      case "prim":
+        return { ...e, args: e.args.map((a) => this.atom(a)) };
+      case "tuple":
+        return { ...e, elems: e.elems.map((a) => this.atom(a)) };
+      case "proj": {
+        const node = { ...e, arg: this.atom(e.arg) };
+        return containsFun(node.type) ? this.project(node.index, node.arg) : node;
+      }
+      case "app":
+        return this.apply(this.atom(e.fn), this.atom(e.arg), b);
+      case "jvp":
+        return { ...e, fn: this.atom(e.fn) };
+      case "lam":
+        return { ...e, body: this.scope(e.body) };
+      case "if":
+        return { ...e, cond: this.atom(e.cond), then: this.scope(e.then), else: this.scope(e.else) };
+      case "build":
+        return { ...e, size: this.atom(e.size), body: this.scope(e.body) };
+      case "ifold":
+        return { ...e, init: this.atom(e.init), count: this.atom(e.count), body: this.scope(e.body) };
+    }
+  }
+
+  private apply(fn: Atom, arg: Atom, b: AnfBuilder): Expr {
+    const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
+    if (def?.kind === "lam") return this.into(copyFresh(def.body, new Map([[def.param.id, arg]])), b);
+    if (def?.kind === "if") return this.pushInto(def, (f) => mkApp(f, arg));
+    // Not known here: the parameter of a lambda being inlined at its definition. Its copies resolve it.
+    return mkApp(fn, arg);
+  }
+
+  /** A function-typed component of a tuple. */
+  private project(index: number, tuple: Atom): Expr {
+    const def = tuple.kind === "var" ? this.defs.get(tuple.id) : undefined;
+    if (def?.kind === "tuple") return this.atom(def.elems[index]!);
+    if (def?.kind === "if") return this.pushInto(def, (t) => mkProj(index, t));
+    return mkProj(index, tuple);
+  }
+
+  /** `wrap (if c then e1 else e2)` -> `if c then wrap e1 else wrap e2`, each branch a fresh copy, inlined. */
+  private pushInto(cond: If, wrap: (v: Var) => Expr): Expr {
+    const branch = (e: Expr) => {
+      const v = freshVar("f", typeOf(e));
+      return this.scope(mkLet(v, copyFresh(e), wrap(v)));
+    };
+    return mkIf(cond.cond, branch(cond.then), branch(cond.else));
+  }
+}

@@ -1,0 +1,39 @@
+// Passes are values and pipelines are lists of them: each pass maps a function to a function in the same IR, so any
+// sequence composes. `runPipeline` can verify the IR after every pass (tests always do) and trace each result
+// (`smooth dev --passes a,b,c` prints them).
+
+import type { IrFunction } from "../ir/ir.js";
+import { verify } from "../ir/verify.js";
+
+export interface Pass {
+  readonly name: string;
+  run(fn: IrFunction): IrFunction;
+}
+
+export type Pipeline = readonly Pass[];
+
+export interface RunOptions {
+  /** Check the IR invariants on the input and after every pass. */
+  readonly verify?: boolean;
+  /** Called with each pass's name and result, in order. */
+  readonly trace?: (passName: string, fn: IrFunction) => void;
+}
+
+export function runPipeline(fn: IrFunction, passes: Pipeline, opts: RunOptions = {}): IrFunction {
+  if (opts.verify) verifyAfter("(input)", fn);
+  for (const pass of passes) {
+    fn = pass.run(fn);
+    if (opts.verify) verifyAfter(pass.name, fn);
+    opts.trace?.(pass.name, fn);
+  }
+  return fn;
+}
+
+function verifyAfter(passName: string, fn: IrFunction): void {
+  try {
+    verify(fn);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new Error(`after pass ${passName}, in function ${fn.name}: ${message}`);
+  }
+}

@@ -1,0 +1,59 @@
+// Rewrite rules are named data: a name, the head construct they match (the rule index is keyed by it), a one-line
+// description, and a function from a node to its replacement (or undefined when the rule does not apply).
+// The rewrite engine (../rewrite.ts) calls a rule on a node whose operands are already substituted and whose nested
+// bodies are already rewritten, with a context that knows what each variable in scope is let-bound to.
+
+import type { Atom, Expr, Var } from "../../ir/ir.js";
+import type { UseInfo } from "../occurrences.js";
+
+export type Head = Expr["kind"];
+export type NodeOf<H extends Head> = Extract<Expr, { kind: H }>;
+
+export interface RuleContext {
+  /** The (already rewritten) right-hand side `v` is let-bound to, if it is let-bound in scope. */
+  definition(v: Atom): Expr | undefined;
+  /**
+   * How `v` was used when this iteration started. Stale by design: rewriting only removes or copies existing uses,
+   * so a guard that holds on this information still holds; new variables (copies) have none.
+   */
+  uses(v: Var): UseInfo | undefined;
+}
+
+export interface Rule<H extends Head = Head> {
+  readonly name: string;
+  readonly head: H;
+  /** The rewrite, e.g. "length (build n f) -> n". */
+  readonly doc: string;
+  /** The replacement (of the same type, meaning the same), or undefined if the rule does not apply to `node`. */
+  apply(node: NodeOf<H>, ctx: RuleContext): Expr | undefined;
+}
+
+export type AnyRule = { [H in Head]: Rule<H> }[Head];
+
+/** Identity, for type inference of the head. */
+export const rule = <H extends Head>(r: Rule<H>): Rule<H> => r;
+
+/** Rules indexed by head construct, tried in the order given. */
+export class RuleSet {
+  private readonly byHead = new Map<Head, AnyRule[]>();
+
+  constructor(readonly rules: readonly AnyRule[]) {
+    const names = new Set<string>();
+    for (const r of rules) {
+      if (names.has(r.name)) throw new Error(`duplicate rule name ${r.name}`);
+      names.add(r.name);
+      const list = this.byHead.get(r.head) ?? [];
+      list.push(r);
+      this.byHead.set(r.head, list);
+    }
+  }
+
+  /** The first rule that applies to `node`, and its result. */
+  apply(node: Expr, ctx: RuleContext): { rule: AnyRule; result: Expr } | undefined {
+    for (const r of this.byHead.get(node.kind) ?? []) {
+      const result = (r.apply as (n: Expr, c: RuleContext) => Expr | undefined)(node, ctx);
+      if (result !== undefined) return { rule: r, result };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+// The simplifier: named rewrite rules run to a bounded fixpoint. Each iteration analyses uses, sweeps the function
+// once with the rules (../rewrite.ts), then removes dead lets (./dce.ts). It stops when an iteration changes nothing,
+// or at the iteration or size limit, and reports which.
+
+import type { IrFunction } from "../ir/ir.js";
+import { functionSize } from "../ir/free.js";
+import { removeDeadLets } from "./dce.js";
+import { runToFixpoint, type FixpointLimits, type FixpointReport } from "./fixpoint.js";
+import { analyseUses } from "./occurrences.js";
+import type { Pass } from "./pass.js";
+import { Rewriter } from "./rewrite.js";
+import { ifLiteral, ifSameBranches } from "./rules/conditional.js";
+import { constantFold } from "./rules/fold.js";
+import { getOfBuild, lengthOfBuild } from "./rules/fusion.js";
+import { RuleSet, type AnyRule } from "./rules/rule.js";
+import { projOfTuple } from "./rules/tuple.js";
+
+/** The rules of the standard simplifier, in the order they are tried for a node. */
+export const SIMPLIFY_RULES: readonly AnyRule[] = [
+  constantFold,
+  lengthOfBuild,
+  getOfBuild,
+  projOfTuple,
+  ifLiteral,
+  ifSameBranches,
+];
+
+/** Names of the rewrites the engine does itself (not rules of the list): they appear in reports too. */
+export const STRUCTURAL_REWRITES = ["let-flatten", "copy-propagation", "dead-let"] as const;
+
+export interface SimplifyOptions {
+  readonly rules?: readonly AnyRule[];
+  readonly maxIterations?: number;
+  /** Node-count limit; by default 8 times the input's size (at least 100000). */
+  readonly maxSize?: number;
+}
+
+export function simplify(fn: IrFunction, opts: SimplifyOptions = {}): { fn: IrFunction; report: FixpointReport } {
+  const rules = new RuleSet(opts.rules ?? SIMPLIFY_RULES);
+  const limits: FixpointLimits = {
+    maxIterations: opts.maxIterations ?? 32,
+    maxSize: opts.maxSize ?? Math.max(100_000, 8 * functionSize(fn)),
+  };
+  return runToFixpoint(
+    fn,
+    (f) => {
+      const rw = new Rewriter(rules, analyseUses(f.body), new Map());
+      const { expr, removed } = removeDeadLets(rw.scope(f.body));
+      if (removed > 0) rw.fired.set("dead-let", removed);
+      return { fn: { ...f, body: expr }, fired: rw.fired };
+    },
+    limits,
+  );
+}
+
+/** The simplifier as a pass; `onReport` receives each run's report (for `smooth dev` and tests). */
+export function simplifyPass(opts: SimplifyOptions & { onReport?: (r: FixpointReport) => void } = {}): Pass {
+  return {
+    name: "simplify",
+    run(fn) {
+      const { fn: out, report } = simplify(fn, opts);
+      opts.onReport?.(report);
+      return out;
+    },
+  };
+}
