@@ -198,6 +198,8 @@ class Lowering {
         const i = this.expr(e.index, env, blk);
         return blk.bind(name, this.prim("get", [a, i], e.span));
       }
+      case "typed":
+        return this.coerce(this.expr(e.expr, env, blk, name), this.typeOfNode(e), blk);
       case "opfun": {
         const t = this.typeOfNode(e);
         if (t.k !== "fun" || t.result.k !== "fun") throw new Error("operator value without a function type");

@@ -105,6 +105,15 @@ class Printer {
     return this.a.namer.nameOf(v);
   }
 
+  /**
+   * An atom in a position where nothing around it fixes its type (a result, a tuple element, an argument, an ifold's
+   * initial state): an Index literal is written `(3: Index)`, since a bare `3` would read back as a Double.
+   */
+  private value(x: Atom): Frag {
+    if (x.kind === "lit" && x.type.k === "int") return frag(`(${printLiteral(x)}: Index)`, ATOM);
+    return this.atom(x);
+  }
+
   private atom(x: Atom): Frag {
     if (x.kind === "lit") return frag(printLiteral(x), ATOM);
     const rhs = this.a.inlined.get(x.id);
@@ -116,17 +125,17 @@ class Printer {
     switch (e.kind) {
       case "var":
       case "lit":
-        return this.atom(e);
+        return this.value(e);
       case "let":
         return this.letChain(e);
       case "prim":
         return this.prim(e.op, e.args);
       case "tuple":
-        return frag(`(${e.elems.map((x) => at(this.atom(x), OR).text).join(", ")})`, ATOM);
+        return frag(`(${e.elems.map((x) => at(this.value(x), OR).text).join(", ")})`, ATOM);
       case "proj":
         return this.proj(e.index, e.arg, undefined);
       case "app":
-        return frag(`${at(this.atom(e.fn), APP).text} ${this.arg(this.atom(e.arg))}`, APP);
+        return frag(`${at(this.atom(e.fn), APP).text} ${this.arg(this.value(e.arg))}`, APP);
       case "jvp":
         return frag(`jvp ${this.arg(this.atom(e.fn))}`, APP);
       case "lam": {
@@ -145,7 +154,7 @@ class Printer {
         return frag(`build ${this.arg(this.atom(e.size))} ${parens(this.fun([e.index], e.body)).text}`, APP);
       case "ifold": {
         const f = parens(this.fun([e.acc, e.index], e.body)).text;
-        return frag(`ifold ${f} ${this.arg(this.atom(e.init))} ${this.arg(this.atom(e.count))}`, APP);
+        return frag(`ifold ${f} ${this.arg(this.value(e.init))} ${this.arg(this.atom(e.count))}`, APP);
       }
     }
   }

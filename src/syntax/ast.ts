@@ -39,7 +39,9 @@ export type Expr =
   /** `a[i]` */
   | { kind: "index"; array: Expr; index: Expr; span: Span }
   /** An operator used as a function value: `(+)`, `(*)`. */
-  | { kind: "opfun"; op: BinaryOp; span: Span };
+  | { kind: "opfun"; op: BinaryOp; span: Span }
+  /** A type ascription `(e : T)`: e must have type T (the IR printer uses it for literals only a type tells apart). */
+  | { kind: "typed"; expr: Expr; annot: TypeAnn; span: Span };
 
 /** A top-level `let name = value` (also `let name x y = body`, desugared by the parser to a lambda). */
 export interface Definition {

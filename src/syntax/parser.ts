@@ -385,6 +385,12 @@ function parseParenthesised(s: TokenStream): Expr {
     });
   }
   const inner = parseExpression(s);
+  if (s.is(":")) {
+    s.next();
+    const annot = parseTypeAnn(s);
+    s.close(open, ")");
+    return { kind: "typed", expr: inner, annot, span: s.spanFrom(open.start) };
+  }
   s.close(open, ")");
   return inner.kind === "tuple" ? { ...inner, span: s.spanFrom(open.start) } : inner;
 }

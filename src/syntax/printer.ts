@@ -138,6 +138,8 @@ function render(e: Expr, col: number, ctx: Ctx, prec: number, tail: boolean): st
       return e.value ? "true" : "false";
     case "opfun":
       return `(${e.op})`;
+    case "typed":
+      return `(${render(e.expr, col + 1, ctx, 0, false)}: ${printType(e.annot)})`;
     case "tuple":
       return renderTuple(e.elems, col, ctx.indent, col + flatSize(e) > WIDTH);
     case "binop": {
@@ -261,6 +263,8 @@ function computeFlatSize(e: Expr): number {
       return 5;
     case "opfun":
       return e.op.length + 2;
+    case "typed":
+      return flatSize(e.expr) + printType(e.annot).length + 4;
     case "tuple":
       return e.elems.reduce((n, x) => n + flatSize(x) + 2, 0);
     case "binop":

@@ -188,6 +188,12 @@ class DefinitionChecker {
               expectType(b, M_BOOL, e.right.span, `\`${e.op}\` compares two numbers or two Bools`);
               return M_BOOL;
             }
+            const [pa, pb] = [prune(a), prune(b)];
+            if (pa.k === "tvar" && pb.k === "tvar" && pa.flag !== "lit" && pb.flag !== "lit") {
+              // Neither side known: the two are one type, numbers or Bools (decided later, numbers by default).
+              expectType(b, a, e.right.span, `the operands of \`${e.op}\` have different types`);
+              return M_BOOL;
+            }
             return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
           case "<":
           case ">":
@@ -213,6 +219,11 @@ class DefinitionChecker {
         expectType(this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
         return elem;
       }
+      case "typed": {
+        const t = this.infer(e.expr, scope);
+        expectType(t, annotationType(e.annot), e.expr.span, "this expression does not have the type written after it");
+        return t;
+      }
       case "opfun": {
         switch (e.op) {
           case "&&":
@@ -236,7 +247,19 @@ class DefinitionChecker {
     }
   }
 
+  /** Gives an unannotated lambda's parameters the types `expected` (a function type) says they have. */
+  private seedLambda(lam: Expr & { kind: "lam" }, expected: MType): void {
+    let t = prune(expected);
+    for (const p of lam.params) {
+      if (t.k !== "fun") return;
+      if (!p.annot && !this.nodeTypes.has(p)) this.record(p, t.param);
+      t = prune(t.result);
+    }
+  }
+
   private paramType(p: Param): MType {
+    const seeded = this.nodeTypes.get(p);
+    if (seeded) return seeded;
     return this.record(p, p.annot ? annotationType(p.annot) : freshTVar("any", true));
   }
 
@@ -279,6 +302,9 @@ class DefinitionChecker {
       return this.duals.derivOf(wrt, body, e.span);
     }
     const f = prune(this.infer(e.fn, scope));
+    // A lambda argument learns its parameter types from the function first (bidirectional), so in
+    // `build n (fun i -> half i)` the index is known to be an Index before `half i` promotes it.
+    if (f.k === "fun" && e.arg.kind === "lam") this.seedLambda(e.arg, f.param);
     const arg = this.infer(e.arg, scope);
     if (f.k === "fun") {
       if (prune(f.param).k === "double" && prune(arg).k === "int") return f.result; // Index promoted to Double

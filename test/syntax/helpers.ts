@@ -36,6 +36,8 @@ export function sexp(e: Expr): string {
       return String(e.value);
     case "opfun":
       return `(op ${e.op})`;
+    case "typed":
+      return `(: ${sexp(e.expr)} ${typeSexp(e.annot)})`;
     case "lam": {
       const params = e.params.map((p) => (p.annot ? `${p.name}:${typeSexp(p.annot)}` : p.name));
       return `(fun ${params.join(" ")} -> ${sexp(e.body)})`;
