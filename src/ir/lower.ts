@@ -14,39 +14,20 @@ import type { PrimName } from "../prims/names.js";
 import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
 import { concretize, matchConcrete, prune, TypeNamer, type MType, type TVar } from "../types/mtype.js";
-import { arrayOf, BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
+import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
 import { dualType } from "../ad/dual-types.js";
+import { overPositions } from "../ad/seed.js";
+import { AnfBuilder } from "./builder.js";
 import {
   freshVar,
-  isAtom,
   lit,
   mkLam,
-  mkLet,
   mkTuple,
-  typeOf,
   type Atom,
   type Expr,
   type IrFunction,
   type Var,
 } from "./ir.js";
-
-/** Collects the let-bindings of one straight-line block of ANF code. */
-class Block {
-  private readonly binds: { v: Var; rhs: Expr }[] = [];
-
-  bind(name: string, rhs: Expr): Atom {
-    if (isAtom(rhs)) return rhs;
-    const v = freshVar(name, typeOf(rhs));
-    this.binds.push({ v, rhs });
-    return v;
-  }
-
-  wrap(result: Expr): Expr {
-    let e = result;
-    for (let i = this.binds.length - 1; i >= 0; i--) e = mkLet(this.binds[i]!.v, this.binds[i]!.rhs, e);
-    return e;
-  }
-}
 
 type Env = ReadonlyMap<string, Atom>;
 
@@ -96,7 +77,7 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
     fail("unsupported", `\`${name}\` applied to ${argTypes.length} argument(s) returns a function, which cannot be run or compiled`, def.def.nameSpan, {
       found: showType(acc.type),
     });
-  return { name, params, body: lowering.preamble.wrap(acc) };
+  return { name, params, body: lowering.preamble.finish(acc) };
 }
 
 function countParams(t: MType): number {
@@ -106,7 +87,7 @@ function countParams(t: MType): number {
 }
 
 class Lowering {
-  readonly preamble = new Block();
+  readonly preamble = new AnfBuilder();
   private readonly specs = new Map<CheckedDef, Map<string, Atom>>();
   private subst: ReadonlyMap<TVar, Type> = new Map();
 
@@ -137,7 +118,7 @@ class Lowering {
   }
 
   /** Lowers `e` into `blk`, returning the atom holding its value. `name` names the binding for printing. */
-  private expr(e: SExpr, env: Env, blk: Block, name = "t"): Atom {
+  private expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
     switch (e.kind) {
       case "var": {
         const local = env.get(e.name);
@@ -205,20 +186,20 @@ class Lowering {
         if (t.k !== "fun" || t.result.k !== "fun") throw new Error("operator value without a function type");
         const x = freshVar("x", t.param);
         const y = freshVar("y", t.result.param);
-        const body = new Block();
+        const body = new AnfBuilder();
         const r =
           e.op === "&&" || e.op === "||"
             ? body.bind("r", { kind: "if", cond: x, then: e.op === "&&" ? y : lit(true, BOOL), else: e.op === "&&" ? lit(false, BOOL) : y, type: BOOL })
             : this.numericPrim(BINOP_PRIMS[e.op], x, y, t.result.result, body, "r", e.span);
-        return blk.bind(name, mkLam(x, mkLam(y, body.wrap(r))));
+        return blk.bind(name, mkLam(x, mkLam(y, body.finish(r))));
       }
     }
   }
 
   private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
-    const blk = new Block();
+    const blk = new AnfBuilder();
     const a = this.coerce(this.expr(e, env, blk, name), type, blk);
-    return blk.wrap(a);
+    return blk.finish(a);
   }
 
   private lambda(params: readonly { name: string; type: Type }[], body: SExpr, env: Env): Expr {
@@ -231,7 +212,7 @@ class Lowering {
     return mkLam(v, this.subBlock(body, inner, this.typeOfNode(body)));
   }
 
-  private bindPattern(p: Pattern, value: Atom, env: Map<string, Atom>, blk: Block): void {
+  private bindPattern(p: Pattern, value: Atom, env: Map<string, Atom>, blk: AnfBuilder): void {
     if (p.kind === "pvar") {
       if (p.name !== "_") env.set(p.name, value);
       return;
@@ -245,7 +226,7 @@ class Lowering {
   }
 
   /** Index → Double where a Double is wanted; identity otherwise. */
-  private coerce(a: Atom, want: Type, blk: Block): Atom {
+  private coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
     if (a.type.k === "int" && want.k === "double") {
       if (a.kind === "lit") return lit(a.value, DOUBLE);
       return blk.bind("d", this.prim("toDouble", [a]));
@@ -259,7 +240,7 @@ class Lowering {
   }
 
   /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
-  private numericPrim(op: PrimName, a: Atom, b: Atom, resultType: Type, blk: Block, name: string, span: Span): Atom {
+  private numericPrim(op: PrimName, a: Atom, b: Atom, resultType: Type, blk: AnfBuilder, name: string, span: Span): Atom {
     const common = a.type.k === "double" || b.type.k === "double" ? DOUBLE : a.type;
     const x = this.coerce(a, common, blk);
     const y = this.coerce(b, common, blk);
@@ -267,7 +248,7 @@ class Lowering {
     return this.coerce(r, resultType, blk);
   }
 
-  private app(e: SExpr & { kind: "app" }, env: Env, blk: Block, name: string): Atom {
+  private app(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
     if (this.isDeriv(e, env)) return this.deriv(e, env, blk, name);
     const spine: (SExpr & { kind: "app" })[] = [];
     let head: SExpr = e;
@@ -299,7 +280,7 @@ class Lowering {
    * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
    * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
    */
-  private saturated(b: Builtin, builtinType: Type, type: Type, args: readonly Arg[], env: Env, blk: Block, name: string, span: Span): Atom {
+  private saturated(b: Builtin, builtinType: Type, type: Type, args: readonly Arg[], env: Env, blk: AnfBuilder, name: string, span: Span): Atom {
     const paramTypes = this.paramTypes(builtinType, b.arity);
     const atomArg = (i: number) => {
       const a = args[i]!;
@@ -331,11 +312,9 @@ class Lowering {
         return blk.bind(name, { kind: "jvp", fn: f, type: dualType(f.type) });
       }
       case "diff":
-        return this.seeded(atomArg(0), atomArg(1), 0, blk, name, span);
       case "grad":
-        return this.seeded(atomArg(0), atomArg(1), 1, blk, name, span);
       case "mgrad":
-        return this.seeded(atomArg(0), atomArg(1), 2, blk, name, span);
+        return this.seeded(atomArg(0), atomArg(1), blk, name, span);
       case "ifold": {
         if (containsFun(type)) fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
         const init = atomArg(1);
@@ -347,68 +326,12 @@ class Lowering {
   }
 
   /**
-   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
-   * tangents. rank 0 (x : Double): D[f] (x, 1). rank 1 (x : Vector): build over i of D[f] applied to x zipped with the
-   * i-th one-hot vector. rank 2 (x : Matrix): the same over (i, j) with one-hot matrices.
+   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot tangents,
+   * vectorised over the positions of x (a build for a Vector, two for a Matrix; none for a Double).
    */
-  private seeded(f: Atom, x: Atom, rank: 0 | 1 | 2, blk: Block, name: string, span: Span): Atom {
+  private seeded(f: Atom, x: Atom, blk: AnfBuilder, name: string, span: Span): Atom {
     const jf = blk.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
-    if (jf.type.k !== "fun") throw new Error("jvp of a non-function");
-    const apply = (b: Block, arg: Atom) => b.bind(name, { kind: "app", fn: jf, arg, type: (jf.type as Type & { k: "fun" }).result });
-    const one = lit(1, DOUBLE);
-    const zero = lit(0, DOUBLE);
-    if (rank === 0) return apply(blk, blk.bind("dx", mkTuple([x, one])));
-    const pair = (b: Block, value: Atom, hot: Expr) => b.bind("d", mkTuple([value, b.bind("t", hot)]));
-    const hotIf = (b: Block, i: Atom, j: Atom, inner: Expr): Expr => ({
-      kind: "if",
-      cond: b.bind("c", this.prim("eq", [i, j])),
-      then: inner,
-      else: zero,
-      type: DOUBLE,
-    });
-    const rows = blk.bind("n", this.prim("length", [x]));
-    const build = (size: Atom, hint: string, body: (b: Block, i: Var) => Atom): Expr => {
-      const i = freshVar(hint, INT);
-      const b = new Block();
-      const r = body(b, i);
-      return { kind: "build", size, index: i, body: b.wrap(r), type: arrayOf(r.type), span };
-    };
-    if (rank === 1) {
-      return blk.bind(
-        name,
-        build(rows, "i", (b, i) => {
-          const seed = b.bind("dx", build(rows, "j", (c, j) => pair(c, c.bind("x", this.prim("get", [x, j])), hotIf(c, i, j, one))));
-          return apply(b, seed);
-        }),
-      );
-    }
-    return blk.bind(
-      name,
-      build(rows, "i", (b, i) => {
-        const cols = b.bind("m", this.prim("length", [b.bind("row", this.prim("get", [x, i]))]));
-        return b.bind(
-          "g",
-          build(cols, "j", (c, j) => {
-            const seed = c.bind(
-              "dx",
-              build(rows, "r", (d, r) => {
-                const xr = d.bind("xr", this.prim("get", [x, r]));
-                const cr = d.bind("m", this.prim("length", [xr]));
-                return d.bind(
-                  "dr",
-                  build(cr, "c", (e, col) => {
-                    const inner = new Block();
-                    const hot = inner.wrap(inner.bind("t", hotIf(inner, col, j, one)));
-                    return pair(e, e.bind("x", this.prim("get", [xr, col])), hotIf(e, r, i, hot));
-                  }),
-                );
-              }),
-            );
-            return apply(c, seed);
-          }),
-        );
-      }),
-    );
+    return overPositions(blk, x, (b, seed) => b.app(jf, seed, name), "this argument", span);
   }
 
   private paramTypes(t: Type, n: number): Type[] {
@@ -432,10 +355,10 @@ class Lowering {
       return [v, this.subBlock(f.body, inner, resultType)];
     }
     const v = freshVar("i", INT);
-    const blk = new Block();
+    const blk = new AnfBuilder();
     const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
     const r = blk.bind("r", { kind: "app", fn, arg: v, type: resultType });
-    return [v, blk.wrap(r)];
+    return [v, blk.finish(r)];
   }
 
   /** `fun acc i -> body` given to ifold. */
@@ -455,12 +378,12 @@ class Lowering {
     }
     const acc = freshVar("acc", stateType);
     const index = freshVar("i", INT);
-    const blk = new Block();
+    const blk = new AnfBuilder();
     const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
     if (fn.type.k !== "fun" || fn.type.result.k !== "fun") throw new Error("ifold function without a function type");
     const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
     const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
-    return [acc, index, blk.wrap(r)];
+    return [acc, index, blk.finish(r)];
   }
 
   private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
@@ -469,28 +392,27 @@ class Lowering {
   }
 
   /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
-  private deriv(e: SExpr & { kind: "app" }, env: Env, blk: Block, name: string): Atom {
+  private deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
     const x = this.expr(e.arg, env, blk, "x");
     const param = freshVar(e.arg.kind === "var" ? e.arg.name : "x", x.type);
     const inner = new Map(env);
     inner.set((e.arg as SExpr & { kind: "var" }).name, param);
     const fn = blk.bind("f", mkLam(param, this.subBlock(body, inner, this.typeOfNode(e.fn))));
-    const rank = x.type.k === "double" ? 0 : x.type.k === "array" && x.type.elem.k === "double" ? 1 : 2;
-    return this.seeded(fn, x, rank, blk, name, e.span);
+    return this.seeded(fn, x, blk, name, e.span);
   }
 
   /** A builtin used as a value (not fully applied): its eta-expansion `fun x y -> builtin x y`. */
-  private builtinValue(e: SExpr & { kind: "var" }, blk: Block): Atom {
+  private builtinValue(e: SExpr & { kind: "var" }, blk: AnfBuilder): Atom {
     const b = BUILTINS.get(e.name);
     if (!b) throw new Error(`lowering: unresolved name ${e.name}`);
     const t = this.typeOfNode(e);
     const params = this.paramTypes(t, b.arity).map((pt, i) => freshVar(`x${i + 1}`, pt));
     let resultType = t;
     for (let i = 0; i < b.arity; i++) resultType = (resultType as Type & { k: "fun" }).result;
-    const body = new Block();
+    const body = new AnfBuilder();
     const r = this.saturated(b, t, resultType, params.map((atom) => ({ atom })), new Map(), body, "r", e.span);
-    let lam: Expr = body.wrap(r);
+    let lam: Expr = body.finish(r);
     for (let i = params.length - 1; i >= 0; i--) lam = mkLam(params[i]!, lam);
     return blk.bind(e.name, lam);
   }

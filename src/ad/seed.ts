@@ -1,0 +1,70 @@
+// Seeding forward mode with one-hot tangents, vectorised (paper 000 §1.2, Fig. 5, Algorithm 1): for an input x
+// (a Double or a dense array of Doubles), a build over every scalar position p of x whose body sees the dual of x
+// with tangent 1 at p and 0 elsewhere. The builds stay in the program, so fusion and loop-invariant code motion can
+// remove the work the columns share.
+
+import { AnfBuilder, litDouble, mkIf, nested } from "../ir/builder.js";
+import type { Atom, Expr, Var } from "../ir/ir.js";
+import { mkTuple } from "../ir/ir.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import { showType, type Type } from "../types/types.js";
+
+/** The rank of a dense array of Doubles (0 for Double), or undefined for any other type. */
+export function doubleRank(t: Type): number | undefined {
+  if (t.k === "double") return 0;
+  if (t.k === "array") {
+    const r = doubleRank(t.elem);
+    return r === undefined ? undefined : r + 1;
+  }
+  return undefined;
+}
+
+/**
+ * `build n0 (fun p0 -> build n1 (fun p1 -> ... body(seed)))` over the scalar positions of `x`, where `seed` is the dual
+ * of x (type dualType(x.type)) with a one-hot tangent at (p0, p1, ...). For a Double x it is just body((x, 1.)).
+ */
+export function overPositions(b: AnfBuilder, x: Atom, body: (b: AnfBuilder, seed: Atom) => Atom, what: string, span?: Span): Atom {
+  const rank = doubleRank(x.type);
+  if (rank === undefined)
+    fail("unsupported", `cannot differentiate with respect to ${what} of type ${showType(x.type)}`, span, {
+      expected: "a Double or an array of Doubles (Vector, Matrix, ...)",
+      found: showType(x.type),
+    });
+  const positions: Var[] = [];
+  const loop = (b: AnfBuilder, xs: Atom, depth: number): Atom => {
+    if (depth === rank) return body(b, oneHotDual(b, x, positions));
+    const n = b.prim("length", [xs], "n");
+    return b.build(
+      n,
+      (p, inner) => {
+        positions.push(p);
+        const row = depth + 1 < rank ? inner.prim("get", [xs, p], "row") : xs;
+        const r = loop(inner, row, depth + 1);
+        positions.pop();
+        return r;
+      },
+      "d",
+      `p${depth}`,
+      span,
+    );
+  };
+  return loop(b, x, 0);
+}
+
+/** The dual of x with tangent 1 at `at` (one index per dimension) and 0 elsewhere. */
+function oneHotDual(b: AnfBuilder, x: Atom, at: readonly Var[]): Atom {
+  const hot = (b: AnfBuilder, xs: Atom, depth: number, index: readonly Var[]): Atom => {
+    if (depth === at.length) {
+      // Tangent: 1 where every index equals its position, as nested ifs so each test is a plain comparison.
+      const tangent = (k: number): Expr =>
+        k === at.length
+          ? litDouble(1)
+          : nested((c) => c.bind("t", mkIf(c.prim("eq", [index[k]!, at[k]!], "c"), tangent(k + 1), litDouble(0))));
+      return b.bind("dx", mkTuple([xs, b.bind("t", tangent(0))]));
+    }
+    const n = b.prim("length", [xs], "n");
+    return b.build(n, (i, inner) => hot(inner, inner.prim("get", [xs, i], "x"), depth + 1, [...index, i]), "dx", `j${depth}`);
+  };
+  return hot(b, x, 0, []);
+}
