@@ -8,7 +8,7 @@ import type { Atom, Expr, Var } from "../ir/ir.js";
 import { mkTuple } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { showType, type Type } from "../types/types.js";
+import { arrayOf, showType, tupleOf, type Type } from "../types/types.js";
 
 /** The rank of a dense array of Doubles (0 for Double), or undefined for any other type. */
 export function doubleRank(t: Type): number | undefined {
@@ -67,4 +67,69 @@ function oneHotDual(b: AnfBuilder, x: Atom, at: readonly Var[]): Atom {
     return b.build(n, (i, inner) => hot(inner, inner.prim("get", [xs, i], "x"), depth + 1, [...index, i]), "dx", `j${depth}`);
   };
   return hot(b, x, 0, []);
+}
+
+/** The dual of `x` with zero tangent: how a value that is not being differentiated enters a derivative. */
+export function zeroTangentDual(b: AnfBuilder, x: Atom): Atom {
+  switch (x.type.k) {
+    case "double":
+      return b.bind("dx", mkTuple([x, litDouble(0)]));
+    case "int":
+    case "bool":
+      return x;
+    case "array":
+      return b.build(b.prim("length", [x], "n"), (i, inner) => zeroTangentDual(inner, inner.prim("get", [x, i], "x")), "dx", "j");
+    case "tuple":
+      return b.bind(
+        "dx",
+        mkTuple(x.type.elems.map((_, k) => zeroTangentDual(b, b.proj(k, x, "x")))),
+      );
+    case "fun":
+      throw new Error("zeroTangentDual of a function: use a jvp node");
+  }
+}
+
+/** The tangent part of a dual value of primal type `t` (undefined when `t` has no Double in it). */
+export function tangentOf(b: AnfBuilder, d: Atom, t: Type): Atom | undefined {
+  switch (t.k) {
+    case "double":
+      return b.proj(1, d, "dt");
+    case "int":
+    case "bool":
+    case "fun":
+      return undefined;
+    case "array": {
+      const elem = t.elem;
+      if (tangentType(elem) === undefined) return undefined;
+      return b.build(b.prim("length", [d], "n"), (i, inner) => tangentOf(inner, inner.prim("get", [d, i], "d"), elem)!, "dt", "j");
+    }
+    case "tuple": {
+      const parts = t.elems.flatMap((e, k) => {
+        const part = tangentOf(b, b.proj(k, d, "d"), e);
+        return part ? [part] : [];
+      });
+      if (parts.length === 0) return undefined;
+      return parts.length === 1 ? parts[0]! : b.bind("dt", mkTuple(parts));
+    }
+  }
+}
+
+/** The type `tangentOf` produces: Doubles kept, Index and Bool parts dropped (undefined if nothing is left). */
+export function tangentType(t: Type): Type | undefined {
+  switch (t.k) {
+    case "double":
+      return t;
+    case "int":
+    case "bool":
+    case "fun":
+      return undefined;
+    case "array": {
+      const e = tangentType(t.elem);
+      return e && arrayOf(e);
+    }
+    case "tuple": {
+      const parts = t.elems.map(tangentType).filter((x): x is Type => x !== undefined);
+      return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : tupleOf(parts);
+    }
+  }
 }

@@ -10,7 +10,9 @@ import { compileFunction } from "../codegen/compile.js";
 import { runFunction } from "../eval/interpreter.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { someNode } from "../ir/free.js";
+import { forwardDerivative } from "./derivative-programs.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
@@ -98,16 +100,28 @@ export class SmoothProgram {
     const hit = this.cache.get(key);
     if (hit) return hit;
     this.definition(name);
-    const lowered = lowerEntry(this.checked, name, argTypes);
-    const optimised = runPipeline(lowered, passes);
-    const common = { name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
-    let spec: Specialised;
-    if (engine === "js") {
-      const compiled = compileFunction(optimised);
-      spec = { ...common, run: (args) => compiled(args), jsSource: compiled.source };
-    } else {
-      spec = { ...common, run: (args) => runFunction(lowered, args) };
-    }
+    const spec = prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes);
+    this.cache.set(key, spec);
+    return spec;
+  }
+
+  /**
+   * The forward-mode derivative program of `name` with respect to the parameters `wrt` (see ../api/derivatives.ts),
+   * specialised at `argTypes` and prepared for `engine` (cached).
+   */
+  derivative(
+    name: string,
+    argTypes: readonly Type[],
+    wrt: readonly number[],
+    engine: Engine = "js",
+    passes: readonly Pass[] = STANDARD_PIPELINE,
+  ): Specialised {
+    const key = `d:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const def = this.definition(name);
+    const primal = lowerEntry(this.checked, name, argTypes);
+    const spec = prepare(forwardDerivative(primal, { wrt, paramNames: def.paramNames }), argTypes, engine, passes);
     this.cache.set(key, spec);
     return spec;
   }
@@ -120,6 +134,25 @@ export class SmoothProgram {
     const spec = this.specialise(name, argTypes, engine);
     return valueToJson(spec.run(values), spec.resultType);
   }
+}
+
+/**
+ * Optimise and compile (js), or prepare for the reference interpreter (interp). The interpreter runs the lowered
+ * program as it is, except that derivative nodes (`jvp`) are expanded first: differentiation is a program
+ * transformation, and the interpreter runs programs.
+ */
+function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine, passes: readonly Pass[]): Specialised {
+  const optimised = runPipeline(lowered, passes);
+  const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
+  if (engine === "js") {
+    const compiled = compileFunction(optimised);
+    return { ...common, run: (args) => compiled(args), jsSource: compiled.source };
+  }
+  const expandAd = PASSES["forward-ad"];
+  const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");
+  if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
+  const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
+  return { ...common, run: (args) => runFunction(reference, args) };
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

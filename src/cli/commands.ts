@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
+import { gradJson, jacobianJson, registerDerivativeCommands, showDerivative, type DerivativeOptions } from "./derivative-commands.js";
 import { PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { lowerEntry } from "../ir/lower.js";
@@ -123,12 +124,30 @@ export function registerCommands(program: Command): void {
     });
 
   withEntry(program.command("show").argument("<file>", "a Smooth source file"))
-    .description("print a definition after inlining and simplification, in Smooth syntax")
-    .action((file: string, o: CommonOptions) => {
+    .description("print a definition (or its derivative program) after optimisation, in Smooth syntax")
+    .option("--grad", "print the optimised gradient program instead")
+    .option("--jacobian", "print the optimised Jacobian program instead")
+    .option("--wrt <k>", "with --grad/--jacobian: differentiate with respect to argument k only (0-based)")
+    .option("--mode <mode>", "with --grad/--jacobian: forward (default)")
+    .action((file: string, o: CommonOptions & DerivativeOptions & { grad?: boolean; jacobian?: boolean }) => {
       const prog = load(file, o.prelude);
-      const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "interp");
+      const argTypes = argTypesFor(prog, o.fn, parseArgs(o));
+      if (o.grad && o.jacobian) fail("argument", "give --grad or --jacobian, not both");
+      if (o.grad || o.jacobian) {
+        process.stdout.write(showDerivative(prog, o, argTypes, o.grad ? "grad" : "jacobian") + "\n");
+        return;
+      }
+      const spec = prog.specialise(o.fn, argTypes, "interp");
       process.stdout.write(printIr(spec.optimised) + "\n");
     });
+
+  registerDerivativeCommands(program, withEntry, (kind, file, o) => {
+    const prog = load(file, o.prelude);
+    const args = parseArgs(o) ?? [];
+    const engine = parseEngine(o.engine);
+    const out = kind === "grad" ? gradJson(prog, o, args, engine) : jacobianJson(prog, o, args, engine);
+    process.stdout.write(JSON.stringify(out) + "\n");
+  });
 
   withEntry(program.command("compile").argument("<file>", "a Smooth source file"))
     .description("print the JavaScript generated for a definition")
