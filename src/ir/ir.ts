@@ -114,12 +114,9 @@ export interface IrFunction {
 }
 
 export function typeOf(e: Expr): Type {
-  switch (e.kind) {
-    case "let":
-      return typeOf(e.body);
-    default:
-      return e.type;
-  }
+  // A loop, not recursion: let chains can be far longer than the JS stack is deep.
+  while (e.kind === "let") e = e.body;
+  return e.type;
 }
 
 export function isAtom(e: Expr): e is Atom {

@@ -32,10 +32,15 @@ export class Namer {
   private readonly taken = new Set<string>();
   private readonly names = new Map<number, string>();
 
+  /** Next suffix to try for a base name (so naming n variables `x` costs O(n), not O(n^2)). */
+  private readonly nextSuffix = new Map<string, number>();
+
   fresh(base: string): string {
     const s = sanitizeName(base);
     let candidate = s;
-    for (let k = 2; this.taken.has(candidate) || RESERVED.has(candidate); k++) candidate = `${s}_${k}`;
+    let k = this.nextSuffix.get(s) ?? 2;
+    while (this.taken.has(candidate) || RESERVED.has(candidate)) candidate = `${s}_${k++}`;
+    this.nextSuffix.set(s, k);
     this.taken.add(candidate);
     return candidate;
   }

@@ -30,7 +30,9 @@ export function inlineFunction(fn: IrFunction): IrFunction {
   const inlined = new Inliner().scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
-  if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body))) assertFirstOrder(out);
+  // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass checks.
+  const pendingJvp = someNode(body, (e) => e.kind === "jvp");
+  if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp) assertFirstOrder(out);
   return out;
 }
 
@@ -58,7 +60,11 @@ class Inliner {
 
   private atom(a: Atom): Atom {
     // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
-    for (let to = a.kind === "var" ? this.subst.get(a.id) : undefined; to !== undefined; to = a.kind === "var" ? this.subst.get(a.id) : undefined) a = to;
+    while (a.kind === "var") {
+      const to = this.subst.get(a.id);
+      if (to === undefined) break;
+      a = to;
+    }
     return a;
   }
 

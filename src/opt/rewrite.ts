@@ -45,7 +45,11 @@ export class Rewriter implements RuleContext {
 
   private atom(a: Atom): Atom {
     // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
-    for (let to = a.kind === "var" ? this.subst.get(a.id) : undefined; to !== undefined; to = a.kind === "var" ? this.subst.get(a.id) : undefined) a = to;
+    while (a.kind === "var") {
+      const to = this.subst.get(a.id);
+      if (to === undefined) break;
+      a = to;
+    }
     return a;
   }
 
