@@ -69,26 +69,6 @@ function oneHotDual(b: AnfBuilder, x: Atom, at: readonly Var[]): Atom {
   return hot(b, x, 0, []);
 }
 
-/** The dual of `x` with zero tangent: how a value that is not being differentiated enters a derivative. */
-export function zeroTangentDual(b: AnfBuilder, x: Atom): Atom {
-  switch (x.type.k) {
-    case "double":
-      return b.bind("dx", mkTuple([x, litDouble(0)]));
-    case "int":
-    case "bool":
-      return x;
-    case "array":
-      return b.build(b.prim("length", [x], "n"), (i, inner) => zeroTangentDual(inner, inner.prim("get", [x, i], "x")), "dx", "j");
-    case "tuple":
-      return b.bind(
-        "dx",
-        mkTuple(x.type.elems.map((_, k) => zeroTangentDual(b, b.proj(k, x, "x")))),
-      );
-    case "fun":
-      throw new Error("zeroTangentDual of a function: use a jvp node");
-  }
-}
-
 /** The tangent part of a dual value of primal type `t` (undefined when `t` has no Double in it). */
 export function tangentOf(b: AnfBuilder, d: Atom, t: Type): Atom | undefined {
   switch (t.k) {

@@ -8,7 +8,8 @@
 import { AnfBuilder } from "../ir/builder.js";
 import { freshVar, mkLam, typeOf, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
 import { dualType, hasTangent } from "../ad/dual-types.js";
-import { overPositions, tangentOf, zeroTangentDual } from "../ad/seed.js";
+import { overPositions, tangentOf } from "../ad/seed.js";
+import { constDual } from "../ad/forward.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
 
@@ -44,7 +45,7 @@ export function forwardDerivative(fn: IrFunction, opts: DerivativeOptions): IrFu
       (inner, seed) => {
         let out: Atom = df;
         params.forEach((p, i) => {
-          const arg = i === k ? seed : zeroTangentDual(inner, p);
+          const arg = i === k ? seed : constDual(p, inner);
           out = inner.app(out, arg, "r");
         });
         return tangentOf(inner, out, resultType)!;

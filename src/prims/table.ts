@@ -1,12 +1,13 @@
 // One primitive, one place: for each primitive its type rule, its evaluation (the reference semantics) and its
 // JavaScript lowering. The table is a mapped type over PrimName, so adding a name without a rule fails `tsc`.
-// (The forward and transpose rules of the AD issues will join each entry here.)
+// Each entry also names its derivative rule (src/ad/derivatives.ts), which forward and reverse mode share.
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { BOOL, DOUBLE, INT, showType, type Type } from "../types/types.js";
 import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/value.js";
 import type { PrimName } from "./names.js";
+import * as D from "../ad/derivatives.js";
 
 export interface PrimRule {
   readonly arity: number;
@@ -21,9 +22,12 @@ export interface PrimRule {
    * `span` is a JavaScript expression for this application's Span (for runtime errors, like integer division by zero).
    * `get` and `length` work on flattened array leaves (typed array, offset, dimensions) and are lowered structurally
    * by the code generator (src/codegen/emit.ts), which is why their entries say so instead of producing text here;
-   * the compiled get reports a bad index through `indexOutOfRange` below, like `evaluate`.
+   * the compiled get reports a bad index through `indexOutOfRange` below, like `evaluate`. `checkIndex` is lowered
+   * there too, as the same bounds check as get's.
    */
   readonly js: ((args: readonly string[], argTypes: readonly Type[], span: string) => string) | "array-structural";
+  /** How the primitive is differentiated (src/ad/derivatives.ts); every primitive must decide. */
+  readonly derivative: D.DerivativeRule;
 }
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
@@ -38,10 +42,12 @@ function arith(
   int: (a: number, b: number, span?: Span) => number,
   jsDouble: (a: string, b: string) => string,
   jsInt: (a: string, b: string, span: string) => string,
+  derivative: D.DerivativeRule,
 ): PrimRule {
   return {
     arity: 2,
     syntax,
+    derivative,
     type: ([a, b]) =>
       isNum(a!) && a!.k === b!.k ? a! : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
     evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
@@ -66,9 +72,10 @@ export function intDiv(a: number, b: number, span?: Span): number {
   return (a / b) | 0;
 }
 
-function unaryDouble(name: string, f: (x: number) => number, jsName: string): PrimRule {
+function unaryDouble(name: string, f: (x: number) => number, jsName: string, derivative: D.DerivativeRule): PrimRule {
   return {
     arity: 1,
+    derivative,
     syntax: { prefix: name },
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => f(num(a!)),
@@ -79,6 +86,7 @@ function unaryDouble(name: string, f: (x: number) => number, jsName: string): Pr
 function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: string, allowBool: boolean): PrimRule {
   return {
     arity: 2,
+    derivative: D.NO_TANGENT,
     syntax: { infix },
     type: ([a, b]) =>
       (isNum(a!) || (allowBool && a!.k === "bool")) && a!.k === b!.k
@@ -90,29 +98,31 @@ function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: stri
 }
 
 export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
-  add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`),
-  sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`),
-  mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`),
-  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b, span) => `$rt.intDiv(${a}, ${b}, ${span})`),
-  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, (a, b) => `(${a} ** ${b})`, (a, b) => `$rt.intPow(${a}, ${b})`),
-  max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`),
-  min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`),
+  add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`, D.ADD),
+  sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`, D.SUB),
+  mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`, D.MUL),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b, span) => `$rt.intDiv(${a}, ${b}, ${span})`, D.DIV),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, (a, b) => `(${a} ** ${b})`, (a, b) => `$rt.intPow(${a}, ${b})`, D.POW),
+  max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`, D.MAX),
+  min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`, D.MIN),
   neg: {
+    derivative: D.NEG,
     arity: 1,
     syntax: { prefix: "-" },
     type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
     js: ([a], [t]) => (t!.k === "int" ? `((-${a}) | 0)` : `(-${a})`),
   },
-  sin: unaryDouble("sin", Math.sin, "Math.sin"),
-  cos: unaryDouble("cos", Math.cos, "Math.cos"),
-  tan: unaryDouble("tan", Math.tan, "Math.tan"),
-  log: unaryDouble("log", Math.log, "Math.log"),
-  exp: unaryDouble("exp", Math.exp, "Math.exp"),
-  sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt"),
-  tanh: unaryDouble("tanh", Math.tanh, "Math.tanh"),
-  floor: unaryDouble("floor", Math.floor, "Math.floor"),
+  sin: unaryDouble("sin", Math.sin, "Math.sin", D.SIN),
+  cos: unaryDouble("cos", Math.cos, "Math.cos", D.COS),
+  tan: unaryDouble("tan", Math.tan, "Math.tan", D.TAN),
+  log: unaryDouble("log", Math.log, "Math.log", D.LOG),
+  exp: unaryDouble("exp", Math.exp, "Math.exp", D.EXP),
+  sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt", D.SQRT),
+  tanh: unaryDouble("tanh", Math.tanh, "Math.tanh", D.TANH),
+  floor: unaryDouble("floor", Math.floor, "Math.floor", D.ZERO_TANGENT),
   abs: {
+    derivative: D.ABS,
     arity: 1,
     syntax: { prefix: "abs" },
     type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
@@ -120,6 +130,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
   },
   toDouble: {
+    derivative: D.ZERO_TANGENT,
     arity: 1,
     syntax: { prefix: "double" },
     type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
@@ -133,6 +144,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   eq: compare("=", (a, b) => a === b, "===", true),
   ne: compare("<>", (a, b) => a !== b, "!==", true),
   and: {
+    derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "&&" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
@@ -140,6 +152,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: ([a, b]) => `(${a} && ${b})`,
   },
   or: {
+    derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "||" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
@@ -147,6 +160,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: ([a, b]) => `(${a} || ${b})`,
   },
   not: {
+    derivative: D.NO_TANGENT,
     arity: 1,
     syntax: { prefix: "not" },
     type: ([a]) => (a!.k === "bool" ? BOOL : { expected: "a Bool" }),
@@ -154,6 +168,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: ([a]) => `(!${a})`,
   },
   get: {
+    derivative: D.STRUCTURAL,
     arity: 2,
     syntax: { prefix: "get" },
     type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
@@ -167,12 +182,28 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: "array-structural",
   },
   length: {
+    derivative: D.STRUCTURAL,
     arity: 1,
     syntax: { prefix: "length" },
     type: ([a]) => (a!.k === "array" ? INT : { expected: "an array" }),
     evaluate: ([a]) => {
       if (!isArrayValue(a!)) throw new Error("length: not an array");
       return arrayLength(a!);
+    },
+    js: "array-structural",
+  },
+  // The bounds check of `get` on its own: pull-array fusion turns `(build n f)[j]` into `f (checkIndex j n)`, so the
+  // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's check.
+  checkIndex: {
+    derivative: D.NO_TANGENT,
+    arity: 2,
+    syntax: { prefix: "checkIndex" },
+    type: ([j, n]) => (j!.k === "int" && n!.k === "int" ? INT : { expected: "two Indexes" }),
+    evaluate: ([j, n], _types, span) => {
+      const k = num(j!);
+      const m = num(n!);
+      if (!(k >= 0 && k < m)) indexOutOfRange(k, m, span);
+      return k;
     },
     js: "array-structural",
   },

@@ -1,0 +1,129 @@
+// The scalar derivative rules of every primitive, written once for forward and reverse mode (the habit of Futhark's
+// AD/Derivatives). A differentiable primitive gives, for each operand, its partial derivative ∂f/∂aᵢ as IR built from
+// the primal operands and the primal result. Forward mode forms the tangent Σ ∂f/∂aᵢ · ȧᵢ; reverse mode (the
+// transpose) adds ∂f/∂aᵢ · ȳ to each āᵢ. Both multiply a partial into a tangent or cotangent with `scaleTerm` and add
+// the terms with `sumTerms`, so neither emits `* 1` or `+ 0`.
+//
+// This module is imported by the primitive table, so it imports the builder as a type only (no import cycle).
+
+import type { AnfBuilder } from "../ir/builder.js";
+import { lit, type Atom } from "../ir/ir.js";
+import { DOUBLE } from "../types/types.js";
+
+/**
+ * A partial derivative, as the factor a (co)tangent t is scaled by: ±t, ±t·factor or ±t/factor. Keeping the sign and
+ * the division apart lets `sub` be `ȧ - ḃ` and `log` be `ȧ / a` rather than products with -1 or 1/a.
+ */
+export interface Scale {
+  readonly factor?: Atom;
+  readonly divide?: boolean;
+  readonly negate?: boolean;
+}
+
+/** Builds ∂f/∂aᵢ from the primal operands and the primal result, emitting what it needs into `b`. */
+export type PartialBuilder = (args: readonly Atom[], result: Atom, b: AnfBuilder) => Scale;
+
+export interface Partial {
+  readonly scale: PartialBuilder;
+  /**
+   * The partial can be NaN or infinite where its operand is constant (∂(a ** b)/∂b = log a · a ** b for a < 0): it is
+   * formed only when the (co)tangent it multiplies is not zero, so a constant exponent never turns a result into NaN.
+   */
+  readonly guarded?: boolean;
+}
+
+export type DerivativeRule =
+  /** One partial per operand. For an Index result (Index arithmetic) there is no tangent and the rule is unused. */
+  | { readonly kind: "partials"; readonly partials: readonly Partial[] }
+  /** max and min: the tangent of the operand the primal selected; `firstChosen` is true when that is the first. */
+  | { readonly kind: "select"; readonly firstChosen: (args: readonly Atom[], b: AnfBuilder) => Atom }
+  /** Piecewise constant (floor) or from Index (toDouble): a Double result with tangent 0. */
+  | { readonly kind: "zero-tangent" }
+  /** The result is a Bool or an Index: nothing to differentiate (comparisons, logic). */
+  | { readonly kind: "no-tangent" }
+  /** Array access (get, length): applied as is to the dual array, whose elements carry their own tangents. */
+  | { readonly kind: "structural" };
+
+const num = (x: number) => lit(x, DOUBLE);
+const isLit = (a: Atom, x: number) => a.kind === "lit" && a.value === x;
+
+/** `t` scaled by `s`: the term and whether it is to be subtracted rather than added. */
+export function scaleTerm(s: Scale, t: Atom, b: AnfBuilder, name = "dt"): { term: Atom; negate: boolean } {
+  const negate = s.negate ?? false;
+  if (s.factor === undefined) return { term: t, negate };
+  if (isLit(s.factor, 1)) return { term: t, negate };
+  if (isLit(s.factor, -1) && !s.divide) return { term: t, negate: !negate };
+  if (isLit(t, 1) && !s.divide) return { term: s.factor, negate };
+  return { term: s.divide ? b.prim("div", [t, s.factor], name) : b.prim("mul", [s.factor, t], name), negate };
+}
+
+/** Σ ±termᵢ (a literal 0 when there are no terms). */
+export function sumTerms(terms: readonly { term: Atom; negate: boolean }[], b: AnfBuilder, name = "dt"): Atom {
+  let acc: Atom | undefined;
+  for (const { term, negate } of terms) {
+    if (acc === undefined) acc = negate ? b.prim("neg", [term], name) : term;
+    else acc = b.prim(negate ? "sub" : "add", [acc, term], name);
+  }
+  return acc ?? num(0);
+}
+
+const partials = (...ps: (Partial | PartialBuilder)[]): DerivativeRule => ({
+  kind: "partials",
+  partials: ps.map((p) => (typeof p === "function" ? { scale: p } : p)),
+});
+
+const ONE: PartialBuilder = () => ({});
+const MINUS_ONE: PartialBuilder = () => ({ negate: true });
+
+/** b - 1, folded when b is a literal. */
+function minusOne(x: Atom, b: AnfBuilder): Atom {
+  return x.kind === "lit" ? num((x.value as number) - 1) : b.prim("sub", [x, num(1)]);
+}
+
+// The rules. `args` are the primal operands, `y` the primal result.
+
+export const ADD = partials(ONE, ONE);
+export const SUB = partials(ONE, MINUS_ONE);
+export const MUL = partials(
+  ([, bb]) => ({ factor: bb! }),
+  ([a]) => ({ factor: a! }),
+);
+/** d(a / b) = ȧ / b - (y / b) ḃ, with y = a / b. */
+export const DIV = partials(
+  ([, bb]) => ({ factor: bb!, divide: true }),
+  ([, bb], y, b) => ({ factor: b.prim("div", [y, bb!], "q"), negate: true }),
+);
+export const NEG = partials(MINUS_ONE);
+/** d(a ** b) = b a ** (b - 1) ȧ + log a · y ḃ; the second term only where ḃ is not zero. */
+export const POW = partials(
+  ([a, e], _y, b) => {
+    const e1 = minusOne(e!, b);
+    return { factor: b.prim("mul", [e!, isLit(e1, 1) ? a! : b.prim("pow", [a!, e1])], "k") };
+  },
+  { scale: ([a], y, b) => ({ factor: b.prim("mul", [b.prim("log", [a!]), y], "k") }), guarded: true },
+);
+export const SIN = partials(([a], _y, b) => ({ factor: b.prim("cos", [a!]) }));
+export const COS = partials(([a], _y, b) => ({ factor: b.prim("sin", [a!]), negate: true }));
+/** tan' = 1 + tan². */
+export const TAN = partials((_a, y, b) => ({ factor: b.prim("add", [num(1), b.prim("mul", [y, y])], "k") }));
+export const LOG = partials(([a]) => ({ factor: a!, divide: true }));
+export const EXP = partials((_a, y) => ({ factor: y }));
+/** sqrt' = 0.5 / sqrt. */
+export const SQRT = partials((_a, y, b) => ({ factor: b.prim("div", [num(0.5), y], "k") }));
+/** tanh' = 1 - tanh². */
+export const TANH = partials((_a, y, b) => ({ factor: b.prim("sub", [num(1), b.prim("mul", [y, y])], "k") }));
+/** abs' = sign, taking 1 at 0 (a subgradient). */
+export const ABS = partials(([a], _y, b) => ({
+  factor: b.if(
+    b.prim("lt", [a!, num(0)]),
+    () => num(-1),
+    () => num(1),
+    "sign",
+  ),
+}));
+/** max picks the first operand on ties (a >= b), min too (a <= b). */
+export const MAX: DerivativeRule = { kind: "select", firstChosen: ([a, bb], b) => b.prim("ge", [a!, bb!], "first") };
+export const MIN: DerivativeRule = { kind: "select", firstChosen: ([a, bb], b) => b.prim("le", [a!, bb!], "first") };
+export const ZERO_TANGENT: DerivativeRule = { kind: "zero-tangent" };
+export const NO_TANGENT: DerivativeRule = { kind: "no-tangent" };
+export const STRUCTURAL: DerivativeRule = { kind: "structural" };

@@ -1,0 +1,115 @@
+// The forward-ad pass: makes every `jvp f` node disappear into ordinary IR, so the back ends never see one.
+//
+// `jvp f` can be expanded once f is known to be a lambda: it becomes the duals of the lambda's free variables
+// (constants to this derivative) followed by `fun x' -> D[body]` (src/ad/forward.ts). Each round therefore
+//  1. inlines (src/opt/inline.ts), so that f is let-bound to its lambda, or to an `if` choosing between functions;
+//  2. expands the INNERMOST derivatives: those whose lambda contains no jvp. An inner derivative is expanded before
+//     an outer one transforms it, so D never meets a jvp node (nested AD becomes D of ordinary code, paper 000 §3.3).
+//     `jvp (if c then g else h)` becomes `if c then jvp g else jvp h`, resolved in later rounds.
+// Expansion can create new jvp nodes (a function free in a differentiated lambda becomes `jvp g`), always of smaller
+// nesting, so the rounds end. A round that can expand nothing means some `jvp` is applied to a function that is not
+// known where it is differentiated (the parameter of a higher-order function that is itself differentiated).
+
+import { AnfBuilder, mkIf, nested } from "../ir/builder.js";
+import { someNode } from "../ir/free.js";
+import type { Expr, IrFunction, Jvp } from "../ir/ir.js";
+import { printIr } from "../ir/print.js";
+import { copyFresh } from "../ir/rename.js";
+import { removeDeadLets } from "../opt/dce.js";
+import { inlineFunction } from "../opt/inline.js";
+import type { Pass } from "../opt/pass.js";
+import { fail } from "../syntax/diagnostics.js";
+import { showType } from "../types/types.js";
+import { cannotFail, forwardTransform } from "./forward.js";
+
+export const forwardAdPass: Pass = {
+  name: "forward-ad",
+  run: expandJvps,
+};
+
+const containsJvp = (e: Expr) => someNode(e, (n) => n.kind === "jvp");
+
+/** Bound on rounds, far above any real nesting depth: reaching it is a bug in this pass. */
+const MAX_ROUNDS = 1000;
+
+/**
+ * `fn` without jvp nodes. A function without any is returned unchanged (not even inlined). Otherwise the dead lets
+ * the expansion leaves (dual pairs and projections of which only a part is used, the differentiated lambdas) are
+ * removed, where removing them cannot hide an error.
+ */
+export function expandJvps(fn: IrFunction): IrFunction {
+  if (!containsJvp(fn.body)) return fn;
+  for (let round = 0; containsJvp(fn.body); round++) {
+    if (round === MAX_ROUNDS) throw new Error(`forward-ad: jvp nodes remain after ${MAX_ROUNDS} rounds in ${fn.name}`);
+    fn = inlineFunction(fn);
+    if (!containsJvp(fn.body)) break;
+    const expander = new Expander();
+    const body = expander.scope(fn.body);
+    if (expander.expanded === 0) unknownFunction(expander.stuck[0]!);
+    fn = { ...fn, body };
+  }
+  return { ...fn, body: removeDeadLets(fn.body, (_v, rhs) => cannotFail(rhs)).expr };
+}
+
+function unknownFunction(node: Jvp): never {
+  return fail("unsupported", "cannot differentiate a function that is only known when the program runs", undefined, {
+    found: `${printIr(node)} with ${node.fn.kind === "var" ? node.fn.name : "it"} : ${showType(node.fn.type)}`,
+    hint: "a function given as an argument to a function that is itself differentiated cannot be differentiated inside it",
+  });
+}
+
+class Expander {
+  /** The right-hand side each let-bound variable had at the start of the round (ids are unique). */
+  private readonly defs = new Map<number, Expr>();
+  expanded = 0;
+  readonly stuck: Jvp[] = [];
+
+  scope(e: Expr): Expr {
+    const b = new AnfBuilder();
+    return b.finish(this.into(e, b));
+  }
+
+  private into(e: Expr, b: AnfBuilder): Expr {
+    while (e.kind === "let") {
+      this.defs.set(e.v.id, e.rhs);
+      b.bindVar(e.v, this.node(e.rhs, b));
+      e = e.body;
+    }
+    return this.node(e, b);
+  }
+
+  private node(e: Expr, b: AnfBuilder): Expr {
+    switch (e.kind) {
+      case "jvp":
+        return this.jvp(e, b);
+      case "lam":
+        return { ...e, body: this.scope(e.body) };
+      case "if":
+        return { ...e, then: this.scope(e.then), else: this.scope(e.else) };
+      case "build":
+      case "ifold":
+        return { ...e, body: this.scope(e.body) };
+      default:
+        return e;
+    }
+  }
+
+  private jvp(e: Jvp, b: AnfBuilder): Expr {
+    const def = e.fn.kind === "var" ? this.defs.get(e.fn.id) : undefined;
+    if (def?.kind === "lam" && !containsJvp(def.body)) {
+      this.expanded++;
+      return b.emit(forwardTransform(def));
+    }
+    if (def?.kind === "if") {
+      this.expanded++;
+      const branch = (x: Expr) =>
+        nested((bb): Expr => {
+          const g = bb.bind("f", copyFresh(x));
+          return { kind: "jvp", fn: g, type: e.type };
+        });
+      return mkIf(def.cond, branch(def.then), branch(def.else));
+    }
+    this.stuck.push(e);
+    return e;
+  }
+}

@@ -1,0 +1,151 @@
+// Test helpers for forward-mode AD: run a derivative program through both back ends (the interpreter after the
+// forward-ad pass, compiled JavaScript after the standard pipeline, the IR verified after every pass), check that
+// they agree and that the expanded program prints as Smooth that reads back; and central finite differences.
+
+import { expect } from "vitest";
+import { describeParam } from "../../src/api/entry-types.js";
+import { loadProgram, type SmoothProgram } from "../../src/api/program.js";
+import { forwardAdPass } from "../../src/ad/expand.js";
+import { compileFunction } from "../../src/codegen/compile.js";
+import { runFunction } from "../../src/eval/interpreter.js";
+import { someNode } from "../../src/ir/free.js";
+import { typeOf, type IrFunction } from "../../src/ir/ir.js";
+import { printIr } from "../../src/ir/print.js";
+import { runPipeline } from "../../src/opt/pass.js";
+import { STANDARD_PIPELINE } from "../../src/opt/pipeline.js";
+import { numbersClose } from "../../src/runtime/equal.js";
+import { valueFromJson, valueToJson } from "../../src/runtime/json.js";
+import type { Type } from "../../src/types/types.js";
+
+export type Json = unknown;
+
+export function load(text: string): SmoothProgram {
+  return loadProgram({ name: "ad-test.smooth", text });
+}
+
+export interface Expanded {
+  readonly argTypes: readonly Type[];
+  readonly resultType: Type;
+  /** After forward-ad alone. */
+  readonly expanded: IrFunction;
+  /** After the standard pipeline. */
+  readonly optimised: IrFunction;
+}
+
+/** Lowers `name` at the types of `args` and runs forward-ad, then the standard pipeline, verifying after every pass. */
+export function expand(p: SmoothProgram, name: string, args: readonly Json[]): Expanded {
+  const argTypes = p.argTypesFromJson(name, args);
+  const lowered = p.specialise(name, argTypes, "interp").lowered;
+  const expanded = runPipeline(lowered, [forwardAdPass], { verify: true });
+  const optimised = runPipeline(lowered, STANDARD_PIPELINE, { verify: true });
+  const jvpLeft = (fn: IrFunction) => someNode(fn.body, (e) => e.kind === "jvp");
+  expect(jvpLeft(expanded)).toBe(false);
+  expect(jvpLeft(optimised)).toBe(false);
+  return { argTypes, resultType: typeOf(lowered.body), expanded, optimised };
+}
+
+/**
+ * `name` applied to the JSON arguments: by the interpreter after forward-ad and by compiled JavaScript after the
+ * standard pipeline (which must agree to 1e-12 relative), and by the printed forward-ad output read back as Smooth
+ * (`reread`, default true). Returns the compiled result.
+ */
+export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], opts: { reread?: boolean } = {}): Json {
+  const { argTypes, resultType, expanded, optimised } = expand(p, name, args);
+  const def = p.definition(name);
+  const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
+  const interp = valueToJson(runFunction(expanded, values), resultType);
+  const js = valueToJson(compileFunction(optimised)(values), resultType);
+  if (!jsonClose(interp, js, 1e-12)) {
+    throw new Error(`${name}(${JSON.stringify(args)}): interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`);
+  }
+  if (opts.reread ?? true) {
+    const text = printIr(expanded);
+    const again = loadProgram({ name: "printed.smooth", text }, { prelude: false });
+    const printedName = /^let (\S+)/.exec(text)![1]!;
+    const value = valueToJson(again.specialise(printedName, argTypes, "interp").run(values), resultType);
+    if (!jsonClose(value, interp, 1e-12)) {
+      throw new Error(`the printed derivative program computes ${JSON.stringify(value)}, not ${JSON.stringify(interp)}:\n${text}`);
+    }
+  }
+  return js;
+}
+
+/** Deep equality of JSON values with numbers equal up to `tol` relative (absolute below 1). */
+export function jsonClose(a: Json, b: Json, tol: number): boolean {
+  if (typeof a === "number" && typeof b === "number") return numbersClose(a, b, tol);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonClose(x, b[i], tol));
+  return a === b;
+}
+
+/** Expects `actual` close to `expected` (relative `tol`, absolute below 1), with both in the failure message. */
+export function expectClose(actual: Json, expected: Json, tol: number, what = ""): void {
+  if (!jsonClose(actual, expected, tol)) {
+    throw new Error(`${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)} (tolerance ${tol})`);
+  }
+}
+
+// JSON arithmetic over nested arrays of numbers (points and directions of any shape).
+
+export function axpy(x: Json, h: number, d: Json): Json {
+  if (typeof x === "number") return x + h * (d as number);
+  if (Array.isArray(x)) return x.map((xi, i) => axpy(xi, h, (d as Json[])[i]));
+  return x;
+}
+
+/** (f(x + h d) - f(x - h d)) / 2h, elementwise over a JSON result (Index results give 0; Bools give null). */
+export function centralDifference(f: (x: Json) => Json, x: Json, d: Json, h: number): Json {
+  const diff = (a: Json, b: Json): Json => {
+    if (typeof a === "number") return (a - (b as number)) / (2 * h);
+    if (Array.isArray(a)) return a.map((ai, i) => diff(ai, (b as Json[])[i]));
+    return null;
+  };
+  return diff(f(axpy(x, h, d)), f(axpy(x, -h, d)));
+}
+
+/** The tangent part of a dual value (JSON) of primal type `t`: Index and Bool parts become null. */
+export function tangentOf(j: Json, t: Type): Json {
+  switch (t.k) {
+    case "double":
+      return (j as Json[])[1];
+    case "array":
+      return (j as Json[]).map((x) => tangentOf(x, t.elem));
+    case "tuple":
+      return t.elems.map((e, i) => tangentOf((j as Json[])[i], e));
+    default:
+      return null;
+  }
+}
+
+/** The primal part of a dual value (JSON) of primal type `t`. */
+export function primalOf(j: Json, t: Type): Json {
+  switch (t.k) {
+    case "double":
+      return (j as Json[])[0];
+    case "array":
+      return (j as Json[]).map((x) => primalOf(x, t.elem));
+    case "tuple":
+      return t.elems.map((e, i) => primalOf((j as Json[])[i], e));
+    default:
+      return j;
+  }
+}
+
+/** null (no tangent: an Index or Bool part) as 0, the finite difference of an Index. */
+export function nullsAsZero(j: Json): Json {
+  if (j === null) return 0;
+  return Array.isArray(j) ? j.map(nullsAsZero) : j;
+}
+
+/** A seeded generator (mulberry32): the same points every run. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const uniform = (rnd: () => number, lo: number, hi: number) => lo + (hi - lo) * rnd();
