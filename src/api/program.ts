@@ -10,7 +10,7 @@ import { compileFunction } from "../codegen/compile.js";
 import { runFunction } from "../eval/interpreter.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { someNode } from "../ir/free.js";
 import { forwardDerivative } from "./derivative-programs.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
@@ -107,14 +107,15 @@ export class SmoothProgram {
 
   /**
    * The forward-mode derivative program of `name` with respect to the parameters `wrt` (see ../api/derivatives.ts),
-   * specialised at `argTypes` and prepared for `engine` (cached).
+   * specialised at `argTypes` and prepared for `engine` (cached). Optimised by default under the paper's assumption
+   * that Doubles are finite (DERIVATIVE_PIPELINE, ../opt/pipeline.ts).
    */
   derivative(
     name: string,
     argTypes: readonly Type[],
     wrt: readonly number[],
     engine: Engine = "js",
-    passes: readonly Pass[] = STANDARD_PIPELINE,
+    passes: readonly Pass[] = DERIVATIVE_PIPELINE,
   ): Specialised {
     const key = `d:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);

@@ -188,6 +188,11 @@ export class Emitter {
   private prim(e: Prim, base: string): Slots {
     if (e.op === "get") return this.get(e, base);
     if (e.op === "length") return [this.atom(e.args[0]!)[2]!];
+    if (e.op === "checkIndex") {
+      const [j, n] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
+      this.boundsCheck(j, n, e.span);
+      return [j];
+    }
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);

@@ -8,6 +8,12 @@
 import { splitLets } from "../ir/builder.js";
 import { operands } from "../ir/free.js";
 import { mkLet, type Expr, type Var } from "../ir/ir.js";
+import type { Pass } from "./pass.js";
+
+export const dcePass: Pass = {
+  name: "dce",
+  run: (fn) => ({ ...fn, body: removeDeadLets(fn.body).expr }),
+};
 
 export function removeDeadLets(
   e: Expr,

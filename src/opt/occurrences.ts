@@ -1,6 +1,6 @@
 // Occurrence analysis for rewrite rules: how each variable is used, computed once per simplifier iteration.
 
-import { forEachNode, operands } from "../ir/free.js";
+import { operands } from "../ir/free.js";
 import type { Expr } from "../ir/ir.js";
 
 export interface UseInfo {
@@ -8,21 +8,87 @@ export interface UseInfo {
   total: number;
   /** Uses as the array of `get` (a[i]) or the operand of `length`: the uses pull-array fusion can remove. */
   asArray: number;
+  /** Uses as the array of `get`. */
+  gets: number;
+  /**
+   * Gets that read each element at most once per evaluation of the binding: at the binding's own loop depth, or in
+   * exactly one loop entered after it whose index is the index of the get (the consumer's own loop).
+   */
+  getsOncePerElement: number;
+  /** Uses as the argument of a projection, and the components projected. */
+  projs: number;
+  readonly projected: Set<number>;
+}
+
+interface Frame {
+  /** The index of the loop, or undefined for a lambda (called any number of times). */
+  readonly index: number | undefined;
 }
 
 export function analyseUses(e: Expr): Map<number, UseInfo> {
   const info = new Map<number, UseInfo>();
+  /** Loop depth at which each let-bound variable is bound. */
+  const bindDepth = new Map<number, number>();
+  const frames: Frame[] = [];
+  /** Variables bound to `checkIndex j n`, with j: they index the same element as j. */
+  const checked = new Map<number, number>();
   const entry = (id: number) => {
     let u = info.get(id);
-    if (u === undefined) info.set(id, (u = { total: 0, asArray: 0 }));
+    if (u === undefined) info.set(id, (u = { total: 0, asArray: 0, gets: 0, getsOncePerElement: 0, projs: 0, projected: new Set() }));
     return u;
   };
-  forEachNode(e, (node) => {
-    for (const a of operands(node)) if (a.kind === "var") entry(a.id).total++;
-    if (node.kind === "prim" && (node.op === "get" || node.op === "length")) {
-      const arr = node.args[0]!;
-      if (arr.kind === "var") entry(arr.id).asArray++;
+  // An explicit stack: "leave" entries pop the loop frame after a nested body.
+  const stack: (Expr | "leave")[] = [e];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node === "leave") {
+      frames.pop();
+      continue;
     }
-  });
+    for (const a of operands(node)) if (a.kind === "var") entry(a.id).total++;
+    switch (node.kind) {
+      case "let":
+        bindDepth.set(node.v.id, frames.length);
+        if (node.rhs.kind === "prim" && node.rhs.op === "checkIndex" && node.rhs.args[0]!.kind === "var") {
+          checked.set(node.v.id, node.rhs.args[0]!.id);
+        }
+        stack.push(node.body, node.rhs);
+        continue;
+      case "prim":
+        if (node.op === "get" || node.op === "length") {
+          const arr = node.args[0]!;
+          if (arr.kind !== "var") break;
+          const u = entry(arr.id);
+          u.asArray++;
+          if (node.op === "get") {
+            u.gets++;
+            const d0 = bindDepth.get(arr.id) ?? 0;
+            const index = node.args[1]!;
+            const indexId = index.kind === "var" ? (checked.get(index.id) ?? index.id) : undefined;
+            const own = frames.length === d0 + 1 && indexId !== undefined && frames[d0]!.index === indexId;
+            if (frames.length === d0 || own) u.getsOncePerElement++;
+          }
+        }
+        break;
+      case "proj":
+        if (node.arg.kind === "var") {
+          const u = entry(node.arg.id);
+          u.projs++;
+          u.projected.add(node.index);
+        }
+        break;
+      case "if":
+        stack.push(node.else, node.then);
+        break;
+      case "lam":
+      case "build":
+      case "ifold":
+        frames.push({ index: node.kind === "lam" ? undefined : node.index.id });
+        stack.push("leave", node.body);
+        break;
+      default:
+        break;
+    }
+  }
   return info;
 }

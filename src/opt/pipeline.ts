@@ -1,18 +1,41 @@
 // Named passes and the standard compilation pipeline. Later stages (fusion beyond Fig. 7c, LICM, CSE, AD) add
 // passes here; a pipeline is just a list, so `smooth dev --passes a,b,c` can build any sequence by name.
 
+import { forwardAdPass } from "../ad/expand.js";
 import { fail } from "../syntax/diagnostics.js";
 import { inlinePass } from "./inline.js";
 import type { Pass, Pipeline } from "./pass.js";
 import { simplifyPass } from "./simplify.js";
+import { csePass } from "./cse.js";
+import { licmPass } from "./licm.js";
+import { sinkPass } from "./sink.js";
+import { optimisePass } from "./strategy.js";
+import { dcePass } from "./dce.js";
 
 export const PASSES: Readonly<Record<string, Pass>> = {
+  "forward-ad": forwardAdPass,
   inline: inlinePass,
   simplify: simplifyPass(),
+  cse: csePass,
+  licm: licmPass,
+  sink: sinkPass,
+  dce: dcePass,
+  optimise: optimisePass(),
+  "optimise-finite": optimisePass({ assumeFinite: true }),
 };
 
-/** What `compile` runs: first-order IR (inline), then the simplifier (partial evaluation, folding, fusion, DCE). */
-export const STANDARD_PIPELINE: Pipeline = [PASSES.inline!, PASSES.simplify!];
+/**
+ * What `compile` runs: derivatives expanded into ordinary IR (forward-ad), first-order IR (inline), then the
+ * optimisation strategy (./strategy.ts: simplify, CSE, LICM, sinking, to a bounded fixpoint).
+ */
+export const STANDARD_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES.optimise!];
+
+/**
+ * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the paper's
+ * assumption that Doubles are finite (`x * 0 = 0` for the zero tangents of what is not differentiated), which is
+ * what turns a vectorised forward derivative into the matrix-calculus identity (paper 000 §4.1, ./strategy.ts).
+ */
+export const DERIVATIVE_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES["optimise-finite"]!];
 
 /** The pipeline named by a list such as `["inline", "simplify"]` (from the command line). */
 export function pipelineFromNames(names: readonly string[]): Pipeline {

@@ -1,14 +1,18 @@
 // The rewrite engine: one sweep over a function applying named rules bottom-up, in A-normal form.
 //
 // The sweep walks let chains in order, emitting into an AnfBuilder, and remembers what each variable is bound to
-// (rules look definitions up through the RuleContext). Two rewrites are structural and always done here:
+// (rules look definitions up through the RuleContext) and what is known where it is (../facts.ts: enclosing loop
+// indexes and branch conditions). Three rewrites are structural and always done here:
 //  - let-flatten (paper Fig. 7b): `let x = (let y = a in b) in c` -> `let y = a in let x = b in c`;
-//  - copy-propagation (paper Fig. 7b, for atoms): `let x = y in e` and `let x = 3. in e` -> e[x := atom].
+//  - copy-propagation (paper Fig. 7b, for atoms): `let x = y in e` and `let x = 3. in e` -> e[x := atom];
+//  - let-tail: a scope ending `let x = e in x` ends with `e` (so rules see the loop body or branch as the node it is).
 // A node is offered to the rules after its operands are substituted and its nested bodies rewritten; a rule's result
 // is swept again, so rewrites that enable each other (fusion exposing a literal index) chain within one sweep.
 
-import { AnfBuilder } from "../ir/builder.js";
+import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
+import { freeVars } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
 import type { RuleContext, RuleSet } from "./rules/rule.js";
 
@@ -17,6 +21,11 @@ export class Rewriter implements RuleContext {
   private readonly subst = new Map<number, Atom>();
   /** Use information of variables that took over another's uses (see `rebindLast`). */
   private readonly merged = new Map<number, UseInfo | undefined>();
+  readonly facts: Facts = new Facts((a) => this.definition(a));
+  binder: Var | undefined = undefined;
+  /** How many loops enclose the node being rewritten, and at which such depth each variable is bound. */
+  private loopDepth = 0;
+  private readonly bindDepth = new Map<number, number>();
 
   constructor(
     private readonly rules: RuleSet,
@@ -29,6 +38,12 @@ export class Rewriter implements RuleContext {
     return v.kind === "var" ? this.defs.get(v.id) : undefined;
   }
 
+  isLoopInvariant(e: Expr): boolean {
+    if (this.loopDepth === 0) return false;
+    for (const id of freeVars(e).keys()) if ((this.bindDepth.get(id) ?? 0) >= this.loopDepth) return false;
+    return true;
+  }
+
   uses(v: Var): UseInfo | undefined {
     return this.merged.has(v.id) ? this.merged.get(v.id) : this.useInfo.get(v.id);
   }
@@ -36,7 +51,14 @@ export class Rewriter implements RuleContext {
   /** `e` rewritten as a closed scope (its own let chain). */
   scope(e: Expr): Expr {
     const b = new AnfBuilder();
-    return b.finish(this.into(e, b));
+    const tail = this.into(e, b, undefined);
+    const out = b.finish(tail);
+    if (tail.kind !== "var" || out.kind !== "let") return out;
+    const { bindings, tail: t } = splitLets(out);
+    const last = bindings[bindings.length - 1]!;
+    if (last.v.id !== (t as Var).id) return out;
+    this.count("let-tail");
+    return wrapLets(bindings.slice(0, -1), last.rhs);
   }
 
   private count(name: string): void {
@@ -45,11 +67,7 @@ export class Rewriter implements RuleContext {
 
   private atom(a: Atom): Atom {
     // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
-    while (a.kind === "var") {
-      const to = this.subst.get(a.id);
-      if (to === undefined) break;
-      a = to;
-    }
+    for (let to = a.kind === "var" ? this.subst.get(a.id) : undefined; to !== undefined; to = a.kind === "var" ? this.subst.get(a.id) : undefined) a = to;
     return a;
   }
 
@@ -61,14 +79,21 @@ export class Rewriter implements RuleContext {
       this.merged.set(to.id, undefined);
       return;
     }
-    this.merged.set(to.id, { total: a.total + b.total - 1, asArray: a.asArray + b.asArray });
+    this.merged.set(to.id, {
+      total: a.total + b.total - 1,
+      asArray: a.asArray + b.asArray,
+      gets: a.gets + b.gets,
+      getsOncePerElement: a.getsOncePerElement + b.getsOncePerElement,
+      projs: a.projs + b.projs,
+      projected: new Set([...a.projected, ...b.projected]),
+    });
   }
 
-  /** Rewrites `e`, emitting its lets into `b`; returns the tail (never a let). */
-  private into(e: Expr, b: AnfBuilder): Expr {
+  /** Rewrites `e`, emitting its lets into `b`; returns the tail (never a let), which `binder` will be bound to. */
+  private into(e: Expr, b: AnfBuilder, binder: Var | undefined): Expr {
     while (e.kind === "let") {
       if (e.rhs.kind === "let") this.count("let-flatten");
-      const rhs = this.into(e.rhs, b);
+      const rhs = this.into(e.rhs, b, e.v);
       if (isAtom(rhs)) {
         this.count("copy-propagation");
         if (rhs.kind === "var" && b.rebindLast(rhs, e.v)) {
@@ -82,14 +107,35 @@ export class Rewriter implements RuleContext {
       } else {
         b.bindVar(e.v, rhs);
         this.defs.set(e.v.id, rhs);
+        this.bindDepth.set(e.v.id, this.loopDepth);
       }
       e = e.body;
     }
     const node = this.rebuild(e);
+    this.binder = binder;
     const hit = this.rules.apply(node, this);
+    this.binder = undefined;
     if (hit === undefined) return node;
     this.count(hit.rule.name);
-    return this.into(hit.result, b);
+    return this.into(hit.result, b, binder);
+  }
+
+  /** A nested scope, with what is known inside it. */
+  private inside(e: Expr, learn: () => void): Expr {
+    const m = this.facts.mark();
+    learn();
+    const out = this.scope(e);
+    this.facts.reset(m);
+    return out;
+  }
+
+  /** A loop body, whose binders are bound one loop deeper. */
+  private loopBody(e: Expr, binders: readonly Var[], bound: Atom, index: Var): Expr {
+    this.loopDepth++;
+    for (const v of binders) this.bindDepth.set(v.id, this.loopDepth);
+    const out = this.inside(e, () => this.facts.enterLoop(index, bound));
+    this.loopDepth--;
+    return out;
   }
 
   /** The node with its operands substituted and its nested bodies rewritten. */
@@ -110,12 +156,21 @@ export class Rewriter implements RuleContext {
         return { ...e, fn: this.atom(e.fn) };
       case "lam":
         return { ...e, body: this.scope(e.body) };
-      case "if":
-        return { ...e, cond: this.atom(e.cond), then: this.scope(e.then), else: this.scope(e.else) };
-      case "build":
-        return { ...e, size: this.atom(e.size), body: this.scope(e.body) };
-      case "ifold":
-        return { ...e, init: this.atom(e.init), count: this.atom(e.count), body: this.scope(e.body) };
+      case "if": {
+        const cond = this.atom(e.cond);
+        const then = this.inside(e.then, () => this.facts.assume(cond, true));
+        const els = this.inside(e.else, () => this.facts.assume(cond, false));
+        return { ...e, cond, then, else: els };
+      }
+      case "build": {
+        const size = this.atom(e.size);
+        return { ...e, size, body: this.loopBody(e.body, [e.index], size, e.index) };
+      }
+      case "ifold": {
+        const count = this.atom(e.count);
+        const body = this.loopBody(e.body, [e.index, e.acc], count, e.index);
+        return { ...e, init: this.atom(e.init), count, body };
+      }
     }
   }
 }

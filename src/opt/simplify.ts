@@ -9,24 +9,42 @@ import { runToFixpoint, type FixpointLimits, type FixpointReport } from "./fixpo
 import { analyseUses } from "./occurrences.js";
 import type { Pass } from "./pass.js";
 import { Rewriter } from "./rewrite.js";
-import { ifLiteral, ifSameBranches } from "./rules/conditional.js";
+import { CONDITIONAL_RULES } from "./rules/conditional.js";
 import { constantFold } from "./rules/fold.js";
-import { getOfBuild, lengthOfBuild } from "./rules/fusion.js";
+import { fission, fissionInvariant } from "./rules/fission.js";
+import { FUSION_RULES } from "./rules/fusion.js";
+import { ITERATION_RULES } from "./rules/iteration.js";
+import { RANGE_RULES } from "./rules/range.js";
+import { ringRules } from "./rules/ring.js";
 import { RuleSet, type AnyRule } from "./rules/rule.js";
-import { projOfTuple } from "./rules/tuple.js";
+import { projOfIf, projOfTuple, tupleEta } from "./rules/tuple.js";
 
-/** The rules of the standard simplifier, in the order they are tried for a node. */
-export const SIMPLIFY_RULES: readonly AnyRule[] = [
-  constantFold,
-  lengthOfBuild,
-  getOfBuild,
-  projOfTuple,
-  ifLiteral,
-  ifSameBranches,
-];
+/**
+ * The rules of the simplifier (paper 000 Fig. 7 and the range facts), in the order they are tried for a node: folding
+ * first, then what the facts decide, fusion, the ring rules, then the rules that restructure. `finite` adds the ring
+ * rules that hold only for finite Doubles (the paper's assumption, ./rules/ring.ts).
+ */
+export function simplifyRules(finite: boolean): AnyRule[] {
+  return [
+    constantFold,
+    ...RANGE_RULES,
+    ...FUSION_RULES,
+    ...ringRules(finite),
+    projOfTuple,
+    fission,
+    projOfIf,
+    tupleEta,
+    ...CONDITIONAL_RULES,
+    ...ITERATION_RULES,
+    fissionInvariant,
+  ];
+}
+
+/** The standard rules: every one exact on values (they may only remove index and shape errors). */
+export const SIMPLIFY_RULES: readonly AnyRule[] = simplifyRules(false);
 
 /** Names of the rewrites the engine does itself (not rules of the list): they appear in reports too. */
-export const STRUCTURAL_REWRITES = ["let-flatten", "copy-propagation", "dead-let"] as const;
+export const STRUCTURAL_REWRITES = ["let-flatten", "copy-propagation", "let-tail", "dead-let"] as const;
 
 export interface SimplifyOptions {
   readonly rules?: readonly AnyRule[];

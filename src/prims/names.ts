@@ -37,6 +37,8 @@ export const PRIM_NAMES = [
   // arrays
   "get",
   "length",
+  // checkIndex j n: j when 0 <= j < n, else the index error of get (emitted by the optimiser when it fuses (build n f)[j])
+  "checkIndex",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

@@ -167,6 +167,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ...(["grad", "jacob"] as const).map((name): [string, Builtin] => [name, derivative(1, { kind: "grad" })]),
   ["mgrad", derivative(2, { kind: "mgrad" })],
   ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
+  // Written by the optimiser (fused indexing); a builtin so that printed optimised programs read back.
+  ["checkIndex", { arity: 2, type: () => mFuns([M_INDEX, M_CARD], M_INDEX), lowering: { kind: "prim", op: "checkIndex" } }],
 ]);
 
 /**

@@ -108,7 +108,7 @@ describe("D on IR", () => {
 describe("the forward-ad pass", () => {
   test("is registered, and first in the standard pipeline", () => {
     expect(PASSES["forward-ad"]).toBe(forwardAdPass);
-    expect(STANDARD_PIPELINE.map((p) => p.name)).toEqual(["forward-ad", "inline", "simplify"]);
+    expect(STANDARD_PIPELINE.map((p) => p.name)).toEqual(["forward-ad", "inline", "optimise"]);
   });
 
   test("returns a function without jvp unchanged", () => {

@@ -153,6 +153,14 @@ const checks: { [K in PrimName]: () => void } = {
     expect(evaluate(prim("length", [empty]), env)).toBe(0);
     expect(evaluate(prim("length", [pairs]), env)).toBe(4);
   },
+  checkIndex: () => {
+    for (const n of [0, 1, 3]) {
+      for (const j of [-2147483648, -1, 0, 1, 2, 3, 2147483647]) {
+        if (j >= 0 && j < n) expect(run("checkIndex", [idx(j), idx(n)])).toBe(j);
+        else expect(() => run("checkIndex", [idx(j), idx(n)])).toThrow(`index ${j} is out of range for an array of length ${n}`);
+      }
+    }
+  },
 };
 
 describe("primitives", () => {

@@ -2,16 +2,44 @@
 // indexed and measured. `length` of it is its size; indexing it at j computes `body[i := j]` in place.
 //
 // Cost guard for indexing: the body is copied to every use, so a build is fused only when every use of it is a `get`
-// or a `length` (then the array itself disappears) and its body contains no loop (a cheap element; recomputing a loop
-// per access could change the complexity of the program).
+// or a `length` (then the array itself disappears), and one of:
+//  - the element is cheap: the body contains no loop;
+//  - the element is itself a pull array of cheap elements (a row of a transpose, of a one-hot matrix) and the element
+//    read is only indexed and measured in turn, so that it is fused too and no loop runs per access;
+//  - the array is read by a single get that reads each element once: at the array's own loop depth, or in the
+//    consumer's own loop (the get's index is the index of the one loop between the array and the get).
+// Otherwise recomputing a loop per access could change the complexity of the program.
 //
-// Semantics: fusion assumes in-range indexes, as the paper's rule does. Indexing a fused array out of range computes
-// body[i := j] instead of raising the index error (the body may raise its own).
+// Semantics: `(build n f)[j]` raises an index error when j is out of range; the fused form keeps that error by indexing
+// with `checkIndex j n` (same message), which the range facts remove where 0 <= j < n is known.
 
+import { AnfBuilder, mkPrim, splitLets } from "../../ir/builder.js";
 import { someNode } from "../../ir/free.js";
-import type { Atom } from "../../ir/ir.js";
+import type { Atom, Build, Expr } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
+import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
+
+const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+
+/** The element of the build is a pull array whose elements are cheap (or again such pull arrays). */
+function isPullOfCheap(body: Expr, depth = 0): boolean {
+  const { bindings, tail } = splitLets(body);
+  if (tail.kind !== "build" || depth > 3) return false;
+  if (bindings.some((b) => hasLoop(b.rhs))) return false;
+  return !hasLoop(tail.body) || isPullOfCheap(tail.body, depth + 1);
+}
+
+function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): boolean {
+  const uses = ctx.uses(xs);
+  if (uses === undefined || uses.asArray !== uses.total) return false;
+  if (!hasLoop(def.body)) return true;
+  if (isPullOfCheap(def.body)) {
+    const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
+    if (r !== undefined && r.asArray === r.total) return true;
+  }
+  return uses.gets === 1 && uses.getsOncePerElement === 1;
+}
 
 export const lengthOfBuild = rule({
   name: "length-of-build",
@@ -24,18 +52,39 @@ export const lengthOfBuild = rule({
   },
 });
 
+export const lengthOfRowOfBuild = rule({
+  name: "length-of-row-of-build",
+  head: "prim",
+  doc: "length (build n (fun i -> build m g))[k] -> m   (m bound outside the build)",
+  apply(node, ctx) {
+    if (node.op !== "length") return undefined;
+    const row = ctx.definition(node.args[0]!);
+    if (row?.kind !== "prim" || row.op !== "get") return undefined;
+    const def = ctx.definition(row.args[0]!);
+    if (def?.kind !== "build") return undefined;
+    const { bindings, tail } = splitLets(def.body);
+    if (tail.kind !== "build") return undefined;
+    const m = tail.size;
+    // The row's size must not depend on the row: not the index, nor anything bound in the body.
+    if (m.kind === "var" && (m.id === def.index.id || bindings.some((b) => b.v.id === m.id))) return undefined;
+    return m;
+  },
+});
+
 export const getOfBuild = rule({
   name: "get-of-build",
   head: "prim",
-  doc: "let xs = build n (fun i -> body) in ... xs[j] -> body[i := j]   (xs only indexed or measured; body loop-free)",
+  doc: "let xs = build n (fun i -> body) in ... xs[j] -> body[i := checkIndex j n]   (xs only indexed or measured; see cost guard)",
   apply(node, ctx) {
     if (node.op !== "get") return undefined;
     const xs = node.args[0]!;
     const def = ctx.definition(xs);
-    if (def?.kind !== "build" || xs.kind !== "var") return undefined;
-    const uses = ctx.uses(xs);
-    if (uses === undefined || uses.asArray !== uses.total) return undefined;
-    if (someNode(def.body, (e) => e.kind === "build" || e.kind === "ifold")) return undefined;
-    return copyFresh(def.body, new Map<number, Atom>([[def.index.id, node.args[1]!]]));
+    if (def?.kind !== "build" || xs.kind !== "var" || !worthFusing(xs, def, ctx)) return undefined;
+    const j = node.args[1]!;
+    const b = new AnfBuilder();
+    const index = ctx.facts.inRange(j, def.size) ? j : b.bind("j", mkPrim("checkIndex", [j, def.size], node.span));
+    return b.finish(copyFresh(def.body, new Map<number, Atom>([[def.index.id, index]])));
   },
 });
+
+export const FUSION_RULES = [lengthOfBuild, lengthOfRowOfBuild, getOfBuild];

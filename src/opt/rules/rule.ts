@@ -4,6 +4,7 @@
 // bodies are already rewritten, with a context that knows what each variable in scope is let-bound to.
 
 import type { Atom, Expr, Var } from "../../ir/ir.js";
+import type { Facts } from "../facts.js";
 import type { UseInfo } from "../occurrences.js";
 
 export type Head = Expr["kind"];
@@ -17,6 +18,12 @@ export interface RuleContext {
    * so a guard that holds on this information still holds; new variables (copies) have none.
    */
   uses(v: Var): UseInfo | undefined;
+  /** What is known where the node is (enclosing loop indexes and conditions, see ../facts.ts). */
+  readonly facts: Facts;
+  /** True inside a loop when `e` uses nothing bound in the innermost enclosing loop (its index, state or body). */
+  isLoopInvariant(e: Expr): boolean;
+  /** The variable the node is about to be let-bound to, if it is a let's right-hand side. */
+  readonly binder: Var | undefined;
 }
 
 export interface Rule<H extends Head = Head> {

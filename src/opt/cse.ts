@@ -1,0 +1,124 @@
+// Common-subexpression elimination: a let whose right-hand side equals (up to bound names, src/ir/equal.ts) the
+// right-hand side of a let in scope is replaced by that let's variable.
+//
+// Every right-hand side is pure, and a let in scope has already been evaluated (lets are strict), so reusing its value
+// is exact, errors included: had the earlier evaluation failed, execution would not have got here. Commutative
+// primitives are compared with their operands in either order.
+
+import { AnfBuilder } from "../ir/builder.js";
+import { alphaEqual } from "../ir/equal.js";
+import { exprSize } from "../ir/free.js";
+import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import type { PrimName } from "../prims/names.js";
+import type { Pass } from "./pass.js";
+
+const COMMUTATIVE = new Set<PrimName>(["add", "mul", "max", "min", "eq", "ne", "and", "or"]);
+
+function atomKey(a: Atom): string {
+  if (a.kind === "var") return `v${a.id}`;
+  return `${a.type.k}:${Object.is(a.value, -0) ? "-0" : String(a.value)}`;
+}
+
+/** A key equal for equal right-hand sides: exact for simple nodes, a bucket (then compared in full) for the others. */
+function key(e: Expr): string | undefined {
+  switch (e.kind) {
+    case "prim": {
+      const args = e.args.map(atomKey);
+      if (COMMUTATIVE.has(e.op)) args.sort();
+      return `p:${e.op}:${e.type.k}:${args.join(",")}`;
+    }
+    case "tuple":
+      return `t:${e.elems.map(atomKey).join(",")}`;
+    case "proj":
+      return `j:${e.index}:${atomKey(e.arg)}`;
+    case "if":
+      return `i:${atomKey(e.cond)}:${exprSize(e)}`;
+    case "build":
+      return `b:${atomKey(e.size)}:${exprSize(e)}`;
+    case "ifold":
+      return `f:${atomKey(e.init)}:${atomKey(e.count)}:${exprSize(e)}`;
+    default:
+      return undefined; // lambdas, applications and jvp are left to the inliner and AD
+  }
+}
+
+const needsFullCompare = (e: Expr) => e.kind === "if" || e.kind === "build" || e.kind === "ifold";
+
+export function eliminateCommonSubexpressions(fn: IrFunction): { fn: IrFunction; replaced: number } {
+  const c = new Cse();
+  return { fn: { ...fn, body: c.scope(fn.body) }, replaced: c.replaced };
+}
+
+export const csePass: Pass = {
+  name: "cse",
+  run: (fn) => eliminateCommonSubexpressions(fn).fn,
+};
+
+class Cse {
+  private readonly subst = new Map<number, Atom>();
+  /** Key -> the variables in scope bound to a right-hand side with that key (innermost last), and their rhs. */
+  private readonly available = new Map<string, { v: Var; rhs: Expr }[]>();
+  private readonly added: string[] = [];
+  replaced = 0;
+
+  private atom(a: Atom): Atom {
+    return a.kind === "var" ? (this.subst.get(a.id) ?? a) : a;
+  }
+
+  scope(e: Expr): Expr {
+    const mark = this.added.length;
+    const b = new AnfBuilder();
+    while (e.kind === "let") {
+      const rhs = this.node(e.rhs);
+      const k = key(rhs);
+      const hit = k === undefined ? undefined : this.available.get(k)?.find((x) => !needsFullCompare(rhs) || alphaEqual(x.rhs, rhs));
+      if (hit) {
+        this.subst.set(e.v.id, hit.v);
+        this.replaced++;
+      } else if (isAtom(rhs)) {
+        b.bindVar(e.v, rhs);
+      } else {
+        b.bindVar(e.v, rhs);
+        if (k !== undefined) {
+          const list = this.available.get(k) ?? [];
+          list.push({ v: e.v, rhs });
+          this.available.set(k, list);
+          this.added.push(k);
+        }
+      }
+      e = e.body;
+    }
+    const out = b.finish(this.node(e));
+    // Leaving the scope: its lets are no longer available.
+    while (this.added.length > mark) this.available.get(this.added.pop()!)!.pop();
+    return out;
+  }
+
+  private node(e: Expr): Expr {
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.atom(e);
+      case "let":
+        return this.scope(e);
+      case "prim":
+        return { ...e, args: e.args.map((a) => this.atom(a)) };
+      case "tuple":
+        return { ...e, elems: e.elems.map((a) => this.atom(a)) };
+      case "proj":
+        return { ...e, arg: this.atom(e.arg) };
+      case "app":
+        return { ...e, fn: this.atom(e.fn), arg: this.atom(e.arg) };
+      case "jvp":
+        return { ...e, fn: this.atom(e.fn) };
+      case "lam":
+        return { ...e, body: this.scope(e.body) };
+      case "if":
+        return { ...e, cond: this.atom(e.cond), then: this.scope(e.then), else: this.scope(e.else) };
+      case "build":
+        return { ...e, size: this.atom(e.size), body: this.scope(e.body) };
+      case "ifold":
+        return { ...e, init: this.atom(e.init), count: this.atom(e.count), body: this.scope(e.body) };
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// Which expressions may raise a run-time error: a get whose index is not known to be in range, checkIndex likewise,
+// Index division by anything but a non-zero literal, a loop whose count may be negative, a build whose elements may
+// differ in shape, and applications (unknown code). Code motion (../licm.ts) moves only what cannot fail, so that
+// moving it never makes a program fail that did not.
+//
+// `zero` lists loop counts assumed to be 0: a loop counted by one of them runs no iteration, so its body cannot fail.
+// With the count of the loop being hoisted from, this finds what can fail only when that loop runs.
+
+import { splitLets } from "../ir/builder.js";
+import { typeOf, type Atom, type Expr } from "../ir/ir.js";
+import type { Type } from "../types/types.js";
+import type { Facts } from "./facts.js";
+
+export function mayFail(e: Expr, facts: Facts, zero: readonly Atom[] = []): boolean {
+  const { bindings, tail } = splitLets(e);
+  return bindings.some((b) => nodeMayFail(b.rhs, facts, zero)) || nodeMayFail(tail, facts, zero);
+}
+
+function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
+  switch (e.kind) {
+    case "var":
+    case "lit":
+    case "tuple":
+    case "proj":
+    case "lam":
+      return false;
+    case "app":
+    case "jvp":
+      return true;
+    case "let":
+      return mayFail(e, facts, zero);
+    case "prim": {
+      const [a, b] = e.args;
+      if (e.op === "get") return !facts.inRangeOf(b!, a!);
+      if (e.op === "checkIndex") return !facts.inRange(a!, b!);
+      if (e.op === "div" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
+      return false;
+    }
+    case "if":
+      return inside(facts, () => facts.assume(e.cond, true), () => mayFail(e.then, facts, zero)) ||
+        inside(facts, () => facts.assume(e.cond, false), () => mayFail(e.else, facts, zero));
+    case "build":
+    case "ifold": {
+      const count = e.kind === "build" ? e.size : e.count;
+      if (zero.some((z) => facts.sameValue(z, count))) return false;
+      if (!facts.isNonNegative(count)) return true;
+      if (e.kind === "build" && !regularElements(e.body, new Set([e.index.id]))) return true;
+      return inside(facts, () => facts.enterLoop(e.index, count), () => mayFail(e.body, facts, zero));
+    }
+  }
+}
+
+function inside(facts: Facts, learn: () => void, test: () => boolean): boolean {
+  const m = facts.mark();
+  learn();
+  const r = test();
+  facts.reset(m);
+  return r;
+}
+
+/**
+ * The elements a build body produces all have the same shape: scalars, or arrays whose sizes are bound outside the
+ * body (`boundInside` holds the index and the body's own lets), or rows of one array (arrays are regular).
+ */
+function regularElements(body: Expr, boundInside: Set<number>): boolean {
+  const { bindings, tail } = splitLets(body);
+  for (const b of bindings) boundInside.add(b.v.id);
+  const defs = new Map<number, Expr>(bindings.map((b) => [b.v.id, b.rhs]));
+  const outside = (a: Atom) => a.kind === "lit" || !boundInside.has(a.id);
+  const shapeFixed = (x: Expr): boolean => {
+    if (!hasArray(typeOf(x))) return true;
+    switch (x.kind) {
+      case "build":
+        return outside(x.size) && regularElements(x.body, new Set([...boundInside, x.index.id]));
+      case "tuple":
+        return x.elems.every((a) => shapeFixed(a));
+      case "var": {
+        if (!boundInside.has(x.id)) return true; // one value for every element
+        const d = defs.get(x.id);
+        if (d === undefined) return false;
+        // A row of an array bound outside: every row of a regular array has the same shape.
+        if (d.kind === "prim" && d.op === "get") return outside(d.args[0]!);
+        return shapeFixed(d);
+      }
+      default:
+        return false;
+    }
+  };
+  return shapeFixed(tail);
+}
+
+function hasArray(t: Type): boolean {
+  return t.k === "array" || (t.k === "tuple" && t.elems.some(hasArray));
+}

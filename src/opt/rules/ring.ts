@@ -1,0 +1,145 @@
+// Ring-structure rules (paper 000, Fig. 7a) on Double and Index arithmetic.
+//
+// Exactness. On Index (32-bit wrap-around arithmetic) every rule here is exact, and so are, on Double, `e - 0`,
+// `e + -0`, `e * 1`, `e / 1`, `e * -1 -> -e`, `--e`, `e + -f -> e - f` and `e - -f -> e + f`. The others are exact only
+// under the paper's assumption that Doubles are finite and the sign of a zero does not matter:
+//  - `e * 0 -> 0` (wrong for NaN and infinite e: NaN; for e < 0: -0) and `0 / e -> 0` (e = 0 or NaN);
+//  - `e + 0 -> e` (e = -0 gives +0) and `0 - e -> -e` (e = +0);
+//  - `e0*e1 + e0*e2 -> e0*(e1+e2)` (rounds differently).
+// `ringRules(true)` includes them on Double (the paper's setting, for derivative programs: the zero tangents of the
+// values not differentiated); `ringRules(false)` keeps every rule exact, which the differential tests of ordinary
+// programs require. `e + -e -> 0` and `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
+
+import { AnfBuilder, mkPrim } from "../../ir/builder.js";
+import { lit, type Atom, type Expr, type Prim } from "../../ir/ir.js";
+import type { AnyRule, RuleContext } from "./rule.js";
+import { rule } from "./rule.js";
+
+const isNum = (a: Atom, x: number) => a.kind === "lit" && typeof a.value === "number" && a.value === x;
+const isNegZero = (a: Atom) => a.kind === "lit" && Object.is(a.value, -0);
+const zeroOf = (p: Prim) => lit(0, p.type);
+const isArith = (p: Prim) => p.type.k === "double" || p.type.k === "int";
+
+/** The primitive `a` is let-bound to, if it is `op`. */
+function defOp(a: Atom, op: string, ctx: RuleContext): Prim | undefined {
+  const d = ctx.definition(a);
+  return d?.kind === "prim" && d.op === op ? d : undefined;
+}
+
+/** The ring rules; `finite` adds the rules exact only for finite Doubles up to the sign of zero (see above). */
+export function ringRules(finite: boolean): AnyRule[] {
+  /** Whether a rule exact only under the assumption may rewrite `p`. */
+  const assumed = (p: Prim) => p.type.k === "int" || finite;
+
+  const addZero = rule({
+    name: "add-zero",
+    head: "prim",
+    doc: "e + 0 -> e;  0 + e -> e   (Double: with +0 only under the finite assumption)",
+    apply(node) {
+      if (node.op !== "add" || !isArith(node)) return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      if (isNum(b, 0) && (isNegZero(b) || assumed(node))) return a;
+      if (isNum(a, 0) && (isNegZero(a) || assumed(node))) return b;
+      return undefined;
+    },
+  });
+
+  const subZero = rule({
+    name: "sub-zero",
+    head: "prim",
+    doc: "e - 0 -> e;  0 - e -> -e   (Double: the second only under the finite assumption)",
+    apply(node) {
+      if (node.op !== "sub" || !isArith(node)) return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      if (isNum(b, 0) && !isNegZero(b)) return a;
+      if (isNum(a, 0) && assumed(node)) return mkPrim("neg", [b]);
+      return undefined;
+    },
+  });
+
+  const mulOne = rule({
+    name: "mul-one",
+    head: "prim",
+    doc: "e * 1 -> e;  1 * e -> e;  e * -1 -> -e;  e / 1 -> e",
+    apply(node) {
+      const [a, b] = node.args as [Atom, Atom];
+      if (node.op === "div" && isArith(node) && isNum(b, 1)) return a;
+      if (node.op !== "mul" || !isArith(node)) return undefined;
+      if (isNum(b, 1)) return a;
+      if (isNum(a, 1)) return b;
+      if (isNum(b, -1)) return mkPrim("neg", [a]);
+      if (isNum(a, -1)) return mkPrim("neg", [b]);
+      return undefined;
+    },
+  });
+
+  const mulZero = rule({
+    name: "mul-zero",
+    head: "prim",
+    doc: "e * 0 -> 0;  0 * e -> 0;  0 / e -> 0   (Double: only under the finite assumption; 0 / e not on Index)",
+    apply(node) {
+      if (!isArith(node) || !assumed(node)) return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      if (node.op === "mul") return isNum(a, 0) || isNum(b, 0) ? zeroOf(node) : undefined;
+      if (node.op === "div" && node.type.k === "double") return isNum(a, 0) ? zeroOf(node) : undefined;
+      return undefined;
+    },
+  });
+
+  const negNeg = rule({
+    name: "neg-neg",
+    head: "prim",
+    doc: "--e -> e;  e + -f -> e - f;  e - -f -> e + f",
+    apply(node, ctx) {
+      if (node.op === "neg") return defOp(node.args[0]!, "neg", ctx)?.args[0];
+      if (node.op !== "add" && node.op !== "sub") return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      const nb = defOp(b, "neg", ctx);
+      if (nb) return mkPrim(node.op === "add" ? "sub" : "add", [a, nb.args[0]!]);
+      const na = node.op === "add" ? defOp(a, "neg", ctx) : undefined;
+      if (na) return mkPrim("sub", [b, na.args[0]!]);
+      return undefined;
+    },
+  });
+
+  const cancel = rule({
+    name: "cancel",
+    head: "prim",
+    doc: "e - e -> 0;  e + -e -> 0   (Index only: exact there)",
+    apply(node, ctx) {
+      if (node.type.k !== "int") return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      if (node.op === "sub" && ctx.facts.sameValue(a, b)) return zeroOf(node);
+      if (node.op !== "add") return undefined;
+      const nb = defOp(b, "neg", ctx);
+      const na = defOp(a, "neg", ctx);
+      if ((nb && ctx.facts.sameValue(nb.args[0]!, a)) || (na && ctx.facts.sameValue(na.args[0]!, b))) return zeroOf(node);
+      return undefined;
+    },
+  });
+
+  const factor = rule({
+    name: "factor",
+    head: "prim",
+    doc: "e0*e1 + e0*e2 -> e0*(e1+e2)   (products used only here; Double: only under the finite assumption)",
+    apply(node, ctx): Expr | undefined {
+      if (node.op !== "add" || !isArith(node) || !assumed(node)) return undefined;
+      const [a, b] = node.args as [Atom, Atom];
+      const pa = defOp(a, "mul", ctx);
+      const pb = defOp(b, "mul", ctx);
+      if (!pa || !pb || a.kind !== "var" || b.kind !== "var") return undefined;
+      if (ctx.uses(a)?.total !== 1 || ctx.uses(b)?.total !== 1) return undefined;
+      for (const i of [0, 1]) {
+        for (const j of [0, 1]) {
+          if (!ctx.facts.sameValue(pa.args[i]!, pb.args[j]!)) continue;
+          const bld = new AnfBuilder();
+          const sum = bld.prim("add", [pa.args[1 - i]!, pb.args[1 - j]!], "s");
+          return bld.finish(mkPrim("mul", [pa.args[i]!, sum]));
+        }
+      }
+      return undefined;
+    },
+  });
+
+  return [addZero, subZero, mulOne, mulZero, negNeg, cancel, factor];
+}
