@@ -3,54 +3,25 @@
 
 import {
   freshVar,
-  lit,
   mkLam,
   mkLet,
   mkTuple,
   typeOf,
-  type App,
   type Atom,
   type Build,
   type Expr,
-  type If,
   type Ifold,
   type Lam,
-  type Lit,
-  type Prim,
-  type Proj,
   type Tuple,
   type Var,
 } from "../../src/ir/ir.js";
-import type { PrimName } from "../../src/prims/names.js";
-import { primResultType } from "../../src/prims/table.js";
 import type { SourceFile, Span } from "../../src/syntax/source.js";
-import { arrayOf, BOOL, DOUBLE, INT, type Type } from "../../src/types/types.js";
+import { arrayOf, INT, type Type } from "../../src/types/types.js";
 import type { DenseArray } from "../../src/runtime/value.js";
 
-export const num = (x: number): Lit => lit(x, DOUBLE);
-export const idx = (n: number): Lit => lit(n, INT);
-export const bool = (b: boolean): Lit => lit(b, BOOL);
-
-export function prim(op: PrimName, args: readonly Atom[], span?: Span): Prim {
-  const type = primResultType(op, args.map((a) => a.type));
-  return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
-}
-
+// The node constructors are the compiler's own (src/ir/builder.ts), under short names.
+export { litDouble as num, litIndex as idx, litBool as bool, mkPrim as prim, mkProj as proj, mkApp as app, mkIf as iff } from "../../src/ir/builder.js";
 export const tup = (elems: readonly Atom[]): Tuple => mkTuple(elems);
-
-export function proj(index: number, arg: Atom): Proj {
-  if (arg.type.k !== "tuple") throw new Error("proj of a non-tuple");
-  return { kind: "proj", index, arg, type: arg.type.elems[index]! };
-}
-
-export function app(fn: Atom, arg: Atom): App {
-  if (fn.type.k !== "fun") throw new Error("app of a non-function");
-  return { kind: "app", fn, arg, type: fn.type.result };
-}
-
-export function iff(cond: Atom, then: Expr, otherwise: Expr): If {
-  return { kind: "if", cond, then, else: otherwise, type: typeOf(then) };
-}
 
 /** Collects let bindings; `end(body)` nests them around the body. */
 export class Block {
