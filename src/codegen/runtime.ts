@@ -6,7 +6,7 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { indexOutOfRange, intDiv, intPow } from "../prims/table.js";
-import { shapeOf, showShape } from "../runtime/stack.js";
+import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
 import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
 
@@ -19,10 +19,6 @@ function unpackArgs(args: readonly Value[], paramTypes: readonly Type[]): Slot[]
   return out;
 }
 
-/** A loop count below zero: the interpreter's error (its loopCount), word for word. */
-function negativeCount(what: "build size" | "ifold count", n: number, span: Span | undefined): never {
-  return fail("shape", `${what} must not be negative, got ${n}`, span);
-}
 
 /**
  * The irregular-build error of src/runtime/stack.ts. Compiled code does not keep element values, only their
@@ -38,13 +34,8 @@ function irregular(
   first: readonly number[],
   found: readonly number[],
 ): never {
-  const describe = (dims: readonly number[]) => showShape(shapeOf(emptyValueWithDims(elemType, common, dims)));
-  return fail(
-    "shape",
-    `build produced elements of different shapes: element 0 has shape ${describe(first)} ` +
-      `but element ${index} has shape ${describe(found)}`,
-    span,
-  );
+  const shape = (dims: readonly number[]) => shapeOf(emptyValueWithDims(elemType, common, dims));
+  return irregularBuild(index, shape(first), shape(found), span);
 }
 
 // A value of type `elemType` = Array^common<U> whose leaves have the given dimensions and no data (only its shape is
@@ -85,7 +76,7 @@ export const RUNTIME = {
   intDiv,
   intPow,
   indexOutOfRange,
-  negativeCount,
+  negativeCount: negativeLoopCount,
   irregular,
   noError: (): never => {
     throw new Error("compiled code left its body without a result or an error");

@@ -11,11 +11,10 @@
 // Loops (build, ifold) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
 // with the number of iterations or the length of a let chain.
 
-import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
-import { stackValues } from "../runtime/stack.js";
+import { negativeLoopCount, stackValues } from "../runtime/stack.js";
 import { tuple, type FunValue, type Value } from "../runtime/value.js";
 
 type Env = Map<number, Value>;
@@ -138,9 +137,9 @@ function evalIfold(e: Ifold, env: Env): Value {
 }
 
 /** A loop's iteration count: a non-negative Index, or a shape error at the loop. */
-function loopCount(v: Value, what: string, span: Span | undefined): number {
+function loopCount(v: Value, what: "build size" | "ifold count", span: Span | undefined): number {
   if (typeof v !== "number" || !Number.isInteger(v)) throw new Error(`interpreter: ${what} is not an Index`);
-  if (v < 0) fail("shape", `${what} must not be negative, got ${v}`, span);
+  if (v < 0) negativeLoopCount(what, v, span);
   return v;
 }
 

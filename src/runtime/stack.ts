@@ -82,16 +82,23 @@ export function firstShapeMismatch(elems: readonly Value[]): ShapeMismatch | und
 export function stackValues(elemType: Type, elems: readonly Value[], span?: Span): ArrayValue {
   if (containsArray(elemType)) {
     const m = firstShapeMismatch(elems);
-    if (m) {
-      fail(
-        "shape",
-        `build produced elements of different shapes: element 0 has shape ${showShape(m.first)} ` +
-          `but element ${m.index} has shape ${showShape(m.found)}`,
-        span,
-      );
-    }
+    if (m) irregularBuild(m.index, m.first, m.found, span);
   }
   return stackUniform(elemType, elems);
+}
+
+/** The error of a build whose element `index` differs in shape from element 0 (both back ends raise this one). */
+export function irregularBuild(index: number, first: ValueShape, found: ValueShape, span: Span | undefined): never {
+  return fail(
+    "shape",
+    `build produced elements of different shapes: element 0 has shape ${showShape(first)} but element ${index} has shape ${showShape(found)}`,
+    span,
+  );
+}
+
+/** The error of a build size or ifold count below zero (both back ends raise this one). */
+export function negativeLoopCount(what: "build size" | "ifold count", n: number, span: Span | undefined): never {
+  return fail("shape", `${what} must not be negative, got ${n}`, span);
 }
 
 /** Like stackValues, for elements the caller has already checked to have one shape. */
