@@ -18,7 +18,8 @@
 // irregular run ends, its writes may land in the wrong places (or be clipped at the buffer's end), which is harmless:
 // the build fails before its value is used.
 
-import { typeOf, type Build, type Expr, type Let } from "../ir/ir.js";
+import { isFreeIn } from "../ir/free.js";
+import { typeOf, type Atom, type Build, type Expr, type Let, type Prim } from "../ir/ir.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { EMPTY_ARRAY, times, type Emitter, type Slots } from "./emit.js";
@@ -47,9 +48,66 @@ function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
   return undefined;
 }
 
+/**
+ * A terminal build `build n (fun j -> let c = (j = e) in if c then A else 0.)` (or `e = j`) with a Double element: the
+ * hot index e (bound outside) and A. Its array is zero except at e, so the generator writes that element alone.
+ */
+function oneHotTerminal(b: Build): { at: Atom; value: Expr } | undefined {
+  const body = b.body;
+  if (body.kind !== "let" || body.rhs.kind !== "prim" || body.rhs.op !== "eq" || typeOf(body).k !== "double") return undefined;
+  const tail = body.body;
+  if (tail.kind !== "if" || tail.cond.kind !== "var" || tail.cond.id !== body.v.id) return undefined;
+  if (tail.else.kind !== "lit" || !Object.is(tail.else.value, 0)) return undefined;
+  const [x, y] = body.rhs.args as [Atom, Atom];
+  const isIndex = (a: Atom) => a.kind === "var" && a.id === b.index.id;
+  const at = isIndex(x) ? y : isIndex(y) ? x : undefined;
+  if (at === undefined || isIndex(at) || at.type.k !== "int" || isFreeIn(body.v, tail.then)) return undefined;
+  return { at, value: tail.then };
+}
+
+/** `build m (fun _ -> 0.)` (also as `let x = build ... in x`), a vector of literal zeros. */
+function zeroBuild(e: Expr): Build | undefined {
+  if (e.kind === "let" && e.body.kind === "var" && e.body.id === e.v.id) e = e.rhs;
+  const zero = e.kind === "build" && e.body.kind === "lit" && Object.is(e.body.value, 0) && e.type.k === "array" && e.type.elem.k === "double";
+  return zero ? (e as Build) : undefined;
+}
+
+/** A terminal `if c then A else build m (fun _ -> 0.)` (or the zeros first) with a vector of Doubles as its value. */
+function zeroBranch(e: Expr): { cond: Atom; value: Expr; zero: Build; zeroWhen: boolean } | undefined {
+  if (e.kind !== "if" || e.type.k !== "array" || e.type.elem.k !== "double") return undefined;
+  const [zt, ze] = [zeroBuild(e.then), zeroBuild(e.else)];
+  if (ze !== undefined && zt === undefined) return { cond: e.cond, value: e.then, zero: ze, zeroWhen: false };
+  if (zt !== undefined && ze === undefined) return { cond: e.cond, value: e.else, zero: zt, zeroWhen: true };
+  return undefined;
+}
+
+/** `build n (fun i -> xs[i])` with xs a vector of Doubles: the get (a copy of the first n elements of xs). */
+function copyOf(b: Build): Prim | undefined {
+  let body = b.body;
+  // `let x = xs[i] in x`, as a builder writes it.
+  if (body.kind === "let" && body.body.kind === "var" && body.body.id === body.v.id) body = body.rhs;
+  if (body.kind !== "prim" || body.op !== "get" || body.type.k !== "double") return undefined;
+  const [xs, i] = body.args as [Atom, Atom];
+  return i.kind === "var" && i.id === b.index.id && xs.type.k === "array" && xs.type.elem.k === "double" ? body : undefined;
+}
+
+/** A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would. */
+function emitCopy(em: Emitter, b: Build, get: Prim, base: string): Slots {
+  const n = em.atom(b.size)[0]!;
+  em.checkCount(n, "build size", b.span);
+  const [data, offset, length] = em.atom(get.args[0]!) as [string, string, string];
+  const at = em.spanRef(get.span);
+  if (n !== length) em.failIf(`${n} > ${length}`, [length], ([len]) => `$rt.indexOutOfRange(${len}, ${len}, ${at})`);
+  const buffer = slotNames(base, b.type)[0]!;
+  em.out.line(`const ${buffer} = ${data}.slice(${offset}, ${offset === "0" ? n : `${offset} + ${n}`});`);
+  return [buffer, "0", n];
+}
+
 const boolToByte = (b: string): string => (b === "true" ? "1" : b === "false" ? "0" : `${b} ? 1 : 0`);
 
 export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
+  const copied = copyOf(outer);
+  if (copied !== undefined) return emitCopy(em, outer, copied, base);
   const levels: Level[] = [];
   for (let b = outer; ; ) {
     const split = tailBuild(b.body);
@@ -112,6 +170,17 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
 
     const t = em.loopVariable(b.index, n);
     indices.push(t);
+    const sparse = j === k ? oneHotTerminal(b) : undefined;
+    if (sparse !== undefined) {
+      // The buffers are fresh (all zeros): only the hot element is written, and its value computed only there.
+      const hot = em.atom(sparse.at)[0]!;
+      out.open(`if (${hot} >= 0 && ${hot} < ${n}) {`);
+      out.line(`const ${t} = ${hot};`);
+      terminalWrite(em.expr(sparse.value, em.fresh()));
+      out.close();
+      indices.pop();
+      return;
+    }
     out.open(`for (let ${t} = 0; ${t} < ${n}; ${t}++) {`);
     let element: string[];
     if (j < k) {
@@ -119,7 +188,15 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
       level(j + 1);
       element = [sizes[j + 1]!, ...records[j + 1]!];
     } else {
-      element = terminalWrite(em.expr(terminal, em.fresh()));
+      const lets: Let[] = [];
+      let tail = terminal;
+      for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+      const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
+      if (zb === undefined) element = terminalWrite(em.expr(terminal, em.fresh()));
+      else {
+        for (const l of lets) em.letBinding(l);
+        element = zeroOrValue(zb);
+      }
     }
     if (recordLength > 0) {
       const differs = element.map((x, q) => `${x} !== ${record[q]}`).join(" || ");
@@ -145,8 +222,26 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     indices.pop();
   };
 
+  // `if c then A else build m (fun _ -> 0.)`: the zeros are already in the fresh buffer, so that branch only gives
+  // the element's size (for the allocation and the shape check), and the copy is skipped when the data is null.
+  const zeroOrValue = (zb: { cond: Atom; value: Expr; zero: Build; zeroWhen: boolean }): string[] => {
+    const [d, o, m] = [`${base}_zd`, `${base}_zo`, `${base}_zm`];
+    const cond = em.atom(zb.cond)[0]!;
+    out.line(`let ${d} = null, ${o} = 0, ${m} = 0;`);
+    out.open(`if (${zb.zeroWhen ? `!${cond}` : cond}) {`);
+    const v = em.expr(zb.value, em.fresh());
+    out.line(`${d} = ${v[0]}; ${o} = ${v[1]}; ${m} = ${v[2]};`);
+    out.close("} else {");
+    out.indentIn();
+    const size = em.atom(zb.zero.size)[0]!;
+    em.checkCount(size, "build size", zb.zero.span);
+    out.line(`${m} = ${size};`);
+    out.close();
+    return terminalWrite([d, o, m], `${d} !== null`);
+  };
+
   // Writes the terminal value (slots `v`) at element index e_k; returns the dimensions of its array leaves.
-  const terminalWrite = (v: Slots): string[] => {
+  const terminalWrite = (v: Slots, copyGuard?: string): string[] => {
     const starts = leafStarts(termLeaves);
     const at = elementIndex(k);
     const elementSizes = termLeaves.map((leaf, l) => {
@@ -171,7 +266,8 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
       }
       const size = elementSizes[l]!;
       const to = times([at.includes(" ") ? `(${at})` : at, size]);
-      out.line(`$rt.copy(${buffers[l]}, ${to}, ${v[s]}, ${v[s + 1]}, ${size});`);
+      const copy = `$rt.copy(${buffers[l]}, ${to}, ${v[s]}, ${v[s + 1]}, ${size});`;
+      out.line(copyGuard === undefined ? copy : `if (${copyGuard}) ${copy}`);
       dims.push(...v.slice(s + 2, s + leafSlotCount(leaf)));
     });
     return dims;

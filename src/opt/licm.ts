@@ -7,8 +7,9 @@
 // computation never raises an error the loop would not have raised. One relaxation: an expression that can fail only
 // when the loop runs (it is itself a loop over the same count, like the primal `ifold` over `length v` inside a
 // `build (length v)` of a vectorised derivative) moves too, provided nothing before it in the body can fail, so that
-// no other error would have come first. Under that same proviso, an invariant that may fail but costs a loop moves
-// under the loop's guard: `let x = if 0 < n then e else <any value>`, computed once, and only if the loop runs.
+// no other error would have come first. Under that same proviso, an invariant that may fail but costs a loop (or is a
+// read that such a loop uses, like the `v[0]` an argmax starts from) moves under the loop's guard:
+// `let x = if 0 < n then e else <any value>`, computed once, and only if the loop runs.
 // Nothing moves out of a branch of a conditional (a loop inside a branch hoists to the start of that branch only), and
 // lambdas are left to the inliner. Moving a computation out of a loop that runs no iteration costs time, not meaning.
 
@@ -92,6 +93,7 @@ class Licm {
     const kept: Binding[] = [];
     let earlierMayFail = false;
     const countKnown = this.facts.isNonNegative(count);
+    const feeds = feedingLoops(bindings);
     for (const { v, rhs } of bindings) {
       const invariant = [...freeVars(rhs).keys()].every((id) => !bound.has(id));
       if (invariant) {
@@ -101,8 +103,9 @@ class Licm {
           this.hoisted++;
           continue;
         }
-        // A loop that may fail is still worth moving, under the loop's own guard: computed only if the loop runs.
-        if (!earlierMayFail && countKnown && hasLoop(rhs)) {
+        // A loop (or a read such as the `v[0]` an inner loop starts from) that may fail is still worth moving, under
+        // the loop's own guard: computed only if the loop runs.
+        if (!earlierMayFail && countKnown && (hasLoop(rhs) || (rhs.kind === "prim" && rhs.op === "get" && feeds.has(v.id)))) {
           const runs = b.prim("lt", [litIndex(0), count], "runs");
           b.bindVar(v, mkIf(runs, rhs, nested((d) => defaultValue(v.type, d))));
           this.hoisted++;
@@ -118,6 +121,17 @@ class Licm {
 }
 
 const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+
+/** The lets of a chain whose values a later loop of the chain uses (directly or through other lets). */
+function feedingLoops(bindings: readonly Binding[]): Set<number> {
+  const feeds = new Set<number>();
+  for (let k = bindings.length - 1; k >= 0; k--) {
+    const { v, rhs } = bindings[k]!;
+    if (!hasLoop(rhs) && !feeds.has(v.id)) continue;
+    for (const id of freeVars(rhs).keys()) feeds.add(id);
+  }
+  return feeds;
+}
 
 /** Some value of type `t` (the value of a guarded hoist when its loop does not run: never used). */
 function defaultValue(t: Type, b: AnfBuilder): Atom {

@@ -15,6 +15,10 @@ import { fission, fissionInvariant } from "./rules/fission.js";
 import { FUSION_RULES } from "./rules/fusion.js";
 import { ITERATION_RULES } from "./rules/iteration.js";
 import { RANGE_RULES } from "./rules/range.js";
+import { onehotState } from "./rules/onehot-state.js";
+import { unswitchNested } from "./rules/unswitch-nested.js";
+import { caseSplitBuild } from "./rules/case-split.js";
+import { projConstant } from "./rules/constant-component.js";
 import { ringRules } from "./rules/ring.js";
 import { RuleSet, type AnyRule } from "./rules/rule.js";
 import { projOfIf, projOfTuple, tupleEta } from "./rules/tuple.js";
@@ -31,12 +35,16 @@ export function simplifyRules(finite: boolean): AnyRule[] {
     ...FUSION_RULES,
     ...ringRules(finite),
     projOfTuple,
+    projConstant(finite),
     fission,
     projOfIf,
     tupleEta,
     ...CONDITIONAL_RULES,
     ...ITERATION_RULES,
+    onehotState,
     fissionInvariant,
+    unswitchNested,
+    caseSplitBuild,
   ];
 }
 

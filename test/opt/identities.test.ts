@@ -168,12 +168,11 @@ describe("from grad, mgrad and deriv in Smooth", () => {
     expect(printIr(d.optimised)).toMatchInlineSnapshot(`
       "let f (m: Matrix) (a: Matrix) =
         let n = length m in
-        build n (fun p0 ->
-          let n_2 = length m[0] in
-          let s0 = ifold (fun s' i ->
-            let x = m[i] in
-            s' + ifold (fun s'_2 i_2 -> s'_2 + x[i_2] * a[i_2][i]) 0. n_2) 0. n in
-          build n_2 (fun p1 -> (s0, a[p1][p0])))"
+        let n_2 = length (if 0 < n then m[0] else build 0 (fun i -> 0.)) in
+        let s0 = ifold (fun s' i_2 ->
+          let x = m[i_2] in
+          s' + ifold (fun s'_2 i_3 -> s'_2 + x[i_3] * a[i_3][i_2]) 0. n_2) 0. n in
+        build n (fun p0 -> build n_2 (fun p1 -> (s0, a[p1][p0])))"
     `);
     agrees(d, [matrix(3, 3), matrix(3, 3)]);
   });
