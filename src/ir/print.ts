@@ -228,7 +228,10 @@ class Printer {
 
   private prim(op: PrimName, args: readonly Atom[]): Frag {
     const syntax = PRIMS[op].syntax;
-    const xs = args.map((x) => this.atom(x));
+    // Operands that are all Index literals (`0 / 0` kept because folding it would raise an error) say nothing of
+    // their type: the first is written `(0: Index)` so that the program reads back the same.
+    const allIndexLiterals = args.every((x) => x.kind === "lit" && x.type.k === "int");
+    const xs = args.map((x, i) => (i === 0 && allIndexLiterals ? this.value(x) : this.atom(x)));
     if (op === "get") return frag(`${at(xs[0]!, INDEX).text}[${xs[1]!.text}]`, INDEX);
     if (op === "neg") return frag(`-${at(xs[0]!, APP).text}`, UNARY);
     if (op === "not") return frag(`not ${at(xs[0]!, APP).text}`, UNARY);
