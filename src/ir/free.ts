@@ -121,3 +121,33 @@ export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
   }
   return false;
 }
+
+/**
+ * `e` (not a let) with every operand mapped by `atom` and every nested scope (lambda and loop bodies, branches) by
+ * `scope`; binders are kept. Passes that substitute and recurse override the cases they treat specially.
+ */
+export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => Atom, scope: (body: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case "var":
+    case "lit":
+      return atom(e);
+    case "prim":
+      return { ...e, args: e.args.map(atom) };
+    case "tuple":
+      return { ...e, elems: e.elems.map(atom) };
+    case "proj":
+      return { ...e, arg: atom(e.arg) };
+    case "app":
+      return { ...e, fn: atom(e.fn), arg: atom(e.arg) };
+    case "jvp":
+      return { ...e, fn: atom(e.fn) };
+    case "lam":
+      return { ...e, body: scope(e.body) };
+    case "if":
+      return { ...e, cond: atom(e.cond), then: scope(e.then), else: scope(e.else) };
+    case "build":
+      return { ...e, size: atom(e.size), body: scope(e.body) };
+    case "ifold":
+      return { ...e, init: atom(e.init), count: atom(e.count), body: scope(e.body) };
+  }
+}

@@ -7,7 +7,7 @@
 
 import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual } from "../ir/equal.js";
-import { exprSize } from "../ir/free.js";
+import { exprSize, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
 import type { Pass } from "./pass.js";
@@ -95,30 +95,11 @@ class Cse {
   }
 
   private node(e: Expr): Expr {
-    switch (e.kind) {
-      case "var":
-      case "lit":
-        return this.atom(e);
-      case "let":
-        return this.scope(e);
-      case "prim":
-        return { ...e, args: e.args.map((a) => this.atom(a)) };
-      case "tuple":
-        return { ...e, elems: e.elems.map((a) => this.atom(a)) };
-      case "proj":
-        return { ...e, arg: this.atom(e.arg) };
-      case "app":
-        return { ...e, fn: this.atom(e.fn), arg: this.atom(e.arg) };
-      case "jvp":
-        return { ...e, fn: this.atom(e.fn) };
-      case "lam":
-        return { ...e, body: this.scope(e.body) };
-      case "if":
-        return { ...e, cond: this.atom(e.cond), then: this.scope(e.then), else: this.scope(e.else) };
-      case "build":
-        return { ...e, size: this.atom(e.size), body: this.scope(e.body) };
-      case "ifold":
-        return { ...e, init: this.atom(e.init), count: this.atom(e.count), body: this.scope(e.body) };
-    }
+    if (e.kind === "let") return this.scope(e);
+    return mapNode(
+      e,
+      (a) => this.atom(a),
+      (body) => this.scope(body),
+    );
   }
 }

@@ -13,7 +13,7 @@
 // first-order, no lambda or application may remain: one that does is a compiler bug and is reported as such.
 
 import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
-import { someNode } from "../ir/free.js";
+import { mapNode, someNode } from "../ir/free.js";
 import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
@@ -87,29 +87,18 @@ class Inliner {
       e = e.body;
     }
     switch (e.kind) {
-      case "var":
-      case "lit":
-        return this.atom(e);
-      case "prim":
-        return { ...e, args: e.args.map((a) => this.atom(a)) };
-      case "tuple":
-        return { ...e, elems: e.elems.map((a) => this.atom(a)) };
       case "proj": {
         const node = { ...e, arg: this.atom(e.arg) };
         return containsFun(node.type) ? this.project(node.index, node.arg) : node;
       }
       case "app":
         return this.apply(this.atom(e.fn), this.atom(e.arg), b);
-      case "jvp":
-        return { ...e, fn: this.atom(e.fn) };
-      case "lam":
-        return { ...e, body: this.scope(e.body) };
-      case "if":
-        return { ...e, cond: this.atom(e.cond), then: this.scope(e.then), else: this.scope(e.else) };
-      case "build":
-        return { ...e, size: this.atom(e.size), body: this.scope(e.body) };
-      case "ifold":
-        return { ...e, init: this.atom(e.init), count: this.atom(e.count), body: this.scope(e.body) };
+      default:
+        return mapNode(
+          e,
+          (a) => this.atom(a),
+          (body) => this.scope(body),
+        );
     }
   }
 

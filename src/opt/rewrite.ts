@@ -10,7 +10,7 @@
 // is swept again, so rewrites that enable each other (fusion exposing a literal index) chain within one sweep.
 
 import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
-import { freeVars } from "../ir/free.js";
+import { freeVars, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
 import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
@@ -141,21 +141,6 @@ export class Rewriter implements RuleContext {
   /** The node with its operands substituted and its nested bodies rewritten. */
   private rebuild(e: Exclude<Expr, { kind: "let" }>): Expr {
     switch (e.kind) {
-      case "var":
-      case "lit":
-        return this.atom(e);
-      case "prim":
-        return { ...e, args: e.args.map((a) => this.atom(a)) };
-      case "tuple":
-        return { ...e, elems: e.elems.map((a) => this.atom(a)) };
-      case "proj":
-        return { ...e, arg: this.atom(e.arg) };
-      case "app":
-        return { ...e, fn: this.atom(e.fn), arg: this.atom(e.arg) };
-      case "jvp":
-        return { ...e, fn: this.atom(e.fn) };
-      case "lam":
-        return { ...e, body: this.scope(e.body) };
       case "if": {
         const cond = this.atom(e.cond);
         const then = this.inside(e.then, () => this.facts.assume(cond, true));
@@ -171,6 +156,12 @@ export class Rewriter implements RuleContext {
         const body = this.loopBody(e.body, [e.index, e.acc], count, e.index);
         return { ...e, init: this.atom(e.init), count, body };
       }
+      default:
+        return mapNode(
+          e,
+          (a) => this.atom(a),
+          (body) => this.scope(body),
+        );
     }
   }
 }
