@@ -6,9 +6,12 @@ import type { Command } from "commander";
 import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
-import { gradJson, jacobianJson, registerDerivativeCommands, showDerivative, type DerivativeOptions } from "./derivative-commands.js";
-import { PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { chooseWrt, gradJson, jacobianJson, registerDerivativeCommands, showDerivative, type DerivativeOptions } from "./derivative-commands.js";
+import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { forwardDerivative } from "../api/derivative-programs.js";
 import { runPipeline } from "../opt/pass.js";
+import { simplifyPass } from "../opt/simplify.js";
+import { optimisePass } from "../opt/strategy.js";
 import { lowerEntry } from "../ir/lower.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -160,10 +163,31 @@ export function registerCommands(program: Command): void {
   withEntry(program.command("dev").argument("<file>", "a Smooth source file"))
     .description("print the IR after each optimiser pass")
     .option("--passes <names>", `comma-separated passes from: ${Object.keys(PASSES).join(", ")} (default: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
-    .action((file: string, o: CommonOptions & { passes?: string }) => {
+    .option("--derivative", "start from the forward derivative program (as show --grad/--jacobian) instead")
+    .option("--wrt <k>", "with --derivative: differentiate with respect to argument k only (0-based)")
+    .action((file: string, o: CommonOptions & { passes?: string; derivative?: boolean; wrt?: string }) => {
       const prog = load(file, o.prelude);
-      const passes = o.passes ? pipelineFromNames(o.passes.split(",").map((n) => n.trim())) : STANDARD_PIPELINE;
-      const lowered = lowerEntry(prog.checked, o.fn, argTypesFor(prog, o.fn, parseArgs(o)));
+      const defaultPipeline = o.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
+      const named = o.passes ? pipelineFromNames(o.passes.split(",").map((n) => n.trim())) : defaultPipeline;
+      // The fixpoint passes again, now telling why they stopped and which rules fired.
+      const report = (name: string) => (r: { reason: string; fired: Readonly<Record<string, number>> }) => {
+        const rules = Object.entries(r.fired)
+          .map(([rule, n]) => `${rule} ${n}`)
+          .join(", ");
+        process.stdout.write(`\n// ${name} stopped: ${r.reason}${rules ? `; fired: ${rules}` : ""}`);
+      };
+      const passes = named.map((p) =>
+        p.name === "simplify"
+          ? simplifyPass({ onReport: report(p.name) })
+          : p.name === "optimise" || p.name === "optimise-finite"
+            ? optimisePass({ assumeFinite: p.name === "optimise-finite", onReport: report(p.name) })
+            : p,
+      );
+      const argTypes = argTypesFor(prog, o.fn, parseArgs(o));
+      const primal = lowerEntry(prog.checked, o.fn, argTypes);
+      const lowered = o.derivative
+        ? forwardDerivative(primal, { wrt: chooseWrt(prog, o.fn, argTypes, o.wrt), paramNames: prog.definition(o.fn).paramNames })
+        : primal;
       process.stdout.write(`// lowered\n${printIr(lowered)}\n`);
       runPipeline(lowered, passes, {
         verify: true,

@@ -116,3 +116,27 @@ describe("the derivative API inside the language", () => {
     ]);
   });
 });
+
+describe("smooth show --grad and smooth dev", () => {
+  const dot = file("dot.smooth", "let f = fun (v1: Vector) (v2: Vector) -> vectorDot v1 v2");
+
+  it("show --grad prints the optimised gradient: ∂(v1·v2)/∂v1 = v2 (paper 000 Example 4)", () => {
+    const r = smooth("show", dot, "--fn", "f", "--grad", "--wrt", "0");
+    expect(r.stdout).toBe("let f' (v1: Vector) (v2: Vector) = build (length v1) (fun p0 -> v2[p0])\n");
+  });
+
+  it("dev --derivative shows each pass and why the strategy stopped", () => {
+    const r = smooth("dev", dot, "--fn", "f", "--derivative", "--wrt", "0");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("// after forward-ad");
+    expect(r.stdout).toMatch(/\/\/ optimise-finite stopped: fixpoint; fired: .*single-access 1/);
+    expect(r.stdout.trimEnd().endsWith("build (length v1) (fun p0 -> v2[p0])")).toBe(true);
+  });
+
+  it("dev --passes runs the named passes and rejects unknown ones", () => {
+    expect(smooth("dev", dot, "--fn", "f", "--passes", "inline,simplify").stdout).toContain("// after simplify");
+    const bad = smooth("dev", dot, "--fn", "f", "--passes", "inline,nonsense");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/argument error: unknown pass `nonsense`/);
+  });
+});
