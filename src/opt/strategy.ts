@@ -5,6 +5,7 @@
 //   -> cse (equal right-hand sides in scope become one)
 //   -> licm (invariants leave loops)
 //   -> sink (lets move into the one branch that uses them)
+//   -> materialise (a transcendental element computed in several loops over n becomes one array)
 //
 // No per-program choices: the order is what lets each stage feed the next. Fusion and fission need the uses of a value
 // where it is computed, so they run before code motion moves anything; CSE makes equal sizes one variable for the
@@ -17,6 +18,7 @@ import { verify } from "../ir/verify.js";
 import { eliminateCommonSubexpressions } from "./cse.js";
 import type { StopReason } from "./fixpoint.js";
 import { hoistInvariants } from "./licm.js";
+import { materialiseShared } from "./materialise.js";
 import type { Pass } from "./pass.js";
 import type { AnyRule } from "./rules/rule.js";
 import { simplify, simplifyRules } from "./simplify.js";
@@ -72,7 +74,10 @@ export function optimise(fn: IrFunction, opts: StrategyOptions = {}): { fn: IrFu
     const c = eliminateCommonSubexpressions(fn);
     const l = hoistInvariants(check(c.fn, "cse", round));
     const k = sinkLets(check(l.fn, "licm", round));
-    fn = check(k.fn, "sink", round);
+    const z = materialiseShared(check(k.fn, "sink", round));
+    fn = check(z.fn, "materialise", round);
+    add("materialise", z.materialised);
+    changes += z.materialised;
     add("cse", c.replaced);
     add("licm", l.hoisted);
     add("sink", k.sunk);

@@ -3,7 +3,7 @@
 //
 // Cost guard for indexing: the body is copied to every use, so a build is fused only when every use of it is a `get`
 // or a `length` (then the array itself disappears), and one of:
-//  - the element is cheap: the body contains no loop;
+//  - the element is cheap: the body contains no loop (nor a transcendental, when the array is read more than once);
 //  - the element is itself a pull array of cheap elements (a row of a transpose, of a one-hot matrix) and the element
 //    read is only indexed and measured in turn, so that it is fused too and no loop runs per access;
 //  - the array is read by a single get that reads each element once: at the array's own loop depth, or in the
@@ -17,10 +17,13 @@ import { AnfBuilder, mkPrim, splitLets } from "../../ir/builder.js";
 import { someNode } from "../../ir/free.js";
 import type { Atom, Build, Expr } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
+import { TRANSCENDENTAL } from "../materialise.js";
 import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
 
 const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+/** An element costing a transcendental is not recomputed at each of several reads (../materialise.ts shares it). */
+const hasTranscendental = (e: Expr) => someNode(e, (n) => n.kind === "prim" && TRANSCENDENTAL.has(n.op));
 
 /** The element of the build is a pull array whose elements are cheap (or again such pull arrays). */
 function isPullOfCheap(body: Expr, depth = 0): boolean {
@@ -33,7 +36,7 @@ function isPullOfCheap(body: Expr, depth = 0): boolean {
 function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): boolean {
   const uses = ctx.uses(xs);
   if (uses === undefined || uses.asArray !== uses.total) return false;
-  if (!hasLoop(def.body)) return true;
+  if (!hasLoop(def.body) && !(hasTranscendental(def.body) && uses.gets > 1)) return true;
   if (isPullOfCheap(def.body)) {
     const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
     if (r !== undefined && r.asArray === r.total) return true;
