@@ -1,30 +1,9 @@
 // The `smooth` command end to end: a real process, its stdout, stderr and exit code.
 // Every class of bad input gives one located message and exit code 1, never a stack trace.
 
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-
-const root = new URL("../../", import.meta.url).pathname;
-const cli = join(root, "dist/cli/main.js");
-let dir: string;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "smooth-cli-"));
-});
-
-function smooth(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { cli, file, root, smooth } from "./run.js";
 
 describe("smooth run", () => {
   it("runs the paper's Example 1 (u M vᵀ) and prints 39", () => {

@@ -1,24 +1,8 @@
 // `smooth grad` and `smooth jacobian` end to end, against derivatives worked out by hand.
 
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { file, smooth } from "./run.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const cli = join(root, "dist/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "smooth-deriv-"));
-
-function smooth(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
 
 const mixed = file("mixed.smooth", "let f = fun (x: Double) (v: Vector) (n: Index) -> x * vectorSum v + double n");

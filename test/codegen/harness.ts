@@ -78,16 +78,7 @@ export function agrees(fn: IrFunction, ...argLists: (readonly Value[])[]): Compi
   return compiled;
 }
 
-/** The SmoothError thrown by `run` (fails the test if it returns). */
-export function thrown(run: () => unknown): SmoothError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof SmoothError) return e;
-    throw e;
-  }
-  return expect.fail("expected a SmoothError");
-}
+export { thrown } from "../helpers.js";
 
 export function show(v: Value): string {
   if (typeof v !== "object") return Object.is(v, -0) ? "-0" : String(v);

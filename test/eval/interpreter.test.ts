@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { evaluate, runFunction } from "../../src/eval/interpreter.js";
 import { freshVar, mkLet, type Expr, type IrFunction } from "../../src/ir/ir.js";
-import { SmoothError } from "../../src/syntax/diagnostics.js";
+import { thrown } from "../helpers.js";
 import { arrayOf, DOUBLE, funOf, INT, MATRIX, tupleOf, VECTOR } from "../../src/types/types.js";
 import type { DenseArray, TupleArray, Value } from "../../src/runtime/value.js";
 import { app, Block, bool, buildOf, idx, ifoldOf, iff, lam, matrix, num, prim, proj, spanOf, tup, vector } from "./ir-builder.js";
 
 const run = (e: Expr): Value => evaluate(e, new Map());
 
-function thrown(f: () => unknown): SmoothError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof SmoothError) return e;
-    throw e;
-  }
-  throw new Error("expected a SmoothError");
-}
 
 describe("lets, tuples, lambdas", () => {
   it("binds lets and projects tuples", () => {

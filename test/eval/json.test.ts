@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { shortJson, valueFromJson, valueToJson, valuesEqual } from "../../src/runtime/json.js";
-import { SmoothError } from "../../src/syntax/diagnostics.js";
+import { thrown } from "../helpers.js";
 import { arrayOf, BOOL, DOUBLE, funOf, INT, MATRIX, showType, tupleOf, VECTOR, type Type } from "../../src/types/types.js";
 import type { DenseArray, TupleArray } from "../../src/runtime/value.js";
 import { matrix, vector } from "./ir-builder.js";
@@ -52,15 +52,7 @@ function jsonArb(t: Type, tpl: Template): fc.Arbitrary<unknown> {
 
 const typedJsonArb = typeArb.chain((type) => templateArb(type).chain((tpl) => jsonArb(type, tpl).map((json) => ({ type, json }))));
 
-function argumentError(f: () => unknown): SmoothError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof SmoothError) return e;
-    throw e;
-  }
-  throw new Error("expected a SmoothError");
-}
+const argumentError = thrown;
 
 describe("JSON round trips", () => {
   it("valueToJson inverts valueFromJson on random well-formed input", () => {

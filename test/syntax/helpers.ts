@@ -1,9 +1,8 @@
 // Test helpers: source files, a compact S-expression view of ASTs (independent of the printer under test), and
 // access to a SmoothError's headline and caret.
 
-import { expect } from "vitest";
 import type { Expr, Pattern, TypeAnn } from "../../src/syntax/ast.js";
-import { SmoothError } from "../../src/syntax/diagnostics.js";
+import type { SmoothError } from "../../src/syntax/diagnostics.js";
 import type { SourceFile } from "../../src/syntax/source.js";
 
 export const src = (text: string, name = "t"): SourceFile => ({ name, text });
@@ -61,16 +60,7 @@ export function sexp(e: Expr): string {
   }
 }
 
-/** Runs `f`, which must throw a SmoothError, and returns it. */
-export function thrown(f: () => unknown): SmoothError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SmoothError);
-    return e as SmoothError;
-  }
-  throw new Error("expected a SmoothError, nothing was thrown");
-}
+export { thrown } from "../helpers.js";
 
 /** The 1-based column and width of the caret run under the excerpt. */
 export function caret(err: SmoothError): { col: number; width: number } {

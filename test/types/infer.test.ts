@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseProgram } from "../../src/syntax/parser.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
+import { thrown } from "../helpers.js";
 import { checkProgram, showDefinitionType } from "../../src/types/infer.js";
 
 const preludeText = readFileSync(new URL("../../prelude/prelude.smooth", import.meta.url), "utf8");
@@ -19,15 +20,7 @@ function types(text: string, withPrelude = true): Record<string, string> {
   return out;
 }
 
-function typeError(text: string): SmoothError {
-  try {
-    types(text);
-  } catch (e) {
-    if (e instanceof SmoothError) return e;
-    throw e;
-  }
-  throw new Error("expected a type error");
-}
+const typeError = (text: string): SmoothError => thrown(() => types(text));
 
 describe("the M̃ prelude (paper 000 Fig. 4) type-checks as the paper writes it", () => {
   const prelude = types(preludeText, false);
