@@ -44,6 +44,15 @@ export class Facts {
     this.relations.length = m.relations;
   }
 
+  /** `body()` with what `learn` adds known, forgotten again afterwards (a nested scope). */
+  within<T>(learn: () => void, body: () => T): T {
+    const m = this.mark();
+    learn();
+    const out = body();
+    this.reset(m);
+    return out;
+  }
+
   /** Inside a loop over `index` in [0, bound). */
   enterLoop(index: Var, bound: Atom): void {
     this.loops.push({ index, bound });

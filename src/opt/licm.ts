@@ -52,11 +52,7 @@ class Licm {
   }
 
   private inside(e: Expr, learn: () => void): Expr {
-    const m = this.facts.mark();
-    learn();
-    const out = this.scope(e);
-    this.facts.reset(m);
-    return out;
+    return this.facts.within(learn, () => this.scope(e));
   }
 
   /** `e` with the invariants of its loops emitted into `b` (the scope around the loop). */

@@ -122,11 +122,7 @@ export class Rewriter implements RuleContext {
 
   /** A nested scope, with what is known inside it. */
   private inside(e: Expr, learn: () => void): Expr {
-    const m = this.facts.mark();
-    learn();
-    const out = this.scope(e);
-    this.facts.reset(m);
-    return out;
+    return this.facts.within(learn, () => this.scope(e));
   }
 
   /** A loop body, whose binders are bound one loop deeper. */
