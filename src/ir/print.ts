@@ -7,6 +7,7 @@
 
 import type { PrimName } from "../prims/names.js";
 import { PRIMS } from "../prims/table.js";
+import { BINOP_PRECEDENCE, COMPARISON_LEVEL, POWER_LEVEL } from "../syntax/parser.js";
 import { showType, type Type } from "../types/types.js";
 import type { Atom, Expr, IrFunction, Lit, Var } from "./ir.js";
 import { PrintAnalysis } from "./print-names.js";
@@ -32,35 +33,23 @@ export function printType(t: Type): string {
   return showType(t);
 }
 
-// Precedence levels, loosest to tightest, following the parser: let/if/fun extend as far right as they can.
+// Precedence levels, loosest to tightest: the binary operators' levels are the parser's own (BINOP_PRECEDENCE);
+// let/if/fun (OPEN) extend as far right as they can.
 const OPEN = 0;
-const OR = 1;
-const AND = 2;
-const CMP = 3;
-const ADD = 4;
-const MUL = 5;
-const POW = 6;
-const UNARY = 7;
-const APP = 8;
-const INDEX = 9;
-const ATOM = 10;
+const OR = BINOP_PRECEDENCE["||"];
+const UNARY = POWER_LEVEL + 1;
+const APP = UNARY + 1;
+const INDEX = APP + 1;
+const ATOM = INDEX + 1;
 
 type Assoc = "left" | "right" | "none";
-const INFIX: Readonly<Record<string, { prec: number; assoc: Assoc }>> = {
-  "||": { prec: OR, assoc: "none" },
-  "&&": { prec: AND, assoc: "none" },
-  "<": { prec: CMP, assoc: "none" },
-  ">": { prec: CMP, assoc: "none" },
-  "<=": { prec: CMP, assoc: "none" },
-  ">=": { prec: CMP, assoc: "none" },
-  "=": { prec: CMP, assoc: "none" },
-  "<>": { prec: CMP, assoc: "none" },
-  "+": { prec: ADD, assoc: "left" },
-  "-": { prec: ADD, assoc: "left" },
-  "*": { prec: MUL, assoc: "left" },
-  "/": { prec: MUL, assoc: "left" },
-  "**": { prec: POW, assoc: "right" },
-};
+/** Each infix operator's level and how it associates when printed (`&&`, `||` and comparisons get parentheses). */
+const INFIX: Readonly<Record<string, { prec: number; assoc: Assoc }>> = Object.fromEntries(
+  Object.entries(BINOP_PRECEDENCE).map(([op, prec]) => [
+    op,
+    { prec, assoc: prec === POWER_LEVEL ? "right" : prec <= COMPARISON_LEVEL ? "none" : "left" },
+  ]),
+);
 
 const WIDTH = 80;
 
