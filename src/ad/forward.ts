@@ -46,7 +46,7 @@ export function cannotFail(rhs: Expr): boolean {
       return true;
     case "prim":
       // The primitives that can fail: indexing, its bounds check, and Index division.
-      return rhs.op !== "get" && rhs.op !== "checkIndex" && !(rhs.op === "div" && rhs.type.k === "int");
+      return !PRIMS[rhs.op].fallible && !(rhs.op === "div" && rhs.type.k === "int");
     default:
       return false;
   }

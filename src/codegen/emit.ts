@@ -20,6 +20,7 @@ import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild } from "./build.js";
+import { emitAddArray, emitUpdateAt, emitZerosLike } from "./update.js";
 
 export type Slots = readonly string[];
 
@@ -37,6 +38,8 @@ export class Emitter {
   private readonly errorSites: string[] = [];
   /** How many `$e` locals failing checks need. */
   savedCount = 0;
+  /** The array updates that may overwrite their operand (ownership.ts); the others copy it first. */
+  inPlace: ReadonlySet<Prim> = new Set();
 
   constructor(indent: number) {
     this.out = new CodeWriter(indent);
@@ -193,6 +196,9 @@ export class Emitter {
       this.boundsCheck(j, n, e.span);
       return [j];
     }
+    if (e.op === "zerosLike") return emitZerosLike(this, e, base);
+    if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
+    if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);
@@ -224,7 +230,7 @@ export class Emitter {
     });
   }
 
-  private boundsCheck(i: string, length: string, span: Span | undefined): void {
+  boundsCheck(i: string, length: string, span: Span | undefined): void {
     const bound = this.loopBounds.get(i);
     if (bound === length) return;
     const fails = bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;

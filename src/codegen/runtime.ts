@@ -9,6 +9,7 @@ import { indexOutOfRange, intDiv, intPow } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
 import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
+import { addShapeError, updateShapeError } from "../runtime/update.js";
 
 function unpackArgs(args: readonly Value[], paramTypes: readonly Type[]): Slot[] {
   if (!Array.isArray(args) || args.length !== paramTypes.length) {
@@ -82,6 +83,8 @@ export const RUNTIME = {
     throw new Error("compiled code left its body without a result or an error");
   },
   copy,
+  addShapeError,
+  updateShapeError,
   unpackArgs,
   packResult: (slots: readonly Slot[], t: Type): Value => slotsToValue(slots, t),
   emptyF64: EMPTY.double,

@@ -10,6 +10,7 @@ import { splitLets } from "../ir/builder.js";
 import { typeOf, type Atom, type Expr } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { Facts } from "./facts.js";
+import { PRIMS } from "../prims/table.js";
 
 export function mayFail(e: Expr, facts: Facts, zero: readonly Atom[] = []): boolean {
   const { bindings, tail } = splitLets(e);
@@ -34,7 +35,7 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       if (e.op === "get") return !facts.inRangeOf(b!, a!);
       if (e.op === "checkIndex") return !facts.inRange(a!, b!);
       if (e.op === "div" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
-      return false;
+      return PRIMS[e.op].fallible === true;
     }
     case "if":
       return inside(facts, () => facts.assume(e.cond, true), () => mayFail(e.then, facts, zero)) ||

@@ -39,6 +39,11 @@ export const PRIM_NAMES = [
   "length",
   // checkIndex j n: j when 0 <= j < n, else the index error of get (emitted by the optimiser when it fuses (build n f)[j])
   "checkIndex",
+  // functional array updates (src/prims/updates.ts): reverse-mode accumulation, and the prelude's combinators
+  "zerosLike",
+  "setAt",
+  "addAt",
+  "addArray",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

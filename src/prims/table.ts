@@ -8,6 +8,7 @@ import { BOOL, DOUBLE, INT, showType, type Type } from "../types/types.js";
 import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/value.js";
 import type { PrimName } from "./names.js";
 import * as D from "../ad/derivatives.js";
+import { UPDATE_PRIMS } from "./updates.js";
 
 export interface PrimRule {
   readonly arity: number;
@@ -28,6 +29,8 @@ export interface PrimRule {
   readonly js: ((args: readonly string[], argTypes: readonly Type[], span: string) => string) | "array-structural";
   /** How the primitive is differentiated (src/ad/derivatives.ts); every primitive must decide. */
   readonly derivative: D.DerivativeRule;
+  /** Can raise an error for some operands (an index or shape error); Index division is decided by its operands. */
+  readonly fallible?: boolean;
 }
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
@@ -169,6 +172,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   },
   get: {
     derivative: D.STRUCTURAL,
+    fallible: true,
     arity: 2,
     syntax: { prefix: "get" },
     type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
@@ -196,6 +200,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's check.
   checkIndex: {
     derivative: D.NO_TANGENT,
+    fallible: true,
     arity: 2,
     syntax: { prefix: "checkIndex" },
     type: ([j, n]) => (j!.k === "int" && n!.k === "int" ? INT : { expected: "two Indexes" }),
@@ -207,6 +212,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     },
     js: "array-structural",
   },
+  ...UPDATE_PRIMS,
 };
 
 /** The error of `get` with a bad index; compiled code reports it through this function too. */

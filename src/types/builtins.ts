@@ -167,6 +167,40 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ...(["grad", "jacob"] as const).map((name): [string, Builtin] => [name, derivative(1, { kind: "grad" })]),
   ["mgrad", derivative(2, { kind: "mgrad" })],
   ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
+  // Functional array updates (src/prims/updates.ts); the compiled code updates in place when the array is not shared.
+  ...(["setAt", "addAt"] as const).map((op): [string, Builtin] => [
+    op,
+    {
+      arity: 3,
+      type: () => {
+        const a = freshTVar();
+        return mFuns([mArray(a), M_INDEX, a], mArray(a));
+      },
+      lowering: { kind: "prim", op },
+    },
+  ]),
+  [
+    "zerosLike",
+    {
+      arity: 1,
+      type: () => {
+        const a = mArray(freshTVar());
+        return mFun(a, a);
+      },
+      lowering: { kind: "prim", op: "zerosLike" },
+    },
+  ],
+  [
+    "addArray",
+    {
+      arity: 2,
+      type: () => {
+        const a = mArray(freshTVar());
+        return mFuns([a, a], a);
+      },
+      lowering: { kind: "prim", op: "addArray" },
+    },
+  ],
   // Written by the optimiser (fused indexing); a builtin so that printed optimised programs read back.
   ["checkIndex", { arity: 2, type: () => mFuns([M_INDEX, M_CARD], M_INDEX), lowering: { kind: "prim", op: "checkIndex" } }],
 ]);

@@ -1,0 +1,110 @@
+// JavaScript for the functional array updates (src/prims/updates.ts). Each array leaf of the operand is either updated
+// in place (ownership.ts proved the old value unobservable) or first copied with `slice`, so the generated code has
+// the semantics of the interpreter's copying version either way. Path indexes are bounds-checked like `get`.
+
+import type { Atom, Prim } from "../ir/ir.js";
+import type { ScalarKind } from "../runtime/value.js";
+import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { plus, times, type Emitter, type Slots } from "./emit.js";
+
+const ARRAY_CLASS: Record<ScalarKind, string> = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" };
+
+interface LeafSlots {
+  readonly kind: ScalarKind;
+  readonly data: string;
+  readonly offset: string;
+  readonly dims: readonly string[];
+}
+
+function arrayLeaves(em: Emitter, a: Atom): LeafSlots[] {
+  const slots = em.atom(a);
+  const leaves = leavesOf(a.type);
+  return leafStarts(leaves).map((s, k) => {
+    const leaf = leaves[k]!;
+    const own = slots.slice(s, s + leafSlotCount(leaf));
+    return { kind: leaf.kind, data: own[0]!, offset: own[1]!, dims: own.slice(2) };
+  });
+}
+
+/** Slots of the result, leaf by leaf: in place the operand's own, otherwise fresh copies named after `base`. */
+function target(em: Emitter, e: Prim, base: string, inPlace: boolean): { leaves: LeafSlots[]; slots: Slots } {
+  const src = arrayLeaves(em, e.args[0]!);
+  if (inPlace) return { leaves: src, slots: em.atom(e.args[0]!) };
+  const names = slotNames(base, e.type);
+  const starts = leafStarts(leavesOf(e.type));
+  const leaves = src.map((l, k) => {
+    const data = names[starts[k]!]!;
+    em.out.line(`const ${data} = ${l.data}.slice(${l.offset}, ${plus(l.offset, times(l.dims))});`);
+    return { ...l, data, offset: "0" };
+  });
+  return { leaves, slots: leaves.flatMap((l) => [l.data, l.offset, ...l.dims]) };
+}
+
+export function emitZerosLike(em: Emitter, e: Prim, base: string): Slots {
+  const names = slotNames(base, e.type);
+  const starts = leafStarts(leavesOf(e.type));
+  return arrayLeaves(em, e.args[0]!).flatMap((l, k) => {
+    const data = names[starts[k]!]!;
+    em.out.line(`const ${data} = new ${ARRAY_CLASS[l.kind]}(${times(l.dims)});`);
+    return [data, "0", ...l.dims];
+  });
+}
+
+/** setAt / addAt a p v. */
+export function emitUpdateAt(em: Emitter, e: Prim, base: string, inPlace: boolean): Slots {
+  const set = e.op === "setAt";
+  const path = em.atom(e.args[1]!);
+  const first = arrayLeaves(em, e.args[0]!)[0]!;
+  path.forEach((p, d) => em.boundsCheck(p, first.dims[d]!, e.span));
+  const { leaves, slots } = target(em, e, base, inPlace);
+  const v = em.atom(e.args[2]!);
+  const vStarts = leafStarts(leavesOf(e.args[2]!.type));
+  leaves.forEach((l, k) => {
+    const strides = path.map((_, d) => times(l.dims.slice(d + 1)));
+    const at = path.reduce((acc, p, d) => plus(acc, times([p, strides[d]!])), l.offset);
+    const inner = l.dims.slice(path.length);
+    const vs = v.slice(vStarts[k]!);
+    if (inner.length === 0) {
+      if (l.kind === "bool") {
+        if (set) em.out.line(`${l.data}[${at}] = ${vs[0]} ? 1 : 0;`);
+      } else em.out.line(`${l.data}[${at}] ${set ? "=" : "+="} ${vs[0]};`);
+      return;
+    }
+    const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
+    const differs = inner.map((n, d) => `${vdims[d]} !== ${n}`).join(" || ");
+    const at0 = em.spanRef(e.span);
+    em.failIf(differs, [...vdims, ...inner], (saved) =>
+      `$rt.updateShapeError(${set}, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${at0})`,
+    );
+    if (l.kind === "bool" && !set) return;
+    const q = em.fresh();
+    const base0 = em.fresh();
+    em.out.line(`const ${base0} = ${at};`);
+    em.out.line(
+      `for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${l.data}[${base0} + ${q}] ${set ? "=" : "+="} ${vdata}[${plus(voff, q)}];`,
+    );
+  });
+  return slots;
+}
+
+/** addArray a b. */
+export function emitAddArray(em: Emitter, e: Prim, base: string, inPlace: boolean): Slots {
+  const b = arrayLeaves(em, e.args[1]!);
+  const a = arrayLeaves(em, e.args[0]!);
+  const at0 = em.spanRef(e.span);
+  a.forEach((l, k) => {
+    const r = b[k]!;
+    const differs = l.dims.map((n, d) => `${r.dims[d]} !== ${n}`).join(" || ");
+    em.failIf(differs, [...l.dims, ...r.dims], (saved) =>
+      `$rt.addShapeError([${saved.slice(0, l.dims.length).join(", ")}], [${saved.slice(l.dims.length).join(", ")}], ${at0})`,
+    );
+  });
+  const { leaves, slots } = target(em, e, base, inPlace);
+  leaves.forEach((l, k) => {
+    if (l.kind === "bool") return;
+    const r = b[k]!;
+    const q = em.fresh();
+    em.out.line(`for (let ${q} = 0; ${q} < ${times(l.dims)}; ${q}++) ${l.data}[${plus(l.offset, q)}] += ${r.data}[${plus(r.offset, q)}];`);
+  });
+  return slots;
+}

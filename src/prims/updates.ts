@@ -1,0 +1,82 @@
+// The functional array updates, as primitives: what reverse mode accumulates adjoints with (src/ad/reverse.ts), and
+// what the combinators of the prelude (scanl, scatter) are written with.
+//
+//   zerosLike a        an array of a's shape, all zeros
+//   setAt a p v        a with the element at p replaced by v
+//   addAt a p v        a with v added to the element at p (Doubles and Indexes add; Bools are left alone)
+//   addArray a b       a + b, elementwise, same shapes
+//
+// p is one Index, or (inside derivative programs) a tuple of Indexes: a path into nested arrays, so that a read
+// `m[i][j]` has its adjoint added at (i, j) without forming the adjoint of the row m[i].
+// All four are functions of values (the interpreter copies: src/runtime/update.ts); the compiled code updates in
+// place when the array operand is used nowhere else (src/codegen/ownership.ts, src/codegen/update.ts).
+
+import { showType, typeEq, type Type } from "../types/types.js";
+import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
+import { isArrayValue, type ArrayValue } from "../runtime/value.js";
+import type { PrimRule } from "./table.js";
+import * as D from "../ad/derivatives.js";
+
+/** The number of indexes in a path operand's type, or undefined if it is not Index or a tuple of Indexes. */
+export function pathLength(t: Type): number | undefined {
+  if (t.k === "int") return 1;
+  if (t.k === "tuple" && t.elems.length >= 1 && t.elems.every((e) => e.k === "int")) return t.elems.length;
+  return undefined;
+}
+
+/** The element type reached from an array type by `depth` indexes, if there are that many array levels. */
+export function elementAt(t: Type, depth: number): Type | undefined {
+  let cur = t;
+  for (let d = 0; d < depth; d++) {
+    if (cur.k !== "array") return undefined;
+    cur = cur.elem;
+  }
+  return cur;
+}
+
+const asArray = (v: unknown): ArrayValue => {
+  if (!isArrayValue(v as never)) throw new Error("update: not an array");
+  return v as ArrayValue;
+};
+
+function update(name: "setAt" | "addAt"): PrimRule {
+  return {
+    arity: 3,
+    syntax: { prefix: name },
+    // Linear in the array and the value, structure-preserving: applied as is to dual values (pairs add pairwise).
+    derivative: D.STRUCTURAL,
+    fallible: true,
+    type: ([a, p, v]) => {
+      const m = pathLength(p!);
+      const elem = m === undefined ? undefined : elementAt(a!, m);
+      if (a!.k === "array" && elem !== undefined && typeEq(elem, v!)) return a!;
+      return { expected: `an array, an Index (or a tuple of Indexes) and a value of its element type${elem ? ` ${showType(elem)}` : ""}` };
+    },
+    evaluate: ([a, p, v], _types, span) => updateAt(asArray(a), pathOf(p!), v!, name === "setAt" ? "set" : "add", span),
+    js: "array-structural",
+  };
+}
+
+export const UPDATE_PRIMS = {
+  zerosLike: {
+    arity: 1,
+    syntax: { prefix: "zerosLike" },
+    derivative: D.STRUCTURAL,
+    type: ([a]) => (a!.k === "array" ? a! : { expected: "an array" }),
+    evaluate: ([a]) => zerosLike(asArray(a)),
+    js: "array-structural",
+  },
+  setAt: update("setAt"),
+  addAt: update("addAt"),
+  addArray: {
+    arity: 2,
+    syntax: { prefix: "addArray" },
+    derivative: D.STRUCTURAL,
+    fallible: true,
+    type: ([a, b]) => (a!.k === "array" && typeEq(a!, b!) ? a! : { expected: "two arrays of the same type" }),
+    evaluate: ([a, b], _types, span) => addArrays(asArray(a), asArray(b), span),
+    js: "array-structural",
+  },
+} satisfies Record<string, PrimRule>;
+
+
