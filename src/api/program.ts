@@ -13,6 +13,7 @@ import { lowerEntry } from "../ir/lower.js";
 import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { someNode } from "../ir/free.js";
 import { forwardDerivative } from "./derivative-programs.js";
+import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
@@ -25,6 +26,14 @@ import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 
 export type Engine = "interp" | "js";
+
+/**
+ * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
+ * tangent), gradient (reverse mode; a Double result), value-gradient (the value, then the gradients), vjp (reverse mode
+ * with the cotangent as an extra last argument; returns the value and the adjoints), jacobian-rows (reverse mode, one
+ * sweep per output scalar), hessian (forward over reverse: the Jacobian of the reverse-mode gradient).
+ */
+export type DerivativeKind = "forward" | "gradient" | "value-gradient" | "vjp" | "jacobian-rows" | "hessian";
 
 export interface LoadOptions {
   /** Load the M̃ prelude first (default true). */
@@ -116,13 +125,15 @@ export class SmoothProgram {
     wrt: readonly number[],
     engine: Engine = "js",
     passes: readonly Pass[] = DERIVATIVE_PIPELINE,
+    kind: DerivativeKind = "forward",
   ): Specialised {
-    const key = `d:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
+    const key = `d:${kind}:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const def = this.definition(name);
     const primal = lowerEntry(this.checked, name, argTypes);
-    const spec = prepare(forwardDerivative(primal, { wrt, paramNames: def.paramNames }), argTypes, engine, passes);
+    const program = derivativeProgram(primal, kind, wrt, def.paramNames, engine);
+    const spec = prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
     this.cache.set(key, spec);
     return spec;
   }
@@ -154,6 +165,35 @@ function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine,
   if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
   const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
   return { ...common, run: (args) => runFunction(reference, args) };
+}
+
+/**
+ * The derivative program of a lowered entry point. Reverse mode works on first-order IR: derivatives inside the
+ * program are expanded and functions inlined first; for the compiled back end the primal is also optimised first
+ * (fused, hoisted), so the reverse sweep is written for the program that would actually run. The interpreter's
+ * reference transforms the unoptimised primal, so comparing the back ends also tests the optimiser on both sides.
+ */
+function derivativeProgram(
+  primal: IrFunction,
+  kind: DerivativeKind,
+  wrt: readonly number[],
+  paramNames: readonly (string | undefined)[],
+  engine: Engine,
+): IrFunction {
+  if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
+  const firstOrder = runPipeline(primal, engine === "js" ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
+  switch (kind) {
+    case "gradient":
+      return reverseGradient(firstOrder, { wrt });
+    case "value-gradient":
+      return reverseGradient(firstOrder, { wrt, withValue: true });
+    case "vjp":
+      return vjpFunction(firstOrder, { wrt });
+    case "jacobian-rows":
+      return reverseJacobian(firstOrder, { wrt });
+    case "hessian":
+      return forwardDerivative(reverseGradient(firstOrder, { wrt }), { wrt, paramNames });
+  }
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

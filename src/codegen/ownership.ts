@@ -120,13 +120,17 @@ class Freshness {
     return n === 1;
   }
 
-  /** Per-component freshness of an atom passed on whole (to a tuple, a branch result, an ifold's init or result). */
+  /**
+   * Freshness of an atom passed on whole (to a tuple, a branch result, an ifold's init or result), per component for a
+   * tuple: a component stays fresh when this is the only use of it (a whole use counts for every component).
+   */
   private passed(a: Atom): Fresh {
     if (a.kind !== "var") return false;
     const f = this.fresh.get(a.id);
     if (f === undefined || f === false) return false;
-    if (this.count(whole(a.id)) + (a.type.k === "tuple" ? a.type.elems.reduce((n, _, k) => n + this.count(component(a.id, k)), 0) : 0) !== 1) return false;
-    return f;
+    const wholeUses = this.count(whole(a.id));
+    if (typeof f === "boolean") return wholeUses === 1;
+    return f.map((x, k) => x && wholeUses + this.count(component(a.id, k)) === 1);
   }
 
   /** Freshness of the value of `e` (walking its body, and recording the in-place updates found). */

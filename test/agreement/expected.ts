@@ -169,4 +169,32 @@ export const EXPECTED: Readonly<Record<string, (args: readonly Json[]) => Json>>
       [0, 1, 2, 3, 4].map((j) => j < xs.length && xs[j]! > 0),
     ];
   },
+
+  // Products of all elements but one, directly (no division, so zeros would be fine); scans as running totals.
+  "prod_gradient_scans.smooth": ([a]) => {
+    const xs = a as Vec;
+    const product = (v: Vec) => v.reduce((p, x) => p * x, 1);
+    const allBut = xs.map((_, i) => product(xs.filter((_, j) => j !== i)));
+    const scanLeft = xs.reduce((out, x) => [...out, out[out.length - 1]! + x], [0]);
+    const scanRight = xs.reduceRight((out, x) => [out[0]! + x, ...out], [0]);
+    return [product(xs), sum(xs), dot(xs, xs), allBut, allBut, scanLeft, scanRight];
+  },
+
+  "gather_scatter.smooth": ([v, idx]) => {
+    const xs = v as Vec;
+    const is = idx as number[];
+    const g = is.map((i) => xs[i]!);
+    const w = is.map((_, k) => k + 1);
+    const s = xs.map(() => 0);
+    is.forEach((i, k) => (s[i]! += w[k]!));
+    return [g, s, dot(g, w), dot(xs, s), [is.slice(0, 2), is.slice(0, 2)]];
+  },
+
+  "reshape_transpose.smooth": ([v]) => {
+    const xs = v as Vec;
+    const m = [xs.slice(0, 3), xs.slice(3, 6)];
+    const mt = transpose(m);
+    const rowProducts = mt.map((row) => row.reduce((p, x) => p * x, 1));
+    return [m, mt, [xs.slice(0, 2), xs.slice(2, 4), xs.slice(4, 6)], m, [], sum(rowProducts)];
+  },
 };

@@ -161,7 +161,114 @@ const checks: { [K in PrimName]: () => void } = {
       }
     }
   },
+  // Defined below (after their helpers); called lazily.
+  zerosLike: () => updateChecks.zerosLike(),
+  setAt: () => updateChecks.setAt(),
+  addAt: () => updateChecks.addAt(),
+  addArray: () => updateChecks.addArray(),
 };
+
+/** An environment with a vector, a matrix and an array of (Double, Index) pairs, and the operands' values kept. */
+function updateEnv() {
+  const v = freshVar("v", VECTOR);
+  const m = freshVar("m", MATRIX);
+  const row = freshVar("row", VECTOR);
+  const pairs = freshVar("pairs", arrayOf(tupleOf([DOUBLE, INT])));
+  const pair = freshVar("pair", tupleOf([DOUBLE, INT]));
+  const path = freshVar("path", tupleOf([INT, INT]));
+  const pairArray: TupleArray = {
+    tag: "tuparr",
+    depth: 1,
+    fields: [vector([0.5, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) }],
+  };
+  const env = new Map<number, Value>([
+    [v.id, vector([10, 20, 30])],
+    [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
+    [row.id, vector([100, 200, 300])],
+    [pairs.id, pairArray],
+    [pair.id, { tag: "tuple", elems: [2, 3] }],
+    [path.id, { tag: "tuple", elems: [1, 2] }],
+  ]);
+  return { v, m, row, pairs, pair, path, env };
+}
+
+/** The operands of an update are values: evaluating it must leave them as they were. */
+function unchanged(env: Map<number, Value>, run: () => void) {
+  const keys = [...env.keys()];
+  const snapshot = () => JSON.stringify(keys.map((k) => env.get(k)), (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x));
+  const before = snapshot();
+  run();
+  expect(snapshot()).toBe(before);
+}
+
+const updateChecks = {
+  zerosLike: () => {
+    const { v, m, pairs, env } = updateEnv();
+    unchanged(env, () => {
+      expect(evaluate(prim("zerosLike", [v]), env)).toEqual(vector([0, 0, 0]));
+      expect(evaluate(prim("zerosLike", [m]), env)).toEqual(matrix([[0, 0, 0], [0, 0, 0]]));
+      expect(evaluate(prim("zerosLike", [pairs]), env)).toEqual({
+        tag: "tuparr",
+        depth: 1,
+        fields: [vector([0, 0]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([0, 0]) }],
+      });
+    });
+  },
+  setAt: () => {
+    const { v, m, row, pairs, pair, path, env } = updateEnv();
+    unchanged(env, () => {
+      expect(evaluate(prim("setAt", [v, idx(1), num(-1)]), env)).toEqual(vector([10, -1, 30]));
+      expect(evaluate(prim("setAt", [m, idx(0), row]), env)).toEqual(matrix([[100, 200, 300], [4, 5, 6]]));
+      expect(evaluate(prim("setAt", [m, path, num(9)]), env)).toEqual(matrix([[1, 2, 3], [4, 5, 9]]));
+      expect(evaluate(prim("setAt", [pairs, idx(0), pair]), env)).toEqual({
+        tag: "tuparr",
+        depth: 1,
+        fields: [vector([2, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([3, 9]) }],
+      });
+      expect(() => evaluate(prim("setAt", [v, idx(3), num(0)]), env)).toThrow("index 3 is out of range for an array of length 3");
+      expect(() => evaluate(prim("setAt", [m, idx(0), v]), env)).not.toThrow();
+      expect(() => evaluate(prim("setAt", [m, idx(0), freshVarWith(env, vector([1, 2]))]), env)).toThrow(
+        "cannot store an array of shape [2] into an element of shape [3]",
+      );
+    });
+  },
+  addAt: () => {
+    const { v, m, row, pairs, pair, path, env } = updateEnv();
+    unchanged(env, () => {
+      expect(evaluate(prim("addAt", [v, idx(2), num(0.5)]), env)).toEqual(vector([10, 20, 30.5]));
+      expect(evaluate(prim("addAt", [m, idx(1), row]), env)).toEqual(matrix([[1, 2, 3], [104, 205, 306]]));
+      expect(evaluate(prim("addAt", [m, path, num(10)]), env)).toEqual(matrix([[1, 2, 3], [4, 5, 16]]));
+      expect(evaluate(prim("addAt", [pairs, idx(1), pair]), env)).toEqual({
+        tag: "tuparr",
+        depth: 1,
+        fields: [vector([0.5, 3.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 12]) }],
+      });
+      expect(() => evaluate(prim("addAt", [m, path, num(1)]), new Map([...env, [path.id, { tag: "tuple", elems: [2, 0] }]]))).toThrow(
+        "index 2 is out of range for an array of length 2",
+      );
+      expect(() => evaluate(prim("addAt", [m, idx(0), freshVarWith(env, vector([1]))]), env)).toThrow(
+        "cannot add an array of shape [1] into an element of shape [3]",
+      );
+    });
+  },
+  addArray: () => {
+    const { v, m, row, env } = updateEnv();
+    unchanged(env, () => {
+      expect(evaluate(prim("addArray", [v, row]), env)).toEqual(vector([110, 220, 330]));
+      expect(evaluate(prim("addArray", [m, m]), env)).toEqual(matrix([[2, 4, 6], [8, 10, 12]]));
+      expect(() => evaluate(prim("addArray", [v, freshVarWith(env, vector([1, 2]))]), env)).toThrow(
+        "cannot add arrays of shapes [3] and [2]",
+      );
+    });
+  },
+};
+
+/** A new variable bound to `value` in `env` (left there: `unchanged` snapshots before the call). */
+function freshVarWith(env: Map<number, Value>, value: Value) {
+  const x = freshVar("x", VECTOR);
+  env.set(x.id, value);
+  return x;
+}
 
 describe("primitives", () => {
   it.each([...PRIM_NAMES])("%s agrees with its reference", (op) => checks[op]());

@@ -42,6 +42,8 @@ describe("corpus round trip", () => {
       "matrixRows", "matrixCols", "matrixZeros", "matrixOnes", "matrixEye", "matrixHot", "matrixMap", "matrixMap2",
       "matrixAdd", "matrixTranspose", "matrixMul", "matrixTrace", "matrixMult", "vectorZeros", "vectorMax",
       "matrixZip", "logsumexp",
+      // Bulk operations and combinators (paper 003 Fig. 7, paper 001 §1).
+      "replicate", "map2", "reduce", "sum", "prod", "gather", "transpose", "reshape", "scatter", "scanl", "scanr",
     ];
     expect([...names].sort()).toEqual([...required].sort());
     // No definition mentions a prelude name defined after it.

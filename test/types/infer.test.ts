@@ -57,6 +57,18 @@ describe("the M̃ prelude (paper 000 Fig. 4) type-checks as the paper writes it"
     ["matrixMul", "Num 'a => Array<Array<'a>> -> Array<Array<'a>> -> Array<Array<'a>>"],
     ["matrixMult", "Num 'a => Array<Array<'a>> -> Array<Array<'a>> -> Array<Array<'a>>"],
     ["matrixTrace", "Num 'a => Array<Array<'a>> -> 'a"],
+    // Bulk operations and combinators (paper 003 Fig. 7, paper 001 §1).
+    ["replicate", "Card -> 'a -> Array<'a>"],
+    ["map2", "('a -> 'b -> 'c) -> Array<'a> -> Array<'b> -> Array<'c>"],
+    ["reduce", "('a -> 'b -> 'a) -> 'a -> Array<'b> -> 'a"],
+    ["sum", "Vector -> Double"],
+    ["prod", "Vector -> Double"],
+    ["gather", "Array<'a> -> Array<Index> -> Array<'a>"],
+    ["transpose", "Array<Array<'a>> -> Array<Array<'a>>"],
+    ["reshape", "Card -> Card -> Array<'a> -> Array<Array<'a>>"],
+    ["scatter", "Card -> Array<Index> -> Vector -> Vector"],
+    ["scanl", "('a -> 'b -> 'a) -> 'a -> Array<'b> -> Array<'a>"],
+    ["scanr", "('a -> 'b -> 'b) -> 'b -> Array<'a> -> Array<'b>"],
   ])("%s : %s", (name, type) => {
     expect(prelude[name]).toBe(type);
   });

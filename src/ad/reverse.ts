@@ -1,0 +1,375 @@
+// Reverse-mode AD as a transformation of first-order IR (after forward-ad and inlining): the primal code runs as
+// written, then a reverse sweep walks its lets backwards, adding to the adjoint of each operand its partial derivative
+// (src/ad/derivatives.ts, shared with forward mode) times the adjoint of the result. The output is ordinary IR.
+//
+// Control flow and loops (paper 004 §3, paper 001):
+//  - `if`: the reverse takes the branch the primal took; the branch's primal is recomputed there, then reversed.
+//  - `build n f`: iterations are independent, so the reverse is a loop over i that recomputes f i and reverses it with
+//    the adjoint of element i, carrying the adjoints of f's free variables as the loop state.
+//  - `ifold f init n`: the states before each iteration are saved on a tape (an array written with `setAt` in the
+//    primal loop, only when the reverse needs them), then a loop from the last iteration to the first recomputes the
+//    body from its saved state and reverses it, carrying the adjoint of the state and of the body's free variables.
+// Arrays (paper 003 §4): a read `a[i]` adds its adjoint into the adjoint of a with `addAt`, which compiled code does
+// in place (src/codegen/ownership.ts), so a read costs O(1) in the reverse sweep, not a one-hot vector. A row
+// `m[i]` is an alias of m at path (i): reads of the row add into m's adjoint at (i, j), never building a row adjoint.
+//
+// Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
+
+import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested } from "../ir/builder.js";
+import { freeVars, isFreeIn } from "../ir/free.js";
+import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
+import { copyFresh } from "../ir/rename.js";
+import { removeDeadLets } from "../opt/dce.js";
+import { PRIMS } from "../prims/table.js";
+import { fail } from "../syntax/diagnostics.js";
+import { arrayOf, DOUBLE, INT, tupleOf } from "../types/types.js";
+import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
+import { scaleTerm } from "./derivatives.js";
+import { hasTangent } from "./dual-types.js";
+
+/** A let of the primal, as the reverse sweep visits it. */
+interface Step {
+  readonly v: Var;
+  readonly rhs: Expr;
+  /** For an active ifold: its reverse loop, prepared when the primal was emitted (which decides whether to tape). */
+  readonly loop?: ReverseLoop;
+}
+
+interface ReverseLoop {
+  readonly state: Var;
+  readonly index: Var;
+  readonly body: Expr;
+  readonly targets: readonly Var[];
+}
+
+interface Alias {
+  readonly root: Var;
+  readonly path: readonly Atom[];
+}
+
+/** Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. */
+export function reverseSweep(body: Expr, active: readonly Var[], seed: Atom, b: AnfBuilder): { value: Atom; adjoint: (v: Var) => Atom } {
+  const r = new Reverse();
+  for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
+  const { steps, result } = r.forward(body, b);
+  r.contribute(result, seed, b);
+  r.backward(steps, b);
+  return { value: result, adjoint: (v) => materialize(r.adjointOf(v), v.type, v, b) };
+}
+
+class Reverse {
+  readonly active = new Set<number>();
+  private readonly adj = new Map<number, Adj>();
+  private readonly alias = new Map<number, Alias>();
+
+  adjointOf(v: Var): Adj {
+    return this.adj.get(v.id);
+  }
+
+  private isActive(a: Atom): a is Var {
+    return a.kind === "var" && this.active.has(a.id);
+  }
+
+  /** Emits the primal lets of `e` into `b`; returns them (with the result) for the reverse sweep. */
+  forward(e: Expr, b: AnfBuilder): { steps: Step[]; result: Atom } {
+    const steps: Step[] = [];
+    while (e.kind === "let") {
+      this.step(e.v, e.rhs, b, steps);
+      e = e.body;
+    }
+    if (isAtom(e)) return { steps, result: e };
+    const out = freshVar("r", typeOf(e));
+    this.step(out, e, b, steps);
+    return { steps, result: out };
+  }
+
+  private step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
+    if (rhs.kind === "lam" || rhs.kind === "app" || rhs.kind === "jvp")
+      fail("unsupported", "reverse mode needs a first-order program: a function value remains after inlining", undefined, {
+        found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
+      });
+    const active = hasTangent(v.type) && [...freeVars(rhs).keys()].some((id) => this.active.has(id));
+    if (!active) {
+      b.bindVar(v, rhs);
+      steps.push({ v, rhs });
+      return;
+    }
+    this.active.add(v.id);
+    if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array") this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
+    if (rhs.kind === "ifold") {
+      steps.push({ v, rhs, loop: this.prepareIfold(v, rhs, b) });
+      return;
+    }
+    b.bindVar(v, rhs);
+    steps.push({ v, rhs });
+  }
+
+  /** The alias of `arr[i]`: arr's root and path, one index longer. */
+  private extend(arr: Atom, i: Atom): Alias {
+    const a = arr as Var;
+    const base = this.alias.get(a.id) ?? { root: a, path: [] };
+    return { root: base.root, path: [...base.path, i] };
+  }
+
+  backward(steps: readonly Step[], b: AnfBuilder): void {
+    for (let k = steps.length - 1; k >= 0; k--) {
+      const { v, rhs, loop } = steps[k]!;
+      if (!this.active.has(v.id)) continue;
+      const vb = this.adj.get(v.id);
+      if (vb === undefined) continue;
+      this.reverse(v, rhs, vb, b, loop);
+    }
+  }
+
+  /** Adds `c` to the adjoint of `a` (nothing if a is not active, or c is zero). */
+  contribute(a: Atom, c: Adj, b: AnfBuilder): void {
+    if (!this.isActive(a) || c === undefined) return;
+    const al = this.alias.get(a.id);
+    if (al !== undefined) {
+      this.accumulateAt(al.root, al.path, materialize(c, a.type, a, b), b);
+      return;
+    }
+    this.adj.set(a.id, addAdjoints(this.adj.get(a.id), c, a.type, b));
+  }
+
+  /** adjoint(root)[path] += value, in place in compiled code. */
+  private accumulateAt(root: Var, path: readonly Atom[], value: Atom, b: AnfBuilder): void {
+    const cur = this.adj.get(root.id) as Atom | undefined;
+    const acc = cur ?? b.prim("zerosLike", [root], `d${root.name}`);
+    const at = path.length === 1 ? path[0]! : b.tuple(path, "at");
+    this.adj.set(root.id, b.prim("addAt", [acc, at, value], `d${root.name}`));
+  }
+
+  private reverse(v: Var, rhs: Expr, vb: Adj, b: AnfBuilder, loop: ReverseLoop | undefined): void {
+    switch (rhs.kind) {
+      case "var":
+        return this.contribute(rhs, vb, b);
+      case "lit":
+        return;
+      case "tuple": {
+        const parts = partsOf(vb, v.type, b);
+        rhs.elems.forEach((a, k) => this.contribute(a, parts[k], b));
+        return;
+      }
+      case "proj": {
+        const t = rhs.arg.type;
+        if (t.k !== "tuple") throw new Error("reverse: proj of a non-tuple");
+        return this.contribute(rhs.arg, onlyComponent(rhs.index, t.elems.length, vb), b);
+      }
+      case "prim":
+        return this.prim(v, rhs, vb, b);
+      case "if":
+        return this.reverseIf(rhs, vb, b);
+      case "build":
+        return this.reverseBuild(rhs, vb as Atom, b);
+      case "ifold":
+        return this.reverseIfold(v, rhs, vb, b, loop!);
+      default:
+        throw new Error(`reverse: unexpected ${rhs.kind}`);
+    }
+  }
+
+  private prim(v: Var, e: Prim, vb: Adj, b: AnfBuilder): void {
+    const rule = PRIMS[e.op].derivative;
+    const args = e.args;
+    switch (rule.kind) {
+      case "partials":
+        rule.partials.forEach((p, i) => {
+          const a = args[i]!;
+          if (!this.isActive(a)) return;
+          const { term, negate } = scaleTerm(p.scale(args, v, b), vb as Atom, b, `d${a.name}`);
+          this.contribute(a, negate ? b.prim("neg", [term], `d${a.name}`) : term, b);
+        });
+        return;
+      case "select": {
+        const first = rule.firstChosen(args, b);
+        const zero = lit(0, DOUBLE);
+        const [x, y] = args as [Atom, Atom];
+        if (this.isActive(x)) this.contribute(x, b.if(first, () => vb as Atom, () => zero, `d${x.name}`), b);
+        if (this.isActive(y)) this.contribute(y, b.if(first, () => zero, () => vb as Atom, `d${y.name}`), b);
+        return;
+      }
+      case "zero-tangent":
+      case "no-tangent":
+        return;
+      case "structural":
+        return this.structural(v, e, vb as Atom, b);
+    }
+  }
+
+  private structural(v: Var, e: Prim, vb: Atom, b: AnfBuilder): void {
+    const [a0, a1, a2] = e.args as [Atom, Atom, Atom];
+    switch (e.op) {
+      case "get": {
+        if (this.alias.has(v.id) || !this.isActive(a0)) return; // a row: its reads went to the root already
+        const al = this.extend(a0, a1);
+        this.accumulateAt(al.root, al.path, vb, b);
+        return;
+      }
+      case "setAt":
+        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
+        if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
+        return;
+      case "addAt":
+        this.contribute(a0, vb, b);
+        if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
+        return;
+      case "addArray":
+        this.contribute(a0, vb, b);
+        this.contribute(a1, vb, b);
+        return;
+      default:
+        return; // length, zerosLike: no adjoint flows
+    }
+  }
+
+  /** The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root. */
+  private targetsOf(exprs: readonly Expr[], bound: readonly Var[] = []): Var[] {
+    const out = new Map<number, Var>();
+    for (const e of exprs)
+      for (const v of freeVars(e).values()) {
+        if (!this.active.has(v.id) || bound.some((x) => x.id === v.id)) continue;
+        const root = this.alias.get(v.id)?.root ?? v;
+        out.set(root.id, root);
+      }
+    return [...out.values()];
+  }
+
+  /** The targets' adjoints as one atom (a tuple when there are several), zeros where absent. */
+  private pack(targets: readonly Var[], b: AnfBuilder): Atom {
+    const parts = targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b));
+    return parts.length === 1 ? parts[0]! : b.tuple(parts, "dacc");
+  }
+
+  /** Sets the targets' adjoints to the components of `packed` (as `pack` made it). */
+  private unpack(targets: readonly Var[], packed: Atom, b: AnfBuilder, offset = 0, total = targets.length): void {
+    targets.forEach((t, k) => this.adj.set(t.id, total === 1 ? packed : b.proj(offset + k, packed, `d${t.name}`)));
+  }
+
+  /** Runs `write` with the targets' adjoints saved, restoring them afterwards. */
+  private saving<T>(targets: readonly Var[], write: () => T): T {
+    const saved = targets.map((t) => this.adj.get(t.id));
+    const result = write();
+    targets.forEach((t, k) => this.adj.set(t.id, saved[k]));
+    return result;
+  }
+
+  /** The primal of a copy of `e` then its reverse for `seed`, in `b`. */
+  private recomputeAndReverse(e: Expr, seed: Adj, b: AnfBuilder): void {
+    const { steps, result } = this.forward(copyFresh(e), b);
+    this.contribute(result, seed, b);
+    this.backward(steps, b);
+  }
+
+  private reverseIf(e: If, vb: Adj, b: AnfBuilder): void {
+    const targets = this.targetsOf([e.then, e.else]);
+    if (targets.length === 0) return;
+    const branch = (x: Expr) =>
+      this.saving(targets, () =>
+        pruned(
+          nested((bb) => {
+            this.recomputeAndReverse(x, vb, bb);
+            return this.pack(targets, bb);
+          }),
+        ),
+      );
+    const [yes, no] = [branch(e.then), branch(e.else)];
+    const res = b.bind("dif", { kind: "if", cond: e.cond, then: yes, else: no, type: typeOf(yes) });
+    this.unpack(targets, res, b);
+  }
+
+  private reverseBuild(e: Build, vb: Atom, b: AnfBuilder): void {
+    const targets = this.targetsOf([e.body], [e.index]);
+    if (targets.length === 0) return;
+    const init = this.pack(targets, b);
+    const state = freshVar("dacc", init.type);
+    const index = freshVar(e.index.name, INT);
+    const body = this.saving(targets, () =>
+      pruned(
+        nested((bb) => {
+          this.unpack(targets, state, bb);
+          const copy = copyFresh(e) as Build;
+          bb.bindVar(copy.index, index);
+          const seed = bb.prim("get", [vb, copy.index], "dy");
+          this.recomputeAndReverse(copy.body, seed, bb);
+          return this.pack(targets, bb);
+        }),
+      ),
+    );
+    const res = b.bind("dacc", mkIfold(init, e.size, state, index, body));
+    this.unpack(targets, res, b);
+  }
+
+  /**
+   * When the primal reaches an active ifold: prepare its reverse loop (a function of the loop's state: the adjoint of
+   * the ifold's state, then the targets' adjoints) and emit the primal, with a tape of states if the reverse reads them.
+   */
+  private prepareIfold(v: Var, e: Ifold, b: AnfBuilder): ReverseLoop {
+    const targets = this.targetsOf([e.body], [e.acc, e.index]);
+    const stateType = e.acc.type;
+    const tape = freshVar("tape", arrayOf(stateType));
+    const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
+    const k = freshVar("k", INT);
+    const body = this.saving(targets, () =>
+      pruned(
+        nested((bb) => {
+          const copy = copyFresh(e) as Ifold;
+          const last = bb.prim("sub", [e.count, litIndex(1)], "last");
+          bb.bindVar(copy.index, mkPrim("sub", [last, k]));
+          bb.bindVar(copy.acc, mkPrim("get", [tape, copy.index]));
+          this.active.add(copy.acc.id);
+          const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
+          this.unpack(targets, state, bb, 1, targets.length + 1);
+          this.recomputeAndReverse(copy.body, seed, bb);
+          const dacc = materialize(this.adj.get(copy.acc.id), stateType, copy.acc, bb);
+          if (targets.length === 0) return dacc;
+          return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
+        }),
+      ),
+    );
+    if (!isFreeIn(tape, body)) {
+      b.bindVar(v, e);
+      return { state, index: k, body, targets };
+    }
+    // The primal loop, also writing each state to the tape before the iteration that starts from it.
+    const tape0 = b.build(e.count, () => e.init, "tape0");
+    const st = freshVar("st", tupleOf([stateType, tape.type]));
+    const loopBody = nested((bb) => {
+      bb.bindVar(e.acc, mkProj(0, st));
+      const written = bb.prim("setAt", [bb.proj(1, st, "tape"), e.index, e.acc], "tape");
+      const next = bb.bind("s", e.body);
+      return mkTuple([next, written]);
+    });
+    const both = b.bind(v.name, mkIfold(b.tuple([e.init, tape0], "st0"), e.count, st, e.index, loopBody, e.span));
+    b.bindVar(v, mkProj(0, both));
+    b.bindVar(tape, mkProj(1, both));
+    return { state, index: k, body, targets };
+  }
+
+  private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
+    const targets = loop.targets;
+    const ds = materialize(vb, v.type, v, b);
+    const init = targets.length === 0 ? ds : b.tuple([ds, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b))], "dstate0");
+    const res = b.bind("dstate", mkIfold(init, e.count, loop.state, loop.index, loop.body));
+    if (targets.length === 0) {
+      this.contribute(e.init, res, b);
+      return;
+    }
+    this.contribute(e.init, b.proj(0, res, "dinit"), b);
+    this.unpack(targets, res, b, 1, targets.length + 1);
+  }
+}
+
+/** arr[p] for a path p (an Index or a tuple of Indexes). */
+function elementAt(arr: Atom, p: Atom, b: AnfBuilder): Atom {
+  if (p.type.k === "int") return b.prim("get", [arr, p], "d");
+  const n = p.type.k === "tuple" ? p.type.elems.length : 0;
+  let cur = arr;
+  for (let k = 0; k < n; k++) cur = b.prim("get", [cur, b.proj(k, p, "j")], "d");
+  return cur;
+}
+
+/** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */
+function pruned(e: Expr): Expr {
+  return removeDeadLets(e).expr;
+}

@@ -1,0 +1,126 @@
+// Reverse-mode derivative programs of an entry point, as ordinary IR functions (src/ad/reverse.ts does the work):
+//  - the gradient of a Double-valued function (the adjoint of each differentiated parameter for the cotangent 1);
+//  - the vector-Jacobian product: the value and the parameters' adjoints for a cotangent given as an extra parameter;
+//  - the Jacobian by rows: one reverse sweep per output scalar, as a build over the output's positions with one-hot
+//    cotangents (the primal work the rows share is loop-invariant, so the optimiser hoists it).
+// Each takes a first-order function (after forward-ad and inlining) and leaves the original untouched.
+
+import { AnfBuilder, litDouble, mkIf, nested } from "../ir/builder.js";
+import { freshVar, typeOf, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import { copyFunction } from "../ir/rename.js";
+import { reverseSweep } from "../ad/reverse.js";
+import { doubleRank } from "../ad/seed.js";
+import { fail } from "../syntax/diagnostics.js";
+import { showType } from "../types/types.js";
+
+export interface ReverseOptions {
+  /** Parameter positions to differentiate with respect to. */
+  readonly wrt: readonly number[];
+}
+
+const packGrads = (b: AnfBuilder, grads: readonly Atom[]): Atom => (grads.length === 1 ? grads[0]! : b.tuple(grads, "grad"));
+
+/** fn's gradient: the adjoints of the `wrt` parameters (a tuple when several); fn must return a Double. */
+export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withValue?: boolean }): IrFunction {
+  const resultType = typeOf(fn.body);
+  if (resultType.k !== "double")
+    fail("argument", `\`${fn.name}\` returns ${showType(resultType)}, not a Double: a gradient needs a scalar result`, undefined, {
+      hint: "use a Jacobian (or a vector-Jacobian product) for a function with several outputs",
+    });
+  const f = copyFunction(fn);
+  const b = new AnfBuilder();
+  const wrt = opts.wrt.map((k) => f.params[k]!);
+  const { value, adjoint } = reverseSweep(f.body, wrt, litDouble(1), b);
+  const grads = wrt.map(adjoint);
+  const result = opts.withValue ? b.tuple([value, ...grads], "vg") : packGrads(b, grads);
+  return { name: `${fn.name}'`, params: f.params, body: b.finish(result) };
+}
+
+/** (params..., cotangent) -> (value, adjoints of the wrt parameters...). */
+export function vjpFunction(fn: IrFunction, opts: ReverseOptions): IrFunction {
+  const f = copyFunction(fn);
+  const ct = freshVar("ct", typeOf(f.body));
+  const b = new AnfBuilder();
+  const wrt = opts.wrt.map((k) => f.params[k]!);
+  const { value, adjoint } = reverseSweep(f.body, wrt, ct, b);
+  const result = b.tuple([value, ...wrt.map(adjoint)], "vjp");
+  return { name: `${fn.name}_vjp`, params: [...f.params, ct], body: b.finish(result) };
+}
+
+/**
+ * The Jacobian by rows: for an output of type Array^r<Double>, a build over its positions (r levels) of the wrt
+ * parameters' adjoints for the one-hot cotangent at that position. The output's shape comes from a first primal run.
+ */
+export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunction {
+  const resultType = typeOf(fn.body);
+  const rank = doubleRank(resultType);
+  if (rank === undefined)
+    fail("unsupported", `reverse-mode Jacobians need a Double or an array of Doubles as the result; \`${fn.name}\` returns ${showType(resultType)}`);
+  const shapeRun = copyFunction(fn);
+  const f = copyFunction(fn);
+  const b = new AnfBuilder();
+  // The primal once, for the output's shape (its work is shared with the rows' primal by the optimiser).
+  const y = b.bind("y", renameParams(shapeRun, f.params));
+  const positions: Var[] = [];
+  const rows = (bb: AnfBuilder, ys: Atom, depth: number): Atom => {
+    if (depth === rank) {
+      const row = copyFunction(fn);
+      const body = renameParams(row, f.params);
+      const ct = oneHot(bb, y, positions);
+      const wrt = opts.wrt.map((k) => f.params[k]!);
+      const { adjoint } = reverseSweep(body, wrt, ct, bb);
+      return packGrads(bb, wrt.map(adjoint));
+    }
+    const n = bb.prim("length", [ys], "n");
+    return bb.build(
+      n,
+      (p, inner) => {
+        positions.push(p);
+        const next = depth + 1 < rank ? inner.prim("get", [ys, p], "row") : ys;
+        const r = rows(inner, next, depth + 1);
+        positions.pop();
+        return r;
+      },
+      "jac",
+      `p${depth}`,
+    );
+  };
+  const result = rows(b, y, 0);
+  return { name: `${fn.name}_jac`, params: f.params, body: b.finish(result) };
+}
+
+/** The body of `copy` with its parameters replaced by `params` (let-bound, so the copy's ids stay unique). */
+function renameParams(copy: IrFunction, params: readonly Var[]): Expr {
+  const b = new AnfBuilder();
+  copy.params.forEach((p, i) => b.bindVar(p, params[i]!));
+  return b.finish(copy.body);
+}
+
+/** An array shaped like `y` (Array^r<Double>, r = at.length) with 1 at position `at` and 0 elsewhere. */
+function oneHot(b: AnfBuilder, y: Atom, at: readonly Var[]): Atom {
+  if (at.length === 0) return litDouble(1);
+  const level = (bb: AnfBuilder, ys: Atom, depth: number): Atom => {
+    const n = bb.prim("length", [ys], "n");
+    return bb.build(
+      n,
+      (j, inner) => {
+        const hit = inner.prim("eq", [j, at[depth]!], "hit");
+        if (depth + 1 === at.length) return inner.bind("c", mkIf(hit, litDouble(1), litDouble(0)));
+        const row = inner.prim("get", [ys, j], "row");
+        return inner.bind(
+          "c",
+          mkIf(
+            hit,
+            nested((x) => level(x, row, depth + 1)),
+            nested((x) => x.prim("zerosLike", [row], "zero")),
+          ),
+        );
+      },
+      "ct",
+      `j${depth}`,
+    );
+  };
+  return level(b, y, 0);
+}
+
+
