@@ -15,15 +15,15 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested } from "../ir/builder.js";
-import { freeVars, isFreeIn } from "../ir/free.js";
+import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets } from "../ir/builder.js";
+import { freeVars, isFreeIn, mapNode } from "../ir/free.js";
 import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, DOUBLE, INT, tupleOf } from "../types/types.js";
-import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
+import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
 
@@ -64,6 +64,10 @@ class Reverse {
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
+  }
+
+  private adjOfAtom(a: Atom): Adj {
+    return a.kind === "var" ? this.adj.get(a.id) : undefined;
   }
 
   private isActive(a: Atom): a is Var {
@@ -206,13 +210,14 @@ class Reverse {
         this.accumulateAt(al.root, al.path, vb, b);
         return;
       }
+      // The element's adjoint is read before vb is passed on (or cleared in place) as the array's.
       case "setAt":
-        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
+        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
         return;
       case "addAt":
-        this.contribute(a0, vb, b);
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
+        this.contribute(a0, vb, b);
         return;
       case "addArray":
         this.contribute(a0, vb, b);
@@ -302,12 +307,15 @@ class Reverse {
 
   /**
    * When the primal reaches an active ifold: prepare its reverse loop (a function of the loop's state: the adjoint of
-   * the ifold's state, then the targets' adjoints) and emit the primal, with a tape of states if the reverse reads them.
+   * the ifold's state, then the targets' adjoints) and emit the primal. Each component of the state has its own tape,
+   * written only if the reverse reads that component's values (the reverse of `setAt out i x` needs nothing of `out`,
+   * so a scan taping its output array would cost O(n²)); shapes come from the final state, which has the same ones.
    */
   private prepareIfold(v: Var, e: Ifold, b: AnfBuilder): ReverseLoop {
     const targets = this.targetsOf([e.body], [e.acc, e.index]);
     const stateType = e.acc.type;
-    const tape = freshVar("tape", arrayOf(stateType));
+    const parts = stateType.k === "tuple" ? stateType.elems : [stateType];
+    const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
     const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
     const k = freshVar("k", INT);
     const body = this.saving(targets, () =>
@@ -316,33 +324,41 @@ class Reverse {
           const copy = copyFresh(e) as Ifold;
           const last = bb.prim("sub", [e.count, litIndex(1)], "last");
           bb.bindVar(copy.index, mkPrim("sub", [last, k]));
-          bb.bindVar(copy.acc, mkPrim("get", [tape, copy.index]));
-          this.active.add(copy.acc.id);
+          const saved = tapes.map((tp) => bb.prim("get", [tp, copy.index], "s"));
+          bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
+          for (const x of [copy.acc, ...saved]) if (x.kind === "var" && hasTangent(x.type)) this.active.add(x.id);
           const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
           this.unpack(targets, state, bb, 1, targets.length + 1);
-          this.recomputeAndReverse(copy.body, seed, bb);
-          const dacc = materialize(this.adj.get(copy.acc.id), stateType, copy.acc, bb);
+          const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
+          this.recomputeAndReverse(recomputed, seed, bb);
+          // The state's adjoint: what reached the whole state, plus what reached its saved parts.
+          const viaParts = stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
+          const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
           if (targets.length === 0) return dacc;
           return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
         }),
       ),
     );
-    if (!isFreeIn(tape, body)) {
+    const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
+    if (taped.length === 0) {
       b.bindVar(v, e);
       return { state, index: k, body, targets };
     }
-    // The primal loop, also writing each state to the tape before the iteration that starts from it.
-    const tape0 = b.build(e.count, () => e.init, "tape0");
-    const st = freshVar("st", tupleOf([stateType, tape.type]));
+    // The primal loop, also writing each taped component of the state before the iteration that starts from it.
+    const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
+    const tape0 = taped.map(({ component }) => b.build(e.count, (_i, bb) => part(bb, e.init, component), "tape0"));
+    const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type)]));
     const loopBody = nested((bb) => {
       bb.bindVar(e.acc, mkProj(0, st));
-      const written = bb.prim("setAt", [bb.proj(1, st, "tape"), e.index, e.acc], "tape");
+      const written = taped.map(({ component }, j) =>
+        bb.prim("setAt", [bb.proj(j + 1, st, "tape"), e.index, part(bb, e.acc, component)], "tape"),
+      );
       const next = bb.bind("s", e.body);
-      return mkTuple([next, written]);
+      return mkTuple([next, ...written]);
     });
-    const both = b.bind(v.name, mkIfold(b.tuple([e.init, tape0], "st0"), e.count, st, e.index, loopBody, e.span));
-    b.bindVar(v, mkProj(0, both));
-    b.bindVar(tape, mkProj(1, both));
+    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0], "st0"), e.count, st, e.index, loopBody, e.span));
+    b.bindVar(v, mkProj(0, all));
+    taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
     return { state, index: k, body, targets };
   }
 
@@ -367,6 +383,22 @@ function elementAt(arr: Atom, p: Atom, b: AnfBuilder): Atom {
   let cur = arr;
   for (let k = 0; k < n; k++) cur = b.prim("get", [cur, b.proj(k, p, "j")], "d");
   return cur;
+}
+
+/** `body` with each projection `proj(k, acc)` replaced by parts[k] (so unused parts of a saved state go unread). */
+function projectionsOf(body: Expr, acc: Var, parts: readonly Atom[]): Expr {
+  const walk = (e: Expr): Expr => {
+    if (e.kind === "let") {
+      const { bindings, tail } = splitLets(e);
+      return wrapLets(
+        bindings.map(({ v, rhs }) => ({ v, rhs: walk(rhs) })),
+        walk(tail),
+      );
+    }
+    if (e.kind === "proj" && e.arg.kind === "var" && e.arg.id === acc.id) return parts[e.index]!;
+    return mapNode(e, (a) => a, walk);
+  };
+  return walk(body);
 }
 
 /** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */

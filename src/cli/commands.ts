@@ -6,9 +6,17 @@ import type { Command } from "commander";
 import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
-import { chooseWrt, gradJson, jacobianJson, registerDerivativeCommands, showDerivative, type DerivativeOptions } from "./derivative-commands.js";
+import {
+  derivativeForDev,
+  gradJson,
+  hessianJson,
+  jacobianJson,
+  registerDerivativeCommands,
+  showDerivative,
+  type DerivativeOptions,
+} from "./derivative-commands.js";
+import { MODE_HELP } from "./derivative-options.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
-import { forwardDerivative } from "../api/derivative-programs.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
 import { optimisePass } from "../opt/strategy.js";
@@ -130,16 +138,20 @@ export function registerCommands(program: Command): void {
     .description("print a definition (or its derivative program) after optimisation, in Smooth syntax")
     .option("--grad", "print the optimised gradient program instead")
     .option("--jacobian", "print the optimised Jacobian program instead")
-    .option("--wrt <k>", "with --grad/--jacobian: differentiate with respect to argument k only (0-based)")
-    .option("--mode <mode>", "with --grad/--jacobian: forward (default)")
-    .action((file: string, o: CommonOptions & DerivativeOptions & { grad?: boolean; jacobian?: boolean }) => {
+    .option("--hessian", "print the optimised Hessian program (forward over reverse) instead")
+    .option("--wrt <k>", "with --grad/--jacobian/--hessian: differentiate with respect to argument k only (0-based)")
+    .option("--mode <mode>", MODE_HELP.show)
+    .action((file: string, o: CommonOptions & DerivativeOptions & { grad?: boolean; jacobian?: boolean; hessian?: boolean }) => {
       const prog = load(file, o.prelude);
-      const argTypes = argTypesFor(prog, o.fn, parseArgs(o));
-      if (o.grad && o.jacobian) fail("argument", "give --grad or --jacobian, not both");
-      if (o.grad || o.jacobian) {
-        process.stdout.write(showDerivative(prog, o, argTypes, o.grad ? "grad" : "jacobian") + "\n");
+      const args = parseArgs(o);
+      const argTypes = argTypesFor(prog, o.fn, args);
+      const views = (["grad", "jacobian", "hessian"] as const).filter((v) => o[v]);
+      if (views.length > 1) fail("argument", "give one of --grad, --jacobian, --hessian");
+      if (views.length === 1) {
+        process.stdout.write(showDerivative(prog, o, argTypes, args, views[0]!) + "\n");
         return;
       }
+      if (o.mode !== undefined || o.wrt !== undefined) fail("argument", "--mode and --wrt apply to --grad, --jacobian and --hessian");
       const spec = prog.specialise(o.fn, argTypes, "interp");
       process.stdout.write(printIr(spec.optimised) + "\n");
     });
@@ -148,7 +160,8 @@ export function registerCommands(program: Command): void {
     const prog = load(file, o.prelude);
     const args = parseArgs(o) ?? [];
     const engine = parseEngine(o.engine);
-    const out = kind === "grad" ? gradJson(prog, o, args, engine) : jacobianJson(prog, o, args, engine);
+    const compute = { grad: gradJson, jacobian: jacobianJson, hessian: hessianJson }[kind];
+    const out = compute(prog, o, args, engine);
     process.stdout.write(JSON.stringify(out) + "\n");
   });
 
@@ -163,9 +176,10 @@ export function registerCommands(program: Command): void {
   withEntry(program.command("dev").argument("<file>", "a Smooth source file"))
     .description("print the IR after each optimiser pass")
     .option("--passes <names>", `comma-separated passes from: ${Object.keys(PASSES).join(", ")} (default: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
-    .option("--derivative", "start from the forward derivative program (as show --grad/--jacobian) instead")
+    .option("--derivative", "start from the derivative program (as show --grad/--jacobian) instead")
     .option("--wrt <k>", "with --derivative: differentiate with respect to argument k only (0-based)")
-    .action((file: string, o: CommonOptions & { passes?: string; derivative?: boolean; wrt?: string }) => {
+    .option("--mode <mode>", MODE_HELP.dev)
+    .action((file: string, o: CommonOptions & DerivativeOptions & { passes?: string; derivative?: boolean }) => {
       const prog = load(file, o.prelude);
       const defaultPipeline = o.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
       const named = o.passes ? pipelineFromNames(o.passes.split(",").map((n) => n.trim())) : defaultPipeline;
@@ -184,10 +198,8 @@ export function registerCommands(program: Command): void {
             : p,
       );
       const argTypes = argTypesFor(prog, o.fn, parseArgs(o));
-      const primal = lowerEntry(prog.checked, o.fn, argTypes);
-      const lowered = o.derivative
-        ? forwardDerivative(primal, { wrt: chooseWrt(prog, o.fn, argTypes, o.wrt), paramNames: prog.definition(o.fn).paramNames })
-        : primal;
+      if (!o.derivative && (o.mode !== undefined || o.wrt !== undefined)) fail("argument", "--mode and --wrt apply to --derivative");
+      const lowered = o.derivative ? derivativeForDev(prog, o, argTypes) : lowerEntry(prog.checked, o.fn, argTypes);
       process.stdout.write(`// lowered\n${printIr(lowered)}\n`);
       runPipeline(lowered, passes, {
         verify: true,

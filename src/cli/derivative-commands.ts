@@ -1,164 +1,191 @@
-// `smooth grad`, `smooth jacobian`, and the derivative views of `smooth show`.
+// `smooth grad`, `smooth jacobian`, `smooth hessian`, and the derivative programs shown by `smooth show` / `smooth dev`.
 //
 // Output formats: grad prints {"value": v, "gradient": [g0, g1, ...]} with one entry per argument (the argument's
 // shape; null for an Index or Bool argument, or one not selected by --wrt); jacobian prints
 // {"value": ..., "jacobian": [[...], ...]}: one row per output scalar, one column per input scalar of the
-// differentiated arguments, both flattened in row-major order.
+// differentiated arguments, both flattened in row-major order (the same in both modes); hessian prints
+// {"value": v, "hessian": [[...], ...]}: one row and one column per input scalar of the differentiated arguments.
 
 import type { Command } from "commander";
-import type { SmoothProgram, Specialised } from "../api/program.js";
+import type { DerivativeKind, Engine, SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
+import { forwardDerivative } from "../api/derivative-programs.js";
+import { reverseGradient, reverseJacobian } from "../api/reverse-programs.js";
 import { doubleRank } from "../ad/seed.js";
-import { hasTangent } from "../ad/dual-types.js";
+import { typeOf, type IrFunction } from "../ir/ir.js";
+import { lowerEntry } from "../ir/lower.js";
 import { printIr } from "../ir/print.js";
+import { runPipeline } from "../opt/pass.js";
+import { STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, showType, type Type } from "../types/types.js";
-import { tangentType } from "../ad/seed.js";
+import type { Type } from "../types/types.js";
+import { chooseWrt, defaultJacobianMode, MODE_HELP, parseMode, requireDoubleResult, type DerivativeOptions, type Mode } from "./derivative-options.js";
 
-export type Mode = "forward" | "reverse";
+export type { DerivativeOptions } from "./derivative-options.js";
+export { chooseWrt } from "./derivative-options.js";
 
-export interface DerivativeOptions {
-  fn: string;
-  args?: string;
-  argsFile?: string;
-  engine: string;
-  prelude: boolean;
-  wrt?: string;
-  mode?: string;
-}
+const GRAD_HINT = "use `smooth jacobian` for a function with several outputs";
+const HESSIAN_HINT = "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)";
 
-export function parseMode(s: string | undefined): Mode {
-  if (s === undefined || s === "forward") return "forward";
-  if (s === "reverse")
-    fail("unsupported", "reverse mode is not available yet", undefined, { hint: "use --mode forward (the default for now)" });
-  return fail("argument", `unknown mode \`${s}\``, undefined, { expected: "forward or reverse", found: s });
-}
-
-/** The parameters to differentiate: --wrt K (0-based), else every parameter with a Double in it. */
-export function chooseWrt(prog: SmoothProgram, name: string, argTypes: readonly Type[], wrt: string | undefined): number[] {
-  const def = prog.definition(name);
-  if (wrt !== undefined) {
-    const k = Number(wrt);
-    if (!Number.isInteger(k) || k < 0 || k >= argTypes.length)
-      fail("argument", `--wrt ${wrt} is not an argument position of \`${name}\``, undefined, {
-        expected: `an integer from 0 to ${argTypes.length - 1}`,
-        found: wrt,
-      });
-    if (!hasTangent(argTypes[k]!))
-      fail("argument", `cannot differentiate with respect to ${describeParam(def, k)}: it is ${article(argTypes[k]!)}`, def.def.nameSpan, {
-        expected: "an argument containing Doubles",
-        found: showType(argTypes[k]!),
-        hint: "Index and Bool values are constants to differentiation",
-      });
-    return [k];
-  }
-  const all = argTypes.flatMap((t, i) => (hasTangent(t) ? [i] : []));
-  if (all.length === 0) fail("argument", `\`${name}\` has no argument containing a Double to differentiate with respect to`, def.def.nameSpan);
-  return all;
-}
-
-function article(t: Type): string {
-  return t.k === "int" ? "an Index" : t.k === "bool" ? "a Bool" : showType(t);
-}
-
-interface Evaluated {
-  values: Value[];
+/** The entry point called with the JSON arguments, and the arguments to differentiate. */
+interface Call {
   argTypes: Type[];
-  primal: Specialised;
-  derivative: Specialised;
+  values: Value[];
   wrt: number[];
 }
 
-function evaluate(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: "js" | "interp"): Evaluated {
-  parseMode(o.mode);
+function call(prog: SmoothProgram, o: DerivativeOptions, args: unknown[]): Call {
   const def = prog.definition(o.fn);
   const argTypes = prog.argTypesFromJson(o.fn, args);
   const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
-  const wrt = chooseWrt(prog, o.fn, argTypes, o.wrt);
-  const primal = prog.specialise(o.fn, argTypes, engine);
-  const derivative = prog.derivative(o.fn, argTypes, wrt, engine);
-  return { values, argTypes, primal, derivative, wrt };
+  return { argTypes, values, wrt: chooseWrt(prog, o.fn, argTypes, o.wrt) };
 }
 
-/** The derivative for each wrt parameter (the program returns a tuple when there are several). */
-function perParameter(result: Value, count: number): Value[] {
-  if (count === 1) return [result];
-  if (typeof result !== "object" || result.tag !== "tuple") throw new Error("derivative program did not return a tuple");
-  return [...result.elems];
+/** The result type of `name` at `argTypes`, without optimising or compiling it. */
+function resultTypeOf(prog: SmoothProgram, name: string, argTypes: readonly Type[]): Type {
+  return typeOf(lowerEntry(prog.checked, name, argTypes).body);
 }
 
-export function gradJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: "js" | "interp"): unknown {
-  const e = evaluate(prog, o, args, engine);
-  if (e.primal.resultType.k !== "double")
-    fail("argument", `\`${o.fn}\` returns ${showType(e.primal.resultType)}, not a Double: a gradient needs a scalar result`, undefined, {
-      hint: "use `smooth jacobian` for a function with several outputs",
-    });
-  const value = valueToJson(e.primal.run(e.values), e.primal.resultType);
-  const parts = perParameter(e.derivative.run(e.values), e.wrt.length);
-  const gradient = e.argTypes.map((t, i) => {
-    const at = e.wrt.indexOf(i);
-    return at < 0 ? null : valueToJson(parts[at]!, t);
+/** Runs a derivative program of `kind` and returns its result as JSON. */
+function runDerivative(prog: SmoothProgram, o: DerivativeOptions, c: Call, engine: Engine, kind: DerivativeKind): unknown {
+  const spec = prog.derivative(o.fn, c.argTypes, c.wrt, engine, undefined, kind);
+  return valueToJson(spec.run(c.values), spec.resultType);
+}
+
+/** The primal's value as JSON, and its type. */
+function runPrimal(prog: SmoothProgram, o: DerivativeOptions, c: Call, engine: Engine): { value: unknown; type: Type } {
+  const spec = prog.specialise(o.fn, c.argTypes, engine);
+  return { value: valueToJson(spec.run(c.values), spec.resultType), type: spec.resultType };
+}
+
+/** One entry per wrt parameter (a derivative program returns a tuple when there are several). */
+const perParameter = (json: unknown, count: number): unknown[] => (count === 1 ? [json] : (json as unknown[]));
+
+export function gradJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
+  const mode = parseMode(o.mode) ?? "reverse";
+  const c = call(prog, o, args);
+  requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, c.argTypes), "a gradient", GRAD_HINT);
+  let value: unknown;
+  let parts: unknown[];
+  if (mode === "reverse") {
+    // (value, adjoint of each wrt parameter...) from one run.
+    [value, ...parts] = runDerivative(prog, o, c, engine, "value-gradient") as unknown[];
+  } else {
+    value = runPrimal(prog, o, c, engine).value;
+    parts = perParameter(runDerivative(prog, o, c, engine, "forward"), c.wrt.length);
+  }
+  const gradient = c.argTypes.map((_, i) => {
+    const at = c.wrt.indexOf(i);
+    return at < 0 ? null : parts[at];
   });
   return { value, gradient };
 }
 
-export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: "js" | "interp"): unknown {
-  const e = evaluate(prog, o, args, engine);
-  const value = valueToJson(e.primal.run(e.values), e.primal.resultType);
-  const column = tangentType(e.primal.resultType)!;
-  const parts = perParameter(e.derivative.run(e.values), e.wrt.length);
-  const columns: number[][] = [];
-  e.wrt.forEach((k, at) => {
-    const rank = doubleRank(e.argTypes[k]!)!;
-    let t = column;
-    for (let r = 0; r < rank; r++) t = arrayOf(t);
-    collectColumns(valueToJson(parts[at]!, t), rank, columns);
-  });
-  const rows = columns.length === 0 ? [] : columns[0]!.map((_, r) => columns.map((c) => c[r]!));
-  return { value, jacobian: rows };
-}
-
-/** Descends `depth` array levels (the input positions), flattening each column (the output's tangent) in row-major order. */
-function collectColumns(json: unknown, depth: number, out: number[][]): void {
-  if (depth === 0) {
-    out.push(flatten(json));
-    return;
+export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
+  const chosen = parseMode(o.mode);
+  const c = call(prog, o, args);
+  const primal = runPrimal(prog, o, c, engine);
+  const mode = chosen ?? defaultJacobianMode(primal.type, primal.value, args, c.wrt);
+  if (mode === "reverse") {
+    // A build over the output's positions of the row of adjoints: descend the output's rank, flatten each row.
+    const rows: unknown[][] = [];
+    collectLeaves(runDerivative(prog, o, c, engine, "jacobian-rows"), doubleRank(primal.type) ?? 0, rows);
+    return { value: primal.value, jacobian: rows };
   }
-  for (const x of json as unknown[]) collectColumns(x, depth - 1, out);
+  const columns = forwardColumns(perParameter(runDerivative(prog, o, c, engine, "forward"), c.wrt.length), c);
+  return { value: primal.value, jacobian: transpose(columns) };
 }
 
-function flatten(json: unknown): number[] {
-  if (Array.isArray(json)) return json.flatMap(flatten);
-  return [typeof json === "number" ? json : Number(json)];
+export function hessianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
+  const c = call(prog, o, args);
+  const primal = runPrimal(prog, o, c, engine);
+  requireDoubleResult(o.fn, primal.type, "a Hessian", HESSIAN_HINT);
+  // Forward over reverse: per input scalar j (the forward columns), the tangent of the whole gradient, i.e. column j.
+  const columns = forwardColumns(perParameter(runDerivative(prog, o, c, engine, "hessian"), c.wrt.length), c);
+  return { value: primal.value, hessian: transpose(columns) };
 }
 
-export function showDerivative(prog: SmoothProgram, o: DerivativeOptions, argTypes: Type[], kind: "grad" | "jacobian"): string {
-  parseMode(o.mode);
+/** A forward derivative's parts (per wrt parameter: a build over its positions of a tangent) as flat columns. */
+function forwardColumns(parts: unknown[], c: Call): unknown[][] {
+  const columns: unknown[][] = [];
+  c.wrt.forEach((k, at) => collectLeaves(parts[at], doubleRank(c.argTypes[k]!) ?? 0, columns));
+  return columns;
+}
+
+/** Descends `depth` array levels (positions), flattening each leaf in row-major order. */
+function collectLeaves(json: unknown, depth: number, out: unknown[][]): void {
+  if (depth === 0) out.push(flatten(json));
+  else for (const x of json as unknown[]) collectLeaves(x, depth - 1, out);
+}
+
+const flatten = (json: unknown): unknown[] => (Array.isArray(json) ? json.flatMap(flatten) : [json]);
+
+const transpose = (columns: unknown[][]): unknown[][] => (columns.length === 0 ? [] : columns[0]!.map((_, r) => columns.map((col) => col[r])));
+
+export type DerivativeView = "grad" | "jacobian" | "hessian";
+
+/**
+ * The optimised derivative program that `smooth grad|jacobian|hessian` would compile, printed in Smooth syntax.
+ * With --args, --jacobian picks its mode as `smooth jacobian` does; without, the default is forward.
+ */
+export function showDerivative(prog: SmoothProgram, o: DerivativeOptions, argTypes: Type[], args: unknown[] | undefined, view: DerivativeView): string {
+  const chosen = parseMode(o.mode);
   const wrt = chooseWrt(prog, o.fn, argTypes, o.wrt);
-  const spec = prog.derivative(o.fn, argTypes, wrt, "interp");
-  if (kind === "grad") {
-    const primal = prog.specialise(o.fn, argTypes, "interp");
-    if (primal.resultType.k !== "double")
-      fail("argument", `\`${o.fn}\` returns ${showType(primal.resultType)}, not a Double: a gradient needs a scalar result`, undefined, {
-        hint: "use --jacobian",
-      });
+  let kind: DerivativeKind;
+  if (view === "hessian") {
+    if (chosen !== undefined) fail("argument", "--mode does not apply to --hessian", undefined, { hint: "a Hessian is always forward over reverse" });
+    requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, argTypes), "a Hessian", HESSIAN_HINT);
+    kind = "hessian";
+  } else if (view === "grad") {
+    requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, argTypes), "a gradient", "use --jacobian");
+    kind = (chosen ?? "reverse") === "reverse" ? "gradient" : "forward";
+  } else {
+    let mode: Mode = chosen ?? "forward";
+    if (chosen === undefined && args) {
+      const def = prog.definition(o.fn);
+      const spec = prog.specialise(o.fn, argTypes, "js");
+      const value = valueToJson(spec.run(args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)))), spec.resultType);
+      mode = defaultJacobianMode(spec.resultType, value, args, wrt);
+    }
+    kind = mode === "reverse" ? "jacobian-rows" : "forward";
   }
-  return printIr(spec.optimised);
+  return printIr(prog.derivative(o.fn, argTypes, wrt, "js", undefined, kind).optimised);
+}
+
+/**
+ * For `smooth dev --derivative`: the derivative program before the optimiser passes (which dev runs one by one), as
+ * the compiled back end builds it — reverse mode starts from the optimised first-order primal. --mode defaults to
+ * reverse (the gradient) for a Double result and to forward (the Jacobian) otherwise.
+ */
+export function derivativeForDev(prog: SmoothProgram, o: DerivativeOptions, argTypes: Type[]): IrFunction {
+  const wrt = chooseWrt(prog, o.fn, argTypes, o.wrt);
+  const primal = lowerEntry(prog.checked, o.fn, argTypes);
+  const scalar = typeOf(primal.body).k === "double";
+  const mode = parseMode(o.mode) ?? (scalar ? "reverse" : "forward");
+  if (mode === "forward") return forwardDerivative(primal, { wrt, paramNames: prog.definition(o.fn).paramNames });
+  const firstOrder = runPipeline(primal, STANDARD_PIPELINE);
+  return scalar ? reverseGradient(firstOrder, { wrt }) : reverseJacobian(firstOrder, { wrt });
 }
 
 export function registerDerivativeCommands(
   program: Command,
   withEntry: (c: Command) => Command,
-  run: (kind: "grad" | "jacobian", file: string, o: DerivativeOptions) => void,
+  run: (kind: DerivativeView, file: string, o: DerivativeOptions) => void,
 ): void {
-  for (const kind of ["grad", "jacobian"] as const) {
-    withEntry(program.command(kind).argument("<file>", "a Smooth source file"))
-      .description(kind === "grad" ? "the value and gradient of a definition with a Double result" : "the value and Jacobian of a definition")
-      .option("--wrt <k>", "differentiate with respect to argument k only (0-based)")
-      .option("--mode <mode>", "forward (reverse mode comes with the reverse-mode milestone)", "forward")
-      .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
-      .action((file: string, o: DerivativeOptions) => run(kind, file, o));
-  }
+  const engineOption = (c: Command) => c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
+  const wrtOption = (c: Command) => c.option("--wrt <k>", "differentiate with respect to argument k only (0-based)");
+  const command = (kind: DerivativeView, description: string) =>
+    wrtOption(withEntry(program.command(kind).argument("<file>", "a Smooth source file")).description(description));
+
+  engineOption(command("grad", "the value and gradient of a definition with a Double result").option("--mode <mode>", MODE_HELP.grad)).action(
+    (file: string, o: DerivativeOptions) => run("grad", file, o),
+  );
+  engineOption(
+    command("jacobian", "the value and Jacobian of a definition (rows: output scalars; columns: input scalars)").option("--mode <mode>", MODE_HELP.jacobian),
+  ).action((file: string, o: DerivativeOptions) => run("jacobian", file, o));
+  engineOption(
+    command("hessian", "the value and Hessian of a definition with a Double result (forward over reverse mode)"),
+  ).action((file: string, o: DerivativeOptions) => run("hessian", file, o));
 }

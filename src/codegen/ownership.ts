@@ -1,9 +1,11 @@
 // Which functional array updates (setAt, addAt, addArray: src/prims/updates.ts) the compiled code may do in place.
 //
 // An update may overwrite its array operand `a` when nothing can observe the old value: `a` is *fresh* (its buffer
-// was allocated by this function and reached `a` without being shared) and *owned* (this update is its only use on
-// any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many times).
-// Anything not proven so is copied first, so this analysis decides speed, never results.
+// was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
+// use on any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many
+// times). Reading a scalar element of `a` or its length, or copying `a` into another array (the value operand of an
+// update), does not share it; such reads only have to come before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end`
+// after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
 // a tuple component, projection, `if` result or ifold state component made only of fresh owned values. An ifold's
@@ -25,112 +27,140 @@ const whole = (id: number) => `${id}`;
 const component = (id: number, k: number) => `${id}.${k}`;
 
 export function inPlaceUpdates(fn: IrFunction): Set<Prim> {
-  const depthOf = new Map<number, number>();
-  for (const p of fn.params) depthOf.set(p.id, 0);
-  const counts = countUses(fn.body, 0, depthOf);
+  const uses = new Uses();
+  for (const p of fn.params) uses.depthOf.set(p.id, 0);
+  uses.counts = uses.walk(fn.body, 0);
   const result = new Set<Prim>();
-  new Freshness(counts, result).expr(fn.body);
+  new Freshness(uses, result).expr(fn.body);
   return result;
 }
 
-/** Use counts per variable (and per tuple component), per path; uses from deeper loops count as MANY. */
-function countUses(e: Expr, depth: number, depthOf: Map<number, number>): Counts {
-  const out: Counts = new Map();
-  const add = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
-  const use = (a: Atom, k?: number) => {
-    if (a.kind !== "var") return;
-    const n = (depthOf.get(a.id) ?? 0) === depth ? 1 : MANY;
-    add(k === undefined ? whole(a.id) : component(a.id, k), n);
-  };
-  const merge = (c: Counts) => c.forEach((n, key) => add(key, n));
-  while (e.kind === "let") {
-    depthOf.set(e.v.id, depth);
-    merge(countUses(e.rhs, depth, depthOf));
-    e = e.body;
-  }
-  switch (e.kind) {
-    case "var":
-    case "lit":
-      use(e);
-      break;
-    case "proj":
-      use(e.arg, e.index);
-      break;
-    case "prim":
-      e.args.forEach((a) => use(a));
-      break;
-    case "tuple":
-      e.elems.forEach((a) => use(a));
-      break;
-    case "app":
-      use(e.fn);
-      use(e.arg);
-      break;
-    case "jvp":
-      use(e.fn);
-      break;
-    case "lam":
-      depthOf.set(e.param.id, depth + 1);
-      merge(countUses(e.body, depth + 1, depthOf));
-      break;
-    case "if": {
-      use(e.cond);
-      const [t, f] = [countUses(e.then, depth, depthOf), countUses(e.else, depth, depthOf)];
-      for (const key of new Set([...t.keys(), ...f.keys()])) add(key, Math.max(t.get(key) ?? 0, f.get(key) ?? 0));
-      break;
-    }
-    case "build":
-      use(e.size);
-      depthOf.set(e.index.id, depth + 1);
-      merge(countUses(e.body, depth + 1, depthOf));
-      break;
-    case "ifold":
-      use(e.init);
-      use(e.count);
-      depthOf.set(e.acc.id, depth + 1);
-      depthOf.set(e.index.id, depth + 1);
-      merge(countUses(e.body, depth + 1, depthOf));
-      break;
-  }
-  return out;
-}
+class Uses {
+  counts: Counts = new Map();
+  readonly depthOf = new Map<number, number>();
+  /** Position of the latest scalar read of each variable. */
+  private readonly lastRead = new Map<number, number>();
+  /** Evaluation-order position of each non-let node, and of the end of each branch or loop. */
+  readonly pos = new Map<Expr, number>();
+  readonly end = new Map<Expr, number>();
+  private clock = 0;
 
-/** Freshness of a value: one flag for a non-tuple, one per top-level component for a tuple. */
-type Fresh = boolean | readonly boolean[];
-
-class Freshness {
-  /** Variable id -> freshness of its value. */
-  private readonly fresh = new Map<number, Fresh>();
-
-  constructor(
-    private readonly counts: Counts,
-    private readonly inPlace: Set<Prim>,
-  ) {}
-
-  private count(key: string): number {
+  count(key: string): number {
     return this.counts.get(key) ?? 0;
   }
 
-  /** `a` is fresh and this is its only use (used whole). */
-  private ownedWhole(a: Atom): boolean {
+  /** No scalar read of `id` comes after position `at`. */
+  readsBefore(id: number, at: number): boolean {
+    const r = this.lastRead.get(id);
+    return r === undefined || r < at;
+  }
+
+  walk(e: Expr, depth: number): Counts {
+    const out: Counts = new Map();
+    const add = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
+    const use = (a: Atom, k?: number) => {
+      if (a.kind !== "var") return;
+      const n = (this.depthOf.get(a.id) ?? 0) === depth ? 1 : MANY;
+      add(k === undefined ? whole(a.id) : component(a.id, k), n);
+    };
+    const merge = (c: Counts) => c.forEach((n, key) => add(key, n));
+    while (e.kind === "let") {
+      this.depthOf.set(e.v.id, depth);
+      merge(this.walk(e.rhs, depth));
+      e = e.body;
+    }
+    this.pos.set(e, this.clock++);
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        use(e);
+        break;
+      case "proj":
+        use(e.arg, e.index);
+        break;
+      case "prim": {
+        // Reads: a scalar element or the length of an array; the values an update copies into its array.
+        const at = this.pos.get(e)!;
+        const read = (x: Atom) => {
+          if (x.kind === "var") this.lastRead.set(x.id, Math.max(this.lastRead.get(x.id) ?? -1, at));
+        };
+        if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
+          read(e.args[0]!);
+          e.args.slice(1).forEach((x) => use(x));
+        } else if (UPDATES.has(e.op)) {
+          use(e.args[0]!);
+          e.args.slice(1).forEach((x) => (x.type.k === "array" ? read(x) : use(x)));
+        } else e.args.forEach((x) => use(x));
+        break;
+      }
+      case "tuple":
+        e.elems.forEach((a) => use(a));
+        break;
+      case "app":
+        use(e.fn);
+        use(e.arg);
+        break;
+      case "jvp":
+        use(e.fn);
+        break;
+      case "lam":
+        this.depthOf.set(e.param.id, depth + 1);
+        merge(this.walk(e.body, depth + 1));
+        break;
+      case "if": {
+        use(e.cond);
+        const [t, f] = [this.walk(e.then, depth), this.walk(e.else, depth)];
+        for (const key of new Set([...t.keys(), ...f.keys()])) add(key, Math.max(t.get(key) ?? 0, f.get(key) ?? 0));
+        break;
+      }
+      case "build":
+        use(e.size);
+        this.depthOf.set(e.index.id, depth + 1);
+        merge(this.walk(e.body, depth + 1));
+        break;
+      case "ifold":
+        use(e.init);
+        use(e.count);
+        this.depthOf.set(e.acc.id, depth + 1);
+        this.depthOf.set(e.index.id, depth + 1);
+        merge(this.walk(e.body, depth + 1));
+        break;
+    }
+    this.end.set(e, this.clock++);
+    return out;
+  }
+}
+
+/** Freshness of a value: one flag for a non-tuple, one per component (recursively) for a tuple. */
+type Fresh = boolean | readonly Fresh[];
+
+class Freshness {
+  /** Variable id -> freshness of its value. */
+  readonly fresh = new Map<number, Fresh>();
+
+  constructor(
+    private readonly uses: Uses,
+    private readonly inPlace: Set<Prim>,
+  ) {}
+
+  /** `a` is fresh, shared by this use only, and read only before position `at`. */
+  private owned(a: Atom, at: number): boolean {
     if (a.kind !== "var" || this.fresh.get(a.id) !== true) return false;
-    let n = this.count(whole(a.id));
-    // A tuple used whole uses every component.
-    if (a.type.k === "tuple") for (let k = 0; k < a.type.elems.length; k++) n += this.count(component(a.id, k));
-    return n === 1;
+    return this.uses.count(whole(a.id)) === 1 && this.uses.readsBefore(a.id, at);
   }
 
   /**
-   * Freshness of an atom passed on whole (to a tuple, a branch result, an ifold's init or result), per component for a
-   * tuple: a component stays fresh when this is the only use of it (a whole use counts for every component).
+   * Freshness of an atom passed on whole at position `at` (to a tuple, a branch result, an ifold's init or result),
+   * per component for a tuple: a component stays fresh when this is its only use (a whole use counts for every
+   * component).
    */
-  private passed(a: Atom): Fresh {
+  private passed(a: Atom, at: number): Fresh {
     if (a.kind !== "var") return false;
     const f = this.fresh.get(a.id);
-    if (f === undefined || f === false) return false;
-    const wholeUses = this.count(whole(a.id));
+    if (f === undefined || f === false || !this.uses.readsBefore(a.id, at)) return false;
+    const wholeUses = this.uses.count(whole(a.id));
     if (typeof f === "boolean") return wholeUses === 1;
-    return f.map((x, k) => x && wholeUses + this.count(component(a.id, k)) === 1);
+    return f.map((x, k) => (wholeUses + this.uses.count(component(a.id, k)) === 1 ? x : false));
   }
 
   /** Freshness of the value of `e` (walking its body, and recording the in-place updates found). */
@@ -142,32 +172,41 @@ class Freshness {
     return this.node(e);
   }
 
+  /** The freshness of a scope's result, which is passed on at `at` (the end of the enclosing branch or loop). */
+  private result(e: Expr, at: number): Fresh {
+    const f = this.expr(e);
+    let tail = e;
+    while (tail.kind === "let") tail = tail.body;
+    return tail.kind === "var" ? this.passed(tail, at) : f;
+  }
+
   private node(e: Expr): Fresh {
+    const at = this.uses.pos.get(e) ?? 0;
     switch (e.kind) {
       case "var":
       case "lit":
-        return this.passed(e);
+        return this.passed(e, at);
       case "prim":
-        if (UPDATES.has(e.op) && this.ownedWhole(e.args[0]!)) this.inPlace.add(e);
+        if (UPDATES.has(e.op) && this.owned(e.args[0]!, at)) this.inPlace.add(e);
         return ALLOCATES.has(e.op);
       case "build":
         this.expr(e.body);
         return true;
       case "tuple":
-        return e.elems.map((a) => this.passed(a) === true);
+        return e.elems.map((a) => this.passed(a, at));
       case "proj": {
         const a = e.arg;
-        if (a.kind !== "var") return false;
+        if (a.kind !== "var" || !this.uses.readsBefore(a.id, at)) return false;
         const f = this.fresh.get(a.id);
-        const single = this.count(whole(a.id)) === 0 && this.count(component(a.id, e.index)) === 1;
-        return single && Array.isArray(f) && f[e.index] === true;
+        const single = this.uses.count(whole(a.id)) === 0 && this.uses.count(component(a.id, e.index)) === 1;
+        return single && Array.isArray(f) ? (f as readonly Fresh[])[e.index]! : false;
       }
       case "if": {
-        const [t, f] = [this.expr(e.then), this.expr(e.else)];
-        return both(t, f);
+        const end = this.uses.end.get(e) ?? at;
+        return both(this.result(e.then, end), this.result(e.else, end));
       }
       case "ifold":
-        return this.ifold(e);
+        return this.ifold(e, at);
       case "lam":
         this.expr(e.body);
         return false;
@@ -176,17 +215,17 @@ class Freshness {
     }
   }
 
-  private ifold(e: Extract<Expr, { kind: "ifold" }>): Fresh {
-    const init = this.passed(e.init);
+  private ifold(e: Extract<Expr, { kind: "ifold" }>, at: number): Fresh {
+    const init = this.passed(e.init, at);
+    const end = this.uses.end.get(e) ?? at;
     // Greatest fixpoint: assume the state fresh where the init is, walk the body, keep what the body preserves.
     let assumed: Fresh = init;
     for (let round = 0; round < 8; round++) {
       const trial = new Set<Prim>();
-      const sub = new Freshness(this.counts, trial);
-      sub.fresh.clear();
+      const sub = new Freshness(this.uses, trial);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
-      const out = both(assumed, sub.expr(e.body));
+      const out = both(assumed, sub.result(e.body, end));
       if (same(out, assumed)) {
         trial.forEach((p) => this.inPlace.add(p));
         sub.fresh.forEach((v, k) => this.fresh.set(k, v));
@@ -195,18 +234,16 @@ class Freshness {
       assumed = out;
     }
     // Not converged (cannot happen: flags only go from true to false); nothing in place.
-    this.fresh.set(e.acc.id, false);
-    this.expr(e.body);
     return false;
   }
 }
 
 function both(a: Fresh, b: Fresh): Fresh {
   if (typeof a === "boolean" || typeof b === "boolean") return a === true && b === true;
-  return a.map((x, k) => x && b[k] === true);
+  return a.map((x, k) => both(x, b[k] ?? false));
 }
 
 function same(a: Fresh, b: Fresh): boolean {
   if (typeof a === "boolean" || typeof b === "boolean") return a === b;
-  return a.length === b.length && a.every((x, k) => x === b[k]);
+  return a.length === b.length && a.every((x, k) => same(x, b[k]!));
 }
