@@ -340,9 +340,10 @@ class Reverse {
       ),
     );
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
+    const reverseLoop = { state, index: k, body: stateAdjointInvariant(body, state, targets.length > 0) ? forwardOrder(body, k) : body, targets };
     if (taped.length === 0) {
       b.bindVar(v, e);
-      return { state, index: k, body, targets };
+      return reverseLoop;
     }
     // The primal loop, also writing each taped component of the state before the iteration that starts from it.
     const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
@@ -359,7 +360,7 @@ class Reverse {
     const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0], "st0"), e.count, st, e.index, loopBody, e.span));
     b.bindVar(v, mkProj(0, all));
     taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
-    return { state, index: k, body, targets };
+    return reverseLoop;
   }
 
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
@@ -399,6 +400,31 @@ function projectionsOf(body: Expr, acc: Var, parts: readonly Atom[]): Expr {
     return mapNode(e, (a) => a, walk);
   };
   return walk(body);
+}
+
+/**
+ * True when a reverse loop body passes the adjoint of the state through unchanged (a reduction such as a sum, whose
+ * state enters each step with derivative 1): then its iterations are independent and may run in any order.
+ */
+function stateAdjointInvariant(body: Expr, state: Var, withTargets: boolean): boolean {
+  const { bindings, tail } = splitLets(body);
+  const def = (a: Atom | undefined) => (a?.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined);
+  const first = tail.kind === "tuple" ? tail.elems[0] : tail.kind === "var" ? tail : undefined;
+  if (!withTargets) return first?.kind === "var" && first.id === state.id;
+  if (tail.kind !== "tuple") return false;
+  const d = def(first);
+  return d?.kind === "proj" && d.index === 0 && d.arg.kind === "var" && d.arg.id === state.id;
+}
+
+/** The reverse loop body with its iteration index running forwards (`i = k` instead of `i = last - k`). */
+function forwardOrder(body: Expr, k: Var): Expr {
+  const { bindings, tail } = splitLets(body);
+  return wrapLets(
+    bindings.map(({ v, rhs }) =>
+      rhs.kind === "prim" && rhs.op === "sub" && rhs.args[1]!.kind === "var" && rhs.args[1]!.id === k.id ? { v, rhs: k } : { v, rhs },
+    ),
+    tail,
+  );
 }
 
 /** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */

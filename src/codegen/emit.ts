@@ -20,6 +20,7 @@ import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild } from "./build.js";
+import { invariantShapes } from "./invariant-shapes.js";
 import { emitAddArray, emitUpdateAt, emitZerosLike } from "./update.js";
 
 export type Slots = readonly string[];
@@ -168,9 +169,9 @@ export class Emitter {
   }
 
   /** `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays). */
-  declareMutable(names: Slots, t: Type, inits?: Slots): void {
+  declareMutable(names: Slots, t: Type, inits?: Slots, positions?: readonly number[]): void {
     const defaults = defaultSlots(t);
-    const parts = names.map((n, i) => `${n} = ${inits ? inits[i] : defaults[i]}`);
+    const parts = names.map((n, i) => `${n} = ${inits ? inits[i] : defaults[positions ? positions[i]! : i]}`);
     if (parts.length > 0) this.out.line(`let ${parts.join(", ")};`);
   }
 
@@ -288,8 +289,21 @@ export class Emitter {
     const init = this.atom(e.init);
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
+    // Dimensions of state components whose shape never changes are the initial value's own locals (not reassigned).
     const state = slotNames(varName(e.acc.id), e.acc.type);
-    this.declareMutable(state, e.acc.type, init);
+    const fixed = new Set<number>();
+    const parts = e.acc.type.k === "tuple" ? e.acc.type.elems : [e.acc.type];
+    let at = 0;
+    invariantShapes(e).forEach((inv, k) => {
+      const leaves = leavesOf(parts[k]!);
+      for (const l of leaves) {
+        if (inv) for (let d = 0; d < l.rank; d++) fixed.add(at + 2 + d);
+        at += leafSlotCount(l);
+      }
+    });
+    fixed.forEach((q) => (state[q] = init[q]!));
+    const mutable = state.map((_, q) => q).filter((q) => !fixed.has(q));
+    this.declareMutable(mutable.map((q) => state[q]!), e.acc.type, mutable.map((q) => init[q]!), mutable);
     this.markDimensions(state, e.acc.type);
     this.bind(e.acc, state);
     const i = this.loopVariable(e.index, count);
