@@ -345,16 +345,18 @@ class Reverse {
       b.bindVar(v, e);
       return reverseLoop;
     }
-    // The primal loop, also writing each taped component of the state before the iteration that starts from it.
+    // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so
+    // tape[0] is the initial state and iteration i writes its result at i + 1 (n + 1 entries). Writing the result,
+    // after the body, lets the body update the state in place before the tape copies it.
     const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
-    const tape0 = taped.map(({ component }) => b.build(e.count, (_i, bb) => part(bb, e.init, component), "tape0"));
+    const entries = b.prim("add", [e.count, litIndex(1)], "n");
+    const tape0 = taped.map(({ component }) => b.build(entries, (_i, bb) => part(bb, e.init, component), "tape0"));
     const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type)]));
     const loopBody = nested((bb) => {
       bb.bindVar(e.acc, mkProj(0, st));
-      const written = taped.map(({ component }, j) =>
-        bb.prim("setAt", [bb.proj(j + 1, st, "tape"), e.index, part(bb, e.acc, component)], "tape"),
-      );
       const next = bb.bind("s", e.body);
+      const at = bb.prim("add", [e.index, litIndex(1)], "at");
+      const written = taped.map(({ component }, j) => bb.prim("setAt", [bb.proj(j + 1, st, "tape"), at, part(bb, next, component)], "tape"));
       return mkTuple([next, ...written]);
     });
     const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0], "st0"), e.count, st, e.index, loopBody, e.span));

@@ -17,7 +17,7 @@ import { leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { Emitter } from "./emit.js";
 import { RUNTIME } from "./runtime.js";
 import { varName } from "./writer.js";
-import { inPlaceUpdates } from "./ownership.js";
+import { ownership } from "./ownership.js";
 
 export interface CompiledFunction {
   (args: readonly Value[]): Value;
@@ -27,7 +27,9 @@ export interface CompiledFunction {
 
 export function compileFunction(fn: IrFunction): CompiledFunction {
   const em = new Emitter(2);
-  em.inPlace = inPlaceUpdates(fn);
+  const owned = ownership(fn);
+  em.inPlace = owned.inPlace;
+  em.copyOnEntry = owned.copyOnEntry;
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   em.out.line("const $in = $rt.unpackArgs(args, $paramTypes);");

@@ -41,6 +41,8 @@ export class Emitter {
   savedCount = 0;
   /** The array updates that may overwrite their operand (ownership.ts); the others copy it first. */
   inPlace: ReadonlySet<Prim> = new Set();
+  /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
+  copyOnEntry: ReadonlyMap<Ifold, readonly boolean[]> = new Map();
 
   constructor(indent: number) {
     this.out = new CodeWriter(indent);
@@ -285,8 +287,29 @@ export class Emitter {
     return result;
   }
 
+  /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
+  private copiedOnEntry(e: Ifold, init: string[]): string[] {
+    const copy = this.copyOnEntry.get(e);
+    if (copy === undefined) return init;
+    const parts = e.acc.type.k === "tuple" ? e.acc.type.elems : [e.acc.type];
+    let at = 0;
+    parts.forEach((t, k) => {
+      for (const l of leavesOf(t)) {
+        if (copy[k] && l.rank > 0) {
+          const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
+          const name = this.fresh();
+          this.out.line(`const ${name} = ${data}.slice(${offset}, ${plus(offset!, times(dims))});`);
+          init[at] = name;
+          init[at + 1] = "0";
+        }
+        at += leafSlotCount(l);
+      }
+    });
+    return init;
+  }
+
   private ifold(e: Ifold): Slots {
-    const init = this.atom(e.init);
+    const init = this.copiedOnEntry(e, [...this.atom(e.init)]);
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
     // Dimensions of state components whose shape never changes are the initial value's own locals (not reassigned).

@@ -10,12 +10,14 @@
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
 // a tuple component, projection, `if` result or ifold state component made only of fresh owned values. An ifold's
 // state component is fresh when its initial value is and the body returns a fresh value for it assuming it is
-// (a greatest fixpoint). Parameters and `get` views are never fresh.
+// (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the loop.
+// Parameters and `get` views are never fresh.
 //
 // Uses are counted per path: the branches of an `if` take the larger count, not the sum. A projection `proj(k, t)` is
 // a use of component k only, so the components of a tuple of accumulators are owned separately.
 
-import type { Atom, Expr, IrFunction, Prim } from "../ir/ir.js";
+import type { Atom, Expr, Ifold, IrFunction, Prim } from "../ir/ir.js";
+import type { Type } from "../types/types.js";
 
 const UPDATES = new Set(["setAt", "addAt", "addArray"]);
 const ALLOCATES = new Set(["zerosLike", ...UPDATES]);
@@ -26,11 +28,22 @@ type Counts = Map<string, number>;
 const whole = (id: number) => `${id}`;
 const component = (id: number, k: number) => `${id}.${k}`;
 
-export function inPlaceUpdates(fn: IrFunction): Set<Prim> {
+export interface Ownership {
+  /** Updates that may overwrite their array operand. */
+  readonly inPlace: Set<Prim>;
+  /**
+   * Loops whose state components (top level; the whole state when it is not a tuple) are copied once on entry: the
+   * body updates them in place, but the initial value is shared (a view, a parameter). One copy instead of one per
+   * iteration.
+   */
+  readonly copyOnEntry: Map<Ifold, readonly boolean[]>;
+}
+
+export function ownership(fn: IrFunction): Ownership {
   const uses = new Uses();
   for (const p of fn.params) uses.depthOf.set(p.id, 0);
   uses.counts = uses.walk(fn.body, 0);
-  const result = new Set<Prim>();
+  const result: Ownership = { inPlace: new Set(), copyOnEntry: new Map() };
   new Freshness(uses, result).expr(fn.body);
   return result;
 }
@@ -140,7 +153,7 @@ class Freshness {
 
   constructor(
     private readonly uses: Uses,
-    private readonly inPlace: Set<Prim>,
+    private readonly found: Ownership,
   ) {}
 
   /** `a` is fresh, shared by this use only, and read only before position `at`. */
@@ -187,7 +200,7 @@ class Freshness {
       case "lit":
         return this.passed(e, at);
       case "prim":
-        if (UPDATES.has(e.op) && this.owned(e.args[0]!, at)) this.inPlace.add(e);
+        if (UPDATES.has(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
         return ALLOCATES.has(e.op);
       case "build":
         this.expr(e.body);
@@ -215,19 +228,23 @@ class Freshness {
     }
   }
 
-  private ifold(e: Extract<Expr, { kind: "ifold" }>, at: number): Fresh {
+  private ifold(e: Ifold, at: number): Fresh {
     const init = this.passed(e.init, at);
     const end = this.uses.end.get(e) ?? at;
-    // Greatest fixpoint: assume the state fresh where the init is, walk the body, keep what the body preserves.
-    let assumed: Fresh = init;
+    // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
+    let assumed: Fresh = arraysFresh(e.acc.type);
     for (let round = 0; round < 8; round++) {
-      const trial = new Set<Prim>();
+      const trial: Ownership = { inPlace: new Set(), copyOnEntry: new Map() };
       const sub = new Freshness(this.uses, trial);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
       const out = both(assumed, sub.result(e.body, end));
       if (same(out, assumed)) {
-        trial.forEach((p) => this.inPlace.add(p));
+        // Components the body keeps fresh but whose initial value is shared are copied once, on entry.
+        const copy = topLevel(out).map((x, k) => x === true && topLevel(init)[k] !== true);
+        if (copy.some((x) => x)) this.found.copyOnEntry.set(e, copy);
+        trial.inPlace.forEach((p) => this.found.inPlace.add(p));
+        trial.copyOnEntry.forEach((c, loop) => this.found.copyOnEntry.set(loop, c));
         sub.fresh.forEach((v, k) => this.fresh.set(k, v));
         return out;
       }
@@ -236,6 +253,17 @@ class Freshness {
     // Not converged (cannot happen: flags only go from true to false); nothing in place.
     return false;
   }
+}
+
+/** True for every array (component) of a type. */
+function arraysFresh(t: Type): Fresh {
+  if (t.k === "tuple") return t.elems.map(arraysFresh);
+  return t.k === "array";
+}
+
+/** The top-level components' flags (a single one for a non-tuple). */
+function topLevel(f: Fresh): readonly Fresh[] {
+  return typeof f === "boolean" ? [f] : f;
 }
 
 function both(a: Fresh, b: Fresh): Fresh {
