@@ -197,19 +197,20 @@ class Reverse {
       case "no-tangent":
         return;
       case "structural":
-        return this.structural(v, e, vb as Atom, b);
+        return this.structural(v, e, vb, b);
     }
   }
 
-  private structural(v: Var, e: Prim, vb: Atom, b: AnfBuilder): void {
+  private structural(v: Var, e: Prim, adj: Adj, b: AnfBuilder): void {
     const [a0, a1, a2] = e.args as [Atom, Atom, Atom];
+    if (e.op === "get") {
+      if (this.alias.has(v.id) || !this.isActive(a0)) return; // a row: its reads went to the root already
+      const al = this.extend(a0, a1);
+      this.accumulateAt(al.root, al.path, materialize(adj, v.type, v, b), b);
+      return;
+    }
+    const vb = adj as Atom; // the result of an update is an array: its adjoint is an atom
     switch (e.op) {
-      case "get": {
-        if (this.alias.has(v.id) || !this.isActive(a0)) return; // a row: its reads went to the root already
-        const al = this.extend(a0, a1);
-        this.accumulateAt(al.root, al.path, vb, b);
-        return;
-      }
       // The element's adjoint is read before vb is passed on (or cleared in place) as the array's.
       case "setAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
