@@ -13,9 +13,8 @@ import {
   jacobianJson,
   registerDerivativeCommands,
   showDerivative,
-  type DerivativeOptions,
 } from "./derivative-commands.js";
-import { MODE_HELP } from "./derivative-options.js";
+import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";

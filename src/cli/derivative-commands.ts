@@ -23,9 +23,6 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Type } from "../types/types.js";
 import { chooseWrt, defaultJacobianMode, MODE_HELP, parseMode, requireDoubleResult, type DerivativeOptions, type Mode } from "./derivative-options.js";
 
-export type { DerivativeOptions } from "./derivative-options.js";
-export { chooseWrt } from "./derivative-options.js";
-
 const GRAD_HINT = "use `smooth jacobian` for a function with several outputs";
 const HESSIAN_HINT = "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)";
 

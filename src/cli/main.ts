@@ -6,6 +6,12 @@ import { Command, CommanderError } from "commander";
 import { SmoothError } from "../syntax/diagnostics.js";
 import { registerCommands } from "./commands.js";
 
+// Output piped into a command that stops reading early (`smooth dev ... | head`) is not an error.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(0);
+});
+
 const program = new Command();
 program
   .name("smooth")

@@ -199,6 +199,12 @@ export class Emitter {
       this.boundsCheck(j, n, e.span);
       return [j];
     }
+    if (e.op === "sameSize") {
+      const [n, m] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
+      const at = this.spanRef(e.span);
+      if (n !== m) this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
+      return [n];
+    }
     if (e.op === "zerosLike") return emitZerosLike(this, e, base);
     if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
     if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));

@@ -213,6 +213,7 @@ export class Facts {
       if (this.loops.some((l) => l.index.id === x.id)) return true;
       const d = this.definition(x);
       if (d?.kind === "prim" && (d.op === "length" || d.op === "checkIndex")) return true;
+      if (d?.kind === "prim" && d.op === "sameSize" && this.isNonNegative(d.args[0]!)) return true;
       for (const r of this.relations) {
         if (r.rel !== "eq" && this.sameValue(r.b, x) && r.a.kind === "lit" && (r.a.value as number) >= (r.rel === "lt" ? -1 : 0)) return true;
       }

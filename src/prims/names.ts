@@ -39,6 +39,8 @@ export const PRIM_NAMES = [
   "length",
   // checkIndex j n: j when 0 <= j < n, else the index error of get (emitted by the optimiser when it fuses (build n f)[j])
   "checkIndex",
+  // sameSize n m: n when n = m, else a shape error (the precondition of map2, reshape, scatter in the prelude)
+  "sameSize",
   // functional array updates (src/prims/updates.ts): reverse-mode accumulation, and the prelude's combinators
   "zerosLike",
   "setAt",

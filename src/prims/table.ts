@@ -212,8 +212,27 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     },
     js: "array-structural",
   },
+  // The size precondition of the prelude's map2, reshape and scatter: equal sizes, else one clear shape error.
+  // Lowered structurally (src/codegen/emit.ts): the check, then n's own slot, so loops over it keep n's bounds facts.
+  sameSize: {
+    derivative: D.NO_TANGENT,
+    fallible: true,
+    arity: 2,
+    syntax: { prefix: "sameSize" },
+    type: ([n, m]) => (n!.k === "int" && m!.k === "int" ? INT : { expected: "two Indexes" }),
+    evaluate: ([n, m], _types, span) => {
+      if (n !== m) sizesDiffer(num(n!), num(m!), span);
+      return num(n!);
+    },
+    js: "array-structural",
+  },
   ...UPDATE_PRIMS,
 };
+
+/** The error of `sameSize` (compiled code reports it through this function too). */
+export function sizesDiffer(n: number, m: number, span: Span | undefined): never {
+  return fail("shape", `the sizes ${n} and ${m} differ`, span, { expected: "equal sizes" });
+}
 
 /** The error of `get` with a bad index; compiled code reports it through this function too. */
 export function indexOutOfRange(index: number, length: number, span: Span | undefined): never {

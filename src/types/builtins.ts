@@ -201,6 +201,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       lowering: { kind: "prim", op: "addArray" },
     },
   ],
+  ["sameSize", { arity: 2, type: () => mFuns([M_CARD, M_CARD], M_CARD), lowering: { kind: "prim", op: "sameSize" } }],
   // Written by the optimiser (fused indexing); a builtin so that printed optimised programs read back.
   ["checkIndex", { arity: 2, type: () => mFuns([M_INDEX, M_CARD], M_INDEX), lowering: { kind: "prim", op: "checkIndex" } }],
 ]);

@@ -161,6 +161,11 @@ const checks: { [K in PrimName]: () => void } = {
       }
     }
   },
+  sameSize: () => {
+    for (const n of [0, 1, 7]) expect(run("sameSize", [idx(n), idx(n)])).toBe(n);
+    expect(() => run("sameSize", [idx(3), idx(2)])).toThrow("the sizes 3 and 2 differ");
+    expect(() => run("sameSize", [idx(0), idx(-1)])).toThrow("the sizes 0 and -1 differ");
+  },
   // Defined below (after their helpers); called lazily.
   zerosLike: () => updateChecks.zerosLike(),
   setAt: () => updateChecks.setAt(),
