@@ -214,7 +214,11 @@ class Reverse {
       // The element's adjoint is read before vb is passed on (or cleared in place) as the array's.
       case "setAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
-        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
+        if (this.isActive(a0)) {
+          // Zeros shaped like the replaced element of the primal array (not like a2, whose value may be costly to recompute).
+          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(a0, a1, b), b) : zeroOf(a2.type, a2, b);
+          this.contribute(a0, b.prim("setAt", [vb, a1, zero], `d${a0.name}`), b);
+        }
         return;
       case "addAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);

@@ -70,6 +70,11 @@ export function intPow(a: number, b: number): number {
   return result;
 }
 
+/** Index division in JavaScript: inline when the divisor is a non-zero literal (no division by zero to report). */
+function intDivJs(a: string, b: string, span: string): string {
+  return /^-?[0-9]+$/.test(b) && Number(b) !== 0 ? `((${a} / ${b}) | 0)` : `$rt.intDiv(${a}, ${b}, ${span})`;
+}
+
 export function intDiv(a: number, b: number, span?: Span): number {
   if (b === 0) fail("index", "integer division by zero", span);
   return (a / b) | 0;
@@ -104,7 +109,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`, D.ADD),
   sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`, D.SUB),
   mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`, D.MUL),
-  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, (a, b, span) => `$rt.intDiv(${a}, ${b}, ${span})`, D.DIV),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, intDivJs, D.DIV),
   pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, (a, b) => `(${a} ** ${b})`, (a, b) => `$rt.intPow(${a}, ${b})`, D.POW),
   max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`, D.MAX),
   min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`, D.MIN),
