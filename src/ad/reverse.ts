@@ -15,14 +15,14 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets } from "../ir/builder.js";
+import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, isFreeIn, mapNode } from "../ir/free.js";
 import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
-import { copyFresh } from "../ir/rename.js";
+import { copyFresh, substitute } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, DOUBLE, INT, tupleOf } from "../types/types.js";
+import { arrayOf, DOUBLE, INT, isScalar, tupleOf } from "../types/types.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -31,11 +31,16 @@ import { hasTangent } from "./dual-types.js";
 interface Step {
   readonly v: Var;
   readonly rhs: Expr;
-  /** For an active ifold: its reverse loop, prepared when the primal was emitted (which decides whether to tape). */
+  /**
+   * For an active ifold or build: its reverse loop, prepared when the primal was emitted (which decides what the
+   * primal stores for it: an ifold's tape, a build's residuals).
+   */
   readonly loop?: ReverseLoop;
 }
 
 interface ReverseLoop {
+  /** A build's reverse reads the adjoint of its result through this placeholder, replaced when it is emitted. */
+  readonly seed?: Var;
   readonly state: Var;
   readonly index: Var;
   readonly body: Expr;
@@ -61,9 +66,20 @@ class Reverse {
   readonly active = new Set<number>();
   private readonly adj = new Map<number, Adj>();
   private readonly alias = new Map<number, Alias>();
+  /** The primal definition of each variable emitted by a forward walk. */
+  private readonly defs = new Map<number, Expr>();
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
+  }
+
+  /** An array of the same shape as `a` that costs nothing more: updates keep their operand's shape. */
+  private shapeDonor(a: Atom): Atom {
+    for (let d = this.defs.get((a as Var).id); d?.kind === "prim" && UPDATE_OPS.has(d.op); d = this.defs.get((a as Var).id)) {
+      a = d.args[0]!;
+      if (a.kind !== "var") break;
+    }
+    return a;
   }
 
   private adjOfAtom(a: Atom): Adj {
@@ -88,6 +104,7 @@ class Reverse {
   }
 
   private step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
+    this.defs.set(v.id, rhs);
     if (rhs.kind === "lam" || rhs.kind === "app" || rhs.kind === "jvp")
       fail("unsupported", "reverse mode needs a first-order program: a function value remains after inlining", undefined, {
         found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
@@ -102,6 +119,10 @@ class Reverse {
     if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array") this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
     if (rhs.kind === "ifold") {
       steps.push({ v, rhs, loop: this.prepareIfold(v, rhs, b) });
+      return;
+    }
+    if (rhs.kind === "build") {
+      steps.push({ v, rhs, loop: this.prepareBuild(v, rhs, b) });
       return;
     }
     b.bindVar(v, rhs);
@@ -165,7 +186,7 @@ class Reverse {
       case "if":
         return this.reverseIf(rhs, vb, b);
       case "build":
-        return this.reverseBuild(rhs, vb as Atom, b);
+        return this.reverseBuild(rhs, vb as Atom, b, loop);
       case "ifold":
         return this.reverseIfold(v, rhs, vb, b, loop!);
       default:
@@ -216,7 +237,7 @@ class Reverse {
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
         if (this.isActive(a0)) {
           // Zeros shaped like the replaced element of the primal array (not like a2, whose value may be costly to recompute).
-          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(a0, a1, b), b) : zeroOf(a2.type, a2, b);
+          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(this.shapeDonor(a0), a1, b), b) : zeroOf(a2.type, a2, b);
           this.contribute(a0, b.prim("setAt", [vb, a1, zero], `d${a0.name}`), b);
         }
         return;
@@ -228,6 +249,19 @@ class Reverse {
         this.contribute(a0, vb, b);
         this.contribute(a1, vb, b);
         return;
+      case "field": {
+        // The array of tuples whose component k is vb and whose other components are zeros.
+        if (!this.isActive(a0) || a0.type.k !== "array" || a0.type.elem.k !== "tuple") return;
+        const comps = a0.type.elem.elems;
+        const k = a1.kind === "lit" ? (a1.value as number) : -1;
+        const n = b.prim("length", [a0], "n");
+        const whole = b.build(n, (i, bb) => {
+          const elem = bb.prim("get", [a0, i], "x");
+          return mkTuple(comps.map((t, j) => (j === k ? bb.prim("get", [vb, i], "d") : zeroOf(t, bb.proj(j, elem, "x"), bb))));
+        }, `d${a0.name}`);
+        this.contribute(a0, whole, b);
+        return;
+      }
       default:
         return; // length, zerosLike: no adjoint flows
     }
@@ -288,26 +322,72 @@ class Reverse {
     this.unpack(targets, res, b);
   }
 
-  private reverseBuild(e: Build, vb: Atom, b: AnfBuilder): void {
+  /**
+   * When the primal reaches an active build: prepare its reverse, a loop over the elements that carries the adjoints
+   * of the targets, recomputes element i and reverses it for the adjoint of element i. Scalars that are costly to
+   * recompute (transcendental functions, divisions, loops, branches) and that the reverse reads are instead stored by
+   * the primal build as residuals: it builds tuples (element, residuals...), whose component arrays `field` takes
+   * apart at no cost; the reverse reads residual i where it would have recomputed it.
+   */
+  private prepareBuild(v: Var, e: Build, b: AnfBuilder): ReverseLoop | undefined {
     const targets = this.targetsOf([e.body], [e.index]);
-    if (targets.length === 0) return;
-    const init = this.pack(targets, b);
-    const state = freshVar("dacc", init.type);
+    if (targets.length === 0) {
+      b.bindVar(v, e);
+      return undefined;
+    }
+    const seed = freshVar(`d${v.name}`, e.type);
+    const state = freshVar("dacc", targets.length === 1 ? targets[0]!.type : tupleOf(targets.map((t) => t.type)));
     const index = freshVar(e.index.name, INT);
-    const body = this.saving(targets, () =>
+    const copy = copyFresh(e) as Build;
+    let body = this.saving(targets, () =>
       pruned(
         nested((bb) => {
           this.unpack(targets, state, bb);
-          const copy = copyFresh(e) as Build;
           bb.bindVar(copy.index, index);
-          const seed = bb.prim("get", [vb, copy.index], "dy");
-          this.recomputeAndReverse(copy.body, seed, bb);
+          const dy = bb.prim("get", [seed, copy.index], "dy");
+          const { steps, result } = this.forward(copy.body, bb);
+          this.contribute(result, dy, bb);
+          this.backward(steps, bb);
           return this.pack(targets, bb);
         }),
       ),
     );
-    const res = b.bind("dacc", mkIfold(init, e.size, state, index, body));
-    this.unpack(targets, res, b);
+    // Residuals: top-level lets of the element's computation, costly, scalar, and still read by the reverse.
+    const original = splitLets(e.body);
+    const copied = splitLets(copy.body).bindings;
+    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
+    const residuals = copied.flatMap((x, k) => (isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id) ? [{ copy: x.v, original: original.bindings[k]!.v }] : []));
+    if (residuals.length === 0 || copied.length !== original.bindings.length) {
+      b.bindVar(v, e);
+      return { seed, state, index, body, targets };
+    }
+    const withResiduals = nested((bb) => {
+      const value = bb.bind("y", e.body);
+      return mkTuple([value, ...residuals.map((r) => r.original)]);
+    });
+    const all = b.bind(v.name, mkBuild(e.size, e.index, withResiduals, e.span));
+    b.bindVar(v, mkPrim("field", [all, litIndex(0)]));
+    const stored = new Map(residuals.map((r, k) => [r.copy.id, b.prim("field", [all, litIndex(k + 1)], r.copy.name)]));
+    // The reverse reads residual i instead of recomputing it (and what only fed it is then dead).
+    const { bindings, tail } = splitLets(body);
+    body = pruned(
+      wrapLets(
+        bindings.map((x) => {
+          const arr = stored.get(x.v.id);
+          return arr === undefined ? x : { v: x.v, rhs: mkPrim("get", [arr, copy.index]) };
+        }),
+        tail,
+      ),
+    );
+    return { seed, state, index, body, targets };
+  }
+
+  private reverseBuild(e: Build, vb: Atom, b: AnfBuilder, loop: ReverseLoop | undefined): void {
+    if (loop === undefined) return;
+    const init = this.pack(loop.targets, b);
+    const body = substitute(loop.body, new Map([[loop.seed!.id, vb]]));
+    const res = b.bind("dacc", mkIfold(init, e.size, loop.state, loop.index, body));
+    this.unpack(loop.targets, res, b);
   }
 
   /**
@@ -379,9 +459,20 @@ class Reverse {
       this.contribute(e.init, res, b);
       return;
     }
-    this.contribute(e.init, b.proj(0, res, "dinit"), b);
+    // The targets' adjoints first: the initial state may be one of them too.
     this.unpack(targets, res, b, 1, targets.length + 1);
+    this.contribute(e.init, b.proj(0, res, "dinit"), b);
   }
+}
+
+const UPDATE_OPS = new Set(["setAt", "addAt", "addArray", "zerosLike"]);
+
+const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow", "div"]);
+
+/** Worth storing rather than recomputing: a transcendental function, a division, a loop or a branch. */
+function costly(rhs: Expr): boolean {
+  if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
+  return rhs.kind === "ifold" || rhs.kind === "if" || rhs.kind === "build";
 }
 
 /** arr[p] for a path p (an Index or a tuple of Indexes). */

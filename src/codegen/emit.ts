@@ -14,7 +14,7 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import type { Type } from "../types/types.js";
+import { arrayOf, type Type } from "../types/types.js";
 import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
@@ -204,6 +204,14 @@ export class Emitter {
       const at = this.spanRef(e.span);
       if (n !== m) this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
       return [n];
+    }
+    if (e.op === "field") {
+      // An array of tuples is held as its components' arrays, one after the other: component k's slots are the field.
+      const arr = e.args[0]!;
+      const comps = arr.type.k === "array" && arr.type.elem.k === "tuple" ? arr.type.elem.elems : [];
+      const k = e.args[1]!.kind === "lit" ? (e.args[1]!.value as number) : -1;
+      const start = comps.slice(0, k).reduce((n, t) => n + slotCount(arrayOf(t)), 0);
+      return this.atom(arr).slice(start, start + slotCount(e.type));
     }
     if (e.op === "zerosLike") return emitZerosLike(this, e, base);
     if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));

@@ -39,7 +39,10 @@ export const litBool = (b: boolean): Lit => lit(b, BOOL);
 export function mkPrim(op: PrimName, args: readonly Atom[], span?: Span): Prim {
   const rule = PRIMS[op];
   if (args.length !== rule.arity) throw new Error(`mkPrim ${op}: expected ${rule.arity} arguments, got ${args.length}`);
-  const t = rule.type(args.map((a) => a.type));
+  const t = rule.type(
+    args.map((a) => a.type),
+    args.map((a) => (a.kind === "lit" ? a.value : undefined)),
+  );
   if (!("k" in t)) throw new Error(`mkPrim ${op}: argument types ${args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
   return span === undefined ? { kind: "prim", op, args, type: t } : { kind: "prim", op, args, type: t, span };
 }

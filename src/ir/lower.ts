@@ -235,7 +235,7 @@ class Lowering {
   }
 
   private prim(op: PrimName, args: Atom[], span?: Span): Expr {
-    const type = primResultType(op, args.map((a) => a.type), span);
+    const type = primResultType(op, args.map((a) => a.type), span, args.map((a) => (a.kind === "lit" ? a.value : undefined)));
     return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
   }
 

@@ -103,7 +103,10 @@ class Verifier {
         if (rule === undefined) this.fail(e, `unknown primitive ${String(e.op)}`);
         if (e.args.length !== rule.arity) this.fail(e, `${e.op} takes ${rule.arity} arguments, has ${e.args.length}`);
         e.args.forEach((a, i) => this.atom(e, a, `argument ${i + 1} of ${e.op}`));
-        const t = rule.type(e.args.map((a) => a.type));
+        const t = rule.type(
+          e.args.map((a) => a.type),
+          e.args.map((a) => (a.kind === "lit" ? a.value : undefined)),
+        );
         if (!("k" in t)) this.fail(e, `${e.op} applied to ${e.args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
         this.expect(e, `result of ${e.op}`, t, e.type);
         return;

@@ -46,6 +46,8 @@ export const PRIM_NAMES = [
   "setAt",
   "addAt",
   "addArray",
+  // field arr k: the array of the k-th components of an array of tuples (no copy: arrays of tuples are stored as tuples of arrays)
+  "field",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

@@ -14,8 +14,11 @@ export interface PrimRule {
   readonly arity: number;
   /** How the primitive is written in Smooth: an infix operator or a function name. */
   readonly syntax: { readonly infix: string } | { readonly prefix: string };
-  /** The result type, or a description of the argument types this primitive accepts. */
-  type(args: readonly Type[]): Type | { expected: string };
+  /**
+   * The result type, or a description of the argument types this primitive accepts. `literals` holds the value of
+   * each operand that is a literal (`field` takes its component number that way).
+   */
+  type(args: readonly Type[], literals?: readonly (number | boolean | undefined)[]): Type | { expected: string };
   /** Reference semantics (the interpreter). `argTypes` tells Index from Double; `span` locates runtime errors. */
   evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
   /**
@@ -245,9 +248,9 @@ export function indexOutOfRange(index: number, length: number, span: Span | unde
 }
 
 /** The result type of a primitive application, or a type error located at `span`. */
-export function primResultType(op: PrimName, args: readonly Type[], span?: Span): Type {
+export function primResultType(op: PrimName, args: readonly Type[], span?: Span, literals?: readonly (number | boolean | undefined)[]): Type {
   const rule = PRIMS[op];
-  const r = rule.type(args);
+  const r = rule.type(args, literals);
   if ("k" in r) return r;
   return fail("type", `wrong argument types for ${"infix" in rule.syntax ? rule.syntax.infix : rule.syntax.prefix}`, span, {
     expected: r.expected,

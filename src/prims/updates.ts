@@ -5,13 +5,15 @@
 //   setAt a p v        a with the element at p replaced by v
 //   addAt a p v        a with v added to the element at p (Doubles and Indexes add; Bools are left alone)
 //   addArray a b       a + b, elementwise, same shapes
+//   field a k          the array of the k-th components of an array of tuples (k a literal): reverse mode's
+//                      residuals, stored by a build alongside its elements
 //
 // p is one Index, or (inside derivative programs) a tuple of Indexes: a path into nested arrays, so that a read
 // `m[i][j]` has its adjoint added at (i, j) without forming the adjoint of the row m[i].
 // All four are functions of values (the interpreter copies: src/runtime/update.ts); the compiled code updates in
 // place when the array operand is used nowhere else (src/codegen/ownership.ts, src/codegen/update.ts).
 
-import { showType, typeEq, type Type } from "../types/types.js";
+import { arrayOf, showType, typeEq, type Type } from "../types/types.js";
 import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
 import { isArrayValue, type ArrayValue } from "../runtime/value.js";
 import type { PrimRule } from "./table.js";
@@ -68,6 +70,23 @@ export const UPDATE_PRIMS = {
   },
   setAt: update("setAt"),
   addAt: update("addAt"),
+  field: {
+    arity: 2,
+    syntax: { prefix: "field" },
+    derivative: D.STRUCTURAL,
+    type: ([a, k], literals) => {
+      const n = literals?.[1];
+      if (a!.k === "array" && a!.elem.k === "tuple" && k!.k === "int" && typeof n === "number" && n >= 0 && n < a!.elem.elems.length)
+        return arrayOf(a!.elem.elems[n]!);
+      return { expected: "an array of tuples and a literal component number" };
+    },
+    evaluate: ([a, k]) => {
+      const arr = asArray(a);
+      if (arr.tag !== "tuparr" || arr.depth !== 1) throw new Error("field: not an array of tuples");
+      return arr.fields[k as number]!;
+    },
+    js: "array-structural",
+  },
   addArray: {
     arity: 2,
     syntax: { prefix: "addArray" },
