@@ -22,7 +22,7 @@ import { isFreeIn } from "../ir/free.js";
 import { typeOf, type Atom, type Build, type Expr, type Let, type Prim } from "../ir/ir.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
-import { EMPTY_ARRAY, times, type Emitter, type Slots } from "./emit.js";
+import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
 const ARRAY_CLASS: Record<ScalarKind, string> = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" };
 
@@ -266,7 +266,12 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
       }
       const size = elementSizes[l]!;
       const to = times([at.includes(" ") ? `(${at})` : at, size]);
-      const copy = `$rt.copy(${buffers[l]}, ${to}, ${v[s]}, ${v[s + 1]}, ${size});`;
+      // Inline (no call in the loop nest); clipped to the buffer, which only an irregular build (an error raised when
+      // its loop ends) can overrun.
+      const [q, end, from] = [em.fresh(), em.fresh(), em.fresh()];
+      const copy =
+        `{ const ${from} = ${to}; for (let ${q} = 0, ${end} = Math.min(${size}, ${buffers[l]}.length - ${from}); ${q} < ${end}; ${q}++) ` +
+        `${buffers[l]}[${from} + ${q}] = ${v[s]}[${plus(v[s + 1]!, q)}]; }`;
       out.line(copyGuard === undefined ? copy : `if (${copyGuard}) ${copy}`);
       dims.push(...v.slice(s + 2, s + leafSlotCount(leaf)));
     });

@@ -21,6 +21,7 @@ import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } 
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild } from "./build.js";
 import { invariantShapes } from "./invariant-shapes.js";
+import type { Fresh } from "./ownership.js";
 import { emitAddArray, emitUpdateAt, emitZerosLike } from "./update.js";
 
 export type Slots = readonly string[];
@@ -42,7 +43,7 @@ export class Emitter {
   /** The array updates that may overwrite their operand (ownership.ts); the others copy it first. */
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
-  copyOnEntry: ReadonlyMap<Ifold, readonly boolean[]> = new Map();
+  copyOnEntry: ReadonlyMap<Ifold, Fresh> = new Map();
 
   constructor(indent: number) {
     this.out = new CodeWriter(indent);
@@ -305,11 +306,14 @@ export class Emitter {
   private copiedOnEntry(e: Ifold, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
     if (copy === undefined) return init;
-    const parts = e.acc.type.k === "tuple" ? e.acc.type.elems : [e.acc.type];
     let at = 0;
-    parts.forEach((t, k) => {
+    const visit = (t: Type, c: Fresh): void => {
+      if (t.k === "tuple") {
+        t.elems.forEach((u, k) => visit(u, typeof c === "boolean" ? c : (c[k] ?? false)));
+        return;
+      }
       for (const l of leavesOf(t)) {
-        if (copy[k] && l.rank > 0) {
+        if (c === true && l.rank > 0) {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
           const name = this.fresh();
           this.out.line(`const ${name} = ${data}.slice(${offset}, ${plus(offset!, times(dims))});`);
@@ -318,7 +322,8 @@ export class Emitter {
         }
         at += leafSlotCount(l);
       }
-    });
+    };
+    visit(e.acc.type, copy);
     return init;
   }
 

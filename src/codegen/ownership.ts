@@ -4,7 +4,7 @@
 // was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
 // use on any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many
 // times). Reading a scalar element of `a` or its length, or copying `a` into another array (the value operand of an
-// update), does not share it; such reads only have to come before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end`
+// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end`
 // after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
@@ -36,7 +36,7 @@ export interface Ownership {
    * body updates them in place, but the initial value is shared (a view, a parameter). One copy instead of one per
    * iteration.
    */
-  readonly copyOnEntry: Map<Ifold, readonly boolean[]>;
+  readonly copyOnEntry: Map<Ifold, Fresh>;
 }
 
 export function ownership(fn: IrFunction): Ownership {
@@ -53,6 +53,12 @@ class Uses {
   readonly depthOf = new Map<number, number>();
   /** Position of the latest scalar read of each variable. */
   private readonly lastRead = new Map<number, number>();
+  /** Position of the latest use of each variable. */
+  private readonly usePos = new Map<number, number>();
+  /** Variables packed into a let-bound tuple -> that tuple's variable. */
+  private readonly packedInto = new Map<number, number>();
+  /** Views (rows `m[i]`, also of rows) -> the variable of the array they are part of. */
+  private readonly viewRoot = new Map<number, number>();
   /** Evaluation-order position of each non-let node, and of the end of each branch or loop. */
   readonly pos = new Map<Expr, number>();
   readonly end = new Map<Expr, number>();
@@ -60,6 +66,17 @@ class Uses {
 
   count(key: string): number {
     return this.counts.get(key) ?? 0;
+  }
+
+  /**
+   * Where the value of the tuple bound to `id` is consumed: packing it into another tuple only passes it on, so the
+   * position is that of the outermost tuple's use (a value packed and read afterwards is still owned when the read
+   * comes before the package is consumed).
+   */
+  consumedAt(id: number): number | undefined {
+    let q = id;
+    for (let hops = 0; this.packedInto.has(q) && hops < 64; hops++) q = this.packedInto.get(q)!;
+    return this.usePos.get(q);
   }
 
   /** No scalar read of `id` comes after position `at`. */
@@ -73,13 +90,26 @@ class Uses {
     const add = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
     const use = (a: Atom, k?: number) => {
       if (a.kind !== "var") return;
+      this.usePos.set(a.id, this.clock);
       const n = (this.depthOf.get(a.id) ?? 0) === depth ? 1 : MANY;
       add(k === undefined ? whole(a.id) : component(a.id, k), n);
+      // Any other use of a view (a row m[i]) shares the array it views.
+      const root = this.viewRoot.get(a.id);
+      if (root !== undefined) add(whole(root), (this.depthOf.get(root) ?? 0) === depth ? 1 : MANY);
     };
     const merge = (c: Counts) => c.forEach((n, key) => add(key, n));
     while (e.kind === "let") {
       this.depthOf.set(e.v.id, depth);
-      merge(this.walk(e.rhs, depth));
+      const r = e.rhs;
+      const a = r.kind === "prim" && r.op === "get" && r.type.k === "array" ? r.args[0]! : undefined;
+      if (r.kind === "tuple") for (const x of r.elems) if (x.kind === "var") this.packedInto.set(x.id, e.v.id);
+      if (a?.kind === "var") {
+        // A view: not a use of its array by itself; what is done with it counts (reads read the array too).
+        this.viewRoot.set(e.v.id, this.viewRoot.get(a.id) ?? a.id);
+        this.pos.set(r, this.clock++);
+        use((r as Prim).args[1]!);
+        this.end.set(r, this.clock++);
+      } else merge(this.walk(r, depth));
       e = e.body;
     }
     this.pos.set(e, this.clock++);
@@ -95,7 +125,8 @@ class Uses {
         // Reads: a scalar element or the length of an array; the values an update copies into its array.
         const at = this.pos.get(e)!;
         const read = (x: Atom) => {
-          if (x.kind === "var") this.lastRead.set(x.id, Math.max(this.lastRead.get(x.id) ?? -1, at));
+          if (x.kind !== "var") return;
+          for (const id of [x.id, this.viewRoot.get(x.id)]) if (id !== undefined) this.lastRead.set(id, Math.max(this.lastRead.get(id) ?? -1, at));
         };
         if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
           read(e.args[0]!);
@@ -145,7 +176,7 @@ class Uses {
 }
 
 /** Freshness of a value: one flag for a non-tuple, one per component (recursively) for a tuple. */
-type Fresh = boolean | readonly Fresh[];
+export type Fresh = boolean | readonly Fresh[];
 
 class Freshness {
   /** Variable id -> freshness of its value. */
@@ -179,7 +210,7 @@ class Freshness {
   /** Freshness of the value of `e` (walking its body, and recording the in-place updates found). */
   expr(e: Expr): Fresh {
     while (e.kind === "let") {
-      this.fresh.set(e.v.id, this.node(e.rhs));
+      this.fresh.set(e.v.id, this.node(e.rhs, e.v.id));
       e = e.body;
     }
     return this.node(e);
@@ -193,7 +224,7 @@ class Freshness {
     return tail.kind === "var" ? this.passed(tail, at) : f;
   }
 
-  private node(e: Expr): Fresh {
+  private node(e: Expr, boundTo?: number): Fresh {
     const at = this.uses.pos.get(e) ?? 0;
     switch (e.kind) {
       case "var":
@@ -206,7 +237,7 @@ class Freshness {
         this.expr(e.body);
         return true;
       case "tuple":
-        return e.elems.map((a) => this.passed(a, at));
+        return e.elems.map((a) => this.passed(a, boundTo === undefined ? at : (this.uses.consumedAt(boundTo) ?? at)));
       case "proj": {
         const a = e.arg;
         if (a.kind !== "var" || !this.uses.readsBefore(a.id, at)) return false;
@@ -241,8 +272,8 @@ class Freshness {
       const out = both(assumed, sub.result(e.body, end));
       if (same(out, assumed)) {
         // Components the body keeps fresh but whose initial value is shared are copied once, on entry.
-        const copy = topLevel(out).map((x, k) => x === true && topLevel(init)[k] !== true);
-        if (copy.some((x) => x)) this.found.copyOnEntry.set(e, copy);
+        const copy = needsCopy(out, init);
+        if (copy !== false) this.found.copyOnEntry.set(e, copy);
         trial.inPlace.forEach((p) => this.found.inPlace.add(p));
         trial.copyOnEntry.forEach((c, loop) => this.found.copyOnEntry.set(loop, c));
         sub.fresh.forEach((v, k) => this.fresh.set(k, v));
@@ -261,9 +292,12 @@ function arraysFresh(t: Type): Fresh {
   return t.k === "array";
 }
 
-/** The top-level components' flags (a single one for a non-tuple). */
-function topLevel(f: Fresh): readonly Fresh[] {
-  return typeof f === "boolean" ? [f] : f;
+/** Where `out` is fresh but `init` is not (per component, recursively): what must be copied for the state to be. */
+function needsCopy(out: Fresh, init: Fresh): Fresh {
+  if (out === true) return init !== true;
+  if (typeof out === "boolean") return false;
+  const parts = out.map((o, k) => needsCopy(o, typeof init === "boolean" ? false : (init[k] ?? false)));
+  return parts.some((p) => p !== false) ? parts : false;
 }
 
 function both(a: Fresh, b: Fresh): Fresh {

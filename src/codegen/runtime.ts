@@ -66,7 +66,8 @@ const EMPTY = { double: new Float64Array(0), int: new Int32Array(0), bool: new U
 function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number): void {
   if (at + n > dst.length) n = dst.length - at;
   if (n <= 0) return;
-  if (n < 32) {
+  // A loop up to a few thousand elements: `set` needs a `subarray` object per call.
+  if (n < 4096) {
     for (let q = 0; q < n; q++) dst[at + q] = src[from + q]!;
   } else {
     dst.set(src.subarray(from, from + n), at);

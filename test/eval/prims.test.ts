@@ -166,6 +166,13 @@ const checks: { [K in PrimName]: () => void } = {
     expect(() => run("sameSize", [idx(3), idx(2)])).toThrow("the sizes 3 and 2 differ");
     expect(() => run("sameSize", [idx(0), idx(-1)])).toThrow("the sizes 0 and -1 differ");
   },
+  field: () => {
+    const { pairs, env } = updateEnv();
+    unchanged(env, () => {
+      expect(evaluate(prim("field", [pairs, idx(0)]), env)).toEqual(vector([0.5, 1.5]));
+      expect(evaluate(prim("field", [pairs, idx(1)]), env)).toEqual({ tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) });
+    });
+  },
   // Defined below (after their helpers); called lazily.
   zerosLike: () => updateChecks.zerosLike(),
   setAt: () => updateChecks.setAt(),
