@@ -2,6 +2,8 @@
 // Every class of bad input gives one located message and exit code 1, never a stack trace.
 
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, file, root, smooth } from "./run.js";
 
@@ -120,4 +122,30 @@ describe("the README's commands", () => {
     });
     expect(out).toBe("39\n");
   });
+
+  // The Derivatives section's `$ smooth ...` lines, run on its `f.smooth`, print what the README shows.
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const fileText = /with a file `f\.smooth` holding\n\n```fsharp\n([^]*?)```/.exec(readme)?.[1];
+  const fPath = file("f.smooth", fileText ?? "");
+  const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map((m) => [m[1]!, m[2]!] as const);
+
+  it("the README's derivative examples are found", () => {
+    expect(fileText).toBeDefined();
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(examples)("$ smooth %s", (command, output) => {
+    const argv = shellWords(command).map((w) => (w === "f.smooth" ? fPath : w));
+    expect(smooth(...argv)).toEqual({ code: 0, stdout: output, stderr: "" });
+  });
 });
+
+/** Words of a command line with '...' quoting, up to a `#` comment. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|(#.*)|(\S+)/g)) {
+    if (m[2] !== undefined) break;
+    words.push(m[1] ?? m[3]!);
+  }
+  return words;
+}

@@ -1,4 +1,5 @@
-// `smooth grad` and `smooth jacobian` end to end, against derivatives worked out by hand.
+// `smooth grad` and `smooth jacobian` in forward mode end to end, against derivatives worked out by hand
+// (reverse mode and `smooth hessian`: ./reverse.test.ts).
 
 import { describe, expect, it } from "vitest";
 import { file, smooth } from "./run.js";
@@ -7,7 +8,7 @@ const json = (r: { stdout: string }) => JSON.parse(r.stdout);
 
 const mixed = file("mixed.smooth", "let f = fun (x: Double) (v: Vector) (n: Index) -> x * vectorSum v + double n");
 
-describe("smooth grad --mode forward", () => {
+describe("smooth grad", () => {
   it("prints the value and one gradient entry per argument, null for an Index", () => {
     // f = x * (v0 + v1 + v2) + n: df/dx = sum v = 6, df/dv_i = x = 2.
     for (const engine of ["js", "interp"]) {
@@ -17,17 +18,17 @@ describe("smooth grad --mode forward", () => {
     }
   });
 
-  it("--wrt K restricts to argument K", () => {
-    expect(json(smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--wrt", "1"))).toEqual({
+  it.each(["forward", "reverse"])("--wrt K restricts to argument K (--mode %s)", (mode) => {
+    expect(json(smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--wrt", "1", "--mode", mode))).toEqual({
       value: 16,
       gradient: [null, [2, 2, 2], null],
     });
   });
 
-  it("a matrix argument gets a matrix gradient", () => {
+  it.each(["forward", "reverse"])("a matrix argument gets a matrix gradient (--mode %s)", (mode) => {
     // tr(M A) with A = [[1, 2], [3, 4]]: the gradient is Aᵀ.
     const p = file("trma.smooth", "let f = fun (M: Matrix) (A: Matrix) -> matrixTrace (matrixMul M A)");
-    expect(json(smooth("grad", p, "--fn", "f", "--args", "[[[5, 6], [7, 8]], [[1, 2], [3, 4]]]", "--wrt", "0"))).toEqual({
+    expect(json(smooth("grad", p, "--fn", "f", "--args", "[[[5, 6], [7, 8]], [[1, 2], [3, 4]]]", "--wrt", "0", "--mode", mode))).toEqual({
       value: 5 * 1 + 6 * 3 + 7 * 2 + 8 * 4,
       gradient: [[[1, 3], [2, 4]], null],
     });
@@ -104,13 +105,13 @@ describe("the derivative API inside the language", () => {
 describe("smooth show --grad and smooth dev", () => {
   const dot = file("dot.smooth", "let f = fun (v1: Vector) (v2: Vector) -> vectorDot v1 v2");
 
-  it("show --grad prints the optimised gradient: ∂(v1·v2)/∂v1 = v2 (paper 000 Example 4)", () => {
-    const r = smooth("show", dot, "--fn", "f", "--grad", "--wrt", "0");
+  it("show --grad --mode forward prints the optimised gradient: ∂(v1·v2)/∂v1 = v2 (paper 000 Example 4)", () => {
+    const r = smooth("show", dot, "--fn", "f", "--grad", "--wrt", "0", "--mode", "forward");
     expect(r.stdout).toBe("let f' (v1: Vector) (v2: Vector) = build (length v1) (fun p0 -> v2[p0])\n");
   });
 
-  it("dev --derivative shows each pass and why the strategy stopped", () => {
-    const r = smooth("dev", dot, "--fn", "f", "--derivative", "--wrt", "0");
+  it("dev --derivative --mode forward shows each pass and why the strategy stopped", () => {
+    const r = smooth("dev", dot, "--fn", "f", "--derivative", "--wrt", "0", "--mode", "forward");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("// after forward-ad");
     expect(r.stdout).toMatch(/\/\/ optimise-finite stopped: fixpoint; fired: .*single-access 1/);
