@@ -22,7 +22,7 @@ import { copyFresh, substitute } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, DOUBLE, INT, isScalar, tupleOf } from "../types/types.js";
+import { arrayOf, DOUBLE, INT, isScalar, tupleOf, type Type } from "../types/types.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -403,10 +403,10 @@ class Reverse {
     const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
     const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
     const k = freshVar("k", INT);
-    const body = this.saving(targets, () =>
+    const copy = copyFresh(e) as Ifold;
+    let body = this.saving(targets, () =>
       pruned(
         nested((bb) => {
-          const copy = copyFresh(e) as Ifold;
           const last = bb.prim("sub", [e.count, litIndex(1)], "last");
           bb.bindVar(copy.index, mkPrim("sub", [last, k]));
           const saved = tapes.map((tp) => bb.prim("get", [tp, copy.index], "s"));
@@ -415,7 +415,9 @@ class Reverse {
           const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
           this.unpack(targets, state, bb, 1, targets.length + 1);
           const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
-          this.recomputeAndReverse(recomputed, seed, bb);
+          const { steps, result } = this.forward(recomputed, bb);
+          this.contribute(result, seed, bb);
+          this.backward(steps, bb);
           // The state's adjoint: what reached the whole state, plus what reached its saved parts.
           const viaParts = stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
           const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
@@ -424,29 +426,59 @@ class Reverse {
         }),
       ),
     );
+    // Residuals: scalars of the body computed by loops or branches that the reverse reads, stored per iteration by
+    // the primal loop — only when that loop runs anyway to tape the state (a reduction's primal loop is usually dead).
+    const original = splitLets(e.body).bindings;
+    const copied = splitLets(copy.body).bindings;
+    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
+    const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
+    const residuals =
+      copied.length !== original.length || !stateTaped
+        ? []
+        : copied.flatMap((x, j) =>
+            isScalar(x.v.type) && (x.rhs.kind === "ifold" || x.rhs.kind === "if") && live.has(x.v.id)
+              ? [{ copy: x.v, original: original[j]!.v, tape: freshVar(`${x.v.name}s`, arrayOf(x.v.type)) }]
+              : [],
+          );
+    if (residuals.length > 0) {
+      const stored = new Map(residuals.map((r) => [r.copy.id, r.tape]));
+      const { bindings, tail } = splitLets(body);
+      body = pruned(
+        wrapLets(
+          bindings.map((x) => {
+            const tape = stored.get(x.v.id);
+            return tape === undefined ? x : { v: x.v, rhs: mkPrim("get", [tape, copy.index]) };
+          }),
+          tail,
+        ),
+      );
+    }
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
     const reverseLoop = { state, index: k, body: stateAdjointInvariant(body, state, targets.length > 0) ? forwardOrder(body, k) : body, targets };
-    if (taped.length === 0) {
+    if (taped.length === 0 && residuals.length === 0) {
       b.bindVar(v, e);
       return reverseLoop;
     }
     // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so
     // tape[0] is the initial state and iteration i writes its result at i + 1 (n + 1 entries). Writing the result,
-    // after the body, lets the body update the state in place before the tape copies it.
+    // after the body, lets the body update the state in place before the tape copies it. Residual i is written at i.
     const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
     const entries = b.prim("add", [e.count, litIndex(1)], "n");
     const tape0 = taped.map(({ component }) => b.build(entries, (_i, bb) => part(bb, e.init, component), "tape0"));
-    const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type)]));
+    const residual0 = residuals.map((r) => b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`));
+    const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type)]));
     const loopBody = nested((bb) => {
       bb.bindVar(e.acc, mkProj(0, st));
       const next = bb.bind("s", e.body);
       const at = bb.prim("add", [e.index, litIndex(1)], "at");
       const written = taped.map(({ component }, j) => bb.prim("setAt", [bb.proj(j + 1, st, "tape"), at, part(bb, next, component)], "tape"));
-      return mkTuple([next, ...written]);
+      const kept = residuals.map((r, j) => bb.prim("setAt", [bb.proj(taped.length + j + 1, st, "r"), e.index, r.original], "r"));
+      return mkTuple([next, ...written, ...kept]);
     });
-    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0], "st0"), e.count, st, e.index, loopBody, e.span));
+    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0, ...residual0], "st0"), e.count, st, e.index, loopBody, e.span));
     b.bindVar(v, mkProj(0, all));
     taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
+    residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
     return reverseLoop;
   }
 
@@ -473,6 +505,11 @@ const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt",
 function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
   return rhs.kind === "ifold" || rhs.kind === "if" || rhs.kind === "build";
+}
+
+/** The zero of a scalar type. */
+function zeroScalar(t: Type): Atom {
+  return t.k === "bool" ? lit(false, t) : lit(0, t);
 }
 
 /** arr[p] for a path p (an Index or a tuple of Indexes). */

@@ -250,7 +250,8 @@ export class Emitter {
 
   boundsCheck(i: string, length: string, span: Span | undefined): void {
     const bound = this.loopBounds.get(i);
-    if (bound === length) return;
+    // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
+    for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++) if (b === length) return;
     const fails = bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
     const at = this.spanRef(span);
     this.failIf(fails, [i, length], ([index, n]) => `$rt.indexOutOfRange(${index}, ${n}, ${at})`);
