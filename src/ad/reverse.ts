@@ -426,8 +426,8 @@ class Reverse {
         }),
       ),
     );
-    // Residuals: scalars of the body computed by loops or branches that the reverse reads, stored per iteration by
-    // the primal loop — only when that loop runs anyway to tape the state (a reduction's primal loop is usually dead).
+    // Residuals: costly scalars of the body (see `costly`) that the reverse reads, stored per iteration by the primal
+    // loop — only when that loop runs anyway to tape the state (a reduction's primal loop is usually dead).
     const original = splitLets(e.body).bindings;
     const copied = splitLets(copy.body).bindings;
     const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
@@ -436,7 +436,7 @@ class Reverse {
       copied.length !== original.length || !stateTaped
         ? []
         : copied.flatMap((x, j) =>
-            isScalar(x.v.type) && (x.rhs.kind === "ifold" || x.rhs.kind === "if") && live.has(x.v.id)
+            isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id)
               ? [{ copy: x.v, original: original[j]!.v, tape: freshVar(`${x.v.name}s`, arrayOf(x.v.type)) }]
               : [],
           );
@@ -464,7 +464,13 @@ class Reverse {
     // after the body, lets the body update the state in place before the tape copies it. Residual i is written at i.
     const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
     const entries = b.prim("add", [e.count, litIndex(1)], "n");
-    const tape0 = taped.map(({ component }) => b.build(entries, (_i, bb) => part(bb, e.init, component), "tape0"));
+    // Only entry 0 needs the initial state: a scalar tape starts as zeros (a bare allocation) with it at 0.
+    const tape0 = taped.map(({ tape, component }) => {
+      const first = part(b, e.init, component);
+      const elem = tape.type.k === "array" ? tape.type.elem : tape.type;
+      if (!isScalar(elem)) return b.build(entries, () => first, "tape0");
+      return b.prim("setAt", [b.build(entries, () => zeroScalar(elem), "tape0"), litIndex(0), first], "tape0");
+    });
     const residual0 = residuals.map((r) => b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`));
     const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type)]));
     const loopBody = nested((bb) => {

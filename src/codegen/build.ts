@@ -108,6 +108,15 @@ const boolToByte = (b: string): string => (b === "true" ? "1" : b === "false" ? 
 export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const copied = copyOf(outer);
   if (copied !== undefined) return emitCopy(em, outer, copied, base);
+  // `build n (fun _ -> 0)`: typed arrays start as zeros (+0, 0, false), so allocating is all there is to do.
+  const body = outer.body;
+  if (body.kind === "lit" && (Object.is(body.value, 0) || body.value === false) && outer.type.k === "array" && outer.type.elem.k === body.type.k) {
+    const n = em.atom(outer.size)[0]!;
+    em.checkCount(n, "build size", outer.span);
+    const name = slotNames(base, outer.type)[0]!;
+    em.out.line(`const ${name} = new ${ARRAY_CLASS[body.type.k as ScalarKind]}(${n});`);
+    return [name, "0", n];
+  }
   const levels: Level[] = [];
   for (let b = outer; ; ) {
     const split = tailBuild(b.body);

@@ -217,6 +217,7 @@ export class Emitter {
     if (e.op === "zerosLike") return emitZerosLike(this, e, base);
     if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
     if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
+    this.learnRange(e, base);
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);
@@ -246,6 +247,29 @@ export class Emitter {
       this.out.line(`const ${viewOffset} = ${at};`);
       return [data!, viewOffset, ...inner];
     });
+  }
+
+  /** Locals holding `x - 1` and `x + 1` (Index), by x: the bounds of reversed and shifted loop indexes. */
+  private readonly minusOne = new Map<string, string>();
+  private readonly plusOne = new Map<string, string>();
+
+  /**
+   * Index arithmetic on loop variables whose range is known, as the reverse sweep writes it: `last - k` with
+   * last = n - 1 and k running over [0, n) lies in [0, n); `i + 1` with i over [0, n) lies in [0, n + 1) when a local
+   * holds n + 1. Recorded like loop variables, so gets and updates at these indexes need no (or half a) check.
+   */
+  private learnRange(e: Prim, base: string): void {
+    if (e.type.k !== "int" || (e.op !== "sub" && e.op !== "add")) return;
+    const [a, b] = e.args.map((x) => this.atom(x)[0]!) as [string, string];
+    if (b === "1") (e.op === "sub" ? this.minusOne : this.plusOne).set(a, base);
+    if (e.op === "sub") {
+      const bound = this.loopBounds.get(b);
+      if (bound !== undefined && this.minusOne.get(bound) === a && !this.loopBounds.has(base)) this.loopBounds.set(base, bound);
+    } else if (b === "1") {
+      const bound = this.loopBounds.get(a);
+      const above = bound === undefined ? undefined : this.plusOne.get(bound);
+      if (above !== undefined && above !== base) this.loopBounds.set(base, above);
+    }
   }
 
   boundsCheck(i: string, length: string, span: Span | undefined): void {
