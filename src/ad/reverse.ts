@@ -15,14 +15,15 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets } from "../ir/builder.js";
+import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { freeVars, isFreeIn, mapNode } from "../ir/free.js";
 import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
 import { copyFresh, substitute } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, DOUBLE, INT, isScalar, tupleOf, type Type } from "../types/types.js";
+import { arrayOf, DOUBLE, INT, isScalar, tupleOf, typeEq, type Type } from "../types/types.js";
+import { ShapeStability } from "./shape-stability.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -241,6 +242,11 @@ class Reverse {
           this.contribute(a0, b.prim("setAt", [vb, a1, zero], `d${a0.name}`), b);
         }
         return;
+      case "record":
+        // Like setAt (an empty tape's adjoint is never read: the tape a loop records into starts inactive).
+        if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
+        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
+        return;
       case "addAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
         this.contribute(a0, vb, b);
@@ -404,6 +410,7 @@ class Reverse {
     const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
     const k = freshVar("k", INT);
     const copy = copyFresh(e) as Ifold;
+    let recomputedBindings: readonly Binding[] = [];
     let body = this.saving(targets, () =>
       pruned(
         nested((bb) => {
@@ -415,7 +422,9 @@ class Reverse {
           const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
           this.unpack(targets, state, bb, 1, targets.length + 1);
           const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
+          const mark = bb.size;
           const { steps, result } = this.forward(recomputed, bb);
+          recomputedBindings = bb.bindingsFrom(mark);
           this.contribute(result, seed, bb);
           this.backward(steps, bb);
           // The state's adjoint: what reached the whole state, plus what reached its saved parts.
@@ -426,20 +435,19 @@ class Reverse {
         }),
       ),
     );
-    // Residuals: costly scalars of the body (see `costly`) that the reverse reads, stored per iteration by the primal
-    // loop — only when that loop runs anyway to tape the state (a reduction's primal loop is usually dead).
-    const original = splitLets(e.body).bindings;
-    const copied = splitLets(copy.body).bindings;
+    // Residuals: values the reverse reads that are costly to recompute (see `costly`: transcendental scalars, loops,
+    // branches, builds), stored per iteration by the primal loop instead — only when that loop runs anyway to tape
+    // the state (a reduction's primal loop is usually dead), and, for arrays, only when their shape is the same in
+    // every iteration (./shape-stability.ts). The primal loop then runs the forward walk of its body (so that loops
+    // inside it keep their own tapes and residuals), whose lets correspond one to one to the recomputation's.
     const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
     const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
-    const residuals =
-      copied.length !== original.length || !stateTaped
-        ? []
-        : copied.flatMap((x, j) =>
-            isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id)
-              ? [{ copy: x.v, original: original[j]!.v, tape: freshVar(`${x.v.name}s`, arrayOf(x.v.type)) }]
-              : [],
-          );
+    const walk = stateTaped ? this.primalWalk(e, recomputedBindings) : undefined;
+    let residuals = (walk?.pairs ?? []).flatMap(({ recomputed, primal }) =>
+      costly(recomputed.rhs) && live.has(recomputed.v.id) && (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
+        ? [{ copy: recomputed.v, original: primal, tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)) }]
+        : [],
+    );
     if (residuals.length > 0) {
       const stored = new Map(residuals.map((r) => [r.copy.id, r.tape]));
       const { bindings, tail } = splitLets(body);
@@ -452,6 +460,8 @@ class Reverse {
           tail,
         ),
       );
+      // A residual only needed to recompute another stored one is not read any more: it is not stored either.
+      residuals = residuals.filter((r) => isFreeIn(r.tape, body));
     }
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
     const reverseLoop = { state, index: k, body: stateAdjointInvariant(body, state, targets.length > 0) ? forwardOrder(body, k) : body, targets };
@@ -468,24 +478,57 @@ class Reverse {
     const tape0 = taped.map(({ tape, component }) => {
       const first = part(b, e.init, component);
       const elem = tape.type.k === "array" ? tape.type.elem : tape.type;
-      if (!isScalar(elem)) return b.build(entries, () => first, "tape0");
+      // An array state's tape is allocated by recording entry 0 (no copies of the initial state in the others).
+      if (!isScalar(elem)) return b.prim("record", [emptyTape(b, elem), litIndex(0), first, entries], "tape0");
       return b.prim("setAt", [b.build(entries, () => zeroScalar(elem), "tape0"), litIndex(0), first], "tape0");
     });
-    const residual0 = residuals.map((r) => b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`));
+    const residual0 = residuals.map((r) =>
+      isScalar(r.copy.type) ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`) : emptyTape(b, r.copy.type),
+    );
     const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type)]));
+    // Without residuals the primal body is the ifold's own; with them, the forward walk that computed them.
+    const loop = residuals.length > 0 ? walk!.loop : { acc: e.acc, index: e.index, body: e.body };
     const loopBody = nested((bb) => {
-      bb.bindVar(e.acc, mkProj(0, st));
-      const next = bb.bind("s", e.body);
-      const at = bb.prim("add", [e.index, litIndex(1)], "at");
+      bb.bindVar(loop.acc, mkProj(0, st));
+      const next = bb.bind("s", loop.body);
+      const at = bb.prim("add", [loop.index, litIndex(1)], "at");
       const written = taped.map(({ component }, j) => bb.prim("setAt", [bb.proj(j + 1, st, "tape"), at, part(bb, next, component)], "tape"));
-      const kept = residuals.map((r, j) => bb.prim("setAt", [bb.proj(taped.length + j + 1, st, "r"), e.index, r.original], "r"));
+      const kept = residuals.map((r, j) => {
+        const tape = bb.proj(taped.length + j + 1, st, "r");
+        return isScalar(r.copy.type)
+          ? bb.prim("setAt", [tape, loop.index, r.original], "r")
+          : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
+      });
       return mkTuple([next, ...written, ...kept]);
     });
-    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0, ...residual0], "st0"), e.count, st, e.index, loopBody, e.span));
+    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0, ...residual0], "st0"), e.count, st, loop.index, loopBody, e.span));
     b.bindVar(v, mkProj(0, all));
     taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
     residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
     return reverseLoop;
+  }
+
+  /**
+   * The forward walk of another copy of a loop's body, as the primal loop will run it, with its lets paired one to one
+   * with the recomputation's (same program, same walk); undefined if they do not pair up.
+   */
+  private primalWalk(
+    e: Ifold,
+    recomputed: readonly Binding[],
+  ): { loop: { acc: Var; index: Var; body: Expr }; pairs: { recomputed: Binding; primal: Var }[]; stability: ShapeStability } | undefined {
+    const p = copyFresh(e) as Ifold;
+    this.active.add(p.acc.id);
+    const b = new AnfBuilder();
+    const { result } = this.forward(p.body, b);
+    const body = b.finish(result);
+    const primal = splitLets(body).bindings;
+    if (primal.length !== recomputed.length) return undefined;
+    const pairs = recomputed.map((x, j) => ({ recomputed: x, primal: primal[j]!.v }));
+    if (pairs.some(({ recomputed: x, primal: y }) => !typeEq(x.v.type, y.type))) return undefined;
+    // The state's shape is stable if the body keeps it so, assuming it is (else nothing of it is).
+    let stability = new ShapeStability(body, p.acc, p.index, true);
+    if (!stability.stable(result)) stability = new ShapeStability(body, p.acc, p.index, false);
+    return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
   }
 
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
@@ -511,6 +554,17 @@ const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt",
 function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
   return rhs.kind === "ifold" || rhs.kind === "if" || rhs.kind === "build";
+}
+
+/** An empty array of element type t (`build 0 ...`), for `record` to replace with its first value's shape. */
+function emptyTape(b: AnfBuilder, t: Type): Atom {
+  const zero = (bb: AnfBuilder, u: Type): Atom => {
+    if (isScalar(u)) return zeroScalar(u);
+    if (u.k === "array") return bb.build(litIndex(0), (_i, inner) => zero(inner, u.elem), "empty");
+    if (u.k === "tuple") return bb.tuple(u.elems.map((x) => zero(bb, x)), "empty");
+    throw new Error("reverse: no empty value of a function type");
+  };
+  return b.build(litIndex(0), (_i, bb) => zero(bb, t), "tape0");
 }
 
 /** The zero of a scalar type. */

@@ -22,7 +22,7 @@ import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./write
 import { emitBuild } from "./build.js";
 import { invariantShapes } from "./invariant-shapes.js";
 import type { Fresh } from "./ownership.js";
-import { emitAddArray, emitUpdateAt, emitZerosLike } from "./update.js";
+import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
 
 export type Slots = readonly string[];
 
@@ -216,6 +216,7 @@ export class Emitter {
     }
     if (e.op === "zerosLike") return emitZerosLike(this, e, base);
     if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
+    if (e.op === "record") return emitRecord(this, e, base, this.inPlace.has(e));
     if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
     this.learnRange(e, base);
     const rule = PRIMS[e.op];
@@ -272,7 +273,14 @@ export class Emitter {
     }
   }
 
+  /** Bounds checks already made in the current straight-line run of code (see CodeWriter.blockEpoch). */
+  private readonly checked = new Map<string, number>();
+
   boundsCheck(i: string, length: string, span: Span | undefined): void {
+    // The same check earlier in the same run passed (a failed check leaves the function), so it holds here too.
+    const key = `${i} ${length}`;
+    if (this.checked.get(key) === this.out.blockEpoch) return;
+    this.checked.set(key, this.out.blockEpoch);
     const bound = this.loopBounds.get(i);
     // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
     for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++) if (b === length) return;

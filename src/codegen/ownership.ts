@@ -19,7 +19,7 @@
 import type { Atom, Expr, Ifold, IrFunction, Prim } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 
-const UPDATES = new Set(["setAt", "addAt", "addArray"]);
+const UPDATES = new Set(["setAt", "addAt", "addArray", "record"]);
 const ALLOCATES = new Set(["zerosLike", ...UPDATES]);
 /** A use that no single-use test passes: inside a loop deeper than the binder. */
 const MANY = 2;

@@ -108,3 +108,60 @@ export function emitAddArray(em: Emitter, e: Prim, base: string, inPlace: boolea
   });
   return slots;
 }
+
+/**
+ * record tape i v n: the tape's slots in `let` locals; an empty tape is replaced by a fresh one of n elements shaped
+ * like v (allocated, not filled: every element is recorded before it is read); then element i is set to v.
+ */
+export function emitRecord(em: Emitter, e: Prim, base: string, inPlace: boolean): Slots {
+  const src = arrayLeaves(em, e.args[0]!);
+  const i = em.atom(e.args[1]!)[0]!;
+  const v = em.atom(e.args[2]!);
+  const n = em.atom(e.args[3]!)[0]!;
+  const vLeaves = leavesOf(e.args[2]!.type);
+  const vStarts = leafStarts(vLeaves);
+  const names = slotNames(base, e.type);
+  const starts = leafStarts(leavesOf(e.type));
+  const out = src.map((l, k) => {
+    const s = starts[k]!;
+    return { kind: l.kind, data: names[s]!, offset: names[s + 1]!, dims: names.slice(s + 2, s + 2 + l.dims.length) };
+  });
+  const empty = `${src[0]!.dims[0]} === 0`;
+  src.forEach((l, k) => {
+    const r = out[k]!;
+    const copy = inPlace ? l.data : `(${empty} ? ${l.data} : ${l.data}.slice(${l.offset}, ${plus(l.offset, times(l.dims))}))`;
+    const from = [copy, inPlace ? l.offset : `(${empty} ? ${l.offset} : 0)`, ...l.dims];
+    em.out.line(`let ${[r.data, r.offset, ...r.dims].map((x, q) => `${x} = ${from[q]}`).join(", ")};`);
+  });
+  em.out.open(`if (${empty}) {`);
+  src.forEach((l, k) => {
+    const r = out[k]!;
+    const vs = v.slice(vStarts[k]!);
+    const vDims = vLeaves[k]!.rank === 0 ? [] : vs.slice(2, 2 + vLeaves[k]!.rank);
+    em.out.line(`${r.data} = new ${ARRAY_CLASS[l.kind]}(${times([n, ...vDims])}); ${r.offset} = 0; ${r.dims[0]} = ${n};`);
+    vDims.forEach((d, q) => em.out.line(`${r.dims[q + 1]} = ${d};`));
+  });
+  em.out.close();
+  em.markDimensionNames(out.flatMap((r) => r.dims));
+  em.boundsCheck(i, out[0]!.dims[0]!, e.span);
+  out.forEach((r, k) => {
+    const vs = v.slice(vStarts[k]!);
+    const inner = r.dims.slice(1);
+    const at = plus(r.offset, times([i, ...inner]));
+    if (inner.length === 0) {
+      em.out.line(`${r.data}[${at}] = ${r.kind === "bool" ? `${vs[0]} ? 1 : 0` : vs[0]};`);
+      return;
+    }
+    const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
+    const differs = inner.map((d, q) => `${vdims[q]} !== ${d}`).join(" || ");
+    const span = em.spanRef(e.span);
+    em.failIf(differs, [...vdims, ...inner], (saved) =>
+      `$rt.updateShapeError(true, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${span})`,
+    );
+    const q = em.fresh();
+    const b0 = em.fresh();
+    em.out.line(`const ${b0} = ${at};`);
+    em.out.line(`for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${r.data}[${b0} + ${q}] = ${vdata}[${plus(voff, q)}];`);
+  });
+  return out.flatMap((r) => [r.data, r.offset, ...r.dims]);
+}

@@ -16,24 +16,31 @@ export class CodeWriter {
     this.lines.push("  ".repeat(this.depth) + text);
   }
 
+  /** Changes whenever a block starts or ends: facts established by earlier lines hold while it stays the same. */
+  blockEpoch = 0;
+
   /** A line ending in `{`, after which lines are indented one more level. */
   open(text: string): void {
     this.line(text);
     this.depth++;
+    this.blockEpoch++;
   }
 
   /** Ends a block opened with `open`; `text` may continue it, as in "} else {". */
   close(text = "}"): void {
     this.depth--;
+    this.blockEpoch++;
     this.line(text);
   }
 
   indentIn(): void {
     this.depth++;
+    this.blockEpoch++;
   }
 
   indentOut(): void {
     this.depth--;
+    this.blockEpoch++;
   }
 
   /** Runs `write`, returning the lines it wrote instead of keeping them (for code that must be placed later). */

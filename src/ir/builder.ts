@@ -163,6 +163,11 @@ export class AnfBuilder {
     return this.bindings.length;
   }
 
+  /** The bindings emitted since the builder had `start` of them (as `size` reported then). */
+  bindingsFrom(start: number): readonly Binding[] {
+    return this.bindings.slice(start);
+  }
+
   prim(op: PrimName, args: readonly Atom[], name: string = op, span?: Span): Atom {
     return this.bind(name, mkPrim(op, args, span));
   }

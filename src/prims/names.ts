@@ -48,6 +48,8 @@ export const PRIM_NAMES = [
   "addArray",
   // field arr k: the array of the k-th components of an array of tuples (no copy: arrays of tuples are stored as tuples of arrays)
   "field",
+  // record tape i v n: setAt tape i v, where an empty tape first becomes n copies of v (reverse mode's residual tapes)
+  "record",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

@@ -5,6 +5,8 @@
 //   setAt a p v        a with the element at p replaced by v
 //   addAt a p v        a with v added to the element at p (Doubles and Indexes add; Bools are left alone)
 //   addArray a b       a + b, elementwise, same shapes
+//   record t i v n     setAt t i v, where an empty t first becomes n copies of v: a tape whose element shape is
+//                      only known once the first value is recorded (reverse mode's residuals of loops)
 //   field a k          the array of the k-th components of an array of tuples (k a literal): reverse mode's
 //                      residuals, stored by a build alongside its elements
 //
@@ -15,7 +17,8 @@
 
 import { arrayOf, showType, typeEq, type Type } from "../types/types.js";
 import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
-import { isArrayValue, type ArrayValue } from "../runtime/value.js";
+import { arrayLength, isArrayValue, type ArrayValue, type Value } from "../runtime/value.js";
+import { stackValues } from "../runtime/stack.js";
 import type { PrimRule } from "./table.js";
 import * as D from "../ad/derivatives.js";
 
@@ -84,6 +87,22 @@ export const UPDATE_PRIMS = {
       const arr = asArray(a);
       if (arr.tag !== "tuparr" || arr.depth !== 1) throw new Error("field: not an array of tuples");
       return arr.fields[k as number]!;
+    },
+    js: "array-structural",
+  },
+  record: {
+    arity: 4,
+    syntax: { prefix: "record" },
+    derivative: D.STRUCTURAL,
+    fallible: true,
+    type: ([a, i, v, n]) =>
+      a!.k === "array" && i!.k === "int" && n!.k === "int" && typeEq(a!.elem, v!)
+        ? a!
+        : { expected: "an array, an Index, a value of its element type and a size" },
+    evaluate: ([a, i, v, n], types, span) => {
+      const tape = asArray(a);
+      const base = arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
+      return updateAt(base, [i as number], v!, "set", span);
     },
     js: "array-structural",
   },

@@ -173,6 +173,20 @@ const checks: { [K in PrimName]: () => void } = {
       expect(evaluate(prim("field", [pairs, idx(1)]), env)).toEqual({ tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) });
     });
   },
+  record: () => {
+    const { v, m, row, env } = updateEnv();
+    const empty = freshVar("empty", MATRIX);
+    env.set(empty.id, { tag: "dense", elemKind: "double", shape: [0, 0], data: new Float64Array(0) });
+    unchanged(env, () => {
+      // An empty tape becomes n elements shaped like the value; a filled one is updated like setAt.
+      const first = evaluate(prim("record", [empty, idx(1), row, idx(3)]), env);
+      expect(first).toMatchObject({ tag: "dense", shape: [3, 3] });
+      expect(Array.from((first as { data: Float64Array }).data.subarray(3, 6))).toEqual([100, 200, 300]);
+      expect(evaluate(prim("record", [m, idx(0), row, idx(9)]), env)).toEqual(matrix([[100, 200, 300], [4, 5, 6]]));
+      expect(() => evaluate(prim("record", [m, idx(2), row, idx(9)]), env)).toThrow("index 2 is out of range for an array of length 2");
+      expect(() => evaluate(prim("record", [v, idx(0), num(1), idx(0)]), env)).not.toThrow();
+    });
+  },
   // Defined below (after their helpers); called lazily.
   zerosLike: () => updateChecks.zerosLike(),
   setAt: () => updateChecks.setAt(),

@@ -207,6 +207,15 @@ const RESIDUALS: Case = {
   where: "gradient",
 };
 
+// `record` too: the tape of a loop whose state is an array is allocated by recording the initial state.
+const RECORDS: Case = {
+  name: "record (the tape of a loop with an array state, in the reverse gradient program)",
+  source: "let f = fun (v: Vector) -> vectorSum (ifold (fun w i -> build (length w) (fun j -> sin (w[j] * v[i]))) v (length v))",
+  point: (rnd) => [vec(rnd, 3, -1, 1)],
+  prims: ["record"],
+  where: "gradient",
+};
+
 const POINTS = 3;
 
 describe.each(CASES)("$name", (c) => {
@@ -217,12 +226,12 @@ describe.each(CASES)("$name", (c) => {
   });
 });
 
-describe("field, differentiated in second derivatives of a program with residuals", () => {
-  const p = load(RESIDUALS.source);
+describe.each([RESIDUALS, RECORDS])("$name, differentiated in second derivatives", (c) => {
+  const p = load(c.source);
   test("first order as every case; forward over reverse = FD of the gradient; reverse over reverse = H w", () => {
     const rnd = seededRandom(4242);
     for (let k = 0; k < POINTS; k++) {
-      const at = new Point(p, "f", RESIDUALS.point(rnd));
+      const at = new Point(p, "f", c.point(rnd));
       at.checkAll(rnd);
       const h = at.hessian();
       expectClose(h, at.fdHessian(), FD_TOL, "Hessian vs FD of the reverse gradient");
@@ -237,7 +246,7 @@ describe("field, differentiated in second derivatives of a program with residual
 describe("coverage", () => {
   test("every primitive with a derivative rule occurs in a case's program", () => {
     const seen = new Set<string>();
-    for (const c of [...CASES, RESIDUALS]) {
+    for (const c of [...CASES, RESIDUALS, RECORDS]) {
       const at = new Point(load(c.source), "f", c.point(seededRandom(1)));
       const lowered = c.where === "gradient" ? at.specs("gradient").interp.lowered : at.p.specialise("f", at.argTypes, "interp").lowered;
       for (const op of c.prims) {

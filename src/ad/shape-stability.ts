@@ -1,0 +1,111 @@
+// Which values computed in a loop body have the same shape in every iteration (conservatively). Reverse mode stores
+// such values of a loop's primal run (residuals) in a tape allocated when the first one is recorded, instead of
+// recomputing them in the reverse loop; a value whose shape may change (a triangular loop's `build i ...`) is
+// recomputed, so a tape is never irregular.
+//
+// A value's shape is stable when it is a scalar, is bound outside the loop, or is built from stable shapes and fixed
+// sizes: `build n f` with n fixed and f's elements stable; a row `a[i]` of a stable array (rows of a regular array
+// share one shape, whatever i is); an update of a stable array; a loop whose state keeps a stable shape (assumed,
+// then checked: the greatest fixpoint). An Index value is fixed when it is the same in every iteration: bound
+// outside, a literal, the length of a stable array, or arithmetic on fixed values.
+
+import { splitLets } from "../ir/builder.js";
+import type { Atom, Expr, Var } from "../ir/ir.js";
+import { isScalar } from "../types/types.js";
+
+const SHAPE_OF_FIRST = new Set(["get", "zerosLike", "setAt", "addAt", "addArray", "field"]);
+const FIXED_ARITHMETIC = new Set(["add", "sub", "mul", "div", "max", "min", "neg", "abs", "sameSize", "checkIndex"]);
+
+interface Facts {
+  /** Loop-local variables: whether their shape is stable and (for Index) their value fixed. */
+  readonly shape: Map<number, boolean>;
+  readonly fixed: Map<number, boolean>;
+}
+
+export class ShapeStability {
+  private readonly facts: Facts = { shape: new Map(), fixed: new Map() };
+
+  /**
+   * Analyses a loop body whose state `acc` and index `index` are bound by the loop (the state's shape is stable when
+   * `accStable`); afterwards `stable(v)` answers for the body's variables.
+   */
+  constructor(body: Expr, acc: Var | undefined, index: Var, accStable: boolean) {
+    this.facts.shape.set(index.id, true);
+    this.facts.fixed.set(index.id, false);
+    if (acc !== undefined) {
+      this.facts.shape.set(acc.id, accStable);
+      this.facts.fixed.set(acc.id, false);
+    }
+    this.scope(body);
+  }
+
+  stable(a: Atom): boolean {
+    if (a.kind !== "var" || isScalar(a.type)) return true;
+    return this.facts.shape.get(a.id) ?? true; // not bound in the loop: the same value every iteration
+  }
+
+  private fixed(a: Atom): boolean {
+    if (a.kind !== "var") return true;
+    return this.facts.fixed.get(a.id) ?? true;
+  }
+
+  /** Records the facts of a scope's lets; returns whether its result's shape is stable. */
+  private scope(e: Expr): boolean {
+    const { bindings, tail } = splitLets(e);
+    for (const { v, rhs } of bindings) {
+      this.facts.shape.set(v.id, isScalar(v.type) || this.shapeStable(rhs));
+      this.facts.fixed.set(v.id, v.type.k === "int" && this.valueFixed(rhs));
+    }
+    return this.shapeStable(tail);
+  }
+
+  private shapeStable(e: Expr): boolean {
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.stable(e);
+      case "prim":
+        if (isScalar(e.type)) return true;
+        if (SHAPE_OF_FIRST.has(e.op)) return this.stable(e.args[0]!);
+        // A residual tape: n elements shaped like the value (once the first is recorded; only reverse mode writes
+        // these, and only records into them, so the empty first state is never measured).
+        if (e.op === "record") return this.fixed(e.args[3]!) && this.stable(e.args[2]!);
+        return false;
+      case "tuple":
+        return e.elems.every((a) => this.stable(a));
+      case "proj":
+        return this.stable(e.arg);
+      case "if":
+        return this.scope(e.then) && this.scope(e.else);
+      case "build":
+        this.facts.fixed.set(e.index.id, false);
+        return this.scope(e.body) && this.fixed(e.size);
+      case "ifold": {
+        // Assume the inner state stable; keep the assumption if the body preserves it.
+        this.facts.fixed.set(e.index.id, false);
+        this.facts.fixed.set(e.acc.id, false);
+        this.facts.shape.set(e.acc.id, true);
+        // The count must be fixed too: a state recorded into grows with it.
+        if (this.stable(e.init) && this.scope(e.body)) return this.fixed(e.count);
+        this.facts.shape.set(e.acc.id, false);
+        this.scope(e.body);
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private valueFixed(e: Expr): boolean {
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.fixed(e);
+      case "prim":
+        if (e.op === "length") return this.stable(e.args[0]!);
+        return FIXED_ARITHMETIC.has(e.op) && e.args.every((a) => this.fixed(a));
+      default:
+        return false;
+    }
+  }
+}
