@@ -22,8 +22,9 @@ import { copyFresh, substitute } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, DOUBLE, INT, isScalar, tupleOf, typeEq, type Type } from "../types/types.js";
+import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq, type Type } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
+import { invariantShapes } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -40,6 +41,8 @@ interface Step {
 }
 
 interface ReverseLoop {
+  /** For a loop whose taped state may change shape: the reverse loop that recomputes states, run when not `regular`. */
+  readonly fallback?: { readonly state: Var; readonly index: Var; readonly body: Expr; readonly regular: Var };
   /** A build's reverse reads the adjoint of its result through this placeholder, replaced when it is emitted. */
   readonly seed?: Var;
   readonly state: Var;
@@ -409,32 +412,53 @@ class Reverse {
     const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
     const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
     const k = freshVar("k", INT);
-    const copy = copyFresh(e) as Ifold;
-    let recomputedBindings: readonly Binding[] = [];
-    let body = this.saving(targets, () =>
-      pruned(
-        nested((bb) => {
-          const last = bb.prim("sub", [e.count, litIndex(1)], "last");
-          bb.bindVar(copy.index, mkPrim("sub", [last, k]));
-          const saved = tapes.map((tp) => bb.prim("get", [tp, copy.index], "s"));
-          bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
-          for (const x of [copy.acc, ...saved]) if (x.kind === "var" && hasTangent(x.type)) this.active.add(x.id);
-          const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
-          this.unpack(targets, state, bb, 1, targets.length + 1);
-          const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
-          const mark = bb.size;
-          const { steps, result } = this.forward(recomputed, bb);
-          recomputedBindings = bb.bindingsFrom(mark);
-          this.contribute(result, seed, bb);
-          this.backward(steps, bb);
-          // The state's adjoint: what reached the whole state, plus what reached its saved parts.
-          const viaParts = stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
-          const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
-          if (targets.length === 0) return dacc;
-          return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
-        }),
-      ),
-    );
+    // A state whose shape changes from one iteration to the next (a growing vector) cannot be taped in a regular
+    // array: the reverse then recomputes the state before iteration i from the start, O(i) (correct, quadratic).
+    // A state component the body only updates keeps its shape; any other array component is taped only while its
+    // shape stays the initial one (checked as the primal runs: `regular`); otherwise the tape cannot hold it, and the
+    // reverse recomputes the state before iteration i from the start instead, O(i) (correct, quadratic).
+    const preserved = invariantShapes(e).map((x, c) => x || isScalar(parts[c]!));
+    const guarded = preserved.map((x) => !x);
+    const regular = freshVar("regular", BOOL);
+    const recomputedState = (bb: AnfBuilder, i: Atom, c: number): Atom => {
+      const again = copyFresh(e) as Ifold;
+      const s = bb.bind("state", mkIfold(again.init, i, again.acc, again.index, again.body));
+      return stateType.k === "tuple" ? bb.proj(c, s, "s") : s;
+    };
+    /** The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start. */
+    const reverseBody = (recompute: boolean, state: Var, k: Var): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
+      const copy = copyFresh(e) as Ifold;
+      let bindings: readonly Binding[] = [];
+      const body = this.saving(targets, () =>
+        pruned(
+          nested((bb) => {
+            const last = bb.prim("sub", [e.count, litIndex(1)], "last");
+            bb.bindVar(copy.index, mkPrim("sub", [last, k]));
+            const saved = parts.map((_, c) => (recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s")));
+            bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
+            for (const x of [copy.acc, ...saved]) if (x.kind === "var" && hasTangent(x.type)) this.active.add(x.id);
+            const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
+            this.unpack(targets, state, bb, 1, targets.length + 1);
+            const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
+            const mark = bb.size;
+            const { steps, result } = this.forward(recomputed, bb);
+            bindings = bb.bindingsFrom(mark);
+            this.contribute(result, seed, bb);
+            this.backward(steps, bb);
+            // The state's adjoint: what reached the whole state, plus what reached its saved parts.
+            const viaParts = stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
+            const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
+            if (targets.length === 0) return dacc;
+            return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
+          }),
+        ),
+      );
+      return { body, bindings, copy };
+    };
+    const taping = reverseBody(false, state, k);
+    let body = taping.body;
+    const copy = taping.copy;
+    const recomputedBindings = taping.bindings;
     // Residuals: values the reverse reads that are costly to recompute (see `costly`: transcendental scalars, loops,
     // branches, builds), stored per iteration by the primal loop instead — only when that loop runs anyway to tape
     // the state (a reduction's primal loop is usually dead), and, for arrays, only when their shape is the same in
@@ -464,7 +488,15 @@ class Reverse {
       residuals = residuals.filter((r) => isFreeIn(r.tape, body));
     }
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
-    const reverseLoop = { state, index: k, body: stateAdjointInvariant(body, state, targets.length > 0) ? forwardOrder(body, k) : body, targets };
+    const order = (x: Expr, st: Var, i: Var) => (stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x);
+    // When a taped component may change shape, a second reverse loop recomputing the states is chosen at run time.
+    const checked = taped.some(({ component }) => guarded[component]);
+    let fallback: ReverseLoop["fallback"];
+    if (checked) {
+      const [state2, k2] = [freshVar("dstate", state.type), freshVar("k", INT)];
+      fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2).body, state2, k2), regular };
+    }
+    const reverseLoop: ReverseLoop = { state, index: k, body: order(body, state, k), targets, fallback };
     if (taped.length === 0 && residuals.length === 0) {
       b.bindVar(v, e);
       return reverseLoop;
@@ -485,26 +517,41 @@ class Reverse {
     const residual0 = residuals.map((r) =>
       isScalar(r.copy.type) ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`) : emptyTape(b, r.copy.type),
     );
-    const st = freshVar("st", tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type)]));
+    const st = freshVar(
+      "st",
+      tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type), ...(checked ? [BOOL] : [])]),
+    );
     // Without residuals the primal body is the ifold's own; with them, the forward walk that computed them.
     const loop = residuals.length > 0 ? walk!.loop : { acc: e.acc, index: e.index, body: e.body };
     const loopBody = nested((bb) => {
       bb.bindVar(loop.acc, mkProj(0, st));
       const next = bb.bind("s", loop.body);
       const at = bb.prim("add", [loop.index, litIndex(1)], "at");
-      const written = taped.map(({ component }, j) => bb.prim("setAt", [bb.proj(j + 1, st, "tape"), at, part(bb, next, component)], "tape"));
+      let ok: Atom = lit(true, BOOL);
+      const written = taped.map(({ component }, j) => {
+        const tape = bb.proj(j + 1, st, "tape");
+        const value = part(bb, next, component);
+        if (!guarded[component]) return bb.prim("setAt", [tape, at, value], "tape");
+        // Written only while the state keeps the initial shape; once it does not, `regular` is false for good.
+        const same = bb.prim("sameShape", [part(bb, e.init, component), value], "same");
+        ok = ok.kind === "lit" ? same : bb.prim("and", [ok, same], "same");
+        return bb.if(same, (x) => x.prim("setAt", [tape, at, value], "tape"), () => tape, "tape");
+      });
       const kept = residuals.map((r, j) => {
         const tape = bb.proj(taped.length + j + 1, st, "r");
         return isScalar(r.copy.type)
           ? bb.prim("setAt", [tape, loop.index, r.original], "r")
           : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
       });
-      return mkTuple([next, ...written, ...kept]);
+      const flag = checked ? [bb.prim("and", [bb.proj(taped.length + residuals.length + 1, st, "regular"), ok], "regular")] : [];
+      return mkTuple([next, ...written, ...kept, ...flag]);
     });
-    const all = b.bind(v.name, mkIfold(b.tuple([e.init, ...tape0, ...residual0], "st0"), e.count, st, loop.index, loopBody, e.span));
+    const init0 = [e.init, ...tape0, ...residual0, ...(checked ? [lit(true, BOOL)] : [])];
+    const all = b.bind(v.name, mkIfold(b.tuple(init0, "st0"), e.count, st, loop.index, loopBody, e.span));
     b.bindVar(v, mkProj(0, all));
     taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
     residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
+    if (checked) b.bindVar(regular, mkProj(taped.length + residuals.length + 1, all));
     return reverseLoop;
   }
 
@@ -526,8 +573,10 @@ class Reverse {
     const pairs = recomputed.map((x, j) => ({ recomputed: x, primal: primal[j]!.v }));
     if (pairs.some(({ recomputed: x, primal: y }) => !typeEq(x.v.type, y.type))) return undefined;
     // The state's shape is stable if the body keeps it so, assuming it is (else nothing of it is).
-    let stability = new ShapeStability(body, p.acc, p.index, true);
-    if (!stability.stable(result)) stability = new ShapeStability(body, p.acc, p.index, false);
+    // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
+    const parts = p.acc.type.k === "tuple" ? p.acc.type.elems : [p.acc.type];
+    const preserved = invariantShapes({ ...p, body } as Ifold).map((x, c) => x || isScalar(parts[c]!));
+    const stability = new ShapeStability(body, p.acc, p.index, preserved);
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
   }
 
@@ -535,7 +584,9 @@ class Reverse {
     const targets = loop.targets;
     const ds = materialize(vb, v.type, v, b);
     const init = targets.length === 0 ? ds : b.tuple([ds, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b))], "dstate0");
-    const res = b.bind("dstate", mkIfold(init, e.count, loop.state, loop.index, loop.body));
+    const taped = mkIfold(init, e.count, loop.state, loop.index, loop.body);
+    const f = loop.fallback;
+    const res = b.bind("dstate", f === undefined ? taped : { kind: "if", cond: f.regular, then: taped, else: mkIfold(init, e.count, f.state, f.index, f.body), type: taped.type });
     if (targets.length === 0) {
       this.contribute(e.init, res, b);
       return;
@@ -553,7 +604,8 @@ const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt",
 /** Worth storing rather than recomputing: a transcendental function, a division, a loop or a branch. */
 function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
-  return rhs.kind === "ifold" || rhs.kind === "if" || rhs.kind === "build";
+  if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
+  return rhs.kind === "ifold" || rhs.kind === "if";
 }
 
 /** An empty array of element type t (`build 0 ...`), for `record` to replace with its first value's shape. */

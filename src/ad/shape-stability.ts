@@ -12,6 +12,7 @@
 import { splitLets } from "../ir/builder.js";
 import type { Atom, Expr, Var } from "../ir/ir.js";
 import { isScalar } from "../types/types.js";
+import { invariantShapes } from "../ir/invariant-shapes.js";
 
 const SHAPE_OF_FIRST = new Set(["get", "zerosLike", "setAt", "addAt", "addArray", "field"]);
 const FIXED_ARITHMETIC = new Set(["add", "sub", "mul", "div", "max", "min", "neg", "abs", "sameSize", "checkIndex"]);
@@ -24,20 +25,25 @@ interface Facts {
 
 export class ShapeStability {
   private readonly facts: Facts = { shape: new Map(), fixed: new Map() };
+  /** Whether the body's result (the next state) has a stable shape. */
+  readonly result: boolean;
 
   /**
-   * Analyses a loop body whose state `acc` and index `index` are bound by the loop (the state's shape is stable when
-   * `accStable`); afterwards `stable(v)` answers for the body's variables.
+   * Analyses a loop body whose state `acc` and index `index` are bound by the loop; `accStable` says, per component
+   * of the state, that its shape never changes (proved by the caller, e.g. the body only updates it); afterwards
+   * `stable(v)` answers for the body's variables.
    */
-  constructor(body: Expr, acc: Var | undefined, index: Var, accStable: boolean) {
+  constructor(body: Expr, acc: Var, index: Var, accStable: readonly boolean[]) {
     this.facts.shape.set(index.id, true);
     this.facts.fixed.set(index.id, false);
-    if (acc !== undefined) {
-      this.facts.shape.set(acc.id, accStable);
-      this.facts.fixed.set(acc.id, false);
-    }
-    this.scope(body);
+    this.facts.shape.set(acc.id, accStable.every((x) => x));
+    this.facts.fixed.set(acc.id, false);
+    this.components.set(acc.id, accStable);
+    this.result = this.scope(body);
   }
+
+  /** Loop states (this loop's and inner loops'), per component: its shape never changes during the loop. */
+  private readonly components = new Map<number, readonly boolean[]>();
 
   stable(a: Atom): boolean {
     if (a.kind !== "var" || isScalar(a.type)) return true;
@@ -73,23 +79,40 @@ export class ShapeStability {
         return false;
       case "tuple":
         return e.elems.every((a) => this.stable(a));
-      case "proj":
+      case "proj": {
+        const parts = e.arg.kind === "var" ? this.components.get(e.arg.id) : undefined;
+        if (parts !== undefined) return (parts[e.index] ?? false) || isScalar(e.type);
         return this.stable(e.arg);
+      }
       case "if":
         return this.scope(e.then) && this.scope(e.else);
       case "build":
         this.facts.fixed.set(e.index.id, false);
         return this.scope(e.body) && this.fixed(e.size);
       case "ifold": {
-        // Assume the inner state stable; keep the assumption if the body preserves it.
+        // A component the body only updates keeps the initial value's shape; a tape recorded into ends as
+        // [count, the recorded values' shape]; anything else may change.
+        const comps = e.type.k === "tuple" ? e.type.elems : [e.type];
+        const preserved = invariantShapes(e).map((x, k) => x || isScalar(comps[k]!));
+        this.components.set(e.acc.id, preserved);
+        this.facts.shape.set(e.acc.id, preserved.every((x) => x));
         this.facts.fixed.set(e.index.id, false);
         this.facts.fixed.set(e.acc.id, false);
-        this.facts.shape.set(e.acc.id, true);
-        // The count must be fixed too: a state recorded into grows with it.
-        if (this.stable(e.init) && this.scope(e.body)) return this.fixed(e.count);
-        this.facts.shape.set(e.acc.id, false);
         this.scope(e.body);
-        return false;
+        const { bindings, tail } = splitLets(e.body);
+        const def = (a: Atom) => (a.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined);
+        const last = tail.kind === "var" ? def(tail) : undefined;
+        const results: readonly (Atom | undefined)[] = tail.kind === "tuple" ? tail.elems : last?.kind === "tuple" ? last.elems : e.type.k === "tuple" || (tail.kind !== "var" && tail.kind !== "lit") ? [] : [tail];
+        const recorded = (a: Atom | undefined): boolean => {
+          const d = a === undefined ? undefined : def(a);
+          return d?.kind === "prim" && d.op === "record" && this.fixed(d.args[3]!) && this.stable(d.args[2]!) && this.fixed(e.count);
+        };
+        // With a fixed count, a component whose every new value has a stable shape ends stable too (all runs take the
+        // initial value, or all take a new one).
+        return (
+          this.stable(e.init) &&
+          comps.every((_, k) => preserved[k] || recorded(results[k]) || (this.fixed(e.count) && results[k] !== undefined && this.stable(results[k]!)))
+        );
       }
       default:
         return false;

@@ -20,7 +20,7 @@ import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild } from "./build.js";
-import { invariantShapes } from "./invariant-shapes.js";
+import { invariantShapes } from "../ir/invariant-shapes.js";
 import type { Fresh } from "./ownership.js";
 import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
 
@@ -217,6 +217,14 @@ export class Emitter {
     if (e.op === "zerosLike") return emitZerosLike(this, e, base);
     if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
     if (e.op === "record") return emitRecord(this, e, base, this.inPlace.has(e));
+    if (e.op === "sameShape") {
+      // Equal dimensions, leaf by leaf (data and offsets are not shape).
+      const [a, b] = e.args.map((x) => this.atom(x));
+      const leaves = leavesOf(e.args[0]!.type);
+      const tests = leafStarts(leaves).flatMap((s, l) => Array.from({ length: leaves[l]!.rank }, (_, d) => `${a![s + 2 + d]} === ${b![s + 2 + d]}`));
+      this.out.line(`const ${base} = ${tests.length === 0 ? "true" : tests.join(" && ")};`);
+      return [base];
+    }
     if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
     this.learnRange(e, base);
     const rule = PRIMS[e.op];

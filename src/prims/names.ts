@@ -50,6 +50,8 @@ export const PRIM_NAMES = [
   "field",
   // record tape i v n: setAt tape i v, where an empty tape first becomes n copies of v (reverse mode's residual tapes)
   "record",
+  // sameShape a b: the two values have the same array dimensions (reverse mode taping a loop state)
+  "sameShape",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

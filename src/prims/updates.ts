@@ -7,6 +7,7 @@
 //   addArray a b       a + b, elementwise, same shapes
 //   record t i v n     setAt t i v, where an empty t first becomes n copies of v: a tape whose element shape is
 //                      only known once the first value is recorded (reverse mode's residuals of loops)
+//   sameShape a b      whether two values of one type have the same array dimensions (guards reverse mode's tapes)
 //   field a k          the array of the k-th components of an array of tuples (k a literal): reverse mode's
 //                      residuals, stored by a build alongside its elements
 //
@@ -15,10 +16,10 @@
 // All four are functions of values (the interpreter copies: src/runtime/update.ts); the compiled code updates in
 // place when the array operand is used nowhere else (src/codegen/ownership.ts, src/codegen/update.ts).
 
-import { arrayOf, showType, typeEq, type Type } from "../types/types.js";
+import { arrayOf, BOOL, showType, typeEq, type Type } from "../types/types.js";
 import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
 import { arrayLength, isArrayValue, type ArrayValue, type Value } from "../runtime/value.js";
-import { stackValues } from "../runtime/stack.js";
+import { shapeOf, shapesEqual, stackValues } from "../runtime/stack.js";
 import type { PrimRule } from "./table.js";
 import * as D from "../ad/derivatives.js";
 
@@ -104,6 +105,14 @@ export const UPDATE_PRIMS = {
       const base = arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
       return updateAt(base, [i as number], v!, "set", span);
     },
+    js: "array-structural",
+  },
+  sameShape: {
+    arity: 2,
+    syntax: { prefix: "sameShape" },
+    derivative: D.NO_TANGENT,
+    type: ([a, b]) => (typeEq(a!, b!) ? BOOL : { expected: "two values of the same type" }),
+    evaluate: ([a, b]) => shapesEqual(shapeOf(a!), shapeOf(b!)),
     js: "array-structural",
   },
   addArray: {

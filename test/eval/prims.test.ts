@@ -187,6 +187,14 @@ const checks: { [K in PrimName]: () => void } = {
       expect(() => evaluate(prim("record", [v, idx(0), num(1), idx(0)]), env)).not.toThrow();
     });
   },
+  sameShape: () => {
+    const { v, m, row, pairs, env } = updateEnv();
+    expect(evaluate(prim("sameShape", [v, row]), env)).toBe(true);
+    expect(evaluate(prim("sameShape", [m, m]), env)).toBe(true);
+    expect(evaluate(prim("sameShape", [num(1), num(2)]), env)).toBe(true);
+    expect(evaluate(prim("sameShape", [v, freshVarWith(env, vector([1, 2]))]), env)).toBe(false);
+    expect(evaluate(prim("sameShape", [pairs, pairs]), env)).toBe(true);
+  },
   // Defined below (after their helpers); called lazily.
   zerosLike: () => updateChecks.zerosLike(),
   setAt: () => updateChecks.setAt(),

@@ -195,6 +195,15 @@ const CASES: readonly Case[] = [
     point: (rnd) => [vec(rnd, 4), r(rnd)],
     prims: ["setAt", "addAt"],
   },
+  {
+    // A loop whose state changes shape (a growing vector) cannot be taped in a regular array: reverse mode checks the
+    // shape as the primal runs and falls back to recomputing each state from the start.
+    name: "ifold whose state grows (no regular tape; states recomputed)",
+    source:
+      "let f = fun (x: Double) -> vectorSum (ifold (fun acc i -> build (length acc + 1) (fun j -> if j < length acc then sin (acc[j] * x) else x)) (build 1 (fun _ -> x)) 4)",
+    point: (rnd) => [r(rnd, 0.2, 1.2)],
+    prims: ["sin"],
+  },
 ];
 
 // `field` is made by reverse mode only: a build whose body computes costly scalars stores them as residuals (an array

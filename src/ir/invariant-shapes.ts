@@ -1,10 +1,11 @@
 // Which array components of an ifold's state keep their shape from one iteration to the next: those the body
-// returns as the state's own component after only updates (setAt, addAt, addArray keep their operand's shape). The
+// returns as the state's own component after only updates (setAt, addAt, addArray keep their operand's shape), also
+// through an inner loop that keeps the shape of the component it started from. The
 // code generator then holds their dimensions in the initial value's locals instead of reassigned ones, so bounds
 // checks against them are known (e.g. an adjoint accumulated with addAt at the loop index needs none).
 
-import { splitLets } from "../ir/builder.js";
-import type { Atom, Expr, Ifold } from "../ir/ir.js";
+import { splitLets } from "./builder.js";
+import type { Atom, Expr, Ifold } from "./ir.js";
 
 const UPDATES = new Set(["setAt", "addAt", "addArray"]);
 
@@ -20,7 +21,16 @@ export function invariantShapes(loop: Ifold): boolean[] {
     if (k < 0 && a.id === loop.acc.id) return true;
     const d = def(a);
     if (d === undefined) return false;
-    if (d.kind === "proj") return k >= 0 && d.index === k && d.arg.kind === "var" && d.arg.id === loop.acc.id;
+    if (d.kind === "proj") {
+      if (d.arg.kind !== "var") return false;
+      if (d.arg.id === loop.acc.id) return k >= 0 && d.index === k;
+      // A component of an inner loop that keeps its shape, started from this one: `snd (ifold f (x, s) n)`.
+      const inner = def(d.arg);
+      if (inner?.kind !== "ifold" || !invariantShapes(inner)[d.index]) return false;
+      const init = inner.init.kind === "var" ? def(inner.init) : undefined;
+      const start = init?.kind === "tuple" ? init.elems[d.index] : inner.type.k === "tuple" ? undefined : inner.init;
+      return start !== undefined && fromComponent(start, k, depth + 1);
+    }
     if (d.kind === "prim" && UPDATES.has(d.op)) return fromComponent(d.args[0]!, k, depth + 1);
     if (d.kind === "var") return fromComponent(d, k, depth + 1);
     return false;
