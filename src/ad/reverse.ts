@@ -24,7 +24,7 @@ import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq, type Type } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { invariantShapes } from "../ir/invariant-shapes.js";
+import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -417,7 +417,8 @@ class Reverse {
     // A state component the body only updates keeps its shape; any other array component is taped only while its
     // shape stays the initial one (checked as the primal runs: `regular`); otherwise the tape cannot hold it, and the
     // reverse recomputes the state before iteration i from the start instead, O(i) (correct, quadratic).
-    const preserved = invariantShapes(e).map((x, c) => x || isScalar(parts[c]!));
+    const flags = invariantShapePaths(e);
+    const preserved = parts.map((_, c) => allFlags(typeof flags === "boolean" ? flags : (flags[c] ?? false)));
     const guarded = preserved.map((x) => !x);
     const regular = freshVar("regular", BOOL);
     const recomputedState = (bb: AnfBuilder, i: Atom, c: number): Atom => {
@@ -574,9 +575,7 @@ class Reverse {
     if (pairs.some(({ recomputed: x, primal: y }) => !typeEq(x.v.type, y.type))) return undefined;
     // The state's shape is stable if the body keeps it so, assuming it is (else nothing of it is).
     // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
-    const parts = p.acc.type.k === "tuple" ? p.acc.type.elems : [p.acc.type];
-    const preserved = invariantShapes({ ...p, body } as Ifold).map((x, c) => x || isScalar(parts[c]!));
-    const stability = new ShapeStability(body, p.acc, p.index, preserved);
+    const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body } as Ifold));
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
   }
 

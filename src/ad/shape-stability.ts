@@ -12,7 +12,7 @@
 import { splitLets } from "../ir/builder.js";
 import type { Atom, Expr, Var } from "../ir/ir.js";
 import { isScalar } from "../types/types.js";
-import { invariantShapes } from "../ir/invariant-shapes.js";
+import { allFlags, invariantShapePaths, type ShapeFlags } from "../ir/invariant-shapes.js";
 
 const SHAPE_OF_FIRST = new Set(["get", "zerosLike", "setAt", "addAt", "addArray", "field"]);
 const FIXED_ARITHMETIC = new Set(["add", "sub", "mul", "div", "max", "min", "neg", "abs", "sameSize", "checkIndex"]);
@@ -33,17 +33,17 @@ export class ShapeStability {
    * of the state, that its shape never changes (proved by the caller, e.g. the body only updates it); afterwards
    * `stable(v)` answers for the body's variables.
    */
-  constructor(body: Expr, acc: Var, index: Var, accStable: readonly boolean[]) {
+  constructor(body: Expr, acc: Var, index: Var, accStable: ShapeFlags) {
     this.facts.shape.set(index.id, true);
     this.facts.fixed.set(index.id, false);
-    this.facts.shape.set(acc.id, accStable.every((x) => x));
+    this.facts.shape.set(acc.id, allFlags(accStable));
     this.facts.fixed.set(acc.id, false);
-    this.components.set(acc.id, accStable);
+    this.places.set(acc.id, accStable);
     this.result = this.scope(body);
   }
 
-  /** Loop states (this loop's and inner loops'), per component: its shape never changes during the loop. */
-  private readonly components = new Map<number, readonly boolean[]>();
+  /** Loop states (this loop's and inner loops') and their parts: per place, its shape never changes in the loop. */
+  private readonly places = new Map<number, ShapeFlags>();
 
   stable(a: Atom): boolean {
     if (a.kind !== "var" || isScalar(a.type)) return true;
@@ -59,6 +59,9 @@ export class ShapeStability {
   private scope(e: Expr): boolean {
     const { bindings, tail } = splitLets(e);
     for (const { v, rhs } of bindings) {
+      // A part of a loop state: its own places.
+      const parent = rhs.kind === "proj" && rhs.arg.kind === "var" ? this.places.get(rhs.arg.id) : undefined;
+      if (parent !== undefined && rhs.kind === "proj") this.places.set(v.id, typeof parent === "boolean" ? parent : (parent[rhs.index] ?? false));
       this.facts.shape.set(v.id, isScalar(v.type) || this.shapeStable(rhs));
       this.facts.fixed.set(v.id, v.type.k === "int" && this.valueFixed(rhs));
     }
@@ -80,8 +83,8 @@ export class ShapeStability {
       case "tuple":
         return e.elems.every((a) => this.stable(a));
       case "proj": {
-        const parts = e.arg.kind === "var" ? this.components.get(e.arg.id) : undefined;
-        if (parts !== undefined) return (parts[e.index] ?? false) || isScalar(e.type);
+        const parts = e.arg.kind === "var" ? this.places.get(e.arg.id) : undefined;
+        if (parts !== undefined) return isScalar(e.type) || (typeof parts === "boolean" ? parts : allFlags(parts[e.index] ?? false));
         return this.stable(e.arg);
       }
       case "if":
@@ -93,9 +96,10 @@ export class ShapeStability {
         // A component the body only updates keeps the initial value's shape; a tape recorded into ends as
         // [count, the recorded values' shape]; anything else may change.
         const comps = e.type.k === "tuple" ? e.type.elems : [e.type];
-        const preserved = invariantShapes(e).map((x, k) => x || isScalar(comps[k]!));
-        this.components.set(e.acc.id, preserved);
-        this.facts.shape.set(e.acc.id, preserved.every((x) => x));
+        const flags = invariantShapePaths(e);
+        const preserved = comps.map((_, k) => allFlags(typeof flags === "boolean" ? flags : (flags[k] ?? false)));
+        this.places.set(e.acc.id, flags);
+        this.facts.shape.set(e.acc.id, allFlags(flags));
         this.facts.fixed.set(e.index.id, false);
         this.facts.fixed.set(e.acc.id, false);
         this.scope(e.body);

@@ -6,6 +6,7 @@
 
 import { splitLets } from "./builder.js";
 import type { Atom, Expr, Ifold } from "./ir.js";
+import type { Type } from "../types/types.js";
 
 const UPDATES = new Set(["setAt", "addAt", "addArray"]);
 
@@ -39,4 +40,89 @@ export function invariantShapes(loop: Ifold): boolean[] {
   const tuple = tail.kind === "tuple" ? tail : tail.kind === "var" ? def(tail) : undefined;
   const result: readonly Atom[] = tuple?.kind === "tuple" ? tuple.elems : [];
   return Array.from({ length: n }, (_, k) => t.elems[k]!.k === "array" && k < result.length && fromComponent(result[k]!, k));
+}
+
+/** Per leaf of a state's type (nested like its tuples): the shape at that place never changes (scalars: true). */
+export type ShapeFlags = boolean | readonly ShapeFlags[];
+
+export const allFlags = (f: ShapeFlags): boolean => (typeof f === "boolean" ? f : f.every(allFlags));
+
+/**
+ * Like `invariantShapes`, down to every place inside tuples: a place keeps its shape when the body's new value there
+ * is the state's value at the same place after updates only, or comes out of an inner loop that keeps the shape at
+ * that place and started from it.
+ */
+export function invariantShapePaths(loop: Ifold): ShapeFlags {
+  const { tail } = splitLets(loop.body);
+  // Definitions in the body and its branches (not in inner loops, whose variables are per iteration of those).
+  const defs = new Map<number, Expr>();
+  const collect = (e: Expr): void => {
+    const { bindings: bs, tail: t } = splitLets(e);
+    for (const { v, rhs } of bs) {
+      defs.set(v.id, rhs);
+      if (rhs.kind === "if") [rhs.then, rhs.else].forEach(collect);
+    }
+    if (t.kind === "if") [t.then, t.else].forEach(collect);
+  };
+  collect(loop.body);
+  const def = (a: Atom): Expr | undefined => (a.kind === "var" ? defs.get(a.id) : undefined);
+  const tailOf = (e: Expr): Atom | undefined => {
+    const t = splitLets(e).tail;
+    return t.kind === "var" || t.kind === "lit" ? t : undefined;
+  };
+  /** `a` as a chain of projections out of `root`: the projection path, or undefined. */
+  const projections = (a: Atom, depth = 0): { root: Atom; path: number[] } => {
+    const d = def(a);
+    if (d?.kind === "proj" && depth < 64) {
+      const inner = projections(d.arg, depth + 1);
+      return { root: inner.root, path: [...inner.path, d.index] };
+    }
+    if (d?.kind === "var" && depth < 64) return projections(d, depth + 1);
+    if (d?.kind === "prim" && UPDATES.has(d.op) && depth < 64) return projections(d.args[0]!, depth + 1);
+    return { root: a, path: [] };
+  };
+  /** The element at `path` of a tuple built in the body (following tuple constructions), if visible. */
+  const elementAt = (a: Atom, path: readonly number[]): Atom | undefined => {
+    let cur: Atom | undefined = a;
+    for (const j of path) {
+      const d: Expr | undefined = cur === undefined ? undefined : def(cur);
+      cur = d?.kind === "tuple" ? d.elems[j] : undefined;
+    }
+    return cur;
+  };
+  const flagAt = (f: ShapeFlags, path: readonly number[]): boolean => {
+    let cur: ShapeFlags = f;
+    for (const j of path) {
+      if (typeof cur === "boolean") return cur;
+      cur = cur[j] ?? false;
+    }
+    return allFlags(cur);
+  };
+  /** `a` is the state's value at `path`, up to updates. */
+  const fromPath = (a: Atom, path: readonly number[], depth = 0): boolean => {
+    if (depth > 16) return false;
+    const { root, path: q } = projections(a);
+    if (root.kind !== "var") return false;
+    if (root.id === loop.acc.id) return q.length === path.length && q.every((j, i) => j === path[i]);
+    const inner = def(root);
+    // A branch whose two results are both that place (`if ok then setAt t i x else t`).
+    if (inner?.kind === "if" && q.length === 0)
+      return [inner.then, inner.else].every((br) => {
+        const t = tailOf(br);
+        return t !== undefined && fromPath(t, path, depth + 1);
+      });
+    if (inner?.kind !== "ifold" || !flagAt(invariantShapePaths(inner), q)) return false;
+    const start = q.length === 0 ? inner.init : elementAt(inner.init, q);
+    return start !== undefined && fromPath(start, path, depth + 1);
+  };
+  const flags = (t: Type, value: Atom | undefined, path: readonly number[]): ShapeFlags => {
+    if (t.k !== "array" && t.k !== "tuple") return true;
+    if (value !== undefined && fromPath(value, path)) return t.k === "tuple" ? t.elems.map(() => true) : true;
+    if (t.k === "array") return false;
+    const elems = value === undefined ? undefined : def(value);
+    return t.elems.map((u, j) => flags(u, elems?.kind === "tuple" ? elems.elems[j] : undefined, [...path, j]));
+  };
+  const result: Atom | undefined = tail.kind === "var" || tail.kind === "lit" ? tail : undefined;
+  if (tail.kind === "tuple") return loop.acc.type.k === "tuple" ? loop.acc.type.elems.map((u, j) => flags(u, tail.elems[j], [j])) : false;
+  return flags(loop.acc.type, result, []);
 }
