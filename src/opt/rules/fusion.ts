@@ -3,11 +3,12 @@
 //
 // Cost guard for indexing: the body is copied to every use, so a build is fused only when every use of it is a `get`
 // or a `length` (then the array itself disappears), and one of:
-//  - the element is cheap: the body contains no loop (nor a transcendental, when the array is read more than once);
+//  - the element is cheap: the body contains no loop and no transcendental;
 //  - the element is itself a pull array of cheap elements (a row of a transpose, of a one-hot matrix) and the element
 //    read is only indexed and measured in turn, so that it is fused too and no loop runs per access;
 //  - the array is read by a single get that reads each element once: at the array's own loop depth, or in the
-//    consumer's own loop (the get's index is the index of the one loop between the array and the get).
+//    consumer's own loop (the get's index is the index of the one loop between the array and the get). An element
+//    with a transcendental is fused only so (exp of a row read in a loop over points would be recomputed per point).
 // Otherwise recomputing a loop per access could change the complexity of the program.
 //
 // Semantics: `(build n f)[j]` raises an index error when j is out of range; the fused form keeps that error by indexing
@@ -36,12 +37,16 @@ function isPullOfCheap(body: Expr, depth = 0): boolean {
 function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): boolean {
   const uses = ctx.uses(xs);
   if (uses === undefined || uses.asArray !== uses.total) return false;
-  if (!hasLoop(def.body) && !(hasTranscendental(def.body) && uses.gets > 1)) return true;
+  // A transcendental is recomputed at every read: fused only where each element is read once (not, say, from inside
+  // a loop the array was built outside of).
+  const readOnce = uses.gets === 1 && uses.getsOncePerElement === 1;
+  if (hasTranscendental(def.body)) return readOnce;
+  if (!hasLoop(def.body)) return true;
   if (isPullOfCheap(def.body)) {
     const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
     if (r !== undefined && r.asArray === r.total) return true;
   }
-  return uses.gets === 1 && uses.getsOncePerElement === 1;
+  return readOnce;
 }
 
 export const lengthOfBuild = rule({
