@@ -12,6 +12,7 @@
 // `$spans` and `$types`; `$rt` holds the helpers of runtime.ts.
 
 import { typeOf, type IrFunction } from "../ir/ir.js";
+import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
 import { leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { Emitter } from "./emit.js";
@@ -61,5 +62,19 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     ...closure: unknown[]
   ) => (args: readonly Value[]) => Value;
   const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
-  return Object.assign((args: readonly Value[]) => run(args), { source });
+  return Object.assign((args: readonly Value[]) => runChecked(run, args), { source });
+}
+
+/** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
+function runChecked(run: (args: readonly Value[]) => Value, args: readonly Value[]): Value {
+  try {
+    return run(args);
+  } catch (e) {
+    if (e instanceof RangeError && /array length|Array buffer allocation/i.test(e.message))
+      fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {
+        found: e.message,
+        hint: "reduce the sizes (a reverse-mode tape holds one state per loop iteration)",
+      });
+    throw e;
+  }
 }
