@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { Bench } from "tinybench";
+import { DBL, MAT, VEC, dense, random } from "./lib.mjs";
 import { loadProgram } from "../dist/api/program.js";
 import { PASSES } from "../dist/opt/pipeline.js";
 import { projectHand, projectJacobianHand } from "./hand/ba.mjs";
@@ -13,20 +14,6 @@ const read = (p) => readFileSync(new URL(p, import.meta.url), "utf8");
 const prog = loadProgram({ name: "forward.smooth", text: read("../examples/ba_project.smooth") + "\n" + read("programs/forward.smooth") });
 const NO_OPT = [PASSES["forward-ad"], PASSES.inline];
 
-const VEC = { k: "array", elem: { k: "double" } };
-const MAT = { k: "array", elem: VEC };
-const DBL = { k: "double" };
-const dense = (data, shape) => ({ tag: "dense", elemKind: "double", shape, data });
-
-function random(n, seed, lo = -0.5, hi = 0.5) {
-  const a = new Float64Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    a[i] = lo + (hi - lo) * (s / 2147483648);
-  }
-  return a;
-}
 
 /** The compiled derivative program (optimised, and with the optimiser off). */
 function derivative(name, types, wrt) {

@@ -8,6 +8,7 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Bench } from "tinybench";
+import { DBL, INT, MAT, VEC, dense, random } from "./lib.mjs";
 import { loadProgram } from "../dist/api/program.js";
 import { GMM_WRT, gmmArgs, readGmm } from "../dist/adbench/gmm-data.js";
 import { LSTM_WRT, lstmArgs, readLstm } from "../dist/adbench/lstm-data.js";
@@ -17,20 +18,6 @@ import * as hand from "./hand/reverse.mjs";
 const read = (p) => readFileSync(new URL(p, import.meta.url), "utf8");
 const prog = loadProgram({ name: "reverse.smooth", text: read("programs/reverse.smooth") });
 
-const DBL = { k: "double" }, INT = { k: "int" };
-const VEC = { k: "array", elem: DBL };
-const MAT = { k: "array", elem: VEC };
-const dense = (data, shape) => ({ tag: "dense", elemKind: "double", shape, data });
-
-function random(n, seed, lo = -0.5, hi = 0.5) {
-  const a = new Float64Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    a[i] = lo + (hi - lo) * (s / 2147483648);
-  }
-  return a;
-}
 
 /** The compiled primal and gradient of a reverse.smooth definition. */
 const compiled = (name, types, wrt) => ({

@@ -378,16 +378,7 @@ class Reverse {
     b.bindVar(v, mkPrim("field", [all, litIndex(0)]));
     const stored = new Map(residuals.map((r, k) => [r.copy.id, b.prim("field", [all, litIndex(k + 1)], r.copy.name)]));
     // The reverse reads residual i instead of recomputing it (and what only fed it is then dead).
-    const { bindings, tail } = splitLets(body);
-    body = pruned(
-      wrapLets(
-        bindings.map((x) => {
-          const arr = stored.get(x.v.id);
-          return arr === undefined ? x : { v: x.v, rhs: mkPrim("get", [arr, copy.index]) };
-        }),
-        tail,
-      ),
-    );
+    body = readingResiduals(body, stored, copy.index);
     return { seed, state, index, body, targets };
   }
 
@@ -474,17 +465,7 @@ class Reverse {
         : [],
     );
     if (residuals.length > 0) {
-      const stored = new Map(residuals.map((r) => [r.copy.id, r.tape]));
-      const { bindings, tail } = splitLets(body);
-      body = pruned(
-        wrapLets(
-          bindings.map((x) => {
-            const tape = stored.get(x.v.id);
-            return tape === undefined ? x : { v: x.v, rhs: mkPrim("get", [tape, copy.index]) };
-          }),
-          tail,
-        ),
-      );
+      body = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.tape])), copy.index);
       // A residual only needed to recompute another stored one is not read any more: it is not stored either.
       residuals = residuals.filter((r) => isFreeIn(r.tape, body));
     }
@@ -605,6 +586,20 @@ function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
   return rhs.kind === "ifold" || rhs.kind === "if";
+}
+
+/** `body` with each let of a stored residual reading element i of its array instead, and what only fed it dropped. */
+function readingResiduals(body: Expr, stored: ReadonlyMap<number, Atom>, i: Atom): Expr {
+  const { bindings, tail } = splitLets(body);
+  return pruned(
+    wrapLets(
+      bindings.map((x) => {
+        const arr = stored.get(x.v.id);
+        return arr === undefined ? x : { v: x.v, rhs: mkPrim("get", [arr, i]) };
+      }),
+      tail,
+    ),
+  );
 }
 
 /** An empty array of element type t (`build 0 ...`), for `record` to replace with its first value's shape. */
