@@ -5,17 +5,13 @@
 // in the interpreter (after forward-ad) and compiled (after the standard pipeline), which must agree.
 
 import { describe, expect, test } from "vitest";
-import { dualType } from "../../src/ad/dual-types.js";
 import type { SmoothError } from "../../src/syntax/diagnostics.js";
 import { thrown } from "../helpers.js";
 import {
-  centralDifference,
-  expectClose,
+  directionalDerivativeTests,
   load,
-  nullsAsZero,
   runBoth,
   seededRandom,
-  tangentOf,
   uniform,
   type Json,
 } from "./harness.js";
@@ -158,7 +154,6 @@ function randomValue(p: Param, rnd: () => number): Json {
   }
 }
 
-const maxAbs = (j: Json): number => (typeof j === "number" ? Math.abs(j) : Array.isArray(j) ? Math.max(0, ...j.map(maxAbs)) : 0);
 const TOL = 1e-6;
 
 describe.each(CASES)("forward mode: $name", (c) => {
@@ -169,32 +164,7 @@ describe.each(CASES)("forward mode: $name", (c) => {
     x: c.params.map((q) => randomValue(q, rnd)),
     d: active.map((i) => randomValue(c.params[i]!, rnd)),
   }));
-  const resultType = p.specialise("f", p.argTypesFromJson("f", points[0]!.x)).resultType;
-  /** The arguments of d1 and d2: each active input followed by its direction. */
-  const withDirections = (x: readonly Json[], d: readonly Json[]) =>
-    x.flatMap((xi, i) => (active.includes(i) ? [xi, d[active.indexOf(i)]] : [xi]));
-  /** The central difference of g along d in the active inputs of x. */
-  const along = (g: (x: readonly Json[]) => Json, x: readonly Json[], d: readonly Json[]) => {
-    const at = (moved: Json) => g(x.map((xi, i) => (active.includes(i) ? (moved as Json[])[active.indexOf(i)] : xi)));
-    const activeX = active.map((i) => x[i]);
-    return centralDifference(at, activeX, d, 1e-6 * Math.max(1, maxAbs(activeX)));
-  };
-
-  test("first order against finite differences", () => {
-    for (const { x, d } of points) {
-      const ad = tangentOf(runBoth(p, "d1", withDirections(x, d)), resultType);
-      const fd = along((y) => p.runJson("f", [...y]), x, d);
-      expectClose(nullsAsZero(ad), nullsAsZero(fd), TOL, `${c.name} along a direction`);
-    }
-  });
-
-  test("second order against finite differences of the first", () => {
-    for (const { x, d } of points) {
-      const dd = tangentOf(tangentOf(runBoth(p, "d2", withDirections(x, d)), dualType(resultType)), resultType);
-      const first = (y: readonly Json[]) => tangentOf(p.runJson("d1", withDirections(y, d)), resultType);
-      expectClose(nullsAsZero(dd), nullsAsZero(along(first, x, d)), TOL, `${c.name} second order`);
-    }
-  });
+  directionalDerivativeTests(p, points, active, c.name, TOL);
 });
 
 describe("grad and jacob against exact derivatives", () => {

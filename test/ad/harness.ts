@@ -2,7 +2,8 @@
 // forward-ad pass, compiled JavaScript after the standard pipeline, the IR verified after every pass), check that
 // they agree and that the expanded program prints as Smooth that reads back; and central finite differences.
 
-import { expect } from "vitest";
+import { expect, test } from "vitest";
+import { dualType } from "../../src/ad/dual-types.js";
 import { describeParam } from "../../src/api/entry-types.js";
 import { loadProgram, type SmoothProgram } from "../../src/api/program.js";
 import { forwardAdPass } from "../../src/ad/expand.js";
@@ -149,3 +150,42 @@ export function seededRandom(seed: number): () => number {
 }
 
 export const uniform = (rnd: () => number, lo: number, hi: number) => lo + (hi - lo) * rnd();
+
+export const maxAbs = (j: Json): number => (typeof j === "number" ? Math.abs(j) : Array.isArray(j) ? Math.max(0, ...j.map(maxAbs)) : 0);
+
+/**
+ * Declares the two tests of a directional forward derivative: `d1` (first order) and `d2` (second order) of the loaded
+ * program take each active input of `f` followed by its direction, and must match central finite differences of `f`
+ * and of `d1` along that direction, at every point.
+ */
+export function directionalDerivativeTests(
+  p: SmoothProgram,
+  points: readonly { x: readonly Json[]; d: readonly Json[] }[],
+  active: readonly number[],
+  label: string,
+  tol = 1e-6,
+): void {
+  const resultType = p.specialise("f", p.argTypesFromJson("f", points[0]!.x)).resultType;
+  const withDirections = (x: readonly Json[], d: readonly Json[]) =>
+    x.flatMap((xi, i) => (active.includes(i) ? [xi, d[active.indexOf(i)]] : [xi]));
+  /** The central difference of g along d in the active inputs of x. */
+  const along = (g: (x: readonly Json[]) => Json, x: readonly Json[], d: readonly Json[]) => {
+    const at = (moved: Json) => g(x.map((xi, i) => (active.includes(i) ? (moved as Json[])[active.indexOf(i)] : xi)));
+    const activeX = active.map((i) => x[i]);
+    return centralDifference(at, activeX, d, 1e-6 * Math.max(1, maxAbs(activeX)));
+  };
+  test("first order against finite differences", () => {
+    for (const { x, d } of points) {
+      const ad = tangentOf(runBoth(p, "d1", withDirections(x, d)), resultType);
+      const fd = along((y) => p.runJson("f", [...y]), x, d);
+      expectClose(nullsAsZero(ad), nullsAsZero(fd), tol, `${label} along a direction`);
+    }
+  });
+  test("second order against finite differences of the first", () => {
+    for (const { x, d } of points) {
+      const dd = tangentOf(tangentOf(runBoth(p, "d2", withDirections(x, d)), dualType(resultType)), resultType);
+      const first = (y: readonly Json[]) => tangentOf(p.runJson("d1", withDirections(y, d)), resultType);
+      expectClose(nullsAsZero(dd), nullsAsZero(along(first, x, d)), tol, `${label} second order`);
+    }
+  });
+}

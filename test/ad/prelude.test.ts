@@ -3,16 +3,11 @@
 // (jvp of jvp) against central finite differences of the first. Index inputs are held fixed; functions given to the
 // higher-order ones are fixed lambdas. Interpreter and compiled code agree on every derivative program.
 
-import { describe, test } from "vitest";
-import { dualType } from "../../src/ad/dual-types.js";
+import { describe } from "vitest";
 import {
-  centralDifference,
-  expectClose,
+  directionalDerivativeTests,
   load,
-  nullsAsZero,
-  runBoth,
   seededRandom,
-  tangentOf,
   uniform,
   type Json,
 } from "./harness.js";
@@ -97,7 +92,6 @@ function randomValue(p: Param, rnd: () => number): Json {
   }
 }
 
-const maxAbs = (j: Json): number => (typeof j === "number" ? Math.abs(j) : Array.isArray(j) ? Math.max(0, ...j.map(maxAbs)) : 0);
 const TOL = 1e-6;
 
 describe.each(CASES)("$fn", (c) => {
@@ -109,34 +103,11 @@ describe.each(CASES)("$fn", (c) => {
     const d = active.map(([q]) => randomValue(q.k === "vector" ? { k: "vector", n: q.n } : q, rnd));
     return { x, d };
   });
-  const resultType = p.specialise("f", p.argTypesFromJson("f", points[0]!.x)).resultType;
-  /** The arguments of d1/d2: each active input followed by its direction. */
-  const withDirections = (x: readonly Json[], d: readonly Json[]) =>
-    x.flatMap((xi, i) => {
-      const k = active.findIndex(([, j]) => j === i);
-      return k < 0 ? [xi] : [xi, d[k]];
-    });
-  /** Moves the active inputs of x by h times the direction (for the finite differences). */
-  const along = (f: (x: readonly Json[]) => Json, x: readonly Json[], d: readonly Json[]) => {
-    const activeX = active.map(([, i]) => x[i]);
-    const at = (moved: Json) => f(x.map((xi, i) => (active.some(([, j]) => j === i) ? (moved as Json[])[active.findIndex(([, j]) => j === i)] : xi)));
-    return centralDifference(at, activeX, d, 1e-6 * Math.max(1, maxAbs(activeX)));
-  };
-
-  test("first order against finite differences", () => {
-    for (const { x, d } of points) {
-      const ad = tangentOf(runBoth(p, "d1", withDirections(x, d)), resultType);
-      const fd = along((y) => p.runJson("f", [...y]), x, d);
-      expectClose(nullsAsZero(ad), nullsAsZero(fd), TOL, `${c.fn} along a direction`);
-    }
-  });
-
-  test("second order against finite differences of the first", () => {
-    for (const { x, d } of points) {
-      const dd = tangentOf(tangentOf(runBoth(p, "d2", withDirections(x, d)), dualType(resultType)), resultType);
-      const first = (y: readonly Json[]) => tangentOf(p.runJson("d1", withDirections(y, d)), resultType);
-      const fd = along(first, x, d);
-      expectClose(nullsAsZero(dd), nullsAsZero(fd), TOL, `${c.fn} second order`);
-    }
-  });
+  directionalDerivativeTests(
+    p,
+    points,
+    active.map(([, i]) => i),
+    c.fn,
+    TOL,
+  );
 });
