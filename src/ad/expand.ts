@@ -12,7 +12,7 @@
 
 import { AnfBuilder, mkIf, nested } from "../ir/builder.js";
 import { someNode } from "../ir/free.js";
-import type { Expr, IrFunction, Jvp } from "../ir/ir.js";
+import { freshVar, mkLam, mkTuple, typeOf, type Expr, type IrFunction, type Jvp, type Lam } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
@@ -21,6 +21,7 @@ import type { Pass } from "../opt/pass.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
 import { cannotFail, forwardTransform } from "./forward.js";
+import { reverseSweep } from "./reverse.js";
 
 export const forwardAdPass: Pass = {
   name: "forward-ad",
@@ -49,6 +50,20 @@ export function expandJvps(fn: IrFunction): IrFunction {
     fn = { ...fn, body };
   }
   return { ...fn, body: removeDeadLets(fn.body, (_v, rhs) => cannotFail(rhs)).expr };
+}
+
+/**
+ * `vjp f` for a known lambda f = fun x -> body: `fun x -> fun ct -> (body, the adjoint of x)`, the reverse sweep of
+ * the (first-order) body with x the only active variable: f's free variables are constants, as in forward mode.
+ */
+function reverseLambda(lam: Lam): Lam {
+  const f = copyFresh(lam) as Lam;
+  const ct = freshVar("ct", typeOf(f.body));
+  const body = nested((b) => {
+    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b);
+    return mkTuple([value, adjoint(f.param)]);
+  });
+  return mkLam(f.param, mkLam(ct, body));
 }
 
 function unknownFunction(node: Jvp): never {
@@ -98,14 +113,14 @@ class Expander {
     const def = e.fn.kind === "var" ? this.defs.get(e.fn.id) : undefined;
     if (def?.kind === "lam" && !containsJvp(def.body)) {
       this.expanded++;
-      return b.emit(forwardTransform(def));
+      return b.emit(e.reverse ? reverseLambda(def) : forwardTransform(def));
     }
     if (def?.kind === "if") {
       this.expanded++;
       const branch = (x: Expr) =>
         nested((bb): Expr => {
           const g = bb.bind("f", copyFresh(x));
-          return { kind: "jvp", fn: g, type: e.type };
+          return { kind: "jvp", fn: g, type: e.type, ...(e.reverse ? { reverse: true as const } : {}) };
         });
       return mkIf(def.cond, branch(def.then), branch(def.else));
     }

@@ -55,7 +55,7 @@ class Matcher {
       case "app":
         return b.kind === "app" && this.atom(a.fn, b.fn) && this.atom(a.arg, b.arg);
       case "jvp":
-        return b.kind === "jvp" && this.atom(a.fn, b.fn);
+        return b.kind === "jvp" && a.reverse === b.reverse && this.atom(a.fn, b.fn);
       case "lam":
         return b.kind === "lam" && this.bind(a.param, b.param) && this.expr(a.body, b.body);
       case "if":

@@ -95,13 +95,21 @@ export interface Ifold {
 
 /**
  * `jvp f`: D[f], the forward-mode derivative of the function value f (paper 000 Fig. 6); its type is
- * dualType(f.type) (src/ad/dual-types.ts). The forward-ad pass expands it once f is a known lambda, so neither back
- * end's fast path sees one.
+ * dualType(f.type) (src/ad/dual-types.ts). With `reverse`, `vjp f`: the reverse-mode derivative, of type
+ * a -> b -> (b, a) for f : a -> b (`vjp f x ct` is the value and the adjoint of x for the cotangent ct; see
+ * vjpType). The forward-ad pass expands both once f is a known lambda, so neither back end's fast path sees one.
  */
 export interface Jvp {
   readonly kind: "jvp";
   readonly fn: Atom;
   readonly type: Type;
+  readonly reverse?: true;
+}
+
+/** The type of `vjp f` for f : a -> b: a -> b -> (b, a). */
+export function vjpType(f: Type): Type {
+  if (f.k !== "fun") throw new Error("vjpType: not a function type");
+  return funOf(f.param, funOf(f.result, tupleOf([f.result, f.param])));
 }
 
 export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | Jvp;

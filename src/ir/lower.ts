@@ -23,6 +23,7 @@ import {
   lit,
   mkLam,
   mkTuple,
+  vjpType,
   type Atom,
   type Expr,
   type IrFunction,
@@ -310,6 +311,10 @@ class Lowering {
       case "jvp": {
         const f = atomArg(0);
         return blk.bind(name, { kind: "jvp", fn: f, type: dualType(f.type) });
+      }
+      case "vjp": {
+        const f = atomArg(0);
+        return blk.bind(name, { kind: "jvp", reverse: true, fn: f, type: vjpType(f.type) });
       }
       case "diff":
       case "grad":

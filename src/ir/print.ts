@@ -126,7 +126,7 @@ class Printer {
       case "app":
         return frag(`${at(this.atom(e.fn), APP).text} ${this.arg(this.value(e.arg))}`, APP);
       case "jvp":
-        return frag(`jvp ${this.arg(this.atom(e.fn))}`, APP);
+        return frag(`${e.reverse ? "vjp" : "jvp"} ${this.arg(this.atom(e.fn))}`, APP);
       case "lam": {
         // `fun x -> fun y -> e` prints as `fun x y -> e`, also when the inner lambda is a let printed inline.
         const params: Var[] = [e.param];

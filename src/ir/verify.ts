@@ -4,7 +4,7 @@
 import { dualType } from "../ad/dual-types.js";
 import { containsFun, funOf, showType, tupleOf, typeEq, type Type, arrayOf } from "../types/types.js";
 import { PRIMS } from "../prims/table.js";
-import { isAtom, typeOf, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
+import { isAtom, typeOf, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
 import { printIr } from "./print.js";
 
 /**
@@ -145,7 +145,7 @@ class Verifier {
       case "jvp":
         this.atom(e, e.fn, "the function of jvp");
         if (e.fn.type.k !== "fun") this.fail(e, `jvp of a non-function of type ${showType(e.fn.type)}`);
-        this.expect(e, "jvp", dualType(e.fn.type), e.type);
+        this.expect(e, e.reverse ? "vjp" : "jvp", e.reverse ? vjpType(e.fn.type) : dualType(e.fn.type), e.type);
         return;
       case "if":
         this.atom(e, e.cond, "the condition of if");

@@ -19,6 +19,8 @@ export type BuiltinLowering =
   | { readonly kind: "prim"; readonly op: PrimName }
   /** The derivative API (paper 000 §3.1): `jvp f` is D[f]; diff, grad and mgrad seed it with one-hot tangents. */
   | { readonly kind: "jvp" }
+  /** Reverse mode: `vjp f x ct` is (f x, the adjoint of x for the cotangent ct). */
+  | { readonly kind: "vjp" }
   | { readonly kind: "diff" }
   | { readonly kind: "grad" }
   | { readonly kind: "mgrad" }
@@ -161,6 +163,18 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         return mFun(f, ctx.dual(f));
       },
       lowering: { kind: "jvp" },
+    },
+  ],
+  [
+    "vjp",
+    {
+      arity: 1,
+      type: () => {
+        const a = freshTVar();
+        const b = freshTVar();
+        return mFun(mFun(a, b), mFuns([a, b], mTuple([b, a])));
+      },
+      lowering: { kind: "vjp" },
     },
   ],
   ...(["diff", "vdiff", "mdiff"] as const).map((name): [string, Builtin] => [name, derivative(0, { kind: "diff" })]),
