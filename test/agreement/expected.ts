@@ -23,6 +23,27 @@ const matMul = (a: Mat, b: Mat) => a.map((row) => transpose(b).map((col) => dot(
 export const EXPECTED: Readonly<Record<string, (args: readonly Json[]) => Json>> = {
   "example1_umv.smooth": () => 39,
 
+  // Values semantics of updates (each update is on a copy): worked by hand for v = [1, 2, 3], n = 3.
+  "update_aliasing.smooth": () => [
+    [
+      [0, 0, 0],
+      [1, 0, 0],
+    ],
+    [
+      [1, 1, 1],
+      [0, 0, 0],
+    ],
+    [
+      3,
+      [
+        [0, 0, 0],
+        [2, 4, 6],
+      ],
+    ],
+    [1, 101],
+    [-1, 2],
+  ],
+
   "softmax.smooth": ([v]) => {
     const xs = v as Vec;
     const m = Math.max(...xs);
