@@ -9,9 +9,9 @@ import { isScalar, type Type } from "../types/types.js";
 
 export const UPDATE_OPS = new Set(["setAt", "addAt", "addArray", "zerosLike"]);
 
-const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow", "div"]);
+const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"]);
 
-/** Worth storing rather than recomputing: a transcendental function, a division, a loop or a branch. */
+/** Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it costs about as much as recomputing it). */
 export function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
