@@ -334,7 +334,7 @@ class Reverse {
   /**
    * When the primal reaches an active build: prepare its reverse, a loop over the elements that carries the adjoints
    * of the targets, recomputes element i and reverses it for the adjoint of element i. Scalars that are costly to
-   * recompute (transcendental functions, divisions, loops, branches) and that the reverse reads are instead stored by
+   * recompute (transcendental functions, loops, branches) and that the reverse reads are instead stored by
    * the primal build as residuals: it builds tuples (element, residuals...), whose component arrays `field` takes
    * apart at no cost; the reverse reads residual i where it would have recomputed it.
    */
