@@ -357,7 +357,8 @@ export class Emitter {
         if (c === true && l.rank > 0) {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
           const name = this.fresh();
-          this.out.line(`const ${name} = ${data}.slice(${offset}, ${plus(offset!, times(dims))});`);
+          // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.
+          this.out.line(`const ${name} = ${dims[0]} === 0 ? ${data} : ${data}.slice(${offset}, ${plus(offset!, times(dims))});`);
           init[at] = name;
           init[at + 1] = "0";
         }
