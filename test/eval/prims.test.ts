@@ -44,6 +44,15 @@ function checkBool(op: PrimName, ref: (a: boolean, b: boolean) => boolean) {
 const bigMax = (a: bigint, b: bigint) => (a > b ? a : b);
 const bigMin = (a: bigint, b: bigint) => (a < b ? a : b);
 
+/** [(0.5, 4), (1.5, 9)] as the runtime stores it: a tuple of arrays. */
+function pairArray(): TupleArray {
+  return {
+    tag: "tuparr",
+    depth: 1,
+    fields: [vector([0.5, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) }],
+  };
+}
+
 // A mapped type over the primitive names: a new primitive without a check here fails `tsc`.
 const checks: { [K in PrimName]: () => void } = {
   add: () => {
@@ -120,16 +129,11 @@ const checks: { [K in PrimName]: () => void } = {
     const m = freshVar("m", MATRIX);
     const flags = freshVar("flags", arrayOf(BOOL));
     const pairs = freshVar("pairs", arrayOf(tupleOf([DOUBLE, INT])));
-    const pairArray: TupleArray = {
-      tag: "tuparr",
-      depth: 1,
-      fields: [vector([0.5, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) }],
-    };
     const env = new Map<number, Value>([
       [v.id, vector([10, 20, 30])],
       [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
       [flags.id, { tag: "dense", elemKind: "bool", shape: [2], data: Uint8Array.from([0, 1]) }],
-      [pairs.id, pairArray],
+      [pairs.id, pairArray()],
     ]);
     expect(evaluate(prim("get", [v, idx(2)]), env)).toBe(30);
     expect(evaluate(prim("get", [m, idx(1)]), env)).toEqual(vector([4, 5, 6]));
@@ -210,16 +214,11 @@ function updateEnv() {
   const pairs = freshVar("pairs", arrayOf(tupleOf([DOUBLE, INT])));
   const pair = freshVar("pair", tupleOf([DOUBLE, INT]));
   const path = freshVar("path", tupleOf([INT, INT]));
-  const pairArray: TupleArray = {
-    tag: "tuparr",
-    depth: 1,
-    fields: [vector([0.5, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) }],
-  };
   const env = new Map<number, Value>([
     [v.id, vector([10, 20, 30])],
     [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
     [row.id, vector([100, 200, 300])],
-    [pairs.id, pairArray],
+    [pairs.id, pairArray()],
     [pair.id, { tag: "tuple", elems: [2, 3] }],
     [path.id, { tag: "tuple", elems: [1, 2] }],
   ]);
