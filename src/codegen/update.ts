@@ -50,6 +50,31 @@ export function emitZerosLike(em: Emitter, e: Prim, base: string): Slots {
   });
 }
 
+/**
+ * Stores (or adds) the value whose slots are `vs` into leaf `l` at element offset `at`: a scalar, or an array of
+ * dimensions `inner` (checked against the value's, the interpreter's shape error otherwise). Bools are only stored.
+ */
+function writeElement(em: Emitter, e: Prim, l: LeafSlots, at: string, inner: readonly string[], vs: Slots, how: "set" | "add"): void {
+  const set = how === "set";
+  if (inner.length === 0) {
+    if (l.kind === "bool") {
+      if (set) em.out.line(`${l.data}[${at}] = ${vs[0]} ? 1 : 0;`);
+    } else em.out.line(`${l.data}[${at}] ${set ? "=" : "+="} ${vs[0]};`);
+    return;
+  }
+  const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
+  const differs = inner.map((n, d) => `${vdims[d]} !== ${n}`).join(" || ");
+  const span = em.spanRef(e.span);
+  em.failIf(differs, [...vdims, ...inner], (saved) =>
+    `$rt.updateShapeError(${set}, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${span})`,
+  );
+  if (l.kind === "bool" && !set) return;
+  const q = em.fresh();
+  const from = em.fresh();
+  em.out.line(`const ${from} = ${at};`);
+  em.out.line(`for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${l.data}[${from} + ${q}] ${set ? "=" : "+="} ${vdata}[${plus(voff, q)}];`);
+}
+
 /** setAt / addAt a p v. */
 export function emitUpdateAt(em: Emitter, e: Prim, base: string, inPlace: boolean): Slots {
   const set = e.op === "setAt";
@@ -63,26 +88,7 @@ export function emitUpdateAt(em: Emitter, e: Prim, base: string, inPlace: boolea
     const strides = path.map((_, d) => times(l.dims.slice(d + 1)));
     const at = path.reduce((acc, p, d) => plus(acc, times([p, strides[d]!])), l.offset);
     const inner = l.dims.slice(path.length);
-    const vs = v.slice(vStarts[k]!);
-    if (inner.length === 0) {
-      if (l.kind === "bool") {
-        if (set) em.out.line(`${l.data}[${at}] = ${vs[0]} ? 1 : 0;`);
-      } else em.out.line(`${l.data}[${at}] ${set ? "=" : "+="} ${vs[0]};`);
-      return;
-    }
-    const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
-    const differs = inner.map((n, d) => `${vdims[d]} !== ${n}`).join(" || ");
-    const at0 = em.spanRef(e.span);
-    em.failIf(differs, [...vdims, ...inner], (saved) =>
-      `$rt.updateShapeError(${set}, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${at0})`,
-    );
-    if (l.kind === "bool" && !set) return;
-    const q = em.fresh();
-    const base0 = em.fresh();
-    em.out.line(`const ${base0} = ${at};`);
-    em.out.line(
-      `for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${l.data}[${base0} + ${q}] ${set ? "=" : "+="} ${vdata}[${plus(voff, q)}];`,
-    );
+    writeElement(em, e, l, at, inner, v.slice(vStarts[k]!), set ? "set" : "add");
   });
   return slots;
 }
@@ -145,23 +151,8 @@ export function emitRecord(em: Emitter, e: Prim, base: string, inPlace: boolean)
   em.markDimensionNames(out.flatMap((r) => r.dims));
   em.boundsCheck(i, out[0]!.dims[0]!, e.span);
   out.forEach((r, k) => {
-    const vs = v.slice(vStarts[k]!);
     const inner = r.dims.slice(1);
-    const at = plus(r.offset, times([i, ...inner]));
-    if (inner.length === 0) {
-      em.out.line(`${r.data}[${at}] = ${r.kind === "bool" ? `${vs[0]} ? 1 : 0` : vs[0]};`);
-      return;
-    }
-    const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
-    const differs = inner.map((d, q) => `${vdims[q]} !== ${d}`).join(" || ");
-    const span = em.spanRef(e.span);
-    em.failIf(differs, [...vdims, ...inner], (saved) =>
-      `$rt.updateShapeError(true, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${span})`,
-    );
-    const q = em.fresh();
-    const b0 = em.fresh();
-    em.out.line(`const ${b0} = ${at};`);
-    em.out.line(`for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${r.data}[${b0} + ${q}] = ${vdata}[${plus(voff, q)}];`);
+    writeElement(em, e, r, plus(r.offset, times([i, ...inner])), inner, v.slice(vStarts[k]!), "set");
   });
   return out.flatMap((r) => [r.data, r.offset, ...r.dims]);
 }
