@@ -2,7 +2,7 @@
 // residuals back, empty tapes, running a reverse loop forwards, projections of a saved state.
 
 import { AnfBuilder, litIndex, mkPrim, splitLets, wrapLets } from "../ir/builder.js";
-import { mapNode } from "../ir/free.js";
+import { freeVars, mapNode } from "../ir/free.js";
 import { lit, type Atom, type Expr, type Var } from "../ir/ir.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { isScalar, type Type } from "../types/types.js";
@@ -30,6 +30,13 @@ export function readingResiduals(body: Expr, stored: ReadonlyMap<number, Atom>, 
       tail,
     ),
   );
+}
+
+/** Which of `of` (lets of a loop body) do not depend on the loop state `acc`, directly or through other lets. */
+export function stateIndependent(body: Expr, acc: Var, of: readonly Var[]): Set<number> {
+  const dependent = new Set([acc.id]);
+  for (const { v, rhs } of splitLets(body).bindings) if ([...freeVars(rhs).keys()].some((id) => dependent.has(id))) dependent.add(v.id);
+  return new Set(of.filter((v) => !dependent.has(v.id)).map((v) => v.id));
 }
 
 /** An empty array of element type t (`build 0 ...`), for `record` to replace with its first value's shape. */

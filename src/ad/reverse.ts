@@ -15,15 +15,15 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
-import { freeVars, isFreeIn } from "../ir/free.js";
+import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets, type Binding } from "../ir/builder.js";
+import { freeVars, isFreeIn, someNode } from "../ir/free.js";
 import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
 import { copyFresh, substitute } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, elementAt, emptyTape, forwardOrder, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, UPDATE_OPS, zeroScalar } from "./reverse-support.js";
+import { costly, stateIndependent, elementAt, emptyTape, forwardOrder, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, UPDATE_OPS, zeroScalar } from "./reverse-support.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
@@ -72,6 +72,11 @@ class Reverse {
   private readonly alias = new Map<number, Alias>();
   /** The primal definition of each variable emitted by a forward walk. */
   private readonly defs = new Map<number, Expr>();
+  /**
+   * True while walking code whose loops run in the primal anyway and whose records the enclosing loop stores (a
+   * build's element): a loop then records its costly values even when it tapes no state (a reduction).
+   */
+  private runsAnyway = false;
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
@@ -347,20 +352,14 @@ class Reverse {
     const seed = freshVar(`d${v.name}`, e.type);
     const state = freshVar("dacc", targets.length === 1 ? targets[0]!.type : tupleOf(targets.map((t) => t.type)));
     const index = freshVar(e.index.name, INT);
+    // With loops inside the element, the primal build runs them anyway: they record their costly values, and the build
+    // stores those records (and its own costly values) as residuals, so that the reverse recomputes none of them.
+    if (someNode(e.body, (x) => x.kind === "ifold")) {
+      const stored = this.runningAnyway(() => this.storingNestedResiduals(v, e, b, { seed, state, index, targets }));
+      if (stored !== undefined) return stored;
+    }
     const copy = copyFresh(e) as Build;
-    let body = this.saving(targets, () =>
-      pruned(
-        nested((bb) => {
-          this.unpack(targets, state, bb);
-          bb.bindVar(copy.index, index);
-          const dy = bb.prim("get", [seed, copy.index], "dy");
-          const { steps, result } = this.forward(copy.body, bb);
-          this.contribute(result, dy, bb);
-          this.backward(steps, bb);
-          return this.pack(targets, bb);
-        }),
-      ),
-    );
+    let body = this.buildReverseBody(copy, targets, { seed, state, index }).body;
     // Residuals: top-level lets of the element's computation, costly, scalar, and still read by the reverse.
     const original = splitLets(e.body);
     const copied = splitLets(copy.body).bindings;
@@ -376,10 +375,88 @@ class Reverse {
     });
     const all = b.bind(v.name, mkBuild(e.size, e.index, withResiduals, e.span));
     b.bindVar(v, mkPrim("field", [all, litIndex(0)]));
-    const stored = new Map(residuals.map((r, k) => [r.copy.id, b.prim("field", [all, litIndex(k + 1)], r.copy.name)]));
+    const fields = new Map(residuals.map((r, k) => [r.copy.id, b.prim("field", [all, litIndex(k + 1)], r.copy.name)]));
     // The reverse reads residual i instead of recomputing it (and what only fed it is then dead).
-    body = readingResiduals(body, stored, copy.index);
+    body = readingResiduals(body, fields, copy.index);
     return { seed, state, index, body, targets };
+  }
+
+  /** Runs `f` with the loops it prepares known to run in a primal that runs anyway (see `runsAnyway`). */
+  private runningAnyway<T>(f: () => T): T {
+    const before = this.runsAnyway;
+    this.runsAnyway = true;
+    try {
+      return f();
+    } finally {
+      this.runsAnyway = before;
+    }
+  }
+
+  /**
+   * The reverse loop body of a build: element i recomputed (a forward walk of `copy`'s body, whose lets are returned
+   * too) and reversed for the adjoint of element i, carrying the targets' adjoints.
+   */
+  private buildReverseBody(copy: Build, targets: readonly Var[], loop: { seed: Var; state: Var; index: Var }): { body: Expr; walked: readonly Binding[] } {
+    let walked: readonly Binding[] = [];
+    const body = this.saving(targets, () =>
+      pruned(
+        nested((bb) => {
+          this.unpack(targets, loop.state, bb);
+          bb.bindVar(copy.index, loop.index);
+          const dy = bb.prim("get", [loop.seed, copy.index], "dy");
+          const mark = bb.size;
+          const { steps, result } = this.forward(copy.body, bb);
+          walked = bb.bindingsFrom(mark);
+          this.contribute(result, dy, bb);
+          this.backward(steps, bb);
+          return this.pack(targets, bb);
+        }),
+      ),
+    );
+    return { body, walked };
+  }
+
+  /**
+   * A build whose element runs loops: the primal build is a forward walk of its element (so its loops record their
+   * residuals), paired let by let with the reverse's recomputation; the costly values the reverse reads (scalars, and
+   * arrays or tuples whose shape is the same for every element, such as an inner loop's records) become components
+   * of the built tuples. Undefined when nothing is worth storing (the caller then recomputes, without records).
+   */
+  private storingNestedResiduals(
+    v: Var,
+    e: Build,
+    b: AnfBuilder,
+    loop: { seed: Var; state: Var; index: Var; targets: readonly Var[] },
+  ): ReverseLoop | undefined {
+    const copy = copyFresh(e) as Build;
+    const { body, walked } = this.buildReverseBody(copy, loop.targets, loop);
+    const p = copyFresh(e) as Build;
+    const pb = new AnfBuilder();
+    const { result } = this.forward(p.body, pb);
+    const primalBody = pb.finish(result);
+    const primal = splitLets(primalBody);
+    if (primal.bindings.length !== walked.length || walked.some((x, j) => !typeEq(x.v.type, primal.bindings[j]!.v.type))) return undefined;
+    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
+    const rhsOf = new Map(walked.map((x) => [x.v.id, x.rhs]));
+    // Costly, or a part of a costly tuple (an inner loop's records are projections of its final state).
+    const worth = (rhs: Expr): boolean =>
+      costly(rhs) || (rhs.kind === "proj" && rhs.arg.kind === "var" && rhs.arg.id !== undefined && worth(rhsOf.get(rhs.arg.id) ?? rhs.arg));
+    const stability = new ShapeStability(primalBody, freshVar("none", DOUBLE), p.index, true);
+    const candidates = walked.flatMap((x, j) => {
+      const original = primal.bindings[j]!.v;
+      const ok = worth(x.rhs) && live.has(x.v.id) && (isScalar(x.v.type) || stability.stable(original));
+      return ok ? [{ copy: x.v, original, stored: freshVar(x.v.name, arrayOf(x.v.type)) }] : [];
+    });
+    let reverseBody = readingResiduals(body, new Map(candidates.map((r) => [r.copy.id, r.stored])), copy.index);
+    // A residual only needed to recompute another stored one is not read any more: it is not stored either.
+    const residuals = candidates.filter((r) => isFreeIn(r.stored, reverseBody));
+    if (residuals.length === 0) return undefined;
+    if (residuals.length < candidates.length)
+      reverseBody = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.stored])), copy.index);
+    // The residuals are computed first, each by a build of its own; the primal build reads them.
+    const element = this.hoistResiduals({ index: p.index, body: primalBody }, e.size, residuals.map((r) => ({ original: r.original, tape: r.stored })), b);
+    b.bindVar(v, mkBuild(e.size, p.index, element, e.span));
+    return { seed: loop.seed, state: loop.state, index: loop.index, body: reverseBody, targets: loop.targets };
   }
 
   private reverseBuild(e: Build, vb: Atom, b: AnfBuilder, loop: ReverseLoop | undefined): void {
@@ -458,7 +535,7 @@ class Reverse {
     // inside it keep their own tapes and residuals), whose lets correspond one to one to the recomputation's.
     const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
     const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
-    const walk = stateTaped ? this.primalWalk(e, recomputedBindings) : undefined;
+    const walk = stateTaped || this.runsAnyway ? this.primalWalk(e, recomputedBindings) : undefined;
     let residuals = (walk?.pairs ?? []).flatMap(({ recomputed, primal }) =>
       costly(recomputed.rhs) && live.has(recomputed.v.id) && (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
         ? [{ copy: recomputed.v, original: primal, tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)) }]
@@ -479,8 +556,15 @@ class Reverse {
       fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2).body, state2, k2), regular };
     }
     const reverseLoop: ReverseLoop = { state, index: k, body: order(body, state, k), targets, fallback };
+    // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
+    // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
+    let loop = residuals.length > 0 ? walk!.loop : { acc: e.acc, index: e.index, body: e.body };
+    const early = residuals.length > 0 ? stateIndependent(loop.body, loop.acc, residuals.map((r) => r.original)) : new Set<number>();
+    const hoisted = residuals.filter((r) => early.has(r.original.id));
+    residuals = residuals.filter((r) => !early.has(r.original.id));
+    if (hoisted.length > 0) loop = { ...loop, body: this.hoistResiduals(loop, e.count, hoisted, b) };
     if (taped.length === 0 && residuals.length === 0) {
-      b.bindVar(v, e);
+      b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
       return reverseLoop;
     }
     // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so
@@ -503,8 +587,6 @@ class Reverse {
       "st",
       tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type), ...(checked ? [BOOL] : [])]),
     );
-    // Without residuals the primal body is the ifold's own; with them, the forward walk that computed them.
-    const loop = residuals.length > 0 ? walk!.loop : { acc: e.acc, index: e.index, body: e.body };
     const loopBody = nested((bb) => {
       bb.bindVar(loop.acc, mkProj(0, st));
       const next = bb.bind("s", loop.body);
@@ -558,6 +640,32 @@ class Reverse {
     // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
     const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body } as Ifold));
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
+  }
+
+  /**
+   * Emits, before a loop, one `build count (fun i -> residual of iteration i)` per residual that does not depend on the
+   * loop state (binding the residual's tape to its array; a residual's build reads the earlier residuals' arrays), and
+   * returns the loop body reading them instead. One build per residual, not a build of tuples, so that a residual
+   * array is written in place into its build's storage.
+   */
+  private hoistResiduals(loop: { index: Var; body: Expr }, count: Atom, hoisted: readonly { original: Var; tape: Var }[], b: AnfBuilder): Expr {
+    const { bindings, tail } = splitLets(loop.body);
+    const reading = new Map<number, Var>();
+    const readingAt = (xs: readonly Binding[], i: Var) =>
+      xs.map((x) => (reading.has(x.v.id) ? { v: x.v, rhs: mkPrim("get", [reading.get(x.v.id)!, i]) } : x));
+    for (const r of hoisted) {
+      const needed = new Set([r.original.id]);
+      for (let j = bindings.length - 1; j >= 0; j--) {
+        const x = bindings[j]!;
+        if (needed.has(x.v.id) && !reading.has(x.v.id)) for (const id of freeVars(x.rhs).keys()) needed.add(id);
+      }
+      const slice = readingAt(bindings.filter((x) => needed.has(x.v.id)), loop.index);
+      const i = freshVar(loop.index.name, INT);
+      const element = copyFresh(pruned(wrapLets(slice, r.original)), new Map([[loop.index.id, i]]));
+      b.bindVar(r.tape, mkBuild(count, i, element));
+      reading.set(r.original.id, r.tape);
+    }
+    return pruned(wrapLets(readingAt(bindings, loop.index), tail));
   }
 
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
