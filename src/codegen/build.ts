@@ -24,7 +24,17 @@ import type { ScalarKind } from "../runtime/value.js";
 import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
-const ARRAY_CLASS: Record<ScalarKind, string> = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" };
+const ARENA_KIND: Record<ScalarKind, string> = { double: "F64", int: "I32", bool: "U8" };
+
+/** JavaScript for a new zero-filled array of n elements of kind k (from the call's arena, ./arena.ts). */
+export function allocation(k: ScalarKind, n: string): string {
+  return `$a.${ARENA_KIND[k].toLowerCase()}(${n})`;
+}
+
+/** JavaScript for a copy of data[from, to) (from the call's arena). */
+export function sliceOf(k: ScalarKind, data: string, from: string, to: string): string {
+  return `$a.slice${ARENA_KIND[k]}(${data}, ${from}, ${to})`;
+}
 
 interface Level {
   readonly build: Build;
@@ -99,7 +109,7 @@ function emitCopy(em: Emitter, b: Build, get: Prim, base: string): Slots {
   const at = em.spanRef(get.span);
   if (n !== length) em.failIf(`${n} > ${length}`, [length], ([len]) => `$rt.indexOutOfRange(${len}, ${len}, ${at})`);
   const buffer = slotNames(base, b.type)[0]!;
-  em.out.line(`const ${buffer} = ${data}.slice(${offset}, ${offset === "0" ? n : `${offset} + ${n}`});`);
+  em.out.line(`const ${buffer} = $a.sliceF64(${data}, ${offset}, ${offset === "0" ? n : `${offset} + ${n}`});`);
   return [buffer, "0", n];
 }
 
@@ -114,7 +124,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     const n = em.atom(outer.size)[0]!;
     em.checkCount(n, "build size", outer.span);
     const name = slotNames(base, outer.type)[0]!;
-    em.out.line(`const ${name} = new ${ARRAY_CLASS[body.type.k as ScalarKind]}(${n});`);
+    em.out.line(`const ${name} = ${allocation(body.type.k as ScalarKind, n)};`);
     return [name, "0", n];
   }
   const levels: Level[] = [];
@@ -143,7 +153,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const elementIndex = (j: number) => (runStarts[j] === "0" ? indices[j]! : `${runStarts[j]} + ${indices[j]}`);
   const firstDescent = (upTo: number) => (upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`);
   const allocate = (elementSize: (leaf: number) => string) =>
-    termLeaves.map((leaf, l) => `${buffers[l]} = new ${ARRAY_CLASS[leaf.kind]}(${times([...sizes, elementSize(l)])});`);
+    termLeaves.map((leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]))};`);
 
   const level = (j: number): void => {
     const b = levels[j]!.build;
@@ -153,7 +163,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     const scalarOnly = k === 0 && termArrays.length === 0;
     if (j === 0) {
       termLeaves.forEach((leaf, l) => {
-        if (scalarOnly) out.line(`const ${buffers[l]} = new ${ARRAY_CLASS[leaf.kind]}(${n});`);
+        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(leaf.kind, n)};`);
         else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[leaf.kind]};`);
       });
     }

@@ -51,12 +51,12 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   }
   const result = em.expr(fn.body, em.fresh());
   leavesOf(resultType); // a function-typed result is reported as unsupported
-  em.out.line(`return $rt.packResult([${result.join(", ")}], $resultType);`);
+  em.out.line(`return $rt.packResult([${result.join(", ")}], $resultType, $a);`);
   // A failed check saves its site in $ek and its numbers in $e0, $e1, ... and leaves $main (see Emitter.failIf).
   const saved = Array.from({ length: em.savedCount }, (_, q) => `, $e${q} = 0`).join("");
   const dispatch = em.errorDispatch().map((line) => `    ${line}\n`).join("");
   const source =
-    `"use strict";\nreturn function compiled(args) {\n  let $ek = 0${saved};\n  $main: {\n${em.out.text()}\n  }\n` +
+    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args) {\n  let $ek = 0${saved};\n  $a.reset();\n  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
   const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
     ...closure: unknown[]

@@ -19,7 +19,7 @@ import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
-import { emitBuild } from "./build.js";
+import { emitBuild, sliceOf } from "./build.js";
 import { invariantShapes } from "../ir/invariant-shapes.js";
 import type { Fresh } from "./ownership.js";
 import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
@@ -358,7 +358,7 @@ export class Emitter {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
           const name = this.fresh();
           // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.
-          this.out.line(`const ${name} = ${dims[0]} === 0 ? ${data} : ${data}.slice(${offset}, ${plus(offset!, times(dims))});`);
+          this.out.line(`const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(l.kind, data!, offset!, plus(offset!, times(dims)))};`);
           init[at] = name;
           init[at + 1] = "0";
         }

@@ -10,6 +10,7 @@ import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js"
 import type { FlatData, Value } from "../runtime/value.js";
 import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
+import { Arena } from "./arena.js";
 
 function unpackArgs(args: readonly Value[], paramTypes: readonly Type[]): Slot[] {
   if (!Array.isArray(args) || args.length !== paramTypes.length) {
@@ -88,7 +89,13 @@ export const RUNTIME = {
   addShapeError,
   updateShapeError,
   unpackArgs,
-  packResult: (slots: readonly Slot[], t: Type): Value => slotsToValue(slots, t),
+  /** The result's value; its arrays are copied out of the call's arena (./arena.ts), which the next call reuses. */
+  packResult: (slots: readonly Slot[], t: Type, arena: Arena): Value =>
+    slotsToValue(
+      slots.map((s) => (ArrayBuffer.isView(s) ? arena.detach(s as Float64Array) : s)),
+      t,
+    ),
+  newArena: (): Arena => new Arena(),
   emptyF64: EMPTY.double,
   emptyI32: EMPTY.int,
   emptyU8: EMPTY.bool,

@@ -3,11 +3,11 @@
 // the semantics of the interpreter's copying version either way. Path indexes are bounds-checked like `get`.
 
 import type { Atom, Prim } from "../ir/ir.js";
+import { allocation, sliceOf } from "./build.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { plus, times, type Emitter, type Slots } from "./emit.js";
 
-const ARRAY_CLASS: Record<ScalarKind, string> = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" };
 
 interface LeafSlots {
   readonly kind: ScalarKind;
@@ -34,7 +34,7 @@ function target(em: Emitter, e: Prim, base: string, inPlace: boolean): { leaves:
   const starts = leafStarts(leavesOf(e.type));
   const leaves = src.map((l, k) => {
     const data = names[starts[k]!]!;
-    em.out.line(`const ${data} = ${l.data}.slice(${l.offset}, ${plus(l.offset, times(l.dims))});`);
+    em.out.line(`const ${data} = ${sliceOf(l.kind, l.data, l.offset, plus(l.offset, times(l.dims)))};`);
     return { ...l, data, offset: "0" };
   });
   return { leaves, slots: leaves.flatMap((l) => [l.data, l.offset, ...l.dims]) };
@@ -45,7 +45,7 @@ export function emitZerosLike(em: Emitter, e: Prim, base: string): Slots {
   const starts = leafStarts(leavesOf(e.type));
   return arrayLeaves(em, e.args[0]!).flatMap((l, k) => {
     const data = names[starts[k]!]!;
-    em.out.line(`const ${data} = new ${ARRAY_CLASS[l.kind]}(${times(l.dims)});`);
+    em.out.line(`const ${data} = ${allocation(l.kind, times(l.dims))};`);
     return [data, "0", ...l.dims];
   });
 }
@@ -144,7 +144,7 @@ export function emitRecord(em: Emitter, e: Prim, base: string, inPlace: boolean)
     const r = out[k]!;
     const vs = v.slice(vStarts[k]!);
     const vDims = vLeaves[k]!.rank === 0 ? [] : vs.slice(2, 2 + vLeaves[k]!.rank);
-    em.out.line(`${r.data} = new ${ARRAY_CLASS[l.kind]}(${times([n, ...vDims])}); ${r.offset} = 0; ${r.dims[0]} = ${n};`);
+    em.out.line(`${r.data} = ${allocation(l.kind, times([n, ...vDims]))}; ${r.offset} = 0; ${r.dims[0]} = ${n};`);
     vDims.forEach((d, q) => em.out.line(`${r.dims[q + 1]} = ${d};`));
   });
   em.out.close();

@@ -1,0 +1,67 @@
+// The arena compiled code allocates its arrays from (src/codegen/arena.ts): results never share memory with a later
+// call, reused memory reads as zeros where the program relies on fresh arrays being zero, and arrays too large for
+// the arena or past its cap are ordinary allocations.
+
+import { describe, expect, it } from "vitest";
+import { Arena } from "../../src/codegen/arena.js";
+import { loadProgram } from "../../src/api/program.js";
+import { MATRIX, VECTOR } from "../../src/types/types.js";
+import type { Value } from "../../src/runtime/value.js";
+
+const dense = (data: number[]): Value => ({ tag: "dense", elemKind: "double", shape: [data.length], data: Float64Array.from(data) });
+const dataOf = (v: Value): number[] => [...(v as { data: Float64Array }).data];
+
+describe("compiled code allocating from an arena", () => {
+  const program = loadProgram({
+    name: "arena.smooth",
+    text: [
+      "let scaled = fun (v: Vector) (s: Double) -> build (length v) (fun i -> v[i] * s)",
+      // Each row is a small array that lives only within its iteration; the zeros come from zerosLike.
+      "let rows = fun (v: Vector) -> build 3 (fun r -> let z = addAt (zerosLike v) r 1. in vectorSum (build (length v) (fun i -> z[i] * v[i])))",
+    ].join("\n"),
+  });
+
+  it("returns results that a later call does not overwrite", () => {
+    const f = program.specialise("scaled", [VECTOR, { k: "double" }], "js");
+    const first = f.run([dense([1, 2, 3]), 2]);
+    const second = f.run([dense([4, 5, 6]), 10]);
+    expect(dataOf(first)).toEqual([2, 4, 6]);
+    expect(dataOf(second)).toEqual([40, 50, 60]);
+  });
+
+  it("gives zeros where a fresh array is zeros, on every call", () => {
+    const f = program.specialise("rows", [VECTOR], "js");
+    for (let call = 0; call < 3; call++) expect(dataOf(f.run([dense([7, 8, 9, 10])]))).toEqual([7, 8, 9]);
+  });
+});
+
+describe("Arena", () => {
+  it("zeroes memory reused from an earlier call, and copies out only its own arrays", () => {
+    const arena = new Arena();
+    const a = arena.f64(4);
+    a.fill(5);
+    arena.reset();
+    const b = arena.f64(4);
+    expect(b.buffer).toBe(a.buffer);
+    expect([...b]).toEqual([0, 0, 0, 0]);
+    const own = arena.detach(b);
+    expect(own.buffer).not.toBe(b.buffer);
+    const outside = new Float64Array(3);
+    expect(arena.detach(outside)).toBe(outside);
+  });
+
+  it("allocates large arrays on their own", () => {
+    const arena = new Arena();
+    const big = arena.f64(1 << 20);
+    expect(big.length).toBe(1 << 20);
+    expect(arena.detach(big)).toBe(big);
+  });
+
+  it("copies slices", () => {
+    const arena = new Arena();
+    const src = Float64Array.from([1, 2, 3, 4, 5]);
+    expect([...arena.sliceF64(src, 1, 4)]).toEqual([2, 3, 4]);
+    expect([...arena.sliceI32(Int32Array.from([1, 2, 3]), 0, 2)]).toEqual([1, 2]);
+    expect([...arena.sliceU8(Uint8Array.from([1, 0, 1]), 2, 3)]).toEqual([1]);
+  });
+});
