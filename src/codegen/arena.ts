@@ -19,6 +19,7 @@ interface Chunk {
   dirty: number;
 }
 
+/** Allocation: `f64(n)` is a zero-filled array; `f64(n, false)` may hold old values, for code that writes them all. */
 export class Arena {
   private readonly chunks: Chunk[] = [];
   private current = 0;
@@ -32,19 +33,25 @@ export class Arena {
     this.current = 0;
   }
 
-  f64(n: number): Float64Array {
+  f64(n: number, zeroed = true): Float64Array {
     const at = this.place(n * 8, n);
-    return at === undefined ? new Float64Array(n) : this.zeroed(new Float64Array(at.chunk.buffer, at.offset, n), at);
+    if (at === undefined) return new Float64Array(n);
+    const a = new Float64Array(at.chunk.buffer, at.offset, n);
+    return zeroed ? this.zeroed(a, at) : a;
   }
 
-  i32(n: number): Int32Array {
+  i32(n: number, zeroed = true): Int32Array {
     const at = this.place(n * 4, n);
-    return at === undefined ? new Int32Array(n) : this.zeroed(new Int32Array(at.chunk.buffer, at.offset, n), at);
+    if (at === undefined) return new Int32Array(n);
+    const a = new Int32Array(at.chunk.buffer, at.offset, n);
+    return zeroed ? this.zeroed(a, at) : a;
   }
 
-  u8(n: number): Uint8Array {
+  u8(n: number, zeroed = true): Uint8Array {
     const at = this.place(n, n);
-    return at === undefined ? new Uint8Array(n) : this.zeroed(new Uint8Array(at.chunk.buffer, at.offset, n), at);
+    if (at === undefined) return new Uint8Array(n);
+    const a = new Uint8Array(at.chunk.buffer, at.offset, n);
+    return zeroed ? this.zeroed(a, at) : a;
   }
 
   /** `src.slice(from, to)`, in the arena. */

@@ -26,9 +26,12 @@ import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
 const ARENA_KIND: Record<ScalarKind, string> = { double: "F64", int: "I32", bool: "U8" };
 
-/** JavaScript for a new zero-filled array of n elements of kind k (from the call's arena, ./arena.ts). */
-export function allocation(k: ScalarKind, n: string): string {
-  return `$a.${ARENA_KIND[k].toLowerCase()}(${n})`;
+/**
+ * JavaScript for a new array of n elements of kind k (from the call's arena, ./arena.ts): zero-filled, or with
+ * whatever the arena's memory holds when the code writes every element before reading any (`overwritten`).
+ */
+export function allocation(k: ScalarKind, n: string, overwritten = false): string {
+  return `$a.${ARENA_KIND[k].toLowerCase()}(${n}${overwritten ? ", false" : ""})`;
 }
 
 /** JavaScript for a copy of data[from, to) (from the call's arena). */
@@ -152,8 +155,13 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
 
   const elementIndex = (j: number) => (runStarts[j] === "0" ? indices[j]! : `${runStarts[j]} + ${indices[j]}`);
   const firstDescent = (upTo: number) => (upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`);
+  // Every element is written, except by a one-hot terminal or a branch that leaves zeros: only those need zeroed
+  // memory (the arena's reused memory otherwise costs a fill).
+  let tailOfTerminal = terminal;
+  while (tailOfTerminal.kind === "let") tailOfTerminal = tailOfTerminal.body;
+  const sparseTerminal = oneHotTerminal(levels[k]!.build) !== undefined || zeroBranch(tailOfTerminal) !== undefined;
   const allocate = (elementSize: (leaf: number) => string) =>
-    termLeaves.map((leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]))};`);
+    termLeaves.map((leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]), !sparseTerminal)};`);
 
   const level = (j: number): void => {
     const b = levels[j]!.build;
@@ -163,7 +171,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     const scalarOnly = k === 0 && termArrays.length === 0;
     if (j === 0) {
       termLeaves.forEach((leaf, l) => {
-        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(leaf.kind, n)};`);
+        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(leaf.kind, n, !sparseTerminal)};`);
         else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[leaf.kind]};`);
       });
     }

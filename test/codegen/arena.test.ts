@@ -18,6 +18,9 @@ describe("compiled code allocating from an arena", () => {
       "let scaled = fun (v: Vector) (s: Double) -> build (length v) (fun i -> v[i] * s)",
       // Each row is a small array that lives only within its iteration; the zeros come from zerosLike.
       "let rows = fun (v: Vector) -> build 3 (fun r -> let z = addAt (zerosLike v) r 1. in vectorSum (build (length v) (fun i -> z[i] * v[i])))",
+      // Builds that write only some elements (a one-hot terminal, a branch leaving zeros) rely on zeroed memory.
+      "let hot = fun (v: Vector) (k: Index) -> build (length v) (fun r -> build (length v) (fun i -> if i = k then v[r] else 0.))",
+      "let half = fun (v: Vector) -> build (length v) (fun r -> if r < 2 then build (length v) (fun i -> v[i] * v[r]) else build (length v) (fun i -> 0.))",
     ].join("\n"),
   });
 
@@ -27,6 +30,16 @@ describe("compiled code allocating from an arena", () => {
     const second = f.run([dense([4, 5, 6]), 10]);
     expect(dataOf(first)).toEqual([2, 4, 6]);
     expect(dataOf(second)).toEqual([40, 50, 60]);
+  });
+
+  it("gives zeros where a build writes only some elements, after a call that wrote others", () => {
+    const hot = program.specialise("hot", [VECTOR, { k: "int" }], "js");
+    const flat = (v: Value) => [...(v as { data: Float64Array }).data];
+    hot.run([dense([9, 9, 9]), 0]);
+    expect(flat(hot.run([dense([1, 2, 3]), 2]))).toEqual([0, 0, 1, 0, 0, 2, 0, 0, 3]);
+    const half = program.specialise("half", [VECTOR], "js");
+    half.run([dense([5, 5, 5])]);
+    expect(flat(half.run([dense([1, 2, 3])]))).toEqual([1, 2, 3, 2, 4, 6, 0, 0, 0]);
   });
 
   it("gives zeros where a fresh array is zeros, on every call", () => {
