@@ -281,14 +281,15 @@ export class Emitter {
     }
   }
 
-  /** Bounds checks already made in the current straight-line run of code (see CodeWriter.blockEpoch). */
+  /** Bounds checks already made, with the block they were made in (they hold while it is open: CodeWriter.isOpen). */
   private readonly checked = new Map<string, number>();
 
   boundsCheck(i: string, length: string, span: Span | undefined): void {
     // The same check earlier in the same run passed (a failed check leaves the function), so it holds here too.
     const key = `${i} ${length}`;
-    if (this.checked.get(key) === this.out.blockEpoch) return;
-    this.checked.set(key, this.out.blockEpoch);
+    const made = this.checked.get(key);
+    if (made !== undefined && this.out.isOpen(made)) return;
+    this.checked.set(key, this.out.scope);
     const bound = this.loopBounds.get(i);
     // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
     for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++) if (b === length) return;

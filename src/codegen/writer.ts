@@ -16,31 +16,57 @@ export class CodeWriter {
     this.lines.push("  ".repeat(this.depth) + text);
   }
 
-  /** Changes whenever a block starts or ends: facts established by earlier lines hold while it stays the same. */
-  blockEpoch = 0;
+  /**
+   * The blocks open at the current line (innermost last), each with its own id. A fact established by a line holds
+   * for the rest of its block, nested blocks included, while that block stays open (names are assigned once, or
+   * only at the end of the loop body that declares them, so a later line of the same run sees the same values).
+   */
+  private readonly scopes: number[] = [0];
+  private readonly open_ = new Set<number>([0]);
+  private nextScope = 1;
+
+  /** The innermost open block. */
+  get scope(): number {
+    return this.scopes[this.scopes.length - 1]!;
+  }
+
+  /** Whether block `id` is still open (facts established in it hold here). */
+  isOpen(id: number): boolean {
+    return this.open_.has(id);
+  }
+
+  private push(): void {
+    const id = this.nextScope++;
+    this.scopes.push(id);
+    this.open_.add(id);
+  }
+
+  private pop(): void {
+    this.open_.delete(this.scopes.pop()!);
+  }
 
   /** A line ending in `{`, after which lines are indented one more level. */
   open(text: string): void {
     this.line(text);
     this.depth++;
-    this.blockEpoch++;
+    this.push();
   }
 
-  /** Ends a block opened with `open`; `text` may continue it, as in "} else {". */
+  /** Ends a block opened with `open`; `text` may continue it, as in "} else {" (then followed by `indentIn`). */
   close(text = "}"): void {
     this.depth--;
-    this.blockEpoch++;
+    this.pop();
     this.line(text);
   }
 
   indentIn(): void {
     this.depth++;
-    this.blockEpoch++;
+    this.push();
   }
 
   indentOut(): void {
     this.depth--;
-    this.blockEpoch++;
+    this.pop();
   }
 
   /** Runs `write`, returning the lines it wrote instead of keeping them (for code that must be placed later). */
