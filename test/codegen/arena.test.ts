@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { Arena } from "../../src/codegen/arena.js";
 import { loadProgram } from "../../src/api/program.js";
-import { MATRIX, VECTOR } from "../../src/types/types.js";
+import { VECTOR } from "../../src/types/types.js";
 import type { Value } from "../../src/runtime/value.js";
 
 const dense = (data: number[]): Value => ({ tag: "dense", elemKind: "double", shape: [data.length], data: Float64Array.from(data) });

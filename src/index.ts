@@ -1,0 +1,97 @@
+// The Smooth library: `import { smooth, grad, ... } from "smooth"`. See the README's "The library" section.
+//
+// Functions come in two ways — Smooth source (the `smooth` tag, smoothModule, loadModule) or TypeScript functions over
+// tensors, written with the operations re-exported below from src/staging/ — and every transform accepts both.
+// Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
+
+export { smooth, smoothModule, loadModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
+export { compile, compilations, type AnyFunction } from "./library/compile.js";
+export { grad, valueAndGrad, jacobian, hessian, type ArgnumsOption, type JacobianOptions } from "./library/transforms.js";
+export { jvp, vjp } from "./library/jvp.js";
+export { vmap, type VmapOptions } from "./library/vmap.js";
+export { inspect, type Inspection } from "./library/inspect.js";
+export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
+export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
+
+// The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).
+export {
+  StagingError,
+  Tensor,
+  type Element,
+  type Scalar,
+  type Staged,
+  type Traced,
+  build,
+  cond,
+  ifold,
+  abs,
+  add,
+  and,
+  cos,
+  div,
+  eq,
+  exp,
+  floor,
+  ge,
+  gt,
+  index,
+  le,
+  log,
+  lt,
+  max,
+  min,
+  mul,
+  ne,
+  neg,
+  not,
+  or,
+  pow,
+  sin,
+  sqrt,
+  sub,
+  tan,
+  tanh,
+  toDouble,
+  addAt,
+  dot,
+  get,
+  getTuple,
+  length,
+  map,
+  matrixVectorMult,
+  setAt,
+  shape,
+  stack,
+  sum,
+  unzip,
+  zip,
+  gather,
+  logsumexp,
+  map2,
+  matrixAdd,
+  matrixEye,
+  matrixMult,
+  matrixOnes,
+  matrixTrace,
+  matrixZeros,
+  prod,
+  reduce,
+  replicate,
+  reshape,
+  scanl,
+  scanr,
+  scatter,
+  transpose,
+  vectorAdd,
+  vectorDot,
+  vectorEMul,
+  vectorHot,
+  vectorMax,
+  vectorNorm,
+  vectorOutProd,
+  vectorRange,
+  vectorSlice,
+  vectorSMul,
+  vectorSum,
+  vectorZeros,
+} from "./staging/index.js";

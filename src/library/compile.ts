@@ -1,0 +1,46 @@
+// `compile(f)`: a plain function over library values that runs compiled JavaScript, specialised once per argument
+// types (or shapes, for staged functions) and reused for every later call with arguments of the same kind.
+
+import type { Specialised } from "../api/program.js";
+import { fail } from "../syntax/diagnostics.js";
+import { decode } from "./convert.js";
+import { encodeArgs, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
+
+/** Any function the library accepts or returns: arguments and results are library values (see the README). */
+export type AnyFunction = (...args: any[]) => any;
+
+/** The compiled function of `target` (shared by `compile` and the functions of a Smooth module). */
+export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
+  const specs = new Specialisations<Specialised>(target, (inst) => inst.program.specialise(inst.name, inst.argTypes, "js"));
+  const fn = (...args: unknown[]): unknown => {
+    const { entry, inst, trees } = specs.lookup(args);
+    const { values, inputs } = encodeArgs(target, args, trees);
+    return decode(entry.run(values), inst.resultType, inst.resultTree, inputs);
+  };
+  return register(fn, { target, description, compilations: () => specs.count, program: (args) => specs.lookup(args).entry }, name);
+}
+
+/**
+ * Compiles `f` — a definition of a Smooth module or a TypeScript function over tensors — into a plain function over
+ * numbers, Float64Arrays, NDArrays, nested arrays, tuples (JS arrays) and objects. The first call with arguments of
+ * a new type (or, for a TypeScript function, new shapes) compiles; later calls reuse that code.
+ *
+ * @example
+ * const m = smooth`let f = fun (v: Vector) -> vectorDot v v`;
+ * const f = compile(m.f);
+ * f(new Float64Array([1, 2, 3])); // 14
+ */
+export function compile(f: AnyFunction): AnyFunction {
+  const target = targetOf(f, "compile");
+  return compiledFunction(target, `compile(${target.label})`, "compiled");
+}
+
+/**
+ * How many programs a function returned by the library (compile, grad, valueAndGrad, jacobian, hessian, vmap, a vjp
+ * pullback, a module's definition) has compiled so far: one per argument type (or shape) it was called with.
+ */
+export function compilations(fn: AnyFunction): number {
+  const info = libraryFunction(fn);
+  if (!info) return fail("argument", "compilations expects a function returned by the Smooth library");
+  return info.compilations();
+}

@@ -1,0 +1,161 @@
+// Library values <-> runtime values (src/runtime/value.ts). Encoding follows the structure `describe` found
+// (./pytree.ts); typed arrays and NDArrays are passed without copying, nested JS arrays are copied into one buffer.
+// Decoding gives results back in the form of the argument they correspond to (its Tree), or by default:
+// Double → number, Bool → boolean, Vector → Float64Array, higher ranks → JS arrays of Float64Array rows,
+// tuples → JS arrays (objects where the structure has keys), arrays of tuples → JS arrays of them.
+
+import { stackUniform } from "../runtime/stack.js";
+import { allocFlat, arrayGet, arrayLength, shapeSize, tuple, type DenseArray, type FlatData, type TupleArray, type Value } from "../runtime/value.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { Type } from "../types/types.js";
+import { NDArray, type NDData } from "./ndarray.js";
+import { at, describeJs, treeType, type Style, type Tree, type Where } from "./pytree.js";
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** The runtime value of `value`, whose structure is `tree`. Indexes are checked to be 32-bit integers. */
+export function encode(value: unknown, tree: Tree, where: () => Where, path = ""): Value {
+  switch (tree.k) {
+    case "double":
+      return value as number;
+    case "index":
+      return checkIndex(value as number, where, path);
+    case "bool":
+      return value as boolean;
+    case "dense": {
+      if (value instanceof NDArray) return dense(tree.elem, tree.shape, value.data);
+      if (tree.shape.length === 1 && (value instanceof Float64Array || value instanceof Int32Array)) return dense(tree.elem, tree.shape, value);
+      const data = allocFlat(tree.elem, shapeSize(tree.shape));
+      fill(value, data, 0, tree.elem === "int", where, path);
+      return dense(tree.elem, tree.shape, data);
+    }
+    case "tuple": {
+      const parts = tree.keys ? tree.keys.map((k) => (value as Record<string, unknown>)[k]) : (value as unknown[]);
+      const sub = (i: number) => (tree.keys ? `${path}.${tree.keys[i]}` : `${path}[${i}]`);
+      return tuple(tree.elems.map((t, i) => encode(parts[i], t, where, sub(i))));
+    }
+    case "list": {
+      const items = (value as unknown[]).map((x, i) => encode(x, tree.elem, where, `${path}[${i}]`));
+      return stackUniform(treeType(tree.elem), items);
+    }
+  }
+}
+
+const dense = (elemKind: DenseArray["elemKind"], shape: readonly number[], data: FlatData): DenseArray => ({ tag: "dense", elemKind, shape, data });
+
+/** Copies a regular nested array (of numbers, booleans, typed rows or NDArrays) into `data` from `offset`. */
+function fill(value: unknown, data: FlatData, offset: number, ints: boolean, where: () => Where, path: string): number {
+  if (value instanceof NDArray || value instanceof Float64Array || value instanceof Int32Array) {
+    const src = value instanceof NDArray ? value.data : value;
+    data.set(src, offset);
+    return offset + src.length;
+  }
+  const xs = value as readonly unknown[];
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
+    if (typeof x === "number") data[offset++] = ints ? checkIndex(x, where, `${path}[${i}]`) : x;
+    else if (typeof x === "boolean") data[offset++] = x ? 1 : 0;
+    else offset = fill(x, data, offset, ints, where, `${path}[${i}]`);
+  }
+  return offset;
+}
+
+function checkIndex(x: number, where: () => Where, path: string): number {
+  if (Number.isInteger(x) && x >= INT32_MIN && x <= INT32_MAX) return x | 0;
+  const w = where();
+  return fail("argument", `${at(w, path)} must be an integer (an Index), got ${describeNumber(x)}`, w.span, {
+    expected: "an integer from -2147483648 to 2147483647",
+    found: describeNumber(x),
+  });
+}
+
+const describeNumber = (x: unknown): string => (typeof x === "number" ? String(x) : describeJs(x));
+
+/**
+ * A result as a library value. `tree` (the structure of the argument the result corresponds to, or of the function's
+ * result) decides the form; without one the default form is used. `inputs` are the arguments' buffers: a result
+ * sharing one (a function returning its argument) is copied, so results never alias arguments.
+ */
+export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly ArrayBufferLike[] = []): unknown {
+  switch (type.k) {
+    case "double":
+    case "int":
+    case "bool":
+      return v;
+    case "tuple": {
+      const sub = tree?.k === "tuple" ? tree : undefined;
+      const elems = (v as { elems: readonly Value[] }).elems.map((e, i) => decode(e, type.elems[i]!, sub?.elems[i], inputs));
+      return sub?.keys ? Object.fromEntries(sub.keys.map((k, i) => [k, elems[i]])) : elems;
+    }
+    case "array": {
+      if (typeof v === "object" && v.tag === "dense") return decodeDense(v, tree?.k === "dense" ? tree.style : "typed", inputs);
+      const a = v as TupleArray;
+      const elemTree = tree?.k === "list" ? tree.elem : undefined;
+      return Array.from({ length: arrayLength(a) }, (_, i) => decode(arrayGet(a, i), type.elem, elemTree, inputs));
+    }
+    case "fun":
+      throw new Error("decode: a function value cannot be returned");
+  }
+}
+
+/** A dense array in the given style (Bool arrays are always nested JS arrays of booleans). */
+export function decodeDense(v: DenseArray, style: Style, inputs: readonly ArrayBufferLike[] = []): unknown {
+  let data = v.data;
+  if (inputs.includes(data.buffer)) data = data.slice();
+  const shape = v.shape;
+  if (v.elemKind === "bool") return nestedOf(data, shape, (x) => x !== 0);
+  if (style === "ndarray") return new NDArray(data as NDData, shape);
+  if (style === "nested") return nestedOf(data, shape, (x) => x);
+  return rowsOf(data as NDData, shape);
+}
+
+function nestedOf(data: FlatData, shape: readonly number[], elem: (x: number) => unknown): unknown[] {
+  const rec = (d: number, offset: number): unknown[] => {
+    const n = shape[d]!;
+    if (d === shape.length - 1) return Array.from({ length: n }, (_, i) => elem(data[offset + i]!));
+    const stride = shapeSize(shape.slice(d + 1));
+    return Array.from({ length: n }, (_, i) => rec(d + 1, offset + i * stride));
+  };
+  return rec(0, 0);
+}
+
+/** Rank 1: the typed array itself; higher ranks: JS arrays down to typed-array rows (views of one buffer). */
+function rowsOf(data: NDData, shape: readonly number[]): unknown {
+  if (shape.length === 1) return data;
+  const rec = (d: number, offset: number): unknown => {
+    const n = shape[d]!;
+    const stride = shapeSize(shape.slice(d + 1));
+    if (d === shape.length - 1) return data.subarray(offset, offset + n);
+    return Array.from({ length: n }, (_, i) => rec(d + 1, offset + i * stride));
+  };
+  return rec(0, 0);
+}
+
+/**
+ * A Jacobian block with respect to an argument of type `argType` (structure `tree`): `v` has type Array^prefix<argType>
+ * (one adjoint per output position). The block mirrors the argument: each array (or Double) in it becomes an array
+ * with the output's dimensions first, then its own, in the argument's style (see decodeDense).
+ */
+export function decodeBlock(v: Value, prefix: number, argType: Type, tree: Tree): unknown {
+  if (prefix === 0) return decode(v, argType, tree);
+  if (typeof v === "object" && v.tag === "dense") return decodeDense(v, tree.k === "dense" ? tree.style : "typed");
+  if (argType.k === "tuple" && tree.k === "tuple" && typeof v === "object" && v.tag === "tuparr") {
+    const elems = argType.elems.map((t, i) => decodeBlock(v.fields[i]!, prefix, t, tree.elems[i]!));
+    return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, elems[i]])) : elems;
+  }
+  let type = argType;
+  for (let i = 0; i < prefix; i++) type = { k: "array", elem: type };
+  return decode(v, type);
+}
+
+/** A dense array of shape A ++ B (A having `leading` dimensions) transposed to shape B ++ A. */
+export function swapBlocks(v: DenseArray, leading: number): DenseArray {
+  const a = v.shape.slice(0, leading);
+  const b = v.shape.slice(leading);
+  const na = shapeSize(a);
+  const nb = shapeSize(b);
+  const out = allocFlat(v.elemKind, na * nb);
+  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) out[j * na + i] = v.data[i * nb + j]!;
+  return { tag: "dense", elemKind: v.elemKind, shape: [...b, ...a], data: out };
+}

@@ -1,0 +1,27 @@
+// inspect: what a library function runs for given arguments — the optimised program in Smooth syntax and the
+// JavaScript generated from it.
+
+import { printIr } from "../ir/print.js";
+import { compile, type AnyFunction } from "./compile.js";
+import { libraryFunction } from "./target.js";
+
+/** The program a function runs: Smooth text (after optimisation) and the generated JavaScript. */
+export interface Inspection {
+  readonly smooth: string;
+  readonly javascript: string;
+}
+
+/**
+ * The optimised program and the generated JavaScript that `fn` runs for arguments like `exampleArgs` (compiling it if
+ * needed; nothing is run except, for `jacobian` in auto mode, the primal that decides the mode). `fn` is a function
+ * returned by the library (compile, grad, valueAndGrad, jacobian, hessian, vmap, a vjp pullback), a module's
+ * definition, or a TypeScript function over tensors (inspected as `compile(fn)`).
+ *
+ * @example
+ * console.log(inspect(grad(m.loss), w, x).smooth);
+ */
+export function inspect(fn: AnyFunction, ...exampleArgs: unknown[]): Inspection {
+  const info = libraryFunction(fn) ?? libraryFunction(compile(fn))!;
+  const spec = info.program(exampleArgs);
+  return { smooth: printIr(spec.optimised), javascript: spec.jsSource ?? "" };
+}

@@ -1,0 +1,63 @@
+// Smooth source as a module: the `smooth` tagged template (and loading a .smooth file) gives an object whose
+// properties are the file's definitions, each a compiled function that every transform accepts.
+
+import { readFileSync } from "node:fs";
+import { loadProgram } from "../api/program.js";
+import { fail } from "../syntax/diagnostics.js";
+import { TypeNamer } from "../types/mtype.js";
+import { compiledFunction, type AnyFunction } from "./compile.js";
+import { SourceTarget } from "./source-target.js";
+
+/** A definition of a Smooth module: call it to run compiled code; give it to any transform. */
+export type SmoothFunction = AnyFunction & {
+  /** The definition's inferred type, e.g. `Vector -> Double`. */
+  readonly definitionType: string;
+};
+
+/** The definitions of a Smooth source text, by name. */
+export type SmoothModule = { readonly [name: string]: SmoothFunction };
+
+/**
+ * Smooth source as a module of compiled functions. Interpolations must be finite numbers (printed as literals).
+ * Errors in the source are SmoothErrors located at `<smooth>:line:column` of the template's text.
+ *
+ * @example
+ * const m = smooth`
+ *   let loss = fun (w: Vector) (x: Vector) -> log (1 + exp (-(vectorDot w x)))
+ * `;
+ * const g = grad(m.loss)(w, x);
+ */
+export function smooth(strings: TemplateStringsArray, ...values: unknown[]): SmoothModule {
+  let text = strings[0]!;
+  values.forEach((v, i) => {
+    if (typeof v !== "number" || !Number.isFinite(v))
+      fail("argument", `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`, undefined, {
+        expected: "a finite number (write anything else in the Smooth source itself)",
+      });
+    text += numberLiteral(v) + strings[i + 1]!;
+  });
+  return smoothModule(text);
+}
+
+/** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
+function numberLiteral(x: number): string {
+  const s = Object.is(x, -0) ? "0." : Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? String(x) : /[.e]/.test(String(x)) ? String(x) : `${x}.`;
+  return x < 0 ? `(${s})` : s;
+}
+
+/** The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). */
+export function smoothModule(text: string, options: { fileName?: string } = {}): SmoothModule {
+  const program = loadProgram({ name: options.fileName ?? "<smooth>", text });
+  const module: Record<string, SmoothFunction> = {};
+  for (const def of program.userDefs) {
+    const target = new SourceTarget(program, def);
+    const fn = compiledFunction(target, target.label, def.name);
+    module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
+  }
+  return Object.freeze(module);
+}
+
+/** The definitions of a `.smooth` file (messages name it by `path`). */
+export function loadModule(path: string): SmoothModule {
+  return smoothModule(readFileSync(path, "utf8"), { fileName: path });
+}

@@ -1,0 +1,108 @@
+// A TypeScript function over tensors as a target: traced (src/staging/) once per argument types and shapes into one
+// Smooth definition, which is loaded like any source and goes through the same compiler.
+//
+// The tracer hands a tuple parameter to the function as a JS array of tracers; the function sees its own structure
+// instead (objects rebuilt from their keys, in the order `describe` used), and may return an object, whose keys are
+// remembered so that results come back as objects.
+
+import { loadProgram } from "../api/program.js";
+import { fail } from "../syntax/diagnostics.js";
+import { stageFunction, type StaticType } from "../staging/index.js";
+import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
+import type { Instance, Target } from "./target.js";
+
+/** The argument's type with its array lengths, which the traced program takes as constants. */
+function staticOf(t: Tree): StaticType {
+  switch (t.k) {
+    case "double":
+      return { k: "double" };
+    case "index":
+      return { k: "int" };
+    case "bool":
+      return { k: "bool" };
+    case "dense": {
+      let s: StaticType = { k: t.elem };
+      for (let d = t.shape.length - 1; d >= 0; d--) s = { k: "array", length: t.shape[d], elem: s };
+      return s;
+    }
+    case "tuple":
+      return { k: "tuple", elems: t.elems.map(staticOf) };
+    case "list":
+      return { k: "array", length: t.length, elem: staticOf(t.elem) };
+  }
+}
+
+/** The argument as the user's function expects it: tuples the tracer gives as JS arrays become objects again. */
+function rebuild(param: unknown, tree: Tree): unknown {
+  if (tree.k !== "tuple") return param;
+  const parts = (param as readonly unknown[]).map((p, i) => rebuild(p, tree.elems[i]!));
+  return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, parts[i]])) : parts;
+}
+
+/** The function's result as the tracer takes it (objects become JS arrays), and its structure where it has keys. */
+function flattenResult(out: unknown): { value: unknown; tree: Tree; keyed: boolean } {
+  const parts = isPlainObject(out) ? Object.values(out) : Array.isArray(out) ? out : undefined;
+  if (!parts) return { value: out, tree: DOUBLE_TREE, keyed: false };
+  const flat = parts.map(flattenResult);
+  const keys = isPlainObject(out) ? Object.keys(out) : undefined;
+  const tree: Tree = { k: "tuple", elems: flat.map((f) => f.tree), ...(keys ? { keys } : {}) };
+  return { value: flat.map((f) => f.value), tree, keyed: keys !== undefined || flat.some((f) => f.keyed) };
+}
+
+let staged = 0;
+
+class StagedTarget implements Target {
+  readonly label: string;
+  readonly span = undefined;
+  private readonly instances = new Map<string, Instance>();
+
+  constructor(readonly fn: Function) {
+    this.label = fn.name ? `the TypeScript function \`${fn.name}\`` : "a TypeScript function";
+  }
+
+  hint(): undefined {
+    return undefined;
+  }
+
+  where(k: number): Where {
+    return { what: `argument ${k + 1} of ${this.label}` };
+  }
+
+  checkArity(n: number): void {
+    if (n < this.fn.length) fail("argument", `${this.label} takes ${this.fn.length} arguments, but ${n} ${n === 1 ? "was" : "were"} given`);
+  }
+
+  /** A trace is specific to the arguments' shapes (they are static in the traced program). */
+  key(trees: readonly Tree[]): string {
+    return keyOf(trees, true);
+  }
+
+  instance(trees: readonly Tree[]): Instance {
+    const key = this.key(trees);
+    const hit = this.instances.get(key);
+    if (hit) return hit;
+    const argTypes = trees.map(treeType);
+    let result: ReturnType<typeof flattenResult> | undefined;
+    const wrapped = (...params: unknown[]): unknown => {
+      result = flattenResult(this.fn(...params.map((p, k) => rebuild(p, trees[k]!))));
+      return result.value;
+    };
+    const def = stageFunction(wrapped, argTypes, `staged${staged++}`, { shapes: trees.map(staticOf) });
+    const program = loadProgram({ name: `<staged ${this.fn.name || "function"}>`, text: def.source });
+    const inst: Instance = {
+      program,
+      name: def.name,
+      argTypes,
+      resultType: def.resultType,
+      paramNames: [],
+      ...(result?.keyed ? { resultTree: result.tree } : {}),
+    };
+    this.instances.set(key, inst);
+    return inst;
+  }
+}
+
+/** The target of a plain TypeScript function (one per function: see targetOf). */
+export function stagedTarget(fn: Function): Target {
+  return new StagedTarget(fn);
+}
