@@ -38,6 +38,8 @@ export type DerivativeKind = "forward" | "gradient" | "value-gradient" | "vjp" |
 export interface LoadOptions {
   /** Load the M̃ prelude first (default true). */
   readonly prelude?: boolean;
+  /** Files whose definitions come before the user's (after the prelude), each parsed under its own name. */
+  readonly include?: readonly SourceFile[];
 }
 
 /** A specialised entry point, ready to run. */
@@ -82,6 +84,7 @@ export class SmoothProgram {
       preludeFile();
       programs.push(preludeCache!.ast);
     }
+    for (const included of options.include ?? []) programs.push(parseProgram(included));
     programs.push(user);
     this.checked = checkProgram(programs);
     this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);

@@ -1,4 +1,4 @@
-// The subcommands of `smooth`: run, check, show, compile, dev.
+// The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -205,4 +205,9 @@ export function registerCommands(program: Command): void {
         trace: (name, fn) => process.stdout.write(`\n// after ${name}\n${printIr(fn)}\n`),
       });
     });
+
+  program
+    .command("gradbench")
+    .description("a GradBench tool: the protocol's JSON lines on stdin and stdout, every eval's functions in Smooth")
+    .action(async () => (await import("../gradbench/main.js")).gradbenchMain());
 }

@@ -1,0 +1,23 @@
+// The llsq eval: the linear least squares objective of x with n sample points (`primal`) and its gradient with
+// respect to x (`gradient`, reverse mode). Input {x, n}.
+
+import { INT, VECTOR } from "../../types/types.js";
+import type { EvalModule } from "../eval-module.js";
+import { compileDerivative, compilePrimal, inputObject, integerIn, smoothEval, toValue } from "../smooth-eval.js";
+
+const ARG_TYPES = [VECTOR, INT];
+
+export const llsqEval = (): EvalModule =>
+  smoothEval({
+    name: "llsq",
+    main: "gradbench/llsq.smooth",
+    compile: {
+      primal: (prog) => compilePrimal(prog, "llsq", ARG_TYPES),
+      gradient: (prog) => compileDerivative(prog, "llsq", ARG_TYPES, [0], "gradient"),
+    },
+    args(_fn, input) {
+      const { x, n } = inputObject(input, ["x", "n"]);
+      // t_i = -1 + 2i/(n-1) needs n >= 2.
+      return [toValue(x, VECTOR, "the input's `x`"), integerIn(n, "the input's `n`", 2, 2 ** 31 - 1)];
+    },
+  });

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// The GradBench tool: the protocol over stdin/stdout, one JSON line per message; diagnostics on stderr. Exits when
+// stdin closes. Runnable as `node dist/gradbench/main.js` or as `smooth gradbench`.
+
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { GradbenchTool, serve } from "./protocol.js";
+import { EVALS } from "./registry.js";
+
+export async function gradbenchMain(): Promise<void> {
+  // Nothing but responses may reach stdout: anything logged goes to stderr.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  const tool = new GradbenchTool(EVALS, { log: (message) => process.stderr.write(`smooth gradbench: ${message}\n`) });
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  await serve(lines, (line) => process.stdout.write(line), tool);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  gradbenchMain().catch((e: unknown) => {
+    process.stderr.write(`smooth gradbench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

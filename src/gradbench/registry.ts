@@ -1,0 +1,23 @@
+// The modules this tool implements: module name -> a function creating it (called at the module's first define, so
+// a session loads and compiles only the evals it uses). One line per eval.
+
+import type { Registry } from "./protocol.js";
+import { detEval } from "./evals/det.js";
+import { gmmEval } from "./evals/gmm.js";
+import { helloEval } from "./evals/hello.js";
+import { kmeansEval } from "./evals/kmeans.js";
+import { llsqEval } from "./evals/llsq.js";
+import { lseEval } from "./evals/lse.js";
+import { lstmEval } from "./evals/lstm.js";
+import { odeEval } from "./evals/ode.js";
+
+export const EVALS: Registry = new Map([
+  ["hello", helloEval],
+  ["lse", lseEval],
+  ["llsq", llsqEval],
+  ["ode", odeEval],
+  ["det", detEval],
+  ["kmeans", kmeansEval],
+  ["gmm", gmmEval],
+  ["lstm", lstmEval],
+]);
