@@ -14,7 +14,8 @@
 // Parameters and `get` views are never fresh.
 //
 // Uses are counted per path: the branches of an `if` take the larger count, not the sum. A projection `proj(k, t)` is
-// a use of component k only, so the components of a tuple of accumulators are owned separately.
+// a use of component k only, so the components of a tuple of accumulators are owned separately; a use of the whole
+// tuple is a use of every component.
 
 import type { Atom, Expr, Ifold, IrFunction, Prim } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -93,6 +94,9 @@ class Uses {
       this.usePos.set(a.id, this.clock);
       const n = (this.depthOf.get(a.id) ?? 0) === depth ? 1 : MANY;
       add(k === undefined ? whole(a.id) : component(a.id, k), n);
+      // A whole use of a tuple uses each of its components too (counted per component, so that a whole use in one
+      // branch and a projection in the other are still one use on each path).
+      if (k === undefined && a.type.k === "tuple") a.type.elems.forEach((_, j) => add(component(a.id, j), n));
       // Any other use of a view (a row m[i]) shares the array it views.
       const root = this.viewRoot.get(a.id);
       if (root !== undefined) add(whole(root), (this.depthOf.get(root) ?? 0) === depth ? 1 : MANY);
@@ -204,7 +208,7 @@ class Freshness {
     if (f === undefined || f === false || !this.uses.readsBefore(a.id, at)) return false;
     const wholeUses = this.uses.count(whole(a.id));
     if (typeof f === "boolean") return wholeUses === 1;
-    return f.map((x, k) => (wholeUses + this.uses.count(component(a.id, k)) === 1 ? x : false));
+    return f.map((x, k) => (this.uses.count(component(a.id, k)) === 1 ? x : false));
   }
 
   /** Freshness of the value of `e` (walking its body, and recording the in-place updates found). */
@@ -242,7 +246,7 @@ class Freshness {
         const a = e.arg;
         if (a.kind !== "var" || !this.uses.readsBefore(a.id, at)) return false;
         const f = this.fresh.get(a.id);
-        const single = this.uses.count(whole(a.id)) === 0 && this.uses.count(component(a.id, e.index)) === 1;
+        const single = this.uses.count(component(a.id, e.index)) === 1;
         return single && Array.isArray(f) ? (f as readonly Fresh[])[e.index]! : false;
       }
       case "if": {

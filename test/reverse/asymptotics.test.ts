@@ -36,6 +36,14 @@ interface Case {
 
 const CASES: readonly Case[] = [
   {
+    // One branch passes the reverse loop's state on whole, the other updates a component: the update is still in
+    // place (a whole use in one branch and a projection in the other are one use on each path).
+    name: "a branch inside a reversed build",
+    source: "let f = fun (v: Vector) -> vectorSum (build (length v) (fun i -> if v[0] > 100. then 0. else v[i] * v[i]))",
+    arg: (n) => Array.from({ length: n }, (_, i) => Math.sin(i)),
+    gradient: (v: number[]) => v.map((x) => 2 * x),
+  },
+  {
     name: "a loop reading v[i]",
     source: "let f = fun (v: Vector) -> ifold (fun s i -> s + sin v[i] * v[i]) 0. (length v)",
     arg: (n) => Array.from({ length: n }, (_, i) => Math.cos(i)),
