@@ -84,6 +84,7 @@ export class Rewriter implements RuleContext {
       asArray: a.asArray + b.asArray,
       gets: a.gets + b.gets,
       getsOncePerElement: a.getsOncePerElement + b.getsOncePerElement,
+      getsInInnerLoop: a.getsInInnerLoop + b.getsInInnerLoop,
       projs: a.projs + b.projs,
       projected: new Set([...a.projected, ...b.projected]),
     });

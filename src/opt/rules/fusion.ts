@@ -5,7 +5,9 @@
 // or a `length` (then the array itself disappears), and one of:
 //  - the element is cheap: the body contains no loop and no transcendental;
 //  - the element is itself a pull array of cheap elements (a row of a transpose, of a one-hot matrix) and the element
-//    read is only indexed and measured in turn, so that it is fused too and no loop runs per access;
+//    read is only indexed and measured in turn, so that it is fused too and no loop runs per access; except a
+//    transposed view whose rows the consumer walks with its innermost loop, reading elements more than once: it stays
+//    an array, so that the loop reads memory by rows (./transposed-view.ts);
 //  - the array is read by a single get that reads each element once: at the array's own loop depth, or in the
 //    consumer's own loop (the get's index is the index of the one loop between the array and the get). An element
 //    with a transcendental is fused only so (exp of a row read in a loop over points would be recomputed per point).
@@ -21,6 +23,7 @@ import { copyFresh } from "../../ir/rename.js";
 import { TRANSCENDENTAL } from "../materialise.js";
 import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
+import { keepTransposedView } from "./transposed-view.js";
 
 const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
 /** An element costing a transcendental is not recomputed at each of several reads (../materialise.ts shares it). */
@@ -44,7 +47,7 @@ function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): 
   if (!hasLoop(def.body)) return true;
   if (isPullOfCheap(def.body)) {
     const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
-    if (r !== undefined && r.asArray === r.total) return true;
+    if (r !== undefined && r.asArray === r.total && !keepTransposedView(def, uses, r)) return true;
   }
   return readOnce;
 }
