@@ -10,6 +10,10 @@ import { llsqEval } from "./evals/llsq.js";
 import { lseEval } from "./evals/lse.js";
 import { lstmEval } from "./evals/lstm.js";
 import { odeEval } from "./evals/ode.js";
+import { baEval } from "./evals/ba.js";
+import { htEval } from "./evals/ht.js";
+import { particleEval } from "./evals/particle.js";
+import { saddleEval } from "./evals/saddle.js";
 
 export const EVALS: Registry = new Map([
   ["hello", helloEval],
@@ -20,4 +24,8 @@ export const EVALS: Registry = new Map([
   ["kmeans", kmeansEval],
   ["gmm", gmmEval],
   ["lstm", lstmEval],
+  ["ba", baEval],
+  ["ht", htEval],
+  ["particle", particleEval],
+  ["saddle", saddleEval],
 ]);
