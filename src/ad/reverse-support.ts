@@ -7,7 +7,6 @@ import { lit, type Atom, type Expr, type Var } from "../ir/ir.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { isScalar, type Type } from "../types/types.js";
 
-export const UPDATE_OPS = new Set(["setAt", "addAt", "addArray", "zerosLike"]);
 
 const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"]);
 

@@ -23,7 +23,7 @@ import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, stateIndependent, elementAt, emptyTape, forwardOrder, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, UPDATE_OPS, zeroScalar } from "./reverse-support.js";
+import { costly, stateIndependent, elementAt, emptyTape, forwardOrder, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, zeroScalar } from "./reverse-support.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
@@ -80,15 +80,6 @@ class Reverse {
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
-  }
-
-  /** An array of the same shape as `a` that costs nothing more: updates keep their operand's shape. */
-  private shapeDonor(a: Atom): Atom {
-    for (let d = this.defs.get((a as Var).id); d?.kind === "prim" && UPDATE_OPS.has(d.op); d = this.defs.get((a as Var).id)) {
-      a = d.args[0]!;
-      if (a.kind !== "var") break;
-    }
-    return a;
   }
 
   private adjOfAtom(a: Atom): Adj {
@@ -245,15 +236,20 @@ class Reverse {
       case "setAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
         if (this.isActive(a0)) {
-          // Zeros shaped like the replaced element of the primal array (not like a2, whose value may be costly to recompute).
-          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(this.shapeDonor(a0), a1, b), b) : zeroOf(a2.type, a2, b);
+          // Zeros shaped like the replaced element: like the adjoint's element there (the same shape, as the update
+          // requires), so that neither the primal array (which a loop would have to tape) nor a2 (which may be costly
+          // to recompute) is needed.
+          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(vb, a1, b), b) : zeroOf(a2.type, a2, b);
           this.contribute(a0, b.prim("setAt", [vb, a1, zero], `d${a0.name}`), b);
         }
         return;
       case "record":
         // Like setAt (an empty tape's adjoint is never read: the tape a loop records into starts inactive).
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
-        if (this.isActive(a0)) this.contribute(a0, b.prim("setAt", [vb, a1, zeroOf(a2.type, a2, b)], `d${a0.name}`), b);
+        if (this.isActive(a0)) {
+          const zero = a2.type.k === "array" ? zeroOf(a2.type, elementAt(vb, a1, b), b) : zeroOf(a2.type, a2, b);
+          this.contribute(a0, b.prim("setAt", [vb, a1, zero], `d${a0.name}`), b);
+        }
         return;
       case "addAt":
         if (this.isActive(a2)) this.contribute(a2, elementAt(vb, a1, b), b);
