@@ -10,8 +10,8 @@
 import type { Specialised } from "../../api/program.js";
 import type { Value } from "../../runtime/value.js";
 import { arrayOf, BOOL, DOUBLE, INT, MATRIX, VECTOR, type Type } from "../../types/types.js";
-import { GradbenchError, type EvalModule, type PreparedCall } from "../eval-module.js";
-import { compileDerivative, compilePrimal, inputObject, loadExamples, toValue, tupleParts } from "../smooth-eval.js";
+import { GradbenchError, type EvalModule } from "../eval-module.js";
+import { compileDerivative, compilePrimal, inputObject, loadExamples, preparedCall, toValue, tupleParts } from "../smooth-eval.js";
 
 const THETA = 26;
 /** Bones the pose parameters reach: the wrist, then five fingers of four bones. */
@@ -130,18 +130,6 @@ function jacobianRows(result: Value, problem: HtProblem): number[][] {
   return Array.from({ length: size }, (_, r) => columns.map((c) => c[r]!));
 }
 
-function call(fn: Specialised, args: readonly Value[], encode: (v: Value) => unknown): PreparedCall {
-  let last: Value | undefined;
-  return {
-    run() {
-      last = fn.run(args);
-    },
-    output() {
-      if (last === undefined) throw new Error("output() called before run()");
-      return encode(last);
-    },
-  };
-}
 
 interface Compiled {
   readonly objective: Specialised;
@@ -170,10 +158,10 @@ export const htEval = (): EvalModule => {
       if (!simple || !complicated) throw new GradbenchError("ht is not defined yet (send a define message first)");
       const problem = htProblem(input);
       const compiled = problem.complicated ? complicated : simple;
-      if (fn === "objective") return call(compiled.objective, problem.args, (v) => [...doubles(v)]);
+      if (fn === "objective") return preparedCall(compiled.objective, problem.args, (v) => [...doubles(v)]);
       // The shifts of the u's: 0, so the function's value is the objective's.
       const args = problem.complicated ? [problem.args[0]!, 0, 0, ...problem.args.slice(1)] : problem.args;
-      return call(compiled.jacobian, args, (v) => jacobianRows(v, problem));
+      return preparedCall(compiled.jacobian, args, (v) => jacobianRows(v, problem));
     },
   };
 };
