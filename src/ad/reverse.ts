@@ -436,7 +436,7 @@ class Reverse {
     const rhsOf = new Map(walked.map((x) => [x.v.id, x.rhs]));
     // Costly, or a part of a costly tuple (an inner loop's records are projections of its final state).
     const worth = (rhs: Expr): boolean =>
-      costly(rhs) || (rhs.kind === "proj" && rhs.arg.kind === "var" && rhs.arg.id !== undefined && worth(rhsOf.get(rhs.arg.id) ?? rhs.arg));
+      costly(rhs) || (rhs.kind === "proj" && rhs.arg.kind === "var" && worth(rhsOf.get(rhs.arg.id) ?? rhs.arg));
     const stability = new ShapeStability(primalBody, freshVar("none", DOUBLE), p.index, true);
     const candidates = walked.flatMap((x, j) => {
       const original = primal.bindings[j]!.v;
