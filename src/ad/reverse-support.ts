@@ -1,9 +1,11 @@
 // Pieces of the reverse sweep (./reverse.ts) that are plain functions of IR: what is worth storing, reading stored
 // residuals back, empty tapes, running a reverse loop forwards, projections of a saved state.
 
-import { AnfBuilder, litIndex, mkPrim, splitLets, wrapLets } from "../ir/builder.js";
+import { AnfBuilder, litIndex, mkBuild, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
-import { lit, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { freshVar, lit, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { copyFresh } from "../ir/rename.js";
+import { INT } from "../types/types.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { isScalar, type Type } from "../types/types.js";
 
@@ -107,4 +109,30 @@ export function forwardOrder(body: Expr, k: Var): Expr {
 /** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */
 export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
+}
+
+/**
+ * Emits, before a loop, one `build count (fun i -> residual of iteration i)` per residual that does not depend on the
+ * loop state (binding the residual's tape to its array; a residual's build reads the earlier residuals' arrays), and
+ * returns the loop body reading them instead. One build per residual, not a build of tuples, so that a residual
+ * array is written in place into its build's storage.
+ */
+export function hoistResiduals(loop: { index: Var; body: Expr }, count: Atom, hoisted: readonly { original: Var; tape: Var }[], b: AnfBuilder): Expr {
+  const { bindings, tail } = splitLets(loop.body);
+  const reading = new Map<number, Var>();
+  const readingAt = (xs: readonly Binding[], i: Var) =>
+    xs.map((x) => (reading.has(x.v.id) ? { v: x.v, rhs: mkPrim("get", [reading.get(x.v.id)!, i]) } : x));
+  for (const r of hoisted) {
+    const needed = new Set([r.original.id]);
+    for (let j = bindings.length - 1; j >= 0; j--) {
+      const x = bindings[j]!;
+      if (needed.has(x.v.id) && !reading.has(x.v.id)) for (const id of freeVars(x.rhs).keys()) needed.add(id);
+    }
+    const slice = readingAt(bindings.filter((x) => needed.has(x.v.id)), loop.index);
+    const i = freshVar(loop.index.name, INT);
+    const element = copyFresh(pruned(wrapLets(slice, r.original)), new Map([[loop.index.id, i]]));
+    b.bindVar(r.tape, mkBuild(count, i, element));
+    reading.set(r.original.id, r.tape);
+  }
+  return pruned(wrapLets(readingAt(bindings, loop.index), tail));
 }

@@ -5,7 +5,7 @@
 // Control flow and loops (paper 004 §3, paper 001):
 //  - `if`: the reverse takes the branch the primal took; the branch's primal is recomputed there, then reversed.
 //  - `build n f`: iterations are independent, so the reverse is a loop over i that recomputes f i and reverses it with
-//    the adjoint of element i, carrying the adjoints of f's free variables as the loop state.
+//    the adjoint of element i, carrying the adjoints of f's free variables as the loop state (./reverse-build.ts).
 //  - `ifold f init n`: the states before each iteration are saved on a tape (an array written with `setAt` in the
 //    primal loop, only when the reverse needs them), then a loop from the last iteration to the first recomputes the
 //    body from its saved state and reverses it, carrying the adjoint of the state and of the body's free variables.
@@ -15,15 +15,16 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, mkProj, nested, splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { freeVars, isFreeIn, someNode } from "../ir/free.js";
-import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Build, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
-import { copyFresh, substitute } from "../ir/rename.js";
+import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
+import { freeVars, isFreeIn } from "../ir/free.js";
+import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
+import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, stateIndependent, elementAt, emptyTape, forwardOrder, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, zeroScalar } from "./reverse-support.js";
+import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
+import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
@@ -40,7 +41,7 @@ interface Step {
   readonly loop?: ReverseLoop;
 }
 
-interface ReverseLoop {
+export interface ReverseLoop {
   /** For a loop whose taped state may change shape: the reverse loop that recomputes states, run when not `regular`. */
   readonly fallback?: { readonly state: Var; readonly index: Var; readonly body: Expr; readonly regular: Var };
   /** A build's reverse reads the adjoint of its result through this placeholder, replaced when it is emitted. */
@@ -66,7 +67,7 @@ export function reverseSweep(body: Expr, active: readonly Var[], seed: Atom, b: 
   return { value: result, adjoint: (v) => materialize(r.adjointOf(v), v.type, v, b) };
 }
 
-class Reverse {
+export class Reverse {
   readonly active = new Set<number>();
   private readonly adj = new Map<number, Adj>();
   private readonly alias = new Map<number, Alias>();
@@ -122,7 +123,7 @@ class Reverse {
       return;
     }
     if (rhs.kind === "build") {
-      steps.push({ v, rhs, loop: this.prepareBuild(v, rhs, b) });
+      steps.push({ v, rhs, loop: prepareBuild(this, v, rhs, b) });
       return;
     }
     b.bindVar(v, rhs);
@@ -186,7 +187,7 @@ class Reverse {
       case "if":
         return this.reverseIf(rhs, vb, b);
       case "build":
-        return this.reverseBuild(rhs, vb as Atom, b, loop);
+        return reverseBuild(this, rhs, vb as Atom, b, loop);
       case "ifold":
         return this.reverseIfold(v, rhs, vb, b, loop!);
       default:
@@ -278,7 +279,7 @@ class Reverse {
   }
 
   /** The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root. */
-  private targetsOf(exprs: readonly Expr[], bound: readonly Var[] = []): Var[] {
+  targetsOf(exprs: readonly Expr[], bound: readonly Var[] = []): Var[] {
     const out = new Map<number, Var>();
     for (const e of exprs)
       for (const v of freeVars(e).values()) {
@@ -290,18 +291,18 @@ class Reverse {
   }
 
   /** The targets' adjoints as one atom (a tuple when there are several), zeros where absent. */
-  private pack(targets: readonly Var[], b: AnfBuilder): Atom {
+  pack(targets: readonly Var[], b: AnfBuilder): Atom {
     const parts = targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b));
     return parts.length === 1 ? parts[0]! : b.tuple(parts, "dacc");
   }
 
   /** Sets the targets' adjoints to the components of `packed` (as `pack` made it). */
-  private unpack(targets: readonly Var[], packed: Atom, b: AnfBuilder, offset = 0, total = targets.length): void {
+  unpack(targets: readonly Var[], packed: Atom, b: AnfBuilder, offset = 0, total = targets.length): void {
     targets.forEach((t, k) => this.adj.set(t.id, total === 1 ? packed : b.proj(offset + k, packed, `d${t.name}`)));
   }
 
   /** Runs `write` with the targets' adjoints saved, restoring them afterwards. */
-  private saving<T>(targets: readonly Var[], write: () => T): T {
+  saving<T>(targets: readonly Var[], write: () => T): T {
     const saved = targets.map((t) => this.adj.get(t.id));
     const result = write();
     targets.forEach((t, k) => this.adj.set(t.id, saved[k]));
@@ -332,53 +333,8 @@ class Reverse {
     this.unpack(targets, res, b);
   }
 
-  /**
-   * When the primal reaches an active build: prepare its reverse, a loop over the elements that carries the adjoints
-   * of the targets, recomputes element i and reverses it for the adjoint of element i. Scalars that are costly to
-   * recompute (transcendental functions, loops, branches) and that the reverse reads are instead stored by
-   * the primal build as residuals: it builds tuples (element, residuals...), whose component arrays `field` takes
-   * apart at no cost; the reverse reads residual i where it would have recomputed it.
-   */
-  private prepareBuild(v: Var, e: Build, b: AnfBuilder): ReverseLoop | undefined {
-    const targets = this.targetsOf([e.body], [e.index]);
-    if (targets.length === 0) {
-      b.bindVar(v, e);
-      return undefined;
-    }
-    const seed = freshVar(`d${v.name}`, e.type);
-    const state = freshVar("dacc", targets.length === 1 ? targets[0]!.type : tupleOf(targets.map((t) => t.type)));
-    const index = freshVar(e.index.name, INT);
-    // With loops inside the element, the primal build runs them anyway: they record their costly values, and the build
-    // stores those records (and its own costly values) as residuals, so that the reverse recomputes none of them.
-    if (someNode(e.body, (x) => x.kind === "ifold")) {
-      const stored = this.runningAnyway(() => this.storingNestedResiduals(v, e, b, { seed, state, index, targets }));
-      if (stored !== undefined) return stored;
-    }
-    const copy = copyFresh(e) as Build;
-    let body = this.buildReverseBody(copy, targets, { seed, state, index }).body;
-    // Residuals: top-level lets of the element's computation, costly, scalar, and still read by the reverse.
-    const original = splitLets(e.body);
-    const copied = splitLets(copy.body).bindings;
-    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
-    const residuals = copied.flatMap((x, k) => (isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id) ? [{ copy: x.v, original: original.bindings[k]!.v }] : []));
-    if (residuals.length === 0 || copied.length !== original.bindings.length) {
-      b.bindVar(v, e);
-      return { seed, state, index, body, targets };
-    }
-    const withResiduals = nested((bb) => {
-      const value = bb.bind("y", e.body);
-      return mkTuple([value, ...residuals.map((r) => r.original)]);
-    });
-    const all = b.bind(v.name, mkBuild(e.size, e.index, withResiduals, e.span));
-    b.bindVar(v, mkPrim("field", [all, litIndex(0)]));
-    const fields = new Map(residuals.map((r, k) => [r.copy.id, b.prim("field", [all, litIndex(k + 1)], r.copy.name)]));
-    // The reverse reads residual i instead of recomputing it (and what only fed it is then dead).
-    body = readingResiduals(body, fields, copy.index);
-    return { seed, state, index, body, targets };
-  }
-
   /** Runs `f` with the loops it prepares known to run in a primal that runs anyway (see `runsAnyway`). */
-  private runningAnyway<T>(f: () => T): T {
+  runningAnyway<T>(f: () => T): T {
     const before = this.runsAnyway;
     this.runsAnyway = true;
     try {
@@ -386,81 +342,6 @@ class Reverse {
     } finally {
       this.runsAnyway = before;
     }
-  }
-
-  /**
-   * The reverse loop body of a build: element i recomputed (a forward walk of `copy`'s body, whose lets are returned
-   * too) and reversed for the adjoint of element i, carrying the targets' adjoints.
-   */
-  private buildReverseBody(copy: Build, targets: readonly Var[], loop: { seed: Var; state: Var; index: Var }): { body: Expr; walked: readonly Binding[] } {
-    let walked: readonly Binding[] = [];
-    const body = this.saving(targets, () =>
-      pruned(
-        nested((bb) => {
-          this.unpack(targets, loop.state, bb);
-          bb.bindVar(copy.index, loop.index);
-          const dy = bb.prim("get", [loop.seed, copy.index], "dy");
-          const mark = bb.size;
-          const { steps, result } = this.forward(copy.body, bb);
-          walked = bb.bindingsFrom(mark);
-          this.contribute(result, dy, bb);
-          this.backward(steps, bb);
-          return this.pack(targets, bb);
-        }),
-      ),
-    );
-    return { body, walked };
-  }
-
-  /**
-   * A build whose element runs loops: the primal build is a forward walk of its element (so its loops record their
-   * residuals), paired let by let with the reverse's recomputation; the costly values the reverse reads (scalars, and
-   * arrays or tuples whose shape is the same for every element, such as an inner loop's records) become components
-   * of the built tuples. Undefined when nothing is worth storing (the caller then recomputes, without records).
-   */
-  private storingNestedResiduals(
-    v: Var,
-    e: Build,
-    b: AnfBuilder,
-    loop: { seed: Var; state: Var; index: Var; targets: readonly Var[] },
-  ): ReverseLoop | undefined {
-    const copy = copyFresh(e) as Build;
-    const { body, walked } = this.buildReverseBody(copy, loop.targets, loop);
-    const p = copyFresh(e) as Build;
-    const pb = new AnfBuilder();
-    const { result } = this.forward(p.body, pb);
-    const primalBody = pb.finish(result);
-    const primal = splitLets(primalBody);
-    if (primal.bindings.length !== walked.length || walked.some((x, j) => !typeEq(x.v.type, primal.bindings[j]!.v.type))) return undefined;
-    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
-    const rhsOf = new Map(walked.map((x) => [x.v.id, x.rhs]));
-    // Costly, or a part of a costly tuple (an inner loop's records are projections of its final state).
-    const worth = (rhs: Expr): boolean =>
-      costly(rhs) || (rhs.kind === "proj" && rhs.arg.kind === "var" && worth(rhsOf.get(rhs.arg.id) ?? rhs.arg));
-    const stability = new ShapeStability(primalBody, freshVar("none", DOUBLE), p.index, true);
-    const candidates = walked.flatMap((x, j) => {
-      const original = primal.bindings[j]!.v;
-      const ok = worth(x.rhs) && live.has(x.v.id) && (isScalar(x.v.type) || stability.stable(original));
-      return ok ? [{ copy: x.v, original, stored: freshVar(x.v.name, arrayOf(x.v.type)) }] : [];
-    });
-    let reverseBody = readingResiduals(body, new Map(candidates.map((r) => [r.copy.id, r.stored])), copy.index);
-    // A residual only needed to recompute another stored one is not read any more: it is not stored either.
-    const residuals = candidates.filter((r) => isFreeIn(r.stored, reverseBody));
-    if (residuals.length === 0) return undefined;
-    if (residuals.length < candidates.length)
-      reverseBody = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.stored])), copy.index);
-    // The residuals are computed first, each by a build of its own; the primal build reads them.
-    const element = this.hoistResiduals({ index: p.index, body: primalBody }, e.size, residuals.map((r) => ({ original: r.original, tape: r.stored })), b);
-    b.bindVar(v, mkBuild(e.size, p.index, element, e.span));
-    return { seed: loop.seed, state: loop.state, index: loop.index, body: reverseBody, targets: loop.targets };
-  }
-
-  private reverseBuild(e: Build, vb: Atom, b: AnfBuilder, loop: ReverseLoop | undefined): void {
-    if (loop === undefined) return;
-    const init = this.pack(loop.targets, b);
-    const body = substitute(loop.body, new Map([[loop.seed!.id, vb]]));
-    const res = b.bind("dacc", mkIfold(init, e.size, loop.state, loop.index, body));
-    this.unpack(loop.targets, res, b);
   }
 
   /**
@@ -558,7 +439,7 @@ class Reverse {
     const early = residuals.length > 0 ? stateIndependent(loop.body, loop.acc, residuals.map((r) => r.original)) : new Set<number>();
     const hoisted = residuals.filter((r) => early.has(r.original.id));
     residuals = residuals.filter((r) => !early.has(r.original.id));
-    if (hoisted.length > 0) loop = { ...loop, body: this.hoistResiduals(loop, e.count, hoisted, b) };
+    if (hoisted.length > 0) loop = { ...loop, body: hoistResiduals(loop, e.count, hoisted, b) };
     if (taped.length === 0 && residuals.length === 0) {
       b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
       return reverseLoop;
@@ -636,32 +517,6 @@ class Reverse {
     // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
     const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body } as Ifold));
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
-  }
-
-  /**
-   * Emits, before a loop, one `build count (fun i -> residual of iteration i)` per residual that does not depend on the
-   * loop state (binding the residual's tape to its array; a residual's build reads the earlier residuals' arrays), and
-   * returns the loop body reading them instead. One build per residual, not a build of tuples, so that a residual
-   * array is written in place into its build's storage.
-   */
-  private hoistResiduals(loop: { index: Var; body: Expr }, count: Atom, hoisted: readonly { original: Var; tape: Var }[], b: AnfBuilder): Expr {
-    const { bindings, tail } = splitLets(loop.body);
-    const reading = new Map<number, Var>();
-    const readingAt = (xs: readonly Binding[], i: Var) =>
-      xs.map((x) => (reading.has(x.v.id) ? { v: x.v, rhs: mkPrim("get", [reading.get(x.v.id)!, i]) } : x));
-    for (const r of hoisted) {
-      const needed = new Set([r.original.id]);
-      for (let j = bindings.length - 1; j >= 0; j--) {
-        const x = bindings[j]!;
-        if (needed.has(x.v.id) && !reading.has(x.v.id)) for (const id of freeVars(x.rhs).keys()) needed.add(id);
-      }
-      const slice = readingAt(bindings.filter((x) => needed.has(x.v.id)), loop.index);
-      const i = freshVar(loop.index.name, INT);
-      const element = copyFresh(pruned(wrapLets(slice, r.original)), new Map([[loop.index.id, i]]));
-      b.bindVar(r.tape, mkBuild(count, i, element));
-      reading.set(r.original.id, r.tape);
-    }
-    return pruned(wrapLets(readingAt(bindings, loop.index), tail));
   }
 
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
