@@ -19,7 +19,11 @@ interface Chunk {
   dirty: number;
 }
 
-/** Allocation: `f64(n)` is a zero-filled array; `f64(n, false)` may hold old values, for code that writes them all. */
+/**
+ * Allocation: `f64(n)` is a zero-filled array; `f64(n, false)` may hold old values, for code that writes them all.
+ * One method per element type (not one generic over the typed-array class): each call site in generated code then
+ * constructs a single class, which keeps V8's allocation path monomorphic.
+ */
 export class Arena {
   private readonly chunks: Chunk[] = [];
   private current = 0;
