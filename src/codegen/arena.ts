@@ -19,14 +19,48 @@ interface Chunk {
   dirty: number;
 }
 
+/** The views one call created, in order, to hand out again when the next call asks for the same array. */
+class ViewCache<T> {
+  private readonly views: T[] = [];
+  private readonly chunks: number[] = [];
+  private readonly offsets: number[] = [];
+  private readonly lengths: number[] = [];
+  next = 0;
+
+  /** The view the previous call got at this point of its sequence, when it covers the same memory. */
+  take(chunk: number, offset: number, n: number): T | undefined {
+    const k = this.next++;
+    return this.offsets[k] === offset && this.lengths[k] === n && this.chunks[k] === chunk ? this.views[k] : undefined;
+  }
+
+  keep(view: T, chunk: number, offset: number, n: number): T {
+    const k = this.next - 1;
+    this.views[k] = view;
+    this.chunks[k] = chunk;
+    this.offsets[k] = offset;
+    this.lengths[k] = n;
+    return view;
+  }
+}
+
 /**
  * Allocation: `f64(n)` is a zero-filled array; `f64(n, false)` may hold old values, for code that writes them all.
  * One method per element type (not one generic over the typed-array class): each call site in generated code then
  * constructs a single class, which keeps V8's allocation path monomorphic.
+ *
+ * Creating a typed-array view costs about as much as a small loop, and a call makes thousands. A compiled function
+ * asks for the same arrays in the same order on every call with the same shapes, so each view is created once and
+ * handed out again (`ViewCache`): every view of a call is dead when the next call starts.
  */
 export class Arena {
   private readonly chunks: Chunk[] = [];
   private current = 0;
+  /** Where `place` put the last array: chunk index and byte offset. */
+  private chunk = 0;
+  private offset = 0;
+  private readonly f64Views = new ViewCache<Float64Array>();
+  private readonly i32Views = new ViewCache<Int32Array>();
+  private readonly u8Views = new ViewCache<Uint8Array>();
 
   /** Called when a call starts: every array of the previous call is released. */
   reset(): void {
@@ -35,53 +69,53 @@ export class Arena {
       c.used = 0;
     }
     this.current = 0;
+    this.f64Views.next = 0;
+    this.i32Views.next = 0;
+    this.u8Views.next = 0;
   }
 
   f64(n: number, zeroed = true): Float64Array {
-    const at = this.place(n * 8, n);
-    if (at === undefined) return new Float64Array(n);
-    const a = new Float64Array(at.chunk.buffer, at.offset, n);
-    return zeroed ? this.zeroed(a, at) : a;
+    if (!this.place(n * 8, n)) return new Float64Array(n);
+    const a = this.f64View(n);
+    if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
+    return a;
   }
 
   i32(n: number, zeroed = true): Int32Array {
-    const at = this.place(n * 4, n);
-    if (at === undefined) return new Int32Array(n);
-    const a = new Int32Array(at.chunk.buffer, at.offset, n);
-    return zeroed ? this.zeroed(a, at) : a;
+    if (!this.place(n * 4, n)) return new Int32Array(n);
+    const a = this.i32View(n);
+    if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
+    return a;
   }
 
   u8(n: number, zeroed = true): Uint8Array {
-    const at = this.place(n, n);
-    if (at === undefined) return new Uint8Array(n);
-    const a = new Uint8Array(at.chunk.buffer, at.offset, n);
-    return zeroed ? this.zeroed(a, at) : a;
+    if (!this.place(n, n)) return new Uint8Array(n);
+    const a = this.u8View(n);
+    if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
+    return a;
   }
 
   /** `src.slice(from, to)`, in the arena. */
   sliceF64(src: Float64Array, from: number, to: number): Float64Array {
     const n = Math.max(0, Math.min(to, src.length) - from);
-    const at = this.place(n * 8, n);
-    if (at === undefined) return src.slice(from, to);
-    const out = new Float64Array(at.chunk.buffer, at.offset, n);
+    if (!this.place(n * 8, n)) return src.slice(from, to);
+    const out = this.f64View(n);
     out.set(src.subarray(from, from + n));
     return out;
   }
 
   sliceI32(src: Int32Array, from: number, to: number): Int32Array {
     const n = Math.max(0, Math.min(to, src.length) - from);
-    const at = this.place(n * 4, n);
-    if (at === undefined) return src.slice(from, to);
-    const out = new Int32Array(at.chunk.buffer, at.offset, n);
+    if (!this.place(n * 4, n)) return src.slice(from, to);
+    const out = this.i32View(n);
     out.set(src.subarray(from, from + n));
     return out;
   }
 
   sliceU8(src: Uint8Array, from: number, to: number): Uint8Array {
     const n = Math.max(0, Math.min(to, src.length) - from);
-    const at = this.place(n, n);
-    if (at === undefined) return src.slice(from, to);
-    const out = new Uint8Array(at.chunk.buffer, at.offset, n);
+    if (!this.place(n, n)) return src.slice(from, to);
+    const out = this.u8View(n);
     out.set(src.subarray(from, from + n));
     return out;
   }
@@ -92,23 +126,44 @@ export class Arena {
     return data;
   }
 
-  private place(bytes: number, n: number): { chunk: Chunk; offset: number } | undefined {
-    if (!(n > 0) || bytes > LARGE_BYTES) return undefined;
+  private f64View(n: number): Float64Array {
+    const { chunk, offset } = this;
+    return (
+      this.f64Views.take(chunk, offset, n) ??
+      this.f64Views.keep(new Float64Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+    );
+  }
+
+  private i32View(n: number): Int32Array {
+    const { chunk, offset } = this;
+    return (
+      this.i32Views.take(chunk, offset, n) ??
+      this.i32Views.keep(new Int32Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+    );
+  }
+
+  private u8View(n: number): Uint8Array {
+    const { chunk, offset } = this;
+    return (
+      this.u8Views.take(chunk, offset, n) ??
+      this.u8Views.keep(new Uint8Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+    );
+  }
+
+  /** Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation. */
+  private place(bytes: number, n: number): boolean {
+    if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
     for (; this.current < MAX_CHUNKS; this.current++) {
       if (this.current === this.chunks.length) this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
       const chunk = this.chunks[this.current]!;
       if (chunk.used + size <= CHUNK_BYTES) {
-        const offset = chunk.used;
+        this.chunk = this.current;
+        this.offset = chunk.used;
         chunk.used += size;
-        return { chunk, offset };
+        return true;
       }
     }
-    return undefined;
-  }
-
-  private zeroed<T extends Float64Array | Int32Array | Uint8Array>(a: T, at: { chunk: Chunk; offset: number }): T {
-    if (at.offset < at.chunk.dirty) a.fill(0);
-    return a;
+    return false;
   }
 }

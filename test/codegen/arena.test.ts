@@ -63,6 +63,29 @@ describe("Arena", () => {
     expect(arena.detach(outside)).toBe(outside);
   });
 
+  it("hands a call the views the previous call had, zeroed, and new ones where the arrays differ", () => {
+    const arena = new Arena();
+    const a = arena.f64(4);
+    const b = arena.i32(2);
+    a.fill(3);
+    b.fill(7);
+    arena.reset();
+    const a2 = arena.f64(4);
+    const b2 = arena.i32(2);
+    expect(a2).toBe(a);
+    expect(b2).toBe(b);
+    expect([...a2]).toEqual([0, 0, 0, 0]);
+    expect([...b2]).toEqual([0, 0]);
+    arena.reset();
+    const longer = arena.f64(5);
+    expect(longer).not.toBe(a);
+    expect(longer.length).toBe(5);
+    // Same length as the previous call's second f64 request would be, but at another offset: a view of its own.
+    const next = arena.f64(4, false);
+    expect(next).not.toBe(a);
+    expect(next.byteOffset).toBe(longer.byteOffset + 40);
+  });
+
   it("allocates large arrays on their own", () => {
     const arena = new Arena();
     const big = arena.f64(1 << 20);
