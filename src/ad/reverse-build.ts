@@ -3,6 +3,7 @@
 // by the primal instead: a build's own costly scalars, and (when the element runs loops) those loops' records, each
 // computed by a build of its own before the primal build.
 
+import { narrowResiduals } from "./residual-narrowing.js";
 import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, nested, splitLets, type Binding } from "../ir/builder.js";
 import { isFreeIn, someNode } from "../ir/free.js";
 import { freshVar, mkTuple, type Atom, type Build, type Expr, type Var } from "../ir/ir.js";
@@ -119,8 +120,12 @@ r: Reverse,
   if (residuals.length === 0) return undefined;
   if (residuals.length < candidates.length)
     reverseBody = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.stored])), copy.index);
+  // One read only in part stores only the components read.
+  const stored = residuals.map((r) => ({ copy: r.copy, original: r.original, tape: r.stored }));
+  const narrowed = narrowResiduals(reverseBody, primalBody, stored, copy.index);
+  reverseBody = narrowed.body;
   // The residuals are computed first, each by a build of its own; the primal build reads them.
-  const element = hoistResiduals({ index: p.index, body: primalBody }, e.size, residuals.map((r) => ({ original: r.original, tape: r.stored })), b);
+  const element = hoistResiduals({ index: p.index, body: narrowed.loopBody }, e.size, narrowed.residuals, b, []);
   b.bindVar(v, mkBuild(e.size, p.index, element, e.span));
   return { seed: loop.seed, state: loop.state, index: loop.index, body: reverseBody, targets: loop.targets };
 }

@@ -115,9 +115,15 @@ export function pruned(e: Expr): Expr {
  * Emits, before a loop, one `build count (fun i -> residual of iteration i)` per residual that does not depend on the
  * loop state (binding the residual's tape to its array; a residual's build reads the earlier residuals' arrays), and
  * returns the loop body reading them instead. One build per residual, not a build of tuples, so that a residual
- * array is written in place into its build's storage.
+ * array is written in place into its build's storage. `recorded`: the residuals the loop still records.
  */
-export function hoistResiduals(loop: { index: Var; body: Expr }, count: Atom, hoisted: readonly { original: Var; tape: Var }[], b: AnfBuilder): Expr {
+export function hoistResiduals(
+  loop: { index: Var; body: Expr },
+  count: Atom,
+  hoisted: readonly { original: Var; tape: Var }[],
+  b: AnfBuilder,
+  recorded: readonly Var[],
+): Expr {
   const { bindings, tail } = splitLets(loop.body);
   const reading = new Map<number, Var>();
   const readingAt = (xs: readonly Binding[], i: Var) =>
@@ -134,5 +140,7 @@ export function hoistResiduals(loop: { index: Var; body: Expr }, count: Atom, ho
     b.bindVar(r.tape, mkBuild(count, i, element));
     reading.set(r.original.id, r.tape);
   }
-  return pruned(wrapLets(readingAt(bindings, loop.index), tail));
+  // The residuals still recorded by the loop are live even if nothing in the body reads them.
+  const keep = new Set(recorded.map((v) => v.id));
+  return removeDeadLets(wrapLets(readingAt(bindings, loop.index), tail), (v) => !keep.has(v.id)).expr;
 }

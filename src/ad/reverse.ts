@@ -22,6 +22,7 @@ import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
+import { narrowResiduals } from "./residual-narrowing.js";
 import { ShapeStability } from "./shape-stability.js";
 import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
@@ -418,10 +419,13 @@ export class Reverse {
         ? [{ copy: recomputed.v, original: primal, tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)) }]
         : [],
     );
+    let walkBody = walk?.loop.body;
     if (residuals.length > 0) {
       body = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.tape])), copy.index);
       // A residual only needed to recompute another stored one is not read any more: it is not stored either.
       residuals = residuals.filter((r) => isFreeIn(r.tape, body));
+      // One read only in part records only the components read.
+      ({ body, loopBody: walkBody, residuals } = narrowResiduals(body, walkBody!, residuals, copy.index));
     }
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
     const order = (x: Expr, st: Var, i: Var) => (stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x);
@@ -435,11 +439,11 @@ export class Reverse {
     const reverseLoop: ReverseLoop = { state, index: k, body: order(body, state, k), targets, fallback };
     // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
     // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
-    let loop = residuals.length > 0 ? walk!.loop : { acc: e.acc, index: e.index, body: e.body };
+    let loop = residuals.length > 0 ? { ...walk!.loop, body: walkBody! } : { acc: e.acc, index: e.index, body: e.body };
     const early = residuals.length > 0 ? stateIndependent(loop.body, loop.acc, residuals.map((r) => r.original)) : new Set<number>();
     const hoisted = residuals.filter((r) => early.has(r.original.id));
     residuals = residuals.filter((r) => !early.has(r.original.id));
-    if (hoisted.length > 0) loop = { ...loop, body: hoistResiduals(loop, e.count, hoisted, b) };
+    if (hoisted.length > 0) loop = { ...loop, body: hoistResiduals(loop, e.count, hoisted, b, residuals.map((r) => r.original)) };
     if (taped.length === 0 && residuals.length === 0) {
       b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
       return reverseLoop;
