@@ -48,6 +48,7 @@ export {
   pow,
   sin,
   sqrt,
+  stopGradient,
   sub,
   tan,
   tanh,

@@ -37,7 +37,10 @@ export type DerivativeRule =
   | { readonly kind: "partials"; readonly partials: readonly Partial[] }
   /** max and min: the tangent of the operand the primal selected; `firstChosen` is true when that is the first. */
   | { readonly kind: "select"; readonly firstChosen: (args: readonly Atom[], b: AnfBuilder) => Atom }
-  /** Piecewise constant (floor) or from Index (toDouble): a Double result with tangent 0. */
+  /**
+   * Piecewise constant (floor), from Index (toDouble) or cut on purpose (stopGradient): a Double result with tangent 0.
+   * Reverse mode treats such a result as inactive, so nothing upstream of it is reversed for its sake.
+   */
   | { readonly kind: "zero-tangent" }
   /** The result is a Bool or an Index: nothing to differentiate (comparisons, logic). */
   | { readonly kind: "no-tangent" }

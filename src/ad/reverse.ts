@@ -111,7 +111,9 @@ export class Reverse {
       fail("unsupported", "reverse mode needs a first-order program: a function value remains after inlining", undefined, {
         found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
       });
-    const active = hasTangent(v.type) && [...freeVars(rhs).keys()].some((id) => this.active.has(id));
+    // A zero-tangent primitive's result (stopGradient, floor, toDouble) is a constant to AD: never active.
+    const zeroTangent = rhs.kind === "prim" && PRIMS[rhs.op].derivative.kind === "zero-tangent";
+    const active = hasTangent(v.type) && !zeroTangent && [...freeVars(rhs).keys()].some((id) => this.active.has(id));
     if (!active) {
       b.bindVar(v, rhs);
       steps.push({ v, rhs });

@@ -21,6 +21,8 @@ export const PRIM_NAMES = [
   "tanh",
   "abs",
   "floor",
+  // stopGradient x: x in value, with derivative zero in every mode (logsumexp's shift; JAX's lax.stop_gradient)
+  "stopGradient",
   // Index -> Double (the implicit promotion, written `double i`)
   "toDouble",
   // comparisons: Num * Num -> Bool (eq, ne also Bool * Bool)

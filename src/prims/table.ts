@@ -132,6 +132,16 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt", D.SQRT),
   tanh: unaryDouble("tanh", Math.tanh, "Math.tanh", D.TANH),
   floor: unaryDouble("floor", Math.floor, "Math.floor", D.ZERO_TANGENT),
+  // The identity on Doubles whose derivative is zero: AD treats its result as a constant (reverse mode gives it no
+  // adjoint, so the loop computing its operand is not reversed).
+  stopGradient: {
+    derivative: D.ZERO_TANGENT,
+    arity: 1,
+    syntax: { prefix: "stopGradient" },
+    type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
+    evaluate: ([a]) => a!,
+    js: ([a]) => a!,
+  },
   abs: {
     derivative: D.ABS,
     arity: 1,

@@ -34,6 +34,7 @@ export {
   pow,
   sin,
   sqrt,
+  stopGradient,
   sub,
   tan,
   tanh,

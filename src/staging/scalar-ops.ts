@@ -25,7 +25,7 @@ import {
 
 type ArithmeticName = "add" | "sub" | "mul" | "div" | "pow" | "max" | "min";
 type BinaryName = ArithmeticName | "lt" | "gt" | "le" | "ge" | "eq" | "ne" | "and" | "or";
-type UnaryName = "neg" | "abs" | "exp" | "log" | "sin" | "cos" | "tan" | "tanh" | "sqrt" | "floor";
+type UnaryName = "neg" | "abs" | "exp" | "log" | "sin" | "cos" | "tan" | "tanh" | "sqrt" | "floor" | "stopGradient";
 
 interface BinaryRule {
   /** The operator, or the builtin function (max, min). */
@@ -64,6 +64,7 @@ const UNARY: Readonly<Record<UnaryName, { readonly js: (x: number) => number; re
   tanh: { js: Math.tanh, onIndex: false },
   sqrt: { js: Math.sqrt, onIndex: false },
   floor: { js: Math.floor, onIndex: false },
+  stopGradient: { js: (x) => x, onIndex: false },
 };
 
 /** A binary operation: on two numbers a number (computed now), else a tensor (elementwise over arrays). */
@@ -126,6 +127,8 @@ export const tan = unaryOp("tan");
 export const tanh = unaryOp("tanh");
 export const sqrt = unaryOp("sqrt");
 export const floor = unaryOp("floor");
+/** a in value, with derivative zero: differentiation treats it as a constant (JAX's lax.stop_gradient). */
+export const stopGradient = unaryOp("stopGradient");
 
 /** Both staged Bools (Smooth's `&&`). */
 export function and(a: Tensor, b: Tensor): Tensor {

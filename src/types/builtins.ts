@@ -140,6 +140,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["sqrt", doubleFn("sqrt")],
   ["tanh", doubleFn("tanh")],
   ["floor", doubleFn("floor")],
+  ["stopGradient", doubleFn("stopGradient")],
   [
     "abs",
     {

@@ -23,7 +23,7 @@ const BINARY: readonly [PrimName, readonly Type[]][] = [
   ["or", [BOOL]],
 ];
 const UNARY: readonly [PrimName, Type][] = [
-  ...(["sin", "cos", "tan", "log", "exp", "sqrt", "tanh", "floor"] as const).map((op): [PrimName, Type] => [op, DOUBLE]),
+  ...(["sin", "cos", "tan", "log", "exp", "sqrt", "tanh", "floor", "stopGradient"] as const).map((op): [PrimName, Type] => [op, DOUBLE]),
   ["neg", DOUBLE],
   ["neg", INT],
   ["abs", DOUBLE],

@@ -99,6 +99,7 @@ const checks: { [K in PrimName]: () => void } = {
   sqrt: () => checkUnaryDouble("sqrt", Math.sqrt),
   tanh: () => checkUnaryDouble("tanh", Math.tanh),
   floor: () => checkUnaryDouble("floor", Math.floor),
+  stopGradient: () => checkUnaryDouble("stopGradient", (x) => x),
   abs: () => {
     checkUnaryDouble("abs", Math.abs);
     for (const a of INTS) expect(run("abs", [idx(a)])).toBe(wrap32(a < 0 ? -BigInt(a) : BigInt(a)));

@@ -78,7 +78,7 @@ describe("prelude programs after inline + simplify", () => {
     expect(printIr(out)).toMatchInlineSnapshot(`
       "let logsumexp (v: Vector) =
         let t = length v in
-        let m = ifold (fun m_2 i -> max m_2 v[i]) v[0] t in
+        let m = stopGradient (ifold (fun m_2 i -> max m_2 v[i]) v[0] t) in
         m + log (ifold (fun s i_2 -> s + exp (v[i_2] - m)) 0. t)"
     `);
     const m = Math.max(...a);

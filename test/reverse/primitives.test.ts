@@ -78,6 +78,13 @@ const CASES: readonly Case[] = [
   unary("abs", "abs x * x", -2, 2, Math.abs),
   unary("floor", "floor x * x + floor (x * 3)", -2, 2, (x) => Math.min(distToInteger(x), distToInteger(3 * x))),
   {
+    // The shift cancels, so finite differences agree with the derivative that stopGradient cuts through m.
+    name: "stopGradient",
+    source: "let f = fun (x: Double) (y: Double) -> let m = stopGradient (max x y) in m + log (exp (x - m) + exp (y - m))",
+    point: (rnd) => [r(rnd), r(rnd)],
+    prims: ["stopGradient"],
+  },
+  {
     name: "toDouble",
     source: "let f = fun (x: Double) (n: Index) -> x * double n + double (n * n) * sin x",
     point: (rnd) => [r(rnd), Math.floor(uniform(rnd, 0, 5))],
