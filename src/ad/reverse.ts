@@ -22,6 +22,7 @@ import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
+import { activeComponents, letActivity } from "./activity.js";
 import { narrowResiduals } from "./residual-narrowing.js";
 import { ShapeStability } from "./shape-stability.js";
 import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
@@ -70,6 +71,8 @@ export function reverseSweep(body: Expr, active: readonly Var[], seed: Atom, b: 
 
 export class Reverse {
   readonly active = new Set<number>();
+  /** Active tuples of which only some components are active (./activity.ts). */
+  readonly components = new Map<number, ReadonlySet<number>>();
   private readonly adj = new Map<number, Adj>();
   private readonly alias = new Map<number, Alias>();
   /** The primal definition of each variable emitted by a forward walk. */
@@ -111,10 +114,7 @@ export class Reverse {
       fail("unsupported", "reverse mode needs a first-order program: a function value remains after inlining", undefined, {
         found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
       });
-    // A zero-tangent primitive's result (stopGradient, floor, toDouble) is a constant to AD: never active.
-    const zeroTangent = rhs.kind === "prim" && PRIMS[rhs.op].derivative.kind === "zero-tangent";
-    const active = hasTangent(v.type) && !zeroTangent && [...freeVars(rhs).keys()].some((id) => this.active.has(id));
-    if (!active) {
+    if (!letActivity(this, v, rhs)) {
       b.bindVar(v, rhs);
       steps.push({ v, rhs });
       return;
@@ -357,6 +357,8 @@ export class Reverse {
     const targets = this.targetsOf([e.body], [e.acc, e.index]);
     const stateType = e.acc.type;
     const parts = stateType.k === "tuple" ? stateType.elems : [stateType];
+    // The state components that depend on the inputs: only they get adjoints.
+    const varied = activeComponents(this, v, parts.length);
     const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
     const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
     const k = freshVar("k", INT);
@@ -385,7 +387,10 @@ export class Reverse {
             bb.bindVar(copy.index, mkPrim("sub", [last, k]));
             const saved = parts.map((_, c) => (recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s")));
             bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
-            for (const x of [copy.acc, ...saved]) if (x.kind === "var" && hasTangent(x.type)) this.active.add(x.id);
+            this.activateState(copy.acc, varied);
+            saved.forEach((x, c) => {
+              if (x.kind === "var" && hasTangent(x.type) && varied.has(c)) this.active.add(x.id);
+            });
             const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
             this.unpack(targets, state, bb, 1, targets.length + 1);
             const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
@@ -415,7 +420,7 @@ export class Reverse {
     // inside it keep their own tapes and residuals), whose lets correspond one to one to the recomputation's.
     const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
     const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
-    const walk = stateTaped || this.runsAnyway ? this.primalWalk(e, recomputedBindings) : undefined;
+    const walk = stateTaped || this.runsAnyway ? this.primalWalk(e, recomputedBindings, varied) : undefined;
     let residuals = (walk?.pairs ?? []).flatMap(({ recomputed, primal }) =>
       costly(recomputed.rhs) && live.has(recomputed.v.id) && (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
         ? [{ copy: recomputed.v, original: primal, tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)) }]
@@ -509,9 +514,10 @@ export class Reverse {
   private primalWalk(
     e: Ifold,
     recomputed: readonly Binding[],
+    varied: ReadonlySet<number>,
   ): { loop: { acc: Var; index: Var; body: Expr }; pairs: { recomputed: Binding; primal: Var }[]; stability: ShapeStability } | undefined {
     const p = copyFresh(e) as Ifold;
-    this.active.add(p.acc.id);
+    this.activateState(p.acc, varied);
     const b = new AnfBuilder();
     const { result } = this.forward(p.body, b);
     const body = b.finish(result);
@@ -523,6 +529,12 @@ export class Reverse {
     // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
     const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body } as Ifold));
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
+  }
+
+  /** Marks a loop state active, with its varied components when they are not all of them. */
+  private activateState(acc: Var, varied: ReadonlySet<number>): void {
+    this.active.add(acc.id);
+    if (acc.type.k === "tuple" && varied.size < acc.type.elems.length) this.components.set(acc.id, varied);
   }
 
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
