@@ -2,14 +2,18 @@
 // of its own outside V8's heap, which costs microseconds to create and to collect: a loop that allocates a small array
 // per iteration spends most of its time there. Each compiled function instead carves its small arrays out of a few
 // large buffers (bump allocation), all released at once when the next call starts. The arrays a call returns are
-// copied out first (`detach`), so nothing a caller holds is ever reused. Large arrays, and everything past the
-// arena's cap, are ordinary allocations.
+// copied out first (`detach`), so nothing a caller holds is ever reused. Large arrays are ordinary allocations; a call
+// that needs more than the arena keeps between calls gets further chunks for that call only.
 
 const CHUNK_BYTES = 1 << 20;
 /** Arrays larger than this many bytes are allocated on their own. */
 const LARGE_BYTES = CHUNK_BYTES >> 3;
-/** The most memory one arena keeps (per compiled function, reused by every call). */
-const MAX_CHUNKS = 32;
+/**
+ * The most memory one arena keeps between calls (per compiled function): what the last call used, up to 128 MB (the
+ * tapes of LSTM l4 c4096's gradient take 66). A call that needs more gets further chunks for that call only: one
+ * allocation per megabyte rather than one per array.
+ */
+const KEPT_CHUNKS = 128;
 
 interface Chunk {
   readonly buffer: ArrayBuffer;
@@ -22,18 +26,18 @@ interface Chunk {
 /** The views one call created, in order, to hand out again when the next call asks for the same array. */
 class ViewCache<T> {
   private readonly views: T[] = [];
-  private readonly chunks: number[] = [];
+  private readonly chunks: Chunk[] = [];
   private readonly offsets: number[] = [];
   private readonly lengths: number[] = [];
   next = 0;
 
   /** The view the previous call got at this point of its sequence, when it covers the same memory. */
-  take(chunk: number, offset: number, n: number): T | undefined {
+  take(chunk: Chunk, offset: number, n: number): T | undefined {
     const k = this.next++;
     return this.offsets[k] === offset && this.lengths[k] === n && this.chunks[k] === chunk ? this.views[k] : undefined;
   }
 
-  keep(view: T, chunk: number, offset: number, n: number): T {
+  keep(view: T, chunk: Chunk, offset: number, n: number): T {
     const k = this.next - 1;
     this.views[k] = view;
     this.chunks[k] = chunk;
@@ -62,8 +66,13 @@ export class Arena {
   private readonly i32Views = new ViewCache<Int32Array>();
   private readonly u8Views = new ViewCache<Uint8Array>();
 
+  /** `kept`: how many chunks to keep between calls (a test's smaller arena). */
+  constructor(private readonly kept = KEPT_CHUNKS) {}
+
   /** Called when a call starts: every array of the previous call is released. */
   reset(): void {
+    // Chunks past the kept ones served the last call only.
+    if (this.chunks.length > this.kept) this.chunks.length = this.kept;
     for (const c of this.chunks) {
       c.dirty = Math.max(c.dirty, c.used);
       c.used = 0;
@@ -129,32 +138,32 @@ export class Arena {
   private f64View(n: number): Float64Array {
     const { chunk, offset } = this;
     return (
-      this.f64Views.take(chunk, offset, n) ??
-      this.f64Views.keep(new Float64Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+      this.f64Views.take(this.chunks[chunk]!, offset, n) ??
+      this.f64Views.keep(new Float64Array(this.chunks[chunk]!.buffer, offset, n), this.chunks[chunk]!, offset, n)
     );
   }
 
   private i32View(n: number): Int32Array {
     const { chunk, offset } = this;
     return (
-      this.i32Views.take(chunk, offset, n) ??
-      this.i32Views.keep(new Int32Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+      this.i32Views.take(this.chunks[chunk]!, offset, n) ??
+      this.i32Views.keep(new Int32Array(this.chunks[chunk]!.buffer, offset, n), this.chunks[chunk]!, offset, n)
     );
   }
 
   private u8View(n: number): Uint8Array {
     const { chunk, offset } = this;
     return (
-      this.u8Views.take(chunk, offset, n) ??
-      this.u8Views.keep(new Uint8Array(this.chunks[chunk]!.buffer, offset, n), chunk, offset, n)
+      this.u8Views.take(this.chunks[chunk]!, offset, n) ??
+      this.u8Views.keep(new Uint8Array(this.chunks[chunk]!.buffer, offset, n), this.chunks[chunk]!, offset, n)
     );
   }
 
-  /** Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation. */
+  /** Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation (n = 0 or large). */
   private place(bytes: number, n: number): boolean {
     if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
-    for (; this.current < MAX_CHUNKS; this.current++) {
+    for (; ; this.current++) {
       if (this.current === this.chunks.length) this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
       const chunk = this.chunks[this.current]!;
       if (chunk.used + size <= CHUNK_BYTES) {
@@ -164,6 +173,5 @@ export class Arena {
         return true;
       }
     }
-    return false;
   }
 }

@@ -86,6 +86,26 @@ describe("Arena", () => {
     expect(next.byteOffset).toBe(longer.byteOffset + 40);
   });
 
+  it("gives a call that needs more than it keeps further chunks for that call only", () => {
+    const arena = new Arena(32);
+    // 8 arrays of 128 KB fill a 1 MB chunk: 33 chunks is one more than this arena keeps.
+    const first = Array.from({ length: 8 * 33 }, () => arena.f64(16384));
+    const past = first[first.length - 1]!;
+    past.fill(7);
+    expect(new Set(first.map((a) => a.buffer)).size).toBe(33);
+    // A result in the transient chunk is still copied out.
+    const result = arena.detach(past);
+    expect(result.buffer).not.toBe(past.buffer);
+    arena.reset();
+    const second = Array.from({ length: 8 * 33 }, () => arena.f64(16384));
+    // The kept chunks' views are handed out again; the transient chunk is new memory with a view of its own.
+    expect(second[0]).toBe(first[0]);
+    expect(second[second.length - 1]).not.toBe(past);
+    expect(second[second.length - 1]!.buffer).not.toBe(past.buffer);
+    expect([...second[second.length - 1]!.subarray(0, 3)]).toEqual([0, 0, 0]);
+    expect(result[0]).toBe(7);
+  });
+
   it("allocates large arrays on their own", () => {
     const arena = new Arena();
     const big = arena.f64(1 << 20);
