@@ -24,6 +24,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { activeComponents, letActivity } from "./activity.js";
 import { narrowResiduals } from "./residual-narrowing.js";
+import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
 import { ShapeStability } from "./shape-stability.js";
 import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
@@ -71,6 +72,8 @@ export function reverseSweep(body: Expr, active: readonly Var[], seed: Atom, b: 
 
 export class Reverse {
   readonly active = new Set<number>();
+  /** The residuals of the active `if`s the forward walk emitted (./reverse-if.ts). */
+  private readonly ifResiduals = new Map<If, IfResiduals>();
   /** Active tuples of which only some components are active (./activity.ts). */
   readonly components = new Map<number, ReadonlySet<number>>();
   private readonly adj = new Map<number, Adj>();
@@ -121,6 +124,12 @@ export class Reverse {
     }
     this.active.add(v.id);
     if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array") this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
+    if (rhs.kind === "if") {
+      const stored = primalIf(v, rhs, b);
+      if (stored !== undefined) this.ifResiduals.set(rhs, stored);
+      steps.push({ v, rhs });
+      return;
+    }
     if (rhs.kind === "ifold") {
       steps.push({ v, rhs, loop: this.prepareIfold(v, rhs, b) });
       return;
@@ -188,7 +197,7 @@ export class Reverse {
       case "prim":
         return this.prim(v, rhs, vb, b);
       case "if":
-        return this.reverseIf(rhs, vb, b);
+        return reverseIf(this, rhs, vb, b, this.ifResiduals.get(rhs));
       case "build":
         return reverseBuild(this, rhs, vb as Atom, b, loop);
       case "ifold":
@@ -310,30 +319,6 @@ export class Reverse {
     const result = write();
     targets.forEach((t, k) => this.adj.set(t.id, saved[k]));
     return result;
-  }
-
-  /** The primal of a copy of `e` then its reverse for `seed`, in `b`. */
-  private recomputeAndReverse(e: Expr, seed: Adj, b: AnfBuilder): void {
-    const { steps, result } = this.forward(copyFresh(e), b);
-    this.contribute(result, seed, b);
-    this.backward(steps, b);
-  }
-
-  private reverseIf(e: If, vb: Adj, b: AnfBuilder): void {
-    const targets = this.targetsOf([e.then, e.else]);
-    if (targets.length === 0) return;
-    const branch = (x: Expr) =>
-      this.saving(targets, () =>
-        pruned(
-          nested((bb) => {
-            this.recomputeAndReverse(x, vb, bb);
-            return this.pack(targets, bb);
-          }),
-        ),
-      );
-    const [yes, no] = [branch(e.then), branch(e.else)];
-    const res = b.bind("dif", { kind: "if", cond: e.cond, then: yes, else: no, type: typeOf(yes) });
-    this.unpack(targets, res, b);
   }
 
   /** Runs `f` with the loops it prepares known to run in a primal that runs anyway (see `runsAnyway`). */
