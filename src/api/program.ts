@@ -53,6 +53,12 @@ export interface Specialised {
   readonly optimised: IrFunction;
   readonly engine: Engine;
   run(args: readonly Value[]): Value;
+  /**
+   * `run`, with a result that may share memory with the function's next call (compiled code then neither copies the
+   * result out of its arena nor allocates its large arrays afresh): for a caller that reads the result before calling
+   * again, such as a benchmark loop.
+   */
+  runBorrowed(args: readonly Value[]): Value;
   /** The generated JavaScript (js engine only). */
   readonly jsSource?: string;
 }
@@ -161,13 +167,14 @@ function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine,
   const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
   if (engine === "js") {
     const compiled = compileFunction(optimised);
-    return { ...common, run: (args) => compiled(args), jsSource: compiled.source };
+    return { ...common, run: (args) => compiled(args), runBorrowed: (args) => compiled(args, true), jsSource: compiled.source };
   }
   const expandAd = PASSES["forward-ad"];
   const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");
   if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
   const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
-  return { ...common, run: (args) => runFunction(reference, args) };
+  const run = (args: readonly Value[]) => runFunction(reference, args);
+  return { ...common, run, runBorrowed: run };
 }
 
 /**

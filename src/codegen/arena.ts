@@ -14,6 +14,8 @@ const LARGE_BYTES = CHUNK_BYTES >> 3;
  * allocation per megabyte rather than one per array.
  */
 const KEPT_CHUNKS = 128;
+/** The most memory one arena keeps in large arrays for borrowed results. */
+const BIG_BYTES_KEPT = 1 << 30;
 
 interface Chunk {
   readonly buffer: ArrayBuffer;
@@ -47,6 +49,25 @@ class ViewCache<T> {
   }
 }
 
+/** The large arrays one call allocated, in order, to hand out again in the next (up to a total size). */
+class BigArrays<T extends Float64Array | Int32Array | Uint8Array> {
+  private readonly arrays: T[] = [];
+  next = 0;
+
+  take(n: number, zeroed: boolean, make: (n: number) => T): T {
+    const k = this.next++;
+    const old = this.arrays[k];
+    if (old !== undefined && old.length === n) {
+      if (zeroed) old.fill(0);
+      return old;
+    }
+    const fresh = make(n);
+    const kept = this.arrays.reduce((sum, a) => sum + a.byteLength, 0) - (old?.byteLength ?? 0);
+    if (kept + fresh.byteLength <= BIG_BYTES_KEPT) this.arrays[k] = fresh;
+    return fresh;
+  }
+}
+
 /**
  * Allocation: `f64(n)` is a zero-filled array; `f64(n, false)` may hold old values, for code that writes them all.
  * One method per element type (not one generic over the typed-array class): each call site in generated code then
@@ -65,12 +86,25 @@ export class Arena {
   private readonly f64Views = new ViewCache<Float64Array>();
   private readonly i32Views = new ViewCache<Int32Array>();
   private readonly u8Views = new ViewCache<Uint8Array>();
+  /** Large arrays, handed out again call after call, when the caller borrows the result (see `reset`). */
+  private readonly bigF64s = new BigArrays<Float64Array>();
+  private readonly bigI32s = new BigArrays<Int32Array>();
+  private readonly bigU8s = new BigArrays<Uint8Array>();
+  /**
+   * This call's result is borrowed: its arrays stay the arena's (no copy out), valid until the next call. Then large
+   * arrays are reused too: a fresh 100 MB array costs more in page faults than writing it.
+   */
+  borrowed = false;
 
   /** `kept`: how many chunks to keep between calls (a test's smaller arena). */
   constructor(private readonly kept = KEPT_CHUNKS) {}
 
   /** Called when a call starts: every array of the previous call is released. */
-  reset(): void {
+  reset(borrowed = false): void {
+    this.borrowed = borrowed;
+    this.bigF64s.next = 0;
+    this.bigI32s.next = 0;
+    this.bigU8s.next = 0;
     // Chunks past the kept ones served the last call only.
     if (this.chunks.length > this.kept) this.chunks.length = this.kept;
     for (const c of this.chunks) {
@@ -84,21 +118,21 @@ export class Arena {
   }
 
   f64(n: number, zeroed = true): Float64Array {
-    if (!this.place(n * 8, n)) return new Float64Array(n);
+    if (!this.place(n * 8, n)) return this.borrowed && n > 0 ? this.bigF64s.take(n, zeroed, (k) => new Float64Array(k)) : new Float64Array(n);
     const a = this.f64View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;
   }
 
   i32(n: number, zeroed = true): Int32Array {
-    if (!this.place(n * 4, n)) return new Int32Array(n);
+    if (!this.place(n * 4, n)) return this.borrowed && n > 0 ? this.bigI32s.take(n, zeroed, (k) => new Int32Array(k)) : new Int32Array(n);
     const a = this.i32View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;
   }
 
   u8(n: number, zeroed = true): Uint8Array {
-    if (!this.place(n, n)) return new Uint8Array(n);
+    if (!this.place(n, n)) return this.borrowed && n > 0 ? this.bigU8s.take(n, zeroed, (k) => new Uint8Array(k)) : new Uint8Array(n);
     const a = this.u8View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;

@@ -21,7 +21,12 @@ import { varName } from "./writer.js";
 import { ownership } from "./ownership.js";
 
 export interface CompiledFunction {
-  (args: readonly Value[]): Value;
+  /**
+   * Runs the function. With `borrowed`, the result's arrays may be the function's own memory, valid until its next
+   * call (no copy out of the arena, and large arrays are reused from call to call): for a caller that reads the
+   * result before calling again.
+   */
+  (args: readonly Value[], borrowed?: boolean): Value;
   /** The generated JavaScript. */
   readonly source: string;
 }
@@ -56,19 +61,19 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   const saved = Array.from({ length: em.savedCount }, (_, q) => `, $e${q} = 0`).join("");
   const dispatch = em.errorDispatch().map((line) => `    ${line}\n`).join("");
   const source =
-    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args) {\n  let $ek = 0${saved};\n  $a.reset();\n  $main: {\n${em.out.text()}\n  }\n` +
+    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
   const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
     ...closure: unknown[]
-  ) => (args: readonly Value[]) => Value;
+  ) => (args: readonly Value[], borrowed?: boolean) => Value;
   const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
-  return Object.assign((args: readonly Value[]) => runChecked(run, args), { source });
+  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(() => run(args, borrowed)), { source });
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(run: (args: readonly Value[]) => Value, args: readonly Value[]): Value {
+function runChecked(run: () => Value): Value {
   try {
-    return run(args);
+    return run();
   } catch (e) {
     if (e instanceof RangeError && /array length|Array buffer allocation/i.test(e.message))
       fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {

@@ -89,10 +89,13 @@ export const RUNTIME = {
   addShapeError,
   updateShapeError,
   unpackArgs,
-  /** The result's value; its arrays are copied out of the call's arena (./arena.ts), which the next call reuses. */
+  /**
+   * The result's value; its arrays are copied out of the call's arena (./arena.ts), which the next call reuses, unless
+   * the caller borrows the result.
+   */
   packResult: (slots: readonly Slot[], t: Type, arena: Arena): Value =>
     slotsToValue(
-      slots.map((s) => (ArrayBuffer.isView(s) ? arena.detach(s as Float64Array) : s)),
+      arena.borrowed ? slots : slots.map((s) => (ArrayBuffer.isView(s) ? arena.detach(s as Float64Array) : s)),
       t,
     ),
   newArena: (): Arena => new Arena(),

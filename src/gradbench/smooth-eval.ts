@@ -68,12 +68,12 @@ export function integerIn(json: unknown, what: string, min: number, max: number)
   return json;
 }
 
-/** A prepared call running `fn` on `args`; its output is `encode` of the last result. */
+/** A prepared call running `fn` on `args`; its output is `encode` of the last result (borrowed: read before any further run). */
 export function preparedCall(fn: Specialised, args: readonly Value[], encode: (result: Value) => unknown = (v) => valueToJson(v, fn.resultType)): PreparedCall {
   let last: Value | undefined;
   return {
     run() {
-      last = fn.run(args);
+      last = fn.runBorrowed(args);
     },
     output() {
       if (last === undefined) throw new Error("output() called before run()");

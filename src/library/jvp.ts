@@ -24,7 +24,7 @@ import { encodeArgs, register, Specialisations, targetOf, type Instance, type Ta
 function compileIr(lowered: ReturnType<typeof lowerEntry>, argTypes: readonly Type[]): Specialised {
   const optimised = runPipeline(lowered, DERIVATIVE_PIPELINE);
   const compiled = compileFunction(optimised);
-  return { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine: "js", run: compiled, jsSource: compiled.source };
+  return { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine: "js", run: (args) => compiled(args), runBorrowed: (args) => compiled(args, true), jsSource: compiled.source };
 }
 
 function requireTangentResult(target: Target, inst: Instance, what: string): void {

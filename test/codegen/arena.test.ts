@@ -42,6 +42,23 @@ describe("compiled code allocating from an arena", () => {
     expect(flat(half.run([dense([1, 2, 3])]))).toEqual([1, 2, 3, 2, 4, 6, 0, 0, 0]);
   });
 
+  it("lends a borrowed result's memory to the next call, and copies an ordinary result out", () => {
+    const f = program.specialise("scaled", [VECTOR, { k: "double" }], "js");
+    const big = Array.from({ length: 1 << 15 }, (_, i) => i);
+    const borrowed = f.runBorrowed([dense(big), 2]);
+    expect(dataOf(borrowed)[100]).toBe(200);
+    const next = f.runBorrowed([dense(big), 3]);
+    // The same memory: the first result now reads the second's values (the price of borrowing).
+    expect((next as { data: Float64Array }).data).toBe((borrowed as { data: Float64Array }).data);
+    const own = f.run([dense(big), 4]);
+    f.runBorrowed([dense(big), 5]);
+    expect(dataOf(own)[100]).toBe(400);
+    // A small result lives in the arena: borrowed, it is not copied out either.
+    const small = f.runBorrowed([dense([1, 2, 3]), 2]);
+    const smallAgain = f.runBorrowed([dense([1, 2, 3]), 7]);
+    expect((smallAgain as { data: Float64Array }).data).toBe((small as { data: Float64Array }).data);
+  });
+
   it("gives zeros where a fresh array is zeros, on every call", () => {
     const f = program.specialise("rows", [VECTOR], "js");
     for (let call = 0; call < 3; call++) expect(dataOf(f.run([dense([7, 8, 9, 10])]))).toEqual([7, 8, 9]);
@@ -104,6 +121,19 @@ describe("Arena", () => {
     expect(second[second.length - 1]!.buffer).not.toBe(past.buffer);
     expect([...second[second.length - 1]!.subarray(0, 3)]).toEqual([0, 0, 0]);
     expect(result[0]).toBe(7);
+  });
+
+  it("reuses large arrays from call to call only for a borrowed result, zeroed where asked", () => {
+    const arena = new Arena();
+    arena.reset(true);
+    const big = arena.f64(1 << 20);
+    big.fill(3);
+    arena.reset(true);
+    const again = arena.f64(1 << 20);
+    expect(again).toBe(big);
+    expect(again[12345]).toBe(0);
+    arena.reset(false);
+    expect(arena.f64(1 << 20)).not.toBe(big);
   });
 
   it("allocates large arrays on their own", () => {

@@ -159,7 +159,7 @@ describe("compiled functions", () => {
     const view = inspect(grad(m.lse!), new Float64Array(3));
     expect(view.smooth).toMatch(/^let lse' \(v: Vector\) =/);
     expect(view.smooth).toContain("exp");
-    expect(view.javascript).toContain("function compiled(args)");
+    expect(view.javascript).toContain("function compiled(args, borrowed)");
   });
 });
 

@@ -128,7 +128,7 @@ function objectiveCall(fn: Specialised, problem: BaProblem): PreparedCall {
   let last: Value | undefined;
   return {
     run() {
-      last = fn.run(problem.args);
+      last = fn.runBorrowed(problem.args);
     },
     output() {
       if (last === undefined) throw new Error("output() called before run()");
@@ -142,7 +142,7 @@ function jacobianCall(fn: Specialised, problem: BaProblem): PreparedCall {
   let last: Csr | undefined;
   return {
     run() {
-      const [blocks, weightDerivs] = tupleParts(fn.run(problem.args), 2).map(doubles);
+      const [blocks, weightDerivs] = tupleParts(fn.runBorrowed(problem.args), 2).map(doubles);
       last = baCsr(problem, blocks!, weightDerivs!, last);
     },
     output() {
