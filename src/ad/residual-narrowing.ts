@@ -95,7 +95,9 @@ export function narrowResiduals(
   for (const r of residuals) {
     const read = splitLets(body).bindings.find((x) => x.rhs.kind === "prim" && x.rhs.op === "get" && x.rhs.args[0]!.kind === "var" && x.rhs.args[0]!.id === r.tape.id);
     const found = read === undefined ? undefined : readPaths(body, read.v);
-    if (read === undefined || found === undefined || covered(r.copy.type, found.leaves) === leafCount(r.copy.type)) {
+    const { bindings, tail } = splitLets(loopBody);
+    const at = bindings.findIndex((x) => x.v.id === r.original.id);
+    if (read === undefined || found === undefined || at < 0 || covered(r.copy.type, found.leaves) === leafCount(r.copy.type)) {
       out.push(r);
       continue;
     }
@@ -106,8 +108,6 @@ export function narrowResiduals(
     const tape = freshVar(r.tape.name, arrayOf(narrowType));
     const element = freshVar(read.v.name, narrowType);
     body = readingNarrowed(body, { read: read.v, element, tape, index, paths, leaves, single });
-    const { bindings, tail } = splitLets(loopBody);
-    const at = bindings.findIndex((x) => x.v.id === r.original.id);
     const b = new AnfBuilder();
     const leafAtoms = leaves.map((p) =>
       p.reduce<Atom>((x, k) => (x.type.k === "tuple" ? b.proj(k, x, "part") : b.prim("field", [x, litIndex(k)], "part")), r.original),
