@@ -111,6 +111,12 @@ export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
 }
 
+/** `pruned`, keeping the lets of `kept` (a loop iteration's index and what it is computed from). */
+export function keepingIndex(e: Expr, kept: readonly (Atom | undefined)[]): Expr {
+  const ids = new Set(kept.flatMap((a) => (a?.kind === "var" ? [a.id] : [])));
+  return removeDeadLets(e, (v) => !ids.has(v.id)).expr;
+}
+
 /**
  * Emits, before a loop, one `build count (fun i -> residual of iteration i)` per residual that does not depend on the
  * loop state (binding the residual's tape to its array; a residual's build reads the earlier residuals' arrays), and

@@ -26,7 +26,7 @@ import { activeComponents, letActivity } from "./activity.js";
 import { narrowResiduals } from "./residual-narrowing.js";
 import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, pruned, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
+import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, keepingIndex, projectionsOf, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
@@ -365,10 +365,12 @@ export class Reverse {
     const reverseBody = (recompute: boolean, state: Var, k: Var): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
       const copy = copyFresh(e) as Ifold;
       let bindings: readonly Binding[] = [];
+      let last: Atom | undefined;
       const body = this.saving(targets, () =>
-        pruned(
+        // The iteration's index stays bound even if the recomputation does not read it: residuals read with it later.
+        keepingIndex(
           nested((bb) => {
-            const last = bb.prim("sub", [e.count, litIndex(1)], "last");
+            last = bb.prim("sub", [e.count, litIndex(1)], "last");
             bb.bindVar(copy.index, mkPrim("sub", [last, k]));
             const saved = parts.map((_, c) => (recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s")));
             bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
@@ -390,6 +392,7 @@ export class Reverse {
             if (targets.length === 0) return dacc;
             return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
           }),
+          [copy.index, last],
         ),
       );
       return { body, bindings, copy };

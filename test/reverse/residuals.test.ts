@@ -29,3 +29,13 @@ describe("a costly value in a loop inside a build", () => {
     expect(printed).not.toMatch(/\bexp \(t_\d+ \* t_\d+\)/);
   });
 });
+
+// Found by the random programs (seed 303): the loop's body does not read its index, so the recomputation dropped the
+// index's let, and the residual read with it afterwards referred to an unbound variable (reference path).
+describe("a loop whose costly value does not depend on the iteration", () => {
+  const p = load("let f = fun (x: Double) -> (build 2 (fun i -> ifold (fun s j -> exp (sin x)) x 2))[0]");
+
+  test("gives the gradient finite differences give, in both engines", () => {
+    new Point(p, "f", [-1.9995]).checkAll(seededRandom(303));
+  });
+});
