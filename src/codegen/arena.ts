@@ -2,8 +2,9 @@
 // of its own outside V8's heap, which costs microseconds to create and to collect: a loop that allocates a small array
 // per iteration spends most of its time there. Each compiled function instead carves its small arrays out of a few
 // large buffers (bump allocation), all released at once when the next call starts. The arrays a call returns are
-// copied out first (`detach`), so nothing a caller holds is ever reused. Large arrays are ordinary allocations; a call
-// that needs more than the arena keeps between calls gets further chunks for that call only.
+// copied out first (`detach`), so nothing a caller holds is ever reused, unless the caller borrows the result (reads
+// it before calling again). Large arrays are ordinary allocations, reused from call to call only for borrowed results;
+// a call that needs more than the arena keeps between calls gets further chunks for that call only.
 
 const CHUNK_BYTES = 1 << 20;
 /** Arrays larger than this many bytes are allocated on their own. */
@@ -14,7 +15,7 @@ const LARGE_BYTES = CHUNK_BYTES >> 3;
  * allocation per megabyte rather than one per array.
  */
 const KEPT_CHUNKS = 128;
-/** The most memory one arena keeps in large arrays for borrowed results. */
+/** The most memory one arena keeps in large arrays for borrowed results (only a borrowing caller pays for it). */
 const BIG_BYTES_KEPT = 1 << 30;
 
 interface Chunk {
