@@ -111,8 +111,8 @@ export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
 }
 
-/** `pruned`, keeping the lets of `kept` (a loop iteration's index and what it is computed from). */
-export function keepingIndex(e: Expr, kept: readonly (Atom | undefined)[]): Expr {
+/** `pruned`, keeping the lets of `kept` even where nothing reads them (yet). */
+export function prunedKeeping(e: Expr, kept: readonly (Atom | undefined)[]): Expr {
   const ids = new Set(kept.flatMap((a) => (a?.kind === "var" ? [a.id] : [])));
   return removeDeadLets(e, (v) => !ids.has(v.id)).expr;
 }
@@ -147,6 +147,5 @@ export function hoistResiduals(
     reading.set(r.original.id, r.tape);
   }
   // The residuals still recorded by the loop are live even if nothing in the body reads them.
-  const keep = new Set(recorded.map((v) => v.id));
-  return removeDeadLets(wrapLets(readingAt(bindings, loop.index), tail), (v) => !keep.has(v.id)).expr;
+  return prunedKeeping(wrapLets(readingAt(bindings, loop.index), tail), recorded);
 }

@@ -26,7 +26,7 @@ import { activeComponents, letActivity } from "./activity.js";
 import { narrowResiduals } from "./residual-narrowing.js";
 import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, keepingIndex, projectionsOf, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
+import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, prunedKeeping, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
@@ -368,7 +368,7 @@ export class Reverse {
       let last: Atom | undefined;
       const body = this.saving(targets, () =>
         // The iteration's index stays bound even if the recomputation does not read it: residuals read with it later.
-        keepingIndex(
+        prunedKeeping(
           nested((bb) => {
             last = bb.prim("sub", [e.count, litIndex(1)], "last");
             bb.bindVar(copy.index, mkPrim("sub", [last, k]));
