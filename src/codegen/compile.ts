@@ -67,13 +67,13 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     ...closure: unknown[]
   ) => (args: readonly Value[], borrowed?: boolean) => Value;
   const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
-  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(() => run(args, borrowed)), { source });
+  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(run: () => Value): Value {
+function runChecked(run: (args: readonly Value[], borrowed: boolean) => Value, args: readonly Value[], borrowed: boolean): Value {
   try {
-    return run();
+    return run(args, borrowed);
   } catch (e) {
     if (e instanceof RangeError && /array length|Array buffer allocation/i.test(e.message))
       fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {
