@@ -87,6 +87,11 @@ const rows = [];
 for (const [name] of cases) {
   const s = bench.getTask(`${name} | smooth`);
   const h = bench.getTask(`${name} | hand-written`);
-  rows.push({ benchmark: name, "smooth ms": ms(s).toFixed(3), "hand-written ms": ms(h).toFixed(3), ratio: (ms(s) / ms(h)).toFixed(2) });
+  rows.push({
+    benchmark: name,
+    "smooth ms": ms(s).toFixed(3),
+    "hand-written ms": ms(h).toFixed(3),
+    ratio: (ms(s) / ms(h)).toFixed(2),
+  });
 }
 console.table(rows);

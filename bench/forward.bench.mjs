@@ -11,9 +11,11 @@ import { PASSES } from "../dist/opt/pipeline.js";
 import { projectHand, projectJacobianHand } from "./hand/ba.mjs";
 
 const read = (p) => readFileSync(new URL(p, import.meta.url), "utf8");
-const prog = loadProgram({ name: "forward.smooth", text: read("../examples/ba_project.smooth") + "\n" + read("programs/forward.smooth") });
+const prog = loadProgram({
+  name: "forward.smooth",
+  text: read("../examples/ba_project.smooth") + "\n" + read("programs/forward.smooth"),
+});
 const NO_OPT = [PASSES["forward-ad"], PASSES.inline];
-
 
 /** The compiled derivative program (optimised, and with the optimiser off). */
 function derivative(name, types, wrt) {
@@ -25,10 +27,16 @@ function derivative(name, types, wrt) {
 
 // n = 1000 for the Jacobian of vectorAdd (its output is n²); the O(n) gradients use n = 100000, so that the table
 // measures the derivative and not the call overhead of a compiled function.
-const N = 1000, NL = 100000;
-const a = random(N, 1), b = random(N, 2), s = 1.7;
-const aL = random(NL, 6), bL = random(NL, 7);
-const u = random(100, 3, 0.5, 1.5), v = random(100, 4, 0.5, 1.5), A = random(100 * 100, 5, 0.5, 1.5);
+const N = 1000,
+  NL = 100000;
+const a = random(N, 1),
+  b = random(N, 2),
+  s = 1.7;
+const aL = random(NL, 6),
+  bL = random(NL, 7);
+const u = random(100, 3, 0.5, 1.5),
+  v = random(100, 4, 0.5, 1.5),
+  A = random(100 * 100, 5, 0.5, 1.5);
 
 // ---- hand-written derivatives ----
 const hand = {
@@ -56,7 +64,9 @@ const hand = {
     return g;
   },
   nnmf(u, v, A) {
-    const n = u.length, m = v.length, g = new Float64Array(m);
+    const n = u.length,
+      m = v.length,
+      g = new Float64Array(m);
     for (let i = 0; i < n; i++)
       for (let j = 0; j < m; j++) {
         const x = u[i] * v[j];
@@ -71,19 +81,64 @@ const cases = [];
 function add(name, d, args, handFn, check, { noopt = true } = {}) {
   cases.push({ name, d, args, handFn, check, noopt });
 }
-add("grad dot (n=100000)", derivative("dot", [VEC, VEC], [0]), [dense(aL, [NL]), dense(bL, [NL])], () => hand.dot(aL, bL), (r) => r.data, { noopt: false });
-add("grad vectorMax (n=100000)", derivative("vmax", [VEC], [0]), [dense(aL, [NL])], () => hand.vmax(aL), (r) => r.data, { noopt: false });
-add("jacobian vectorAdd (n=1000)", derivative("vadd", [VEC, VEC], [0]), [dense(a, [N]), dense(b, [N])], () => hand.vadd(N), (r) => r.data);
-add("jacobian vectorSMul wrt s (n=100000)", derivative("vsmul", [VEC, DBL], [1]), [dense(aL, [NL]), s], () => hand.vsmul(aL), (r) => r.data);
-add("grad logsumexp (n=100000)", derivative("lse", [VEC], [0]), [dense(aL, [NL])], () => hand.lse(aL), (r) => r.data, { noopt: false });
-add("NNMF grad wrt H (100x100)", derivative("nnmf", [VEC, VEC, MAT], [1]), [dense(u, [100]), dense(v, [100]), dense(A, [100, 100])], () => hand.nnmf(u, v, A), (r) => r.data);
+add(
+  "grad dot (n=100000)",
+  derivative("dot", [VEC, VEC], [0]),
+  [dense(aL, [NL]), dense(bL, [NL])],
+  () => hand.dot(aL, bL),
+  (r) => r.data,
+  { noopt: false },
+);
+add(
+  "grad vectorMax (n=100000)",
+  derivative("vmax", [VEC], [0]),
+  [dense(aL, [NL])],
+  () => hand.vmax(aL),
+  (r) => r.data,
+  { noopt: false },
+);
+add(
+  "jacobian vectorAdd (n=1000)",
+  derivative("vadd", [VEC, VEC], [0]),
+  [dense(a, [N]), dense(b, [N])],
+  () => hand.vadd(N),
+  (r) => r.data,
+);
+add(
+  "jacobian vectorSMul wrt s (n=100000)",
+  derivative("vsmul", [VEC, DBL], [1]),
+  [dense(aL, [NL]), s],
+  () => hand.vsmul(aL),
+  (r) => r.data,
+);
+add(
+  "grad logsumexp (n=100000)",
+  derivative("lse", [VEC], [0]),
+  [dense(aL, [NL])],
+  () => hand.lse(aL),
+  (r) => r.data,
+  { noopt: false },
+);
+add(
+  "NNMF grad wrt H (100x100)",
+  derivative("nnmf", [VEC, VEC, MAT], [1]),
+  [dense(u, [100]), dense(v, [100]), dense(A, [100, 100])],
+  () => hand.nnmf(u, v, A),
+  (r) => r.data,
+);
 
 // BA project Jacobian, all 11 + 3N columns at once, against the hand-written Jacobian and N separate passes.
 const cam = new Float64Array([0.1, -0.2, 0.3, 0.5, -0.4, -8, 500, 320, 240, 1e-3, 1e-6]);
 for (const n of [10, 100, 800]) {
   const X = random(3 * n, 10 + n, -1, 1);
   const d = derivative("project", [VEC, MAT], [0, 1]);
-  add(`BA project Jacobian (N=${n})`, d, [dense(cam, [11]), dense(X, [n, 3])], () => projectJacobianHand(cam, X, n), null);
+  add(
+    `BA project Jacobian (N=${n})`,
+    d,
+    [dense(cam, [11]), dense(X, [n, 3])],
+    () => projectJacobianHand(cam, X, n),
+    null,
+  );
 }
 
 // Same numbers before timing anything: each optimised derivative against the hand-written one.
@@ -92,18 +147,23 @@ for (const c of cases) {
   const got = c.check(c.d.opt.run(c.args));
   const want = c.handFn();
   for (let i = 0; i < want.length; i++)
-    if (Math.abs(got[i] - want[i]) > 1e-9 * Math.max(1, Math.abs(want[i]))) throw new Error(`${c.name}[${i}]: smooth ${got[i]} != hand ${want[i]}`);
+    if (Math.abs(got[i] - want[i]) > 1e-9 * Math.max(1, Math.abs(want[i])))
+      throw new Error(`${c.name}[${i}]: smooth ${got[i]} != hand ${want[i]}`);
 }
 {
-  const n = 10, X = random(3 * n, 20, -1, 1);
+  const n = 10,
+    X = random(3 * n, 20, -1, 1);
   const res = prog.derivative("project", [VEC, MAT], [0, 1], "js").run([dense(cam, [11]), dense(X, [n, 3])]);
-  const J = projectJacobianHand(cam, X, n), cols = 11 + 3 * n;
+  const J = projectJacobianHand(cam, X, n),
+    cols = 11 + 3 * n;
   const [dcam, dX] = res.elems;
   for (let j = 0; j < cols; j++)
     for (let r = 0; r < 2 * n; r++) {
-      const col = j < 11 ? dcam.data.subarray(j * 2 * n, (j + 1) * 2 * n) : dX.data.subarray((j - 11) * 2 * n, (j - 10) * 2 * n);
+      const col =
+        j < 11 ? dcam.data.subarray(j * 2 * n, (j + 1) * 2 * n) : dX.data.subarray((j - 11) * 2 * n, (j - 10) * 2 * n);
       const want = J[r * cols + j];
-      if (Math.abs(col[r] - want) > 1e-7 * Math.max(1, Math.abs(want))) throw new Error(`BA J[${r}][${j}]: smooth ${col[r]} != hand ${want}`);
+      if (Math.abs(col[r] - want) > 1e-7 * Math.max(1, Math.abs(want)))
+        throw new Error(`BA J[${r}][${j}]: smooth ${col[r]} != hand ${want}`);
     }
   void projectHand;
 }
@@ -116,9 +176,11 @@ for (const c of cases) {
 }
 // N separate forward passes for the BA Jacobian at N = 100 (one per column), for the vectorised comparison.
 {
-  const n = 100, X = random(3 * n, 110, -1, 1);
+  const n = 100,
+    X = random(3 * n, 110, -1, 1);
   const col = prog.specialise("projectTangent", [VEC, MAT, VEC, MAT], "js");
-  const dcam = new Float64Array(11), dX = new Float64Array(3 * n);
+  const dcam = new Float64Array(11),
+    dX = new Float64Array(3 * n);
   bench.add(`BA project Jacobian (N=${n}) | column by column`, () => {
     for (let j = 0; j < 11 + 3 * n; j++) {
       dcam.fill(0);
@@ -133,7 +195,9 @@ await bench.run();
 
 const ms = (name) => bench.getTask(name)?.result?.latency?.mean;
 const rows = cases.map((c) => {
-  const sm = ms(`${c.name} | smooth`), hw = ms(`${c.name} | hand-written`), off = ms(`${c.name} | optimiser off`);
+  const sm = ms(`${c.name} | smooth`),
+    hw = ms(`${c.name} | hand-written`),
+    off = ms(`${c.name} | optimiser off`);
   return {
     benchmark: c.name,
     "smooth ms": sm.toFixed(3),
@@ -146,4 +210,6 @@ const rows = cases.map((c) => {
 console.table(rows);
 const colByCol = ms("BA project Jacobian (N=100) | column by column");
 const vec100 = ms("BA project Jacobian (N=100) | smooth");
-console.log(`BA N=100: vectorised ${vec100.toFixed(3)} ms vs ${11 + 300} separate forward passes ${colByCol.toFixed(3)} ms (${(colByCol / vec100).toFixed(1)}x)`);
+console.log(
+  `BA N=100: vectorised ${vec100.toFixed(3)} ms vs ${11 + 300} separate forward passes ${colByCol.toFixed(3)} ms (${(colByCol / vec100).toFixed(1)}x)`,
+);

@@ -51,7 +51,8 @@ class Tool {
       this.pending.delete(response.id);
     });
     this.child.on("exit", (code, signal) => {
-      for (const p of this.pending.values()) p.reject(new Error(`the tool exited (${signal ?? code}): ${this.stderr.trim().split("\n").at(-1) ?? ""}`));
+      for (const p of this.pending.values())
+        p.reject(new Error(`the tool exited (${signal ?? code}): ${this.stderr.trim().split("\n").at(-1) ?? ""}`));
       this.pending.clear();
     });
   }
@@ -89,10 +90,16 @@ async function evaluate(tool, module, fn, input, opts) {
     typeof input === "object" && input !== null ? { ...input, min_runs: minRuns, min_seconds: minSeconds } : input;
   try {
     if (opts.warmup > 0) {
-      const w = await tool.send({ kind: "evaluate", module, function: fn, input: runs(opts.warmup, 0) }, opts.timeoutMs);
+      const w = await tool.send(
+        { kind: "evaluate", module, function: fn, input: runs(opts.warmup, 0) },
+        opts.timeoutMs,
+      );
       if (!w.success) return { error: w.error };
     }
-    const r = await tool.send({ kind: "evaluate", module, function: fn, input: runs(opts.minRuns, opts.minSeconds) }, opts.timeoutMs);
+    const r = await tool.send(
+      { kind: "evaluate", module, function: fn, input: runs(opts.minRuns, opts.minSeconds) },
+      opts.timeoutMs,
+    );
     if (!r.success) return { error: r.error };
     const ms = r.timings.filter((t) => t.name === "evaluate").map((t) => t.nanoseconds / 1e6);
     // Fast functions run hundreds of thousands of times in a second: no spreading into Math.min.
@@ -125,8 +132,16 @@ async function run(opts) {
     const mine = all.filter((x) => x.eval === name);
     if (!defined.success) {
       // One row for the whole eval: the tool does not have it (yet).
-      rows.push({ eval: name, workload: `all ${mine.length}`, derivative: mine[0].derivatives.join(", "), error: `define failed: ${defined.error ?? ""}` });
-      bar.increment(mine.reduce((n, w) => n + w.derivatives.length + (w.primal ? 1 : 0), 0), { task: `${name}: not defined` });
+      rows.push({
+        eval: name,
+        workload: `all ${mine.length}`,
+        derivative: mine[0].derivatives.join(", "),
+        error: `define failed: ${defined.error ?? ""}`,
+      });
+      bar.increment(
+        mine.reduce((n, w) => n + w.derivatives.length + (w.primal ? 1 : 0), 0),
+        { task: `${name}: not defined` },
+      );
       await tool?.close();
       continue;
     }
@@ -148,7 +163,17 @@ async function run(opts) {
         // The ratio of the fastest runs: other processes on the machine slow some runs down, never speed one up.
         const ratio = primal && !error ? derivative.minMs / primal.minMs : undefined;
         const medianRatio = primal && !error ? derivative.medianMs / primal.medianMs : undefined;
-        rows.push({ eval: name, workload: w.name, primalFn: w.primal, derivative: d, primal, derivativeTime: derivative, ratio, medianRatio, ...(error ? { error } : {}) });
+        rows.push({
+          eval: name,
+          workload: w.name,
+          primalFn: w.primal,
+          derivative: d,
+          primal,
+          derivativeTime: derivative,
+          ratio,
+          medianRatio,
+          ...(error ? { error } : {}),
+        });
       }
     }
     await tool?.close();
@@ -185,7 +210,9 @@ function markdown(rows, opts) {
 
 /** A bar per workload with a primal: its ratio on a log scale, drawn from 1 (as fast as the primal); a rule at 3. */
 async function chart(rows) {
-  const values = rows.filter((r) => r.ratio !== undefined).map((r) => ({ label: `${r.eval} ${r.workload}`, eval: r.eval, ratio: r.ratio }));
+  const values = rows
+    .filter((r) => r.ratio !== undefined)
+    .map((r) => ({ label: `${r.eval} ${r.workload}`, eval: r.eval, ratio: r.ratio }));
   const spec = {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: "Smooth on GradBench: derivative time / primal time",
@@ -197,7 +224,12 @@ async function chart(rows) {
         mark: "bar",
         encoding: {
           y: { field: "label", type: "nominal", sort: null, title: null, axis: { labelFontSize: 9, labelLimit: 300 } },
-          x: { field: "ratio", type: "quantitative", scale: { type: "log", domain: [0.25, 32], nice: false }, title: "derivative time / primal time (log scale)" },
+          x: {
+            field: "ratio",
+            type: "quantitative",
+            scale: { type: "log", domain: [0.25, 32], nice: false },
+            title: "derivative time / primal time (log scale)",
+          },
           x2: { datum: 1 },
           color: { field: "eval", type: "nominal", sort: null, title: "eval" },
         },
@@ -210,13 +242,18 @@ async function chart(rows) {
 }
 
 // --report-only: write the table and the chart again from the last gradbench.json, without running anything.
-const previous = process.argv.includes("--report-only") ? JSON.parse(readFileSync(new URL("gradbench.json", RESULTS), "utf8")) : undefined;
+const previous = process.argv.includes("--report-only")
+  ? JSON.parse(readFileSync(new URL("gradbench.json", RESULTS), "utf8"))
+  : undefined;
 const opts = previous?.options ?? options(process.argv.slice(2));
 const rows = previous?.rows ?? (await run(opts));
 mkdirSync(RESULTS, { recursive: true });
 const md = markdown(rows, opts);
 writeFileSync(new URL("gradbench.md", RESULTS), md);
 if (!previous)
-  writeFileSync(new URL("gradbench.json", RESULTS), JSON.stringify({ node: process.version, date: new Date().toISOString(), options: opts, rows }, null, 1) + "\n");
+  writeFileSync(
+    new URL("gradbench.json", RESULTS),
+    JSON.stringify({ node: process.version, date: new Date().toISOString(), options: opts, rows }, null, 1) + "\n",
+  );
 writeFileSync(new URL("gradbench.svg", RESULTS), await chart(rows));
 process.stdout.write(md);

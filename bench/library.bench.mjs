@@ -43,23 +43,39 @@ const dloss = grad(m.loss);
 let t0 = performance.now();
 const reference = dloss(w, Xm, y);
 const firstCallMs = performance.now() - t0;
-rows.push({ name: "Smooth (source, `grad(m.loss)`)", precision: "float64", ...time(() => dloss(w, Xm, y), CALLS), maxDiff: 0, firstCallMs });
+rows.push({
+  name: "Smooth (source, `grad(m.loss)`)",
+  precision: "float64",
+  ...time(() => dloss(w, Xm, y), CALLS),
+  maxDiff: 0,
+  firstCallMs,
+});
 if (compilations(dloss) !== 1) throw new Error(`the gradient was compiled ${compilations(dloss)} times`);
 
 // ---- Smooth, from a JavaScript function over tensors (traced once for these shapes) ----
 const stagedLoss = (w, X, y) => {
   const n = X.length;
-  const total = ifold((acc, i) => {
-    const z = dot(w, get(X, i));
-    return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
-  }, 0, n);
+  const total = ifold(
+    (acc, i) => {
+      const z = dot(w, get(X, i));
+      return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
+    },
+    0,
+    n,
+  );
   return mul(total, 1 / n);
 };
 const dstaged = grad(stagedLoss);
 t0 = performance.now();
 const stagedFirst = dstaged(w, Xm, y);
 const stagedFirstMs = performance.now() - t0;
-rows.push({ name: "Smooth (traced JS function, `grad(loss)`)", precision: "float64", ...time(() => dstaged(w, Xm, y), CALLS), maxDiff: maxDiff(stagedFirst, reference), firstCallMs: stagedFirstMs });
+rows.push({
+  name: "Smooth (traced JS function, `grad(loss)`)",
+  precision: "float64",
+  ...time(() => dstaged(w, Xm, y), CALLS),
+  maxDiff: maxDiff(stagedFirst, reference),
+  firstCallMs: stagedFirstMs,
+});
 if (compilations(dstaged) !== 1) throw new Error(`the staged gradient was compiled ${compilations(dstaged)} times`);
 
 // ---- Hand-written JavaScript: the same gradient, fused by hand ----
@@ -74,7 +90,12 @@ function handGradient(w, X, y) {
   for (let j = 0; j < D; j++) g[j] /= N;
   return g;
 }
-rows.push({ name: "hand-written JavaScript", precision: "float64", ...time(() => handGradient(w, X, y), CALLS), maxDiff: maxDiff(handGradient(w, X, y), reference) });
+rows.push({
+  name: "hand-written JavaScript",
+  precision: "float64",
+  ...time(() => handGradient(w, X, y), CALLS),
+  maxDiff: maxDiff(handGradient(w, X, y), reference),
+});
 
 // ---- TensorFlow.js, CPU backend (pure JavaScript) ----
 const notes = [];
@@ -89,7 +110,12 @@ try {
   };
   const tfGrad = tf.grad(tfLoss);
   const call = () => tf.tidy(() => tfGrad(tf.tensor1d(Float32Array.from(w))).dataSync());
-  rows.push({ name: "TensorFlow.js 4.22 (`tf.grad`, cpu backend)", precision: "float32", ...time(call, CALLS), maxDiff: maxDiff(call(), reference) });
+  rows.push({
+    name: "TensorFlow.js 4.22 (`tf.grad`, cpu backend)",
+    precision: "float32",
+    ...time(call, CALLS),
+    maxDiff: maxDiff(call(), reference),
+  });
 } catch (e) {
   notes.push(`TensorFlow.js did not run: ${e.message}`);
 }
@@ -109,7 +135,12 @@ try {
   };
   const jaxGrad = jax.jit(jax.grad(jaxLoss));
   const call = () => jaxGrad(np.array(Float32Array.from(w))).dataSync();
-  rows.push({ name: "jax-js 0.1.25 (`jit(grad(f))`, wasm backend)", precision: "float32", ...time(call, CALLS), maxDiff: maxDiff(call(), reference) });
+  rows.push({
+    name: "jax-js 0.1.25 (`jit(grad(f))`, wasm backend)",
+    precision: "float32",
+    ...time(call, CALLS),
+    maxDiff: maxDiff(call(), reference),
+  });
 } catch (e) {
   notes.push(`jax-js did not run: ${e.message}`);
 }
@@ -134,4 +165,11 @@ const md =
 console.log(md);
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/library.md", import.meta.url), md);
-writeFileSync(new URL("./results/library.json", import.meta.url), JSON.stringify({ node: process.version, n: N, d: D, calls: CALLS, firstCallMs, stagedFirstMs, rows, notes }, null, 2) + "\n");
+writeFileSync(
+  new URL("./results/library.json", import.meta.url),
+  JSON.stringify(
+    { node: process.version, n: N, d: D, calls: CALLS, firstCallMs, stagedFirstMs, rows, notes },
+    null,
+    2,
+  ) + "\n",
+);

@@ -18,7 +18,6 @@ import * as hand from "./hand/reverse.mjs";
 const read = (p) => readFileSync(new URL(p, import.meta.url), "utf8");
 const prog = loadProgram({ name: "reverse.smooth", text: read("programs/reverse.smooth") });
 
-
 /** The compiled primal and gradient of a reverse.smooth definition. */
 const compiled = (name, types, wrt) => ({
   primal: prog.specialise(name, types, "js"),
@@ -45,7 +44,8 @@ const readLoop = compiled("readLoop", [VEC], [0]);
 const mmul = compiled("mmulLoss", [MAT, MAT, MAT], [0, 1]);
 const taped = [];
 for (const n of SIZES) {
-  const a = random(n, 1), b = random(n, 2);
+  const a = random(n, 1),
+    b = random(n, 2);
   add("dot product", n, dot, [dense(a, [n]), dense(b, [n])], () => hand.dotGrad(a, b));
   // Factors near 1, so that the product of a million of them neither underflows nor overflows.
   const p = random(n, 3, 0.999, 1.001);
@@ -60,7 +60,9 @@ for (const n of SIZES) {
 }
 for (const side of MATRIX_SIDES) {
   const n = side * side;
-  const a = random(n, 6), b = random(n, 7), w = random(n, 8);
+  const a = random(n, 6),
+    b = random(n, 7),
+    w = random(n, 8);
   const args = [dense(a, [side, side]), dense(b, [side, side]), dense(w, [side, side])];
   add(`matrixMul <w, a b> (${side}x${side})`, n, mmul, args, () => hand.mmulLossGrad(a, b, w, side));
 }
@@ -73,10 +75,12 @@ function check(c) {
   const t1 = performance.now();
   const want = handArrays(c.handFn());
   const t2 = performance.now();
-  if (got.length !== want.length) throw new Error(`${c.name} (n=${c.n}): ${got.length} gradients, hand-written ${want.length}`);
+  if (got.length !== want.length)
+    throw new Error(`${c.name} (n=${c.n}): ${got.length} gradients, hand-written ${want.length}`);
   want.forEach((w, k) => {
     for (let i = 0; i < w.length; i++)
-      if (!close(got[k][i], w[i], 1e-8)) throw new Error(`${c.name} (n=${c.n}): gradient ${k}[${i}] smooth ${got[k][i]} != hand ${w[i]}`);
+      if (!close(got[k][i], w[i], 1e-8))
+        throw new Error(`${c.name} (n=${c.n}): gradient ${k}[${i}] smooth ${got[k][i]} != hand ${w[i]}`);
   });
   return { gradMs: t1 - t0, handMs: t2 - t1 };
 }
@@ -96,7 +100,8 @@ const timed = cases.filter((c) => {
 });
 for (const t of taped) {
   const c = cases.find((k) => k.name.startsWith("scalar loop") && k.n === t.n);
-  if (!close(t.fn(), c.handFn(), 1e-10)) throw new Error(`taped scalar loop (n=${t.n}) disagrees with the one-pass one`);
+  if (!close(t.fn(), c.handFn(), 1e-10))
+    throw new Error(`taped scalar loop (n=${t.n}) disagrees with the one-pass one`);
 }
 
 // ---- ADBench GMM and LSTM: the objective and its gradient (no hand-written gradient here) ----
@@ -115,10 +120,12 @@ function addAdbench(name, example, entry, wrt, jsonArgs) {
   const parts = wrt.length === 1 ? [g] : g.elems;
   const dir = jsonArgs.map((a, i) => (wrt.includes(i) ? mapNumbers(a, (_, k) => (k % 3) - 1) : undefined));
   const h = 1e-5;
-  const shifted = (sign) => jsonArgs.map((a, i) => (dir[i] === undefined ? a : zipNumbers(a, dir[i], (x, u) => x + sign * h * u)));
+  const shifted = (sign) =>
+    jsonArgs.map((a, i) => (dir[i] === undefined ? a : zipNumbers(a, dir[i], (x, u) => x + sign * h * u)));
   const fd = (primal.run(toValues(shifted(1))) - primal.run(toValues(shifted(-1)))) / (2 * h);
   const gu = wrt.reduce((s, k, i) => s + dotJson(valueToJson(parts[i], types[k]), dir[k]), 0);
-  if (!close(gu, fd, 1e-5)) throw new Error(`${name}: the gradient's directional derivative ${gu} != finite difference ${fd}`);
+  if (!close(gu, fd, 1e-5))
+    throw new Error(`${name}: the gradient's directional derivative ${gu} != finite difference ${fd}`);
   adbench.push({ name, primal, grad, args });
 }
 function mapNumbers(json, f, counter = { k: 0 }) {
@@ -130,10 +137,13 @@ function zipNumbers(a, b, f) {
 function dotJson(a, b) {
   return Array.isArray(a) ? a.reduce((s, x, i) => s + dotJson(x, b[i]), 0) : a * b;
 }
-const gmmFile = `${dataDir}/gmm/1k/gmm_d10_K25.txt`, lstmFile = `${dataDir}/lstm/lstm_l2_c1024.txt`;
-if (existsSync(gmmFile)) addAdbench("GMM (d=10, K=25)", "gmm.smooth", "gmmObjective", GMM_WRT, gmmArgs(readGmm(gmmFile)));
+const gmmFile = `${dataDir}/gmm/1k/gmm_d10_K25.txt`,
+  lstmFile = `${dataDir}/lstm/lstm_l2_c1024.txt`;
+if (existsSync(gmmFile))
+  addAdbench("GMM (d=10, K=25)", "gmm.smooth", "gmmObjective", GMM_WRT, gmmArgs(readGmm(gmmFile)));
 else skipped.push(`GMM: ${gmmFile} not found (set SMOOTH_ADBENCH_DATA)`);
-if (existsSync(lstmFile)) addAdbench("LSTM (l=2, c=1024)", "lstm.smooth", "lstmObjective", LSTM_WRT, lstmArgs(readLstm(lstmFile)));
+if (existsSync(lstmFile))
+  addAdbench("LSTM (l=2, c=1024)", "lstm.smooth", "lstmObjective", LSTM_WRT, lstmArgs(readLstm(lstmFile)));
 else skipped.push(`LSTM: ${lstmFile} not found (set SMOOTH_ADBENCH_DATA)`);
 
 // ---- timing: a time budget per task, and fewer iterations for the calls that take seconds ----
@@ -158,15 +168,35 @@ await slowBench.run();
 const ms = (name) => (bench.getTask(name) ?? slowBench.getTask(name))?.result?.latency?.p50;
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
 const rows = timed.map((c) => {
-  const primal = ms(taskName(c, "primal")), gradient = ms(taskName(c, "gradient")), handMs = ms(taskName(c, "hand"));
-  return { benchmark: c.name, n: c.n, primalMs: primal, gradientMs: gradient, ratio: gradient / primal, handMs, smoothOverHand: gradient / handMs };
+  const primal = ms(taskName(c, "primal")),
+    gradient = ms(taskName(c, "gradient")),
+    handMs = ms(taskName(c, "hand"));
+  return {
+    benchmark: c.name,
+    n: c.n,
+    primalMs: primal,
+    gradientMs: gradient,
+    ratio: gradient / primal,
+    handMs,
+    smoothOverHand: gradient / handMs,
+  };
 });
 for (const c of adbench) {
-  const primal = ms(`${c.name} | primal`), gradient = ms(`${c.name} | gradient`);
-  rows.push({ benchmark: c.name, n: null, primalMs: primal, gradientMs: gradient, ratio: gradient / primal, handMs: null, smoothOverHand: null });
+  const primal = ms(`${c.name} | primal`),
+    gradient = ms(`${c.name} | gradient`);
+  rows.push({
+    benchmark: c.name,
+    n: null,
+    primalMs: primal,
+    gradientMs: gradient,
+    ratio: gradient / primal,
+    handMs: null,
+    smoothOverHand: null,
+  });
 }
 
-const header = "| benchmark | n | primal ms | gradient ms | ratio | hand ms | smooth/hand |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |";
+const header =
+  "| benchmark | n | primal ms | gradient ms | ratio | hand ms | smooth/hand |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |";
 const line = (r) =>
   `| ${r.benchmark} | ${r.n ?? "-"} | ${fmt(r.primalMs)} | ${fmt(r.gradientMs)} | ${r.ratio.toFixed(2)} | ${r.handMs === null ? "-" : fmt(r.handMs)} | ${r.smoothOverHand === null ? "-" : r.smoothOverHand.toFixed(2)} |`;
 const notes = taped.map((t) => {
@@ -191,4 +221,7 @@ console.log(text);
 const resultsDir = new URL("results/", import.meta.url);
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(new URL("reverse.md", resultsDir), text);
-writeFileSync(new URL("reverse.json", resultsDir), JSON.stringify({ node: process.version, rows, notes, skipped }, null, 2) + "\n");
+writeFileSync(
+  new URL("reverse.json", resultsDir),
+  JSON.stringify({ node: process.version, rows, notes, skipped }, null, 2) + "\n",
+);

@@ -14,14 +14,21 @@ function forward(p, x) {
 /** Mean binary cross-entropy over the rows of X: log(1 + e^z) - y z. */
 function loss(p, X, y) {
   const n = X.length; // a plain number: shapes are known while tracing
-  const total = ifold((acc, i) => {
-    const z = forward(p, get(X, i));
-    return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
-  }, 0, n);
+  const total = ifold(
+    (acc, i) => {
+      const z = forward(p, get(X, i));
+      return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
+    },
+    0,
+    n,
+  );
   return mul(total, 1 / n);
 }
 
-const lines = readFileSync(new URL("./data/moons.csv", import.meta.url), "utf8").trim().split("\n").slice(1);
+const lines = readFileSync(new URL("./data/moons.csv", import.meta.url), "utf8")
+  .trim()
+  .split("\n")
+  .slice(1);
 const n = lines.length;
 const X = new Float64Array(2 * n);
 const y = new Float64Array(n);
@@ -49,7 +56,12 @@ const descend = (x, g) => x.map((xi, j) => xi - rate * g[j]);
 for (let it = 0; it <= 2000; it++) {
   const [value, g] = step(p, Xm, y);
   if (it % 500 === 0) console.log(`step ${it}: loss ${value.toFixed(4)}`);
-  p = { W1: ndarray(descend(p.W1.data, g.W1.data), [hidden, 2]), b1: descend(p.b1, g.b1), W2: descend(p.W2, g.W2), b2: p.b2 - rate * g.b2 };
+  p = {
+    W1: ndarray(descend(p.W1.data, g.W1.data), [hidden, 2]),
+    b1: descend(p.b1, g.b1),
+    W2: descend(p.W2, g.W2),
+    b2: p.b2 - rate * g.b2,
+  };
 }
 
 const logits = vmap(forward, { inAxes: [null, 0] })(p, Xm); // one compiled loop over the rows

@@ -17,8 +17,14 @@ const g = grad(m.rosenbrock);
 // By hand for two variables: [[1200 x² - 400 y + 2, -400 x], [-400 x, 200]].
 const x0 = new Float64Array([-1.2, 1]);
 const h = H(x0);
-console.log("Hessian at (-1.2, 1):", h.map((row) => Array.from(row)));
-console.log("by hand:             ", [[1200 * 1.44 - 400 + 2, 480], [480, 200]]);
+console.log(
+  "Hessian at (-1.2, 1):",
+  h.map((row) => Array.from(row)),
+);
+console.log("by hand:             ", [
+  [1200 * 1.44 - 400 + 2, 480],
+  [480, 200],
+]);
 
 // Newton's method: x ← x - H⁻¹ ∇f (2 × 2 solve by Cramer's rule).
 let x = x0;
@@ -27,7 +33,9 @@ for (let it = 1; it <= 6; it++) {
   const [g0, g1] = g(x);
   const det = a * d - b * c;
   x = new Float64Array([x[0] - (d * g0 - b * g1) / det, x[1] - (a * g1 - c * g0) / det]);
-  console.log(`Newton step ${it}: x = (${x[0].toFixed(6)}, ${x[1].toFixed(6)}), f = ${m.rosenbrock(x).toExponential(3)}`);
+  console.log(
+    `Newton step ${it}: x = (${x[0].toFixed(6)}, ${x[1].toFixed(6)}), f = ${m.rosenbrock(x).toExponential(3)}`,
+  );
 }
 
 // The Hessian program itself, as Smooth text:

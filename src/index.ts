@@ -6,7 +6,14 @@
 
 export { smooth, smoothModule, loadModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
 export { compile, compilations, type AnyFunction } from "./library/compile.js";
-export { grad, valueAndGrad, jacobian, hessian, type ArgnumsOption, type JacobianOptions } from "./library/transforms.js";
+export {
+  grad,
+  valueAndGrad,
+  jacobian,
+  hessian,
+  type ArgnumsOption,
+  type JacobianOptions,
+} from "./library/transforms.js";
 export { jvp, vjp } from "./library/jvp.js";
 export { vmap, type VmapOptions } from "./library/vmap.js";
 export { inspect, type Inspection } from "./library/inspect.js";

@@ -3,7 +3,9 @@
 
 /** d(a·b)/da = b and d(a·b)/db = a. */
 export function dotGrad(a, b) {
-  const n = a.length, ga = new Float64Array(n), gb = new Float64Array(n);
+  const n = a.length,
+    ga = new Float64Array(n),
+    gb = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     ga[i] = b[i];
     gb[i] = a[i];
@@ -13,7 +15,8 @@ export function dotGrad(a, b) {
 
 /** d(prod a)/da[i] = (product of a before i) * (product of a after i): prefix products, then suffix products. */
 export function prodGrad(a) {
-  const n = a.length, g = new Float64Array(n);
+  const n = a.length,
+    g = new Float64Array(n);
   let prefix = 1;
   for (let i = 0; i < n; i++) {
     g[i] = prefix;
@@ -29,7 +32,8 @@ export function prodGrad(a) {
 
 /** The gradient of logsumexp is softmax: exp(v - max) / sum. */
 export function logsumexpGrad(v) {
-  const n = v.length, g = new Float64Array(n);
+  const n = v.length,
+    g = new Float64Array(n);
   let m = -Infinity;
   for (let i = 0; i < n; i++) if (v[i] > m) m = v[i];
   let z = 0;
@@ -78,7 +82,9 @@ export function scalarLoopGradTaped(x, n) {
  * s_i is that of s_{i+1} times f_i.
  */
 export function readLoopGrad(v) {
-  const n = v.length, g = new Float64Array(n), tape = new Float64Array(n);
+  const n = v.length,
+    g = new Float64Array(n),
+    tape = new Float64Array(n);
   let s = 1;
   for (let i = 0; i < n; i++) {
     const f = 0.5 + Math.sin(v[i]);
@@ -100,7 +106,8 @@ export function readLoopGrad(v) {
  * (accumulated row by row of w, so every loop walks memory in order).
  */
 export function mmulLossGrad(a, b, w, n) {
-  const da = new Float64Array(n * n), db = new Float64Array(n * n);
+  const da = new Float64Array(n * n),
+    db = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let k = 0; k < n; k++) {
       let s = 0;
@@ -110,7 +117,8 @@ export function mmulLossGrad(a, b, w, n) {
   for (let i = 0; i < n; i++)
     for (let k = 0; k < n; k++) {
       const aik = a[i * n + k];
-      const row = k * n, wrow = i * n;
+      const row = k * n,
+        wrow = i * n;
       for (let j = 0; j < n; j++) db[row + j] += aik * w[wrow + j];
     }
   return [da, db];

@@ -33,8 +33,10 @@ export function letActivity(s: ActivityState, v: Var, rhs: Expr): boolean {
   // A zero-tangent primitive's result (stopGradient, floor, toDouble) is a constant to AD: never active.
   if (rhs.kind === "prim" && PRIMS[rhs.op].derivative.kind === "zero-tangent") return false;
   if (rhs.kind === "proj") return activeComponents(s, rhs.arg, arity(rhs.arg)).has(rhs.index);
-  if (rhs.kind === "tuple") return record(s, v, new Set(rhs.elems.flatMap((a, i) => (isActiveAtom(s, a) ? [i] : []))), rhs.elems.length);
-  if (rhs.kind === "ifold" && rhs.acc.type.k === "tuple") return record(s, v, loopStateActivity(s, rhs), rhs.acc.type.elems.length);
+  if (rhs.kind === "tuple")
+    return record(s, v, new Set(rhs.elems.flatMap((a, i) => (isActiveAtom(s, a) ? [i] : []))), rhs.elems.length);
+  if (rhs.kind === "ifold" && rhs.acc.type.k === "tuple")
+    return record(s, v, loopStateActivity(s, rhs), rhs.acc.type.elems.length);
   return [...freeVars(rhs).keys()].some((id) => s.active.has(id));
 }
 
@@ -65,7 +67,12 @@ export function loopStateActivity(s: ActivityState, e: Ifold): ReadonlySet<numbe
       if (varied.size < n) local.components.set(e.acc.id, new Set(varied));
     }
     for (const { v, rhs } of bindings) if (letActivity(local, v, rhs)) local.active.add(v.id);
-    const out = tail.kind === "tuple" ? new Set(tail.elems.flatMap((a, i) => (isActiveAtom(local, a) ? [i] : []))) : tail.kind === "var" ? activeComponents(local, tail, n) : new Set<number>([...Array(n).keys()]);
+    const out =
+      tail.kind === "tuple"
+        ? new Set(tail.elems.flatMap((a, i) => (isActiveAtom(local, a) ? [i] : [])))
+        : tail.kind === "var"
+          ? activeComponents(local, tail, n)
+          : new Set<number>([...Array(n).keys()]);
     const before = varied.size;
     for (const c of out) varied.add(c);
     if (varied.size === before) break;

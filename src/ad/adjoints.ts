@@ -38,10 +38,7 @@ export function zeroOf(t: Type, primal: Atom, b: AnfBuilder): Atom {
     case "array":
       return b.prim("zerosLike", [primal], "zero");
     case "tuple":
-      return b.bind(
-        "zero",
-        mkTuple(t.elems.map((e, k) => zeroOf(e, b.proj(k, primal, "x"), b))),
-      );
+      return b.bind("zero", mkTuple(t.elems.map((e, k) => zeroOf(e, b.proj(k, primal, "x"), b))));
     case "fun":
       throw new Error("adjoints: a function has no adjoint");
   }

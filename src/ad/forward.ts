@@ -14,7 +14,18 @@
 
 import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, nested } from "../ir/builder.js";
 import { freeVars } from "../ir/free.js";
-import { freshVar, lit, mkLam, mkTuple, type Atom, type Expr, type Jvp, type Lam, type Prim, type Var } from "../ir/ir.js";
+import {
+  freshVar,
+  lit,
+  mkLam,
+  mkTuple,
+  type Atom,
+  type Expr,
+  type Jvp,
+  type Lam,
+  type Prim,
+  type Var,
+} from "../ir/ir.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { DOUBLE, INT, type Type } from "../types/types.js";
@@ -209,7 +220,15 @@ class Forward {
 
   private prim(e: Prim, b: AnfBuilder, name: string): Atom {
     const rule = PRIMS[e.op].derivative;
-    if (rule.kind === "structural") return b.bind(dualName(name, e.type), mkPrim(e.op, e.args.map((a) => this.atom(a, b)), e.span));
+    if (rule.kind === "structural")
+      return b.bind(
+        dualName(name, e.type),
+        mkPrim(
+          e.op,
+          e.args.map((a) => this.atom(a, b)),
+          e.span,
+        ),
+      );
     // Operands: a literal is its own primal with tangent 0; an Index or Bool is its own dual.
     const parts = e.args.map((a): readonly [Atom, Atom] =>
       a.kind === "lit" ? [a, ZERO] : a.type.k === "double" ? this.split(this.atom(a, b), b) : [this.atom(a, b), ZERO],
@@ -225,11 +244,18 @@ class Forward {
       case "select": {
         const [ta, tb] = tangents as [Atom, Atom];
         if (isZero(ta) && isZero(tb)) return this.pair(y, ZERO, b, name);
-        const t = b.if(rule.firstChosen(primals, b), () => ta, () => tb, tname);
+        const t = b.if(
+          rule.firstChosen(primals, b),
+          () => ta,
+          () => tb,
+          tname,
+        );
         return this.pair(y, t, b, name);
       }
       case "partials": {
-        const terms = rule.partials.flatMap((p, i) => (isZero(tangents[i]!) ? [] : [this.term(p, primals, y, tangents[i]!, b, tname)]));
+        const terms = rule.partials.flatMap((p, i) =>
+          isZero(tangents[i]!) ? [] : [this.term(p, primals, y, tangents[i]!, b, tname)],
+        );
         return this.pair(y, sumTerms(terms, b, tname), b, name);
       }
       case "no-tangent":
@@ -238,7 +264,14 @@ class Forward {
   }
 
   /** ∂f/∂aᵢ · ȧᵢ; a guarded partial is formed only when ȧᵢ is not zero. */
-  private term(p: Partial, primals: readonly Atom[], y: Atom, t: Atom, b: AnfBuilder, name: string): { term: Atom; negate: boolean } {
+  private term(
+    p: Partial,
+    primals: readonly Atom[],
+    y: Atom,
+    t: Atom,
+    b: AnfBuilder,
+    name: string,
+  ): { term: Atom; negate: boolean } {
     if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name);
     const term = b.if(
       b.prim("eq", [t, ZERO], "still"),

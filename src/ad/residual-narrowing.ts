@@ -93,11 +93,19 @@ export function narrowResiduals(
 ): { body: Expr; loopBody: Expr; residuals: StoredResidual[] } {
   const out: StoredResidual[] = [];
   for (const r of residuals) {
-    const read = splitLets(body).bindings.find((x) => x.rhs.kind === "prim" && x.rhs.op === "get" && x.rhs.args[0]!.kind === "var" && x.rhs.args[0]!.id === r.tape.id);
+    const read = splitLets(body).bindings.find(
+      (x) =>
+        x.rhs.kind === "prim" && x.rhs.op === "get" && x.rhs.args[0]!.kind === "var" && x.rhs.args[0]!.id === r.tape.id,
+    );
     const found = read === undefined ? undefined : readPaths(body, read.v);
     const { bindings, tail } = splitLets(loopBody);
     const at = bindings.findIndex((x) => x.v.id === r.original.id);
-    if (read === undefined || found === undefined || at < 0 || covered(r.copy.type, found.leaves) === leafCount(r.copy.type)) {
+    if (
+      read === undefined ||
+      found === undefined ||
+      at < 0 ||
+      covered(r.copy.type, found.leaves) === leafCount(r.copy.type)
+    ) {
       out.push(r);
       continue;
     }
@@ -110,7 +118,10 @@ export function narrowResiduals(
     body = readingNarrowed(body, { read: read.v, element, tape, index, paths, leaves, single });
     const b = new AnfBuilder();
     const leafAtoms = leaves.map((p) =>
-      p.reduce<Atom>((x, k) => (x.type.k === "tuple" ? b.proj(k, x, "part") : b.prim("field", [x, litIndex(k)], "part")), r.original),
+      p.reduce<Atom>(
+        (x, k) => (x.type.k === "tuple" ? b.proj(k, x, "part") : b.prim("field", [x, litIndex(k)], "part")),
+        r.original,
+      ),
     );
     const stored = single ? leafAtoms[0]! : b.tuple(leafAtoms, r.original.name);
     const extra = b.finish(stored);

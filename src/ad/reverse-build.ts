@@ -41,7 +41,9 @@ export function prepareBuild(r: Reverse, v: Var, e: Build, b: AnfBuilder): Rever
   const original = splitLets(e.body);
   const copied = splitLets(copy.body).bindings;
   const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
-  const residuals = copied.flatMap((x, k) => (isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id) ? [{ copy: x.v, original: original.bindings[k]!.v }] : []));
+  const residuals = copied.flatMap((x, k) =>
+    isScalar(x.v.type) && costly(x.rhs) && live.has(x.v.id) ? [{ copy: x.v, original: original.bindings[k]!.v }] : [],
+  );
   if (residuals.length === 0 || copied.length !== original.bindings.length) {
     b.bindVar(v, e);
     return { seed, state, index, body, targets };
@@ -62,7 +64,12 @@ export function prepareBuild(r: Reverse, v: Var, e: Build, b: AnfBuilder): Rever
  * The reverse loop body of a build: element i recomputed (a forward walk of `copy`'s body, whose lets are returned
  * too) and reversed for the adjoint of element i, carrying the targets' adjoints.
  */
-export function buildReverseBody(r: Reverse, copy: Build, targets: readonly Var[], loop: { seed: Var; state: Var; index: Var }): { body: Expr; walked: readonly Binding[] } {
+export function buildReverseBody(
+  r: Reverse,
+  copy: Build,
+  targets: readonly Var[],
+  loop: { seed: Var; state: Var; index: Var },
+): { body: Expr; walked: readonly Binding[] } {
   let walked: readonly Binding[] = [];
   const body = r.saving(targets, () =>
     pruned(
@@ -89,7 +96,7 @@ export function buildReverseBody(r: Reverse, copy: Build, targets: readonly Var[
  * of the built tuples. Undefined when nothing is worth storing (the caller then recomputes, without records).
  */
 export function storingNestedResiduals(
-r: Reverse,
+  r: Reverse,
   v: Var,
   e: Build,
   b: AnfBuilder,
@@ -102,7 +109,8 @@ r: Reverse,
   const { result } = r.forward(p.body, pb);
   const primalBody = pb.finish(result);
   const primal = splitLets(primalBody);
-  if (primal.bindings.length !== walked.length || walked.some((x, j) => !typeEq(x.v.type, primal.bindings[j]!.v.type))) return undefined;
+  if (primal.bindings.length !== walked.length || walked.some((x, j) => !typeEq(x.v.type, primal.bindings[j]!.v.type)))
+    return undefined;
   const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
   const rhsOf = new Map(walked.map((x) => [x.v.id, x.rhs]));
   // Costly, or a part of a costly tuple (an inner loop's records are projections of its final state).

@@ -41,9 +41,16 @@ export function primalIf(v: Var, e: If, b: AnfBuilder): IfResiduals | undefined 
       return mkTuple([value, ...thenPart, ...elsePart]);
     });
   const type = tupleOf([v.type, ...ownThen.map(() => DOUBLE), ...ownElse.map(() => DOUBLE)]);
-  const all = b.bind(`${v.name}_if`, { kind: "if", cond: e.cond, then: branch(e.then, true), else: branch(e.else, false), type });
+  const all = b.bind(`${v.name}_if`, {
+    kind: "if",
+    cond: e.cond,
+    then: branch(e.then, true),
+    else: branch(e.else, false),
+    type,
+  });
   b.bindVar(v, mkProj(0, all));
-  const at = (lets: Binding[], from: number) => new Map(lets.map((bd, j) => [bd.v.id, b.proj(from + j, all, bd.v.name)]));
+  const at = (lets: Binding[], from: number) =>
+    new Map(lets.map((bd, j) => [bd.v.id, b.proj(from + j, all, bd.v.name)]));
   return { then: at(ownThen, 1), else: at(ownElse, 1 + ownThen.length) };
 }
 
@@ -84,12 +91,19 @@ function reading(reversed: Expr, original: Expr, copy: Expr, residuals: Readonly
     if (stored !== undefined) subst.set(copied.v.id, stored);
     inReverse.set(bd.v.id, stored ?? copied.v);
   });
-  const key = (op: string, args: readonly Atom[]) => `${op}(${args.map((a) => (a.kind === "var" ? `v${a.id}` : `${String(a.value)}`)).join(",")})`;
+  const key = (op: string, args: readonly Atom[]) =>
+    `${op}(${args.map((a) => (a.kind === "var" ? `v${a.id}` : `${String(a.value)}`)).join(",")})`;
   const known = new Map<string, Atom>();
   for (const bd of pairs) {
     const stored = residuals.get(bd.v.id);
     if (stored === undefined || bd.rhs.kind !== "prim") continue;
-    known.set(key(bd.rhs.op, bd.rhs.args.map((a) => (a.kind === "var" ? (inReverse.get(a.id) ?? a) : a))), stored);
+    known.set(
+      key(
+        bd.rhs.op,
+        bd.rhs.args.map((a) => (a.kind === "var" ? (inReverse.get(a.id) ?? a) : a)),
+      ),
+      stored,
+    );
   }
   const atom = (a: Atom): Atom => (a.kind === "var" ? (subst.get(a.id) ?? a) : a);
   const { bindings, tail } = splitLets(reversed);

@@ -9,7 +9,6 @@ import { INT } from "../types/types.js";
 import { removeDeadLets } from "../opt/dce.js";
 import { isScalar, type Type } from "../types/types.js";
 
-
 const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"]);
 
 /** Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it costs about as much as recomputing it). */
@@ -36,7 +35,8 @@ export function readingResiduals(body: Expr, stored: ReadonlyMap<number, Atom>, 
 /** Which of `of` (lets of a loop body) do not depend on the loop state `acc`, directly or through other lets. */
 export function stateIndependent(body: Expr, acc: Var, of: readonly Var[]): Set<number> {
   const dependent = new Set([acc.id]);
-  for (const { v, rhs } of splitLets(body).bindings) if ([...freeVars(rhs).keys()].some((id) => dependent.has(id))) dependent.add(v.id);
+  for (const { v, rhs } of splitLets(body).bindings)
+    if ([...freeVars(rhs).keys()].some((id) => dependent.has(id))) dependent.add(v.id);
   return new Set(of.filter((v) => !dependent.has(v.id)).map((v) => v.id));
 }
 
@@ -45,7 +45,11 @@ export function emptyTape(b: AnfBuilder, t: Type): Atom {
   const zero = (bb: AnfBuilder, u: Type): Atom => {
     if (isScalar(u)) return zeroScalar(u);
     if (u.k === "array") return bb.build(litIndex(0), (_i, inner) => zero(inner, u.elem), "empty");
-    if (u.k === "tuple") return bb.tuple(u.elems.map((x) => zero(bb, x)), "empty");
+    if (u.k === "tuple")
+      return bb.tuple(
+        u.elems.map((x) => zero(bb, x)),
+        "empty",
+      );
     throw new Error("reverse: no empty value of a function type");
   };
   return b.build(litIndex(0), (_i, bb) => zero(bb, t), "tape0");
@@ -100,7 +104,9 @@ export function forwardOrder(body: Expr, k: Var): Expr {
   const { bindings, tail } = splitLets(body);
   return wrapLets(
     bindings.map(({ v, rhs }) =>
-      rhs.kind === "prim" && rhs.op === "sub" && rhs.args[1]!.kind === "var" && rhs.args[1]!.id === k.id ? { v, rhs: k } : { v, rhs },
+      rhs.kind === "prim" && rhs.op === "sub" && rhs.args[1]!.kind === "var" && rhs.args[1]!.id === k.id
+        ? { v, rhs: k }
+        : { v, rhs },
     ),
     tail,
   );
@@ -140,7 +146,10 @@ export function hoistResiduals(
       const x = bindings[j]!;
       if (needed.has(x.v.id) && !reading.has(x.v.id)) for (const id of freeVars(x.rhs).keys()) needed.add(id);
     }
-    const slice = readingAt(bindings.filter((x) => needed.has(x.v.id)), loop.index);
+    const slice = readingAt(
+      bindings.filter((x) => needed.has(x.v.id)),
+      loop.index,
+    );
     const i = freshVar(loop.index.name, INT);
     const element = copyFresh(pruned(wrapLets(slice, r.original)), new Map([[loop.index.id, i]]));
     b.bindVar(r.tape, mkBuild(count, i, element));

@@ -17,7 +17,19 @@
 
 import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
 import { freeVars, isFreeIn } from "../ir/free.js";
-import { freshVar, isAtom, lit, mkTuple, typeOf, type Atom, type Expr, type If, type Ifold, type Prim, type Var } from "../ir/ir.js";
+import {
+  freshVar,
+  isAtom,
+  lit,
+  mkTuple,
+  typeOf,
+  type Atom,
+  type Expr,
+  type If,
+  type Ifold,
+  type Prim,
+  type Var,
+} from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -26,7 +38,19 @@ import { activeComponents, letActivity } from "./activity.js";
 import { narrowResiduals } from "./residual-narrowing.js";
 import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, elementAt, emptyTape, forwardOrder, hoistResiduals, projectionsOf, prunedKeeping, readingResiduals, stateAdjointInvariant, stateIndependent, zeroScalar } from "./reverse-support.js";
+import {
+  costly,
+  elementAt,
+  emptyTape,
+  forwardOrder,
+  hoistResiduals,
+  projectionsOf,
+  prunedKeeping,
+  readingResiduals,
+  stateAdjointInvariant,
+  stateIndependent,
+  zeroScalar,
+} from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
@@ -61,7 +85,12 @@ interface Alias {
 }
 
 /** Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. */
-export function reverseSweep(body: Expr, active: readonly Var[], seed: Atom, b: AnfBuilder): { value: Atom; adjoint: (v: Var) => Atom } {
+export function reverseSweep(
+  body: Expr,
+  active: readonly Var[],
+  seed: Atom,
+  b: AnfBuilder,
+): { value: Atom; adjoint: (v: Var) => Atom } {
   const r = new Reverse();
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
   const { steps, result } = r.forward(body, b);
@@ -114,16 +143,22 @@ export class Reverse {
   private step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
     this.defs.set(v.id, rhs);
     if (rhs.kind === "lam" || rhs.kind === "app" || rhs.kind === "jvp")
-      fail("unsupported", "reverse mode needs a first-order program: a function value remains after inlining", undefined, {
-        found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
-      });
+      fail(
+        "unsupported",
+        "reverse mode needs a first-order program: a function value remains after inlining",
+        undefined,
+        {
+          found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
+        },
+      );
     if (!letActivity(this, v, rhs)) {
       b.bindVar(v, rhs);
       steps.push({ v, rhs });
       return;
     }
     this.active.add(v.id);
-    if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array") this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
+    if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array")
+      this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
     if (rhs.kind === "if") {
       const stored = primalIf(v, rhs, b);
       if (stored !== undefined) this.ifResiduals.set(rhs, stored);
@@ -223,8 +258,28 @@ export class Reverse {
         const first = rule.firstChosen(args, b);
         const zero = lit(0, DOUBLE);
         const [x, y] = args as [Atom, Atom];
-        if (this.isActive(x)) this.contribute(x, b.if(first, () => vb as Atom, () => zero, `d${x.name}`), b);
-        if (this.isActive(y)) this.contribute(y, b.if(first, () => zero, () => vb as Atom, `d${y.name}`), b);
+        if (this.isActive(x))
+          this.contribute(
+            x,
+            b.if(
+              first,
+              () => vb as Atom,
+              () => zero,
+              `d${x.name}`,
+            ),
+            b,
+          );
+        if (this.isActive(y))
+          this.contribute(
+            y,
+            b.if(
+              first,
+              () => zero,
+              () => vb as Atom,
+              `d${y.name}`,
+            ),
+            b,
+          );
         return;
       }
       case "zero-tangent":
@@ -278,10 +333,16 @@ export class Reverse {
         const comps = a0.type.elem.elems;
         const k = a1.kind === "lit" ? (a1.value as number) : -1;
         const n = b.prim("length", [a0], "n");
-        const whole = b.build(n, (i, bb) => {
-          const elem = bb.prim("get", [a0, i], "x");
-          return mkTuple(comps.map((t, j) => (j === k ? bb.prim("get", [vb, i], "d") : zeroOf(t, bb.proj(j, elem, "x"), bb))));
-        }, `d${a0.name}`);
+        const whole = b.build(
+          n,
+          (i, bb) => {
+            const elem = bb.prim("get", [a0, i], "x");
+            return mkTuple(
+              comps.map((t, j) => (j === k ? bb.prim("get", [vb, i], "d") : zeroOf(t, bb.proj(j, elem, "x"), bb))),
+            );
+          },
+          `d${a0.name}`,
+        );
         this.contribute(a0, whole, b);
         return;
       }
@@ -345,7 +406,10 @@ export class Reverse {
     // The state components that depend on the inputs: only they get adjoints.
     const varied = activeComponents(this, v, parts.length);
     const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
-    const state = freshVar("dstate", targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]));
+    const state = freshVar(
+      "dstate",
+      targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]),
+    );
     const k = freshVar("k", INT);
     // A state whose shape changes from one iteration to the next (a growing vector) cannot be taped in a regular
     // array: the reverse then recomputes the state before iteration i from the start, O(i) (correct, quadratic).
@@ -362,7 +426,11 @@ export class Reverse {
       return stateType.k === "tuple" ? bb.proj(c, s, "s") : s;
     };
     /** The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start. */
-    const reverseBody = (recompute: boolean, state: Var, k: Var): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
+    const reverseBody = (
+      recompute: boolean,
+      state: Var,
+      k: Var,
+    ): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
       const copy = copyFresh(e) as Ifold;
       let bindings: readonly Binding[] = [];
       let last: Atom | undefined;
@@ -372,7 +440,9 @@ export class Reverse {
           nested((bb) => {
             last = bb.prim("sub", [e.count, litIndex(1)], "last");
             bb.bindVar(copy.index, mkPrim("sub", [last, k]));
-            const saved = parts.map((_, c) => (recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s")));
+            const saved = parts.map((_, c) =>
+              recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s"),
+            );
             bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
             this.activateState(copy.acc, varied);
             saved.forEach((x, c) => {
@@ -387,7 +457,8 @@ export class Reverse {
             this.contribute(result, seed, bb);
             this.backward(steps, bb);
             // The state's adjoint: what reached the whole state, plus what reached its saved parts.
-            const viaParts = stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
+            const viaParts =
+              stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
             const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
             if (targets.length === 0) return dacc;
             return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
@@ -410,8 +481,16 @@ export class Reverse {
     const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
     const walk = stateTaped || this.runsAnyway ? this.primalWalk(e, recomputedBindings, varied) : undefined;
     let residuals = (walk?.pairs ?? []).flatMap(({ recomputed, primal }) =>
-      costly(recomputed.rhs) && live.has(recomputed.v.id) && (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
-        ? [{ copy: recomputed.v, original: primal, tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)) }]
+      costly(recomputed.rhs) &&
+      live.has(recomputed.v.id) &&
+      (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
+        ? [
+            {
+              copy: recomputed.v,
+              original: primal,
+              tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)),
+            },
+          ]
         : [],
     );
     let walkBody = walk?.loop.body;
@@ -423,7 +502,8 @@ export class Reverse {
       ({ body, loopBody: walkBody, residuals } = narrowResiduals(body, walkBody!, residuals, copy.index));
     }
     const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
-    const order = (x: Expr, st: Var, i: Var) => (stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x);
+    const order = (x: Expr, st: Var, i: Var) =>
+      stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
     // When a taped component may change shape, a second reverse loop recomputing the states is chosen at run time.
     const checked = taped.some(({ component }) => guarded[component]);
     let fallback: ReverseLoop["fallback"];
@@ -435,10 +515,27 @@ export class Reverse {
     // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
     // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
     let loop = residuals.length > 0 ? { ...walk!.loop, body: walkBody! } : { acc: e.acc, index: e.index, body: e.body };
-    const early = residuals.length > 0 ? stateIndependent(loop.body, loop.acc, residuals.map((r) => r.original)) : new Set<number>();
+    const early =
+      residuals.length > 0
+        ? stateIndependent(
+            loop.body,
+            loop.acc,
+            residuals.map((r) => r.original),
+          )
+        : new Set<number>();
     const hoisted = residuals.filter((r) => early.has(r.original.id));
     residuals = residuals.filter((r) => !early.has(r.original.id));
-    if (hoisted.length > 0) loop = { ...loop, body: hoistResiduals(loop, e.count, hoisted, b, residuals.map((r) => r.original)) };
+    if (hoisted.length > 0)
+      loop = {
+        ...loop,
+        body: hoistResiduals(
+          loop,
+          e.count,
+          hoisted,
+          b,
+          residuals.map((r) => r.original),
+        ),
+      };
     if (taped.length === 0 && residuals.length === 0) {
       b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
       return reverseLoop;
@@ -457,11 +554,18 @@ export class Reverse {
       return b.prim("setAt", [b.build(entries, () => zeroScalar(elem), "tape0"), litIndex(0), first], "tape0");
     });
     const residual0 = residuals.map((r) =>
-      isScalar(r.copy.type) ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`) : emptyTape(b, r.copy.type),
+      isScalar(r.copy.type)
+        ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`)
+        : emptyTape(b, r.copy.type),
     );
     const st = freshVar(
       "st",
-      tupleOf([stateType, ...taped.map(({ tape }) => tape.type), ...residuals.map((r) => r.tape.type), ...(checked ? [BOOL] : [])]),
+      tupleOf([
+        stateType,
+        ...taped.map(({ tape }) => tape.type),
+        ...residuals.map((r) => r.tape.type),
+        ...(checked ? [BOOL] : []),
+      ]),
     );
     const loopBody = nested((bb) => {
       bb.bindVar(loop.acc, mkProj(0, st));
@@ -475,7 +579,12 @@ export class Reverse {
         // Written only while the state keeps the initial shape; once it does not, `regular` is false for good.
         const same = bb.prim("sameShape", [part(bb, e.init, component), value], "same");
         ok = ok.kind === "lit" ? same : bb.prim("and", [ok, same], "same");
-        return bb.if(same, (x) => x.prim("setAt", [tape, at, value], "tape"), () => tape, "tape");
+        return bb.if(
+          same,
+          (x) => x.prim("setAt", [tape, at, value], "tape"),
+          () => tape,
+          "tape",
+        );
       });
       const kept = residuals.map((r, j) => {
         const tape = bb.proj(taped.length + j + 1, st, "r");
@@ -483,7 +592,9 @@ export class Reverse {
           ? bb.prim("setAt", [tape, loop.index, r.original], "r")
           : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
       });
-      const flag = checked ? [bb.prim("and", [bb.proj(taped.length + residuals.length + 1, st, "regular"), ok], "regular")] : [];
+      const flag = checked
+        ? [bb.prim("and", [bb.proj(taped.length + residuals.length + 1, st, "regular"), ok], "regular")]
+        : [];
       return mkTuple([next, ...written, ...kept, ...flag]);
     });
     const init0 = [e.init, ...tape0, ...residual0, ...(checked ? [lit(true, BOOL)] : [])];
@@ -503,7 +614,13 @@ export class Reverse {
     e: Ifold,
     recomputed: readonly Binding[],
     varied: ReadonlySet<number>,
-  ): { loop: { acc: Var; index: Var; body: Expr }; pairs: { recomputed: Binding; primal: Var }[]; stability: ShapeStability } | undefined {
+  ):
+    | {
+        loop: { acc: Var; index: Var; body: Expr };
+        pairs: { recomputed: Binding; primal: Var }[];
+        stability: ShapeStability;
+      }
+    | undefined {
     const p = copyFresh(e) as Ifold;
     this.activateState(p.acc, varied);
     const b = new AnfBuilder();
@@ -515,7 +632,7 @@ export class Reverse {
     if (pairs.some(({ recomputed: x, primal: y }) => !typeEq(x.v.type, y.type))) return undefined;
     // The state's shape is stable if the body keeps it so, assuming it is (else nothing of it is).
     // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
-    const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body } as Ifold));
+    const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body }));
     return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
   }
 
@@ -528,10 +645,24 @@ export class Reverse {
   private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
     const targets = loop.targets;
     const ds = materialize(vb, v.type, v, b);
-    const init = targets.length === 0 ? ds : b.tuple([ds, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b))], "dstate0");
+    const init =
+      targets.length === 0
+        ? ds
+        : b.tuple([ds, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b))], "dstate0");
     const taped = mkIfold(init, e.count, loop.state, loop.index, loop.body);
     const f = loop.fallback;
-    const res = b.bind("dstate", f === undefined ? taped : { kind: "if", cond: f.regular, then: taped, else: mkIfold(init, e.count, f.state, f.index, f.body), type: taped.type });
+    const res = b.bind(
+      "dstate",
+      f === undefined
+        ? taped
+        : {
+            kind: "if",
+            cond: f.regular,
+            then: taped,
+            else: mkIfold(init, e.count, f.state, f.index, f.body),
+            type: taped.type,
+          },
+    );
     if (targets.length === 0) {
       this.contribute(e.init, res, b);
       return;

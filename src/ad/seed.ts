@@ -24,7 +24,13 @@ export function doubleRank(t: Type): number | undefined {
  * `build n0 (fun p0 -> build n1 (fun p1 -> ... body(seed)))` over the scalar positions of `x`, where `seed` is the dual
  * of x (type dualType(x.type)) with a one-hot tangent at (p0, p1, ...). For a Double x it is just body((x, 1.)).
  */
-export function overPositions(b: AnfBuilder, x: Atom, body: (b: AnfBuilder, seed: Atom) => Atom, what: string, span?: Span): Atom {
+export function overPositions(
+  b: AnfBuilder,
+  x: Atom,
+  body: (b: AnfBuilder, seed: Atom) => Atom,
+  what: string,
+  span?: Span,
+): Atom {
   const rank = doubleRank(x.type);
   if (rank === undefined)
     fail("unsupported", `cannot differentiate with respect to ${what} of type ${showType(x.type)}`, span, {
@@ -64,7 +70,12 @@ function oneHotDual(b: AnfBuilder, x: Atom, at: readonly Var[]): Atom {
       return b.bind("dx", mkTuple([xs, b.bind("t", tangent(0))]));
     }
     const n = b.prim("length", [xs], "n");
-    return b.build(n, (i, inner) => hot(inner, inner.prim("get", [xs, i], "x"), depth + 1, [...index, i]), "dx", `j${depth}`);
+    return b.build(
+      n,
+      (i, inner) => hot(inner, inner.prim("get", [xs, i], "x"), depth + 1, [...index, i]),
+      "dx",
+      `j${depth}`,
+    );
   };
   return hot(b, x, 0, []);
 }
@@ -81,7 +92,12 @@ export function tangentOf(b: AnfBuilder, d: Atom, t: Type): Atom | undefined {
     case "array": {
       const elem = t.elem;
       if (tangentType(elem) === undefined) return undefined;
-      return b.build(b.prim("length", [d], "n"), (i, inner) => tangentOf(inner, inner.prim("get", [d, i], "d"), elem)!, "dt", "j");
+      return b.build(
+        b.prim("length", [d], "n"),
+        (i, inner) => tangentOf(inner, inner.prim("get", [d, i], "d"), elem)!,
+        "dt",
+        "j",
+      );
     }
     case "tuple": {
       const parts = t.elems.flatMap((e, k) => {

@@ -61,7 +61,8 @@ export class ShapeStability {
     for (const { v, rhs } of bindings) {
       // A part of a loop state: its own places.
       const parent = rhs.kind === "proj" && rhs.arg.kind === "var" ? this.places.get(rhs.arg.id) : undefined;
-      if (parent !== undefined && rhs.kind === "proj") this.places.set(v.id, typeof parent === "boolean" ? parent : (parent[rhs.index] ?? false));
+      if (parent !== undefined && rhs.kind === "proj")
+        this.places.set(v.id, typeof parent === "boolean" ? parent : (parent[rhs.index] ?? false));
       this.facts.shape.set(v.id, isScalar(v.type) || this.shapeStable(rhs));
       this.facts.fixed.set(v.id, v.type.k === "int" && this.valueFixed(rhs));
     }
@@ -84,7 +85,8 @@ export class ShapeStability {
         return e.elems.every((a) => this.stable(a));
       case "proj": {
         const parts = e.arg.kind === "var" ? this.places.get(e.arg.id) : undefined;
-        if (parts !== undefined) return isScalar(e.type) || (typeof parts === "boolean" ? parts : allFlags(parts[e.index] ?? false));
+        if (parts !== undefined)
+          return isScalar(e.type) || (typeof parts === "boolean" ? parts : allFlags(parts[e.index] ?? false));
         return this.stable(e.arg);
       }
       case "if":
@@ -106,16 +108,34 @@ export class ShapeStability {
         const { bindings, tail } = splitLets(e.body);
         const def = (a: Atom) => (a.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined);
         const last = tail.kind === "var" ? def(tail) : undefined;
-        const results: readonly (Atom | undefined)[] = tail.kind === "tuple" ? tail.elems : last?.kind === "tuple" ? last.elems : e.type.k === "tuple" || (tail.kind !== "var" && tail.kind !== "lit") ? [] : [tail];
+        const results: readonly (Atom | undefined)[] =
+          tail.kind === "tuple"
+            ? tail.elems
+            : last?.kind === "tuple"
+              ? last.elems
+              : e.type.k === "tuple" || (tail.kind !== "var" && tail.kind !== "lit")
+                ? []
+                : [tail];
         const recorded = (a: Atom | undefined): boolean => {
           const d = a === undefined ? undefined : def(a);
-          return d?.kind === "prim" && d.op === "record" && this.fixed(d.args[3]!) && this.stable(d.args[2]!) && this.fixed(e.count);
+          return (
+            d?.kind === "prim" &&
+            d.op === "record" &&
+            this.fixed(d.args[3]!) &&
+            this.stable(d.args[2]!) &&
+            this.fixed(e.count)
+          );
         };
         // With a fixed count, a component whose every new value has a stable shape ends stable too (all runs take the
         // initial value, or all take a new one).
         return (
           this.stable(e.init) &&
-          comps.every((_, k) => preserved[k] || recorded(results[k]) || (this.fixed(e.count) && results[k] !== undefined && this.stable(results[k]!)))
+          comps.every(
+            (_, k) =>
+              preserved[k] ||
+              recorded(results[k]) ||
+              (this.fixed(e.count) && results[k] !== undefined && this.stable(results[k])),
+          )
         );
       }
       default:

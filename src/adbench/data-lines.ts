@@ -86,7 +86,8 @@ export class DataLines {
     for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
       const span: Span = { file: this.file, start: start + m.index, end: start + m.index + m[0].length };
       const value = Number(m[0]);
-      if (!Number.isFinite(value)) fail("argument", `${this.file.name}: \`${m[0]}\` is not a number`, span, { expected: "a finite number" });
+      if (!Number.isFinite(value))
+        fail("argument", `${this.file.name}: \`${m[0]}\` is not a number`, span, { expected: "a finite number" });
       numbers.push(value);
       tokens.push(span);
     }

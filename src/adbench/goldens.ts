@@ -68,7 +68,9 @@ function section(json: unknown, name: string, path: string): Section {
 function field(s: Section, key: string, path: string, kind: "string" | "number"): unknown {
   const value = s.fields[key];
   if (typeof value !== kind)
-    fail("argument", `${path}: \`${s.name}.${key}\` should be a ${kind}`, undefined, { found: JSON.stringify(value) ?? "nothing" });
+    fail("argument", `${path}: \`${s.name}.${key}\` should be a ${kind}`, undefined, {
+      found: JSON.stringify(value) ?? "nothing",
+    });
   return value;
 }
 
@@ -79,5 +81,5 @@ function numbers(s: Section, key: string, path: string): number[] {
   const value = s.fields[key];
   if (!Array.isArray(value) || !value.every((v) => typeof v === "number"))
     fail("argument", `${path}: \`${s.name}.${key}\` should be an array of numbers`);
-  return value as number[];
+  return value;
 }

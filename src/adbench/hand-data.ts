@@ -67,7 +67,10 @@ export function parseHandInstance(file: SourceFile, model: HandModel, complicate
   const correspondences = rows.map((r, i) => {
     const limit = complicated ? model.triangles.length : model.base_positions.length;
     if (!Number.isInteger(r[0]) || r[0]! < 0 || r[0]! >= limit)
-      fail("argument", `${file.name}: correspondence ${i + 1} names ${complicated ? "triangle" : "vertex"} ${r[0]}, not one of the model's ${limit}`);
+      fail(
+        "argument",
+        `${file.name}: correspondence ${i + 1} names ${complicated ? "triangle" : "vertex"} ${r[0]}, not one of the model's ${limit}`,
+      );
     return r[0]!;
   });
   const us = complicated ? lines.rows(n, 2, "`u0 u1`") : [];
@@ -110,13 +113,19 @@ function colonRecord(file: SourceFile, start: number, end: number): ColonRecord 
   }
   const field = (k: number) => {
     const f = fields[k];
-    if (!f) fail("argument", `${file.name}: the line has ${fields.length} fields, field ${k + 1} is missing`, { file, start, end: Math.max(start + 1, end) });
+    if (!f)
+      fail("argument", `${file.name}: the line has ${fields.length} fields, field ${k + 1} is missing`, {
+        file,
+        start,
+        end: Math.max(start + 1, end),
+      });
     return f;
   };
   const number = (k: number) => {
     const f = field(k);
     const value = Number(f.text);
-    if (f.text === "" || !Number.isFinite(value)) fail("argument", `${file.name}: \`${f.text}\` is not a number`, f.span, { expected: "a finite number" });
+    if (f.text === "" || !Number.isFinite(value))
+      fail("argument", `${file.name}: \`${f.text}\` is not a number`, f.span, { expected: "a finite number" });
     return value;
   };
   return {
@@ -126,7 +135,11 @@ function colonRecord(file: SourceFile, start: number, end: number): ColonRecord 
     integer(k, min, max) {
       const value = number(k);
       if (!Number.isInteger(value) || value < min || value > max)
-        fail("argument", `${file.name}: \`${field(k).text}\` should be an integer from ${min} to ${max}`, field(k).span);
+        fail(
+          "argument",
+          `${file.name}: \`${field(k).text}\` should be an integer from ${min} to ${max}`,
+          field(k).span,
+        );
       return value;
     },
   };

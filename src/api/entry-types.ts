@@ -5,7 +5,17 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import type { CheckedDef } from "../types/infer.js";
-import { concretize, freshTVar, fromConcrete, instantiate, prune, TypeNamer, unifyRaw, UnifyError, type MType } from "../types/mtype.js";
+import {
+  concretize,
+  freshTVar,
+  fromConcrete,
+  instantiate,
+  prune,
+  TypeNamer,
+  unifyRaw,
+  UnifyError,
+  type MType,
+} from "../types/mtype.js";
 import { arrayOf, BOOL, DOUBLE, tupleOf, type Type } from "../types/types.js";
 import { shortJson } from "../runtime/json.js";
 
@@ -21,7 +31,11 @@ export function entryArgTypes(def: CheckedDef, args: readonly unknown[]): Type[]
   const namer = new TypeNamer();
   for (let i = 0; i < args.length; i++) {
     if (t.k !== "fun") {
-      fail("argument", `\`${def.name}\` takes ${i} argument${i === 1 ? "" : "s"}, but ${args.length} were given`, def.def.nameSpan);
+      fail(
+        "argument",
+        `\`${def.name}\` takes ${i} argument${i === 1 ? "" : "s"}, but ${args.length} were given`,
+        def.def.nameSpan,
+      );
     }
     const what = describeParam(def, i);
     const ty = typeFromJson(args[i], t.param, what, namer);
@@ -29,7 +43,10 @@ export function entryArgTypes(def: CheckedDef, args: readonly unknown[]): Type[]
       unifyRaw(t.param, fromConcrete(ty));
     } catch (e) {
       if (!(e instanceof UnifyError)) throw e;
-      fail("argument", `${what} does not accept this value`, undefined, { expected: namer.show(t.param), found: shortJson(args[i]) });
+      fail("argument", `${what} does not accept this value`, undefined, {
+        expected: namer.show(t.param),
+        found: shortJson(args[i]),
+      });
     }
     types.push(concretize(t.param, new Map()));
     t = prune(t.result);
@@ -51,15 +68,21 @@ function typeFromJson(json: unknown, t: MType, what: string, namer: TypeNamer): 
       if (!Array.isArray(json) || json.length !== t.elems.length) return mismatch(json, t, what, namer);
       return tupleOf(t.elems.map((e, i) => typeFromJson(json[i], e, what, namer)));
     case "fun":
-      return fail("argument", `${what} is a function; a function cannot be passed as JSON`, undefined, { expected: namer.show(t) });
+      return fail("argument", `${what} is a function; a function cannot be passed as JSON`, undefined, {
+        expected: namer.show(t),
+      });
     case "tvar":
       if (typeof json === "boolean" && t.flag === "any") return BOOL;
-      if (Array.isArray(json) && t.flag === "any") return arrayOf(json.length > 0 ? typeFromJson(json[0], freshTVar(), what, namer) : DOUBLE);
+      if (Array.isArray(json) && t.flag === "any")
+        return arrayOf(json.length > 0 ? typeFromJson(json[0], freshTVar(), what, namer) : DOUBLE);
       if (typeof json === "number" || typeof json === "string") return DOUBLE;
       return mismatch(json, t, what, namer);
   }
 }
 
 function mismatch(json: unknown, t: MType, what: string, namer: TypeNamer): never {
-  return fail("argument", `${what} expects ${namer.show(t)}`, undefined, { expected: namer.show(t), found: shortJson(json) });
+  return fail("argument", `${what} expects ${namer.show(t)}`, undefined, {
+    expected: namer.show(t),
+    found: shortJson(json),
+  });
 }

@@ -101,7 +101,10 @@ export class SmoothProgram {
     if (!def) {
       const names = this.userDefs.map((d) => d.name);
       fail("name", `there is no definition named \`${name}\``, undefined, {
-        hint: names.length > 0 ? `definitions in ${this.file.name}: ${names.join(", ")}` : `${this.file.name} defines nothing`,
+        hint:
+          names.length > 0
+            ? `definitions in ${this.file.name}: ${names.join(", ")}`
+            : `${this.file.name} defines nothing`,
       });
     }
     return def;
@@ -113,7 +116,12 @@ export class SmoothProgram {
   }
 
   /** Lower `name` at `argTypes` and prepare it for `engine` (cached per name, types and engine). */
-  specialise(name: string, argTypes: readonly Type[], engine: Engine = "js", passes: readonly Pass[] = STANDARD_PIPELINE): Specialised {
+  specialise(
+    name: string,
+    argTypes: readonly Type[],
+    engine: Engine = "js",
+    passes: readonly Pass[] = STANDARD_PIPELINE,
+  ): Specialised {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
@@ -167,7 +175,12 @@ function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine,
   const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
   if (engine === "js") {
     const compiled = compileFunction(optimised);
-    return { ...common, run: (args) => compiled(args), runBorrowed: (args) => compiled(args, true), jsSource: compiled.source };
+    return {
+      ...common,
+      run: (args) => compiled(args),
+      runBorrowed: (args) => compiled(args, true),
+      jsSource: compiled.source,
+    };
   }
   const expandAd = PASSES["forward-ad"];
   const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");

@@ -18,15 +18,21 @@ export interface ReverseOptions {
   readonly wrt: readonly number[];
 }
 
-const packGrads = (b: AnfBuilder, grads: readonly Atom[]): Atom => (grads.length === 1 ? grads[0]! : b.tuple(grads, "grad"));
+const packGrads = (b: AnfBuilder, grads: readonly Atom[]): Atom =>
+  grads.length === 1 ? grads[0]! : b.tuple(grads, "grad");
 
 /** fn's gradient: the adjoints of the `wrt` parameters (a tuple when several); fn must return a Double. */
 export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withValue?: boolean }): IrFunction {
   const resultType = typeOf(fn.body);
   if (resultType.k !== "double")
-    fail("argument", `\`${fn.name}\` returns ${showType(resultType)}, not a Double: a gradient needs a scalar result`, undefined, {
-      hint: "use a Jacobian (or a vector-Jacobian product) for a function with several outputs",
-    });
+    fail(
+      "argument",
+      `\`${fn.name}\` returns ${showType(resultType)}, not a Double: a gradient needs a scalar result`,
+      undefined,
+      {
+        hint: "use a Jacobian (or a vector-Jacobian product) for a function with several outputs",
+      },
+    );
   const f = copyFunction(fn);
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);
@@ -55,7 +61,10 @@ export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunctio
   const resultType = typeOf(fn.body);
   const rank = doubleRank(resultType);
   if (rank === undefined)
-    fail("unsupported", `reverse-mode Jacobians need a Double or an array of Doubles as the result; \`${fn.name}\` returns ${showType(resultType)}`);
+    fail(
+      "unsupported",
+      `reverse-mode Jacobians need a Double or an array of Doubles as the result; \`${fn.name}\` returns ${showType(resultType)}`,
+    );
   const shapeRun = copyFunction(fn);
   const f = copyFunction(fn);
   const b = new AnfBuilder();
@@ -122,5 +131,3 @@ function oneHot(b: AnfBuilder, y: Atom, at: readonly Var[]): Atom {
   };
   return level(b, y, 0);
 }
-
-

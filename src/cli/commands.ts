@@ -51,7 +51,8 @@ function load(path: string, prelude: boolean): SmoothProgram {
 function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | undefined {
   let text: string | undefined;
   let where = "--args";
-  if (opts.args !== undefined && opts.argsFile !== undefined) fail("argument", "give either --args or --args-file, not both");
+  if (opts.args !== undefined && opts.argsFile !== undefined)
+    fail("argument", "give either --args or --args-file, not both");
   if (opts.args !== undefined) text = opts.args;
   if (opts.argsFile !== undefined) {
     text = readSource(opts.argsFile).text;
@@ -71,11 +72,12 @@ function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | unde
       expected: "a JSON array, e.g. [[1, 2, 3], 2.5]",
       found: typeof json,
     });
-  return json;
+  return json as unknown[];
 }
 
 function parseEngine(s: string): Engine {
-  if (s !== "js" && s !== "interp") fail("argument", `unknown engine \`${s}\``, undefined, { expected: "js or interp", found: s });
+  if (s !== "js" && s !== "interp")
+    fail("argument", `unknown engine \`${s}\``, undefined, { expected: "js or interp", found: s });
   return s;
 }
 
@@ -83,7 +85,8 @@ function parseEngine(s: string): Engine {
 function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
   if (args) return prog.argTypesFromJson(name, args);
   const types: Type[] = [];
-  for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result)) types.push(concretize(t.param, new Map()));
+  for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result))
+    types.push(concretize(t.param, new Map()));
   return types;
 }
 
@@ -103,7 +106,12 @@ export function registerCommands(program: Command): void {
       .option("--args-file <file>", "read the JSON array of arguments from a file")
       .option("--no-prelude", "do not load the M̃ prelude");
 
-  withEntry(program.command("run").argument("<file>", "a Smooth source file").description("run a definition and print its result as JSON"))
+  withEntry(
+    program
+      .command("run")
+      .argument("<file>", "a Smooth source file")
+      .description("run a definition and print its result as JSON"),
+  )
     .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
@@ -140,20 +148,26 @@ export function registerCommands(program: Command): void {
     .option("--hessian", "print the optimised Hessian program (forward over reverse) instead")
     .option("--wrt <k>", "with --grad/--jacobian/--hessian: differentiate with respect to argument k only (0-based)")
     .option("--mode <mode>", MODE_HELP.show)
-    .action((file: string, o: CommonOptions & DerivativeOptions & { grad?: boolean; jacobian?: boolean; hessian?: boolean }) => {
-      const prog = load(file, o.prelude);
-      const args = parseArgs(o);
-      const argTypes = argTypesFor(prog, o.fn, args);
-      const views = (["grad", "jacobian", "hessian"] as const).filter((v) => o[v]);
-      if (views.length > 1) fail("argument", "give one of --grad, --jacobian, --hessian");
-      if (views.length === 1) {
-        process.stdout.write(showDerivative(prog, o, argTypes, args, views[0]!) + "\n");
-        return;
-      }
-      if (o.mode !== undefined || o.wrt !== undefined) fail("argument", "--mode and --wrt apply to --grad, --jacobian and --hessian");
-      const spec = prog.specialise(o.fn, argTypes, "interp");
-      process.stdout.write(printIr(spec.optimised) + "\n");
-    });
+    .action(
+      (
+        file: string,
+        o: CommonOptions & DerivativeOptions & { grad?: boolean; jacobian?: boolean; hessian?: boolean },
+      ) => {
+        const prog = load(file, o.prelude);
+        const args = parseArgs(o);
+        const argTypes = argTypesFor(prog, o.fn, args);
+        const views = (["grad", "jacobian", "hessian"] as const).filter((v) => o[v]);
+        if (views.length > 1) fail("argument", "give one of --grad, --jacobian, --hessian");
+        if (views.length === 1) {
+          process.stdout.write(showDerivative(prog, o, argTypes, args, views[0]!) + "\n");
+          return;
+        }
+        if (o.mode !== undefined || o.wrt !== undefined)
+          fail("argument", "--mode and --wrt apply to --grad, --jacobian and --hessian");
+        const spec = prog.specialise(o.fn, argTypes, "interp");
+        process.stdout.write(printIr(spec.optimised) + "\n");
+      },
+    );
 
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
     const prog = load(file, o.prelude);
@@ -174,7 +188,10 @@ export function registerCommands(program: Command): void {
 
   withEntry(program.command("dev").argument("<file>", "a Smooth source file"))
     .description("print the IR after each optimiser pass")
-    .option("--passes <names>", `comma-separated passes from: ${Object.keys(PASSES).join(", ")} (default: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`)
+    .option(
+      "--passes <names>",
+      `comma-separated passes from: ${Object.keys(PASSES).join(", ")} (default: ${STANDARD_PIPELINE.map((p) => p.name).join(",")})`,
+    )
     .option("--derivative", "start from the derivative program (as show --grad/--jacobian) instead")
     .option("--wrt <k>", "with --derivative: differentiate with respect to argument k only (0-based)")
     .option("--mode <mode>", MODE_HELP.dev)
@@ -197,7 +214,8 @@ export function registerCommands(program: Command): void {
             : p,
       );
       const argTypes = argTypesFor(prog, o.fn, parseArgs(o));
-      if (!o.derivative && (o.mode !== undefined || o.wrt !== undefined)) fail("argument", "--mode and --wrt apply to --derivative");
+      if (!o.derivative && (o.mode !== undefined || o.wrt !== undefined))
+        fail("argument", "--mode and --wrt apply to --derivative");
       const lowered = o.derivative ? derivativeForDev(prog, o, argTypes) : lowerEntry(prog.checked, o.fn, argTypes);
       process.stdout.write(`// lowered\n${printIr(lowered)}\n`);
       runPipeline(lowered, passes, {

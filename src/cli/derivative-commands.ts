@@ -21,7 +21,15 @@ import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Type } from "../types/types.js";
-import { chooseWrt, defaultJacobianMode, MODE_HELP, parseMode, requireDoubleResult, type DerivativeOptions, type Mode } from "./derivative-options.js";
+import {
+  chooseWrt,
+  defaultJacobianMode,
+  MODE_HELP,
+  parseMode,
+  requireDoubleResult,
+  type DerivativeOptions,
+  type Mode,
+} from "./derivative-options.js";
 
 const GRAD_HINT = "use `smooth jacobian` for a function with several outputs";
 const HESSIAN_HINT = "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)";
@@ -46,7 +54,13 @@ function resultTypeOf(prog: SmoothProgram, name: string, argTypes: readonly Type
 }
 
 /** Runs a derivative program of `kind` and returns its result as JSON. */
-function runDerivative(prog: SmoothProgram, o: DerivativeOptions, c: Call, engine: Engine, kind: DerivativeKind): unknown {
+function runDerivative(
+  prog: SmoothProgram,
+  o: DerivativeOptions,
+  c: Call,
+  engine: Engine,
+  kind: DerivativeKind,
+): unknown {
   const spec = prog.derivative(o.fn, c.argTypes, c.wrt, engine, undefined, kind);
   return valueToJson(spec.run(c.values), spec.resultType);
 }
@@ -119,7 +133,8 @@ function collectLeaves(json: unknown, depth: number, out: unknown[][]): void {
 
 const flatten = (json: unknown): unknown[] => (Array.isArray(json) ? json.flatMap(flatten) : [json]);
 
-const transpose = (columns: unknown[][]): unknown[][] => (columns.length === 0 ? [] : columns[0]!.map((_, r) => columns.map((col) => col[r])));
+const transpose = (columns: unknown[][]): unknown[][] =>
+  columns.length === 0 ? [] : columns[0]!.map((_, r) => columns.map((col) => col[r]));
 
 export type DerivativeView = "grad" | "jacobian" | "hessian";
 
@@ -127,12 +142,21 @@ export type DerivativeView = "grad" | "jacobian" | "hessian";
  * The optimised derivative program that `smooth grad|jacobian|hessian` would compile, printed in Smooth syntax.
  * With --args, --jacobian picks its mode as `smooth jacobian` does; without, the default is forward.
  */
-export function showDerivative(prog: SmoothProgram, o: DerivativeOptions, argTypes: Type[], args: unknown[] | undefined, view: DerivativeView): string {
+export function showDerivative(
+  prog: SmoothProgram,
+  o: DerivativeOptions,
+  argTypes: Type[],
+  args: unknown[] | undefined,
+  view: DerivativeView,
+): string {
   const chosen = parseMode(o.mode);
   const wrt = chooseWrt(prog, o.fn, argTypes, o.wrt);
   let kind: DerivativeKind;
   if (view === "hessian") {
-    if (chosen !== undefined) fail("argument", "--mode does not apply to --hessian", undefined, { hint: "a Hessian is always forward over reverse" });
+    if (chosen !== undefined)
+      fail("argument", "--mode does not apply to --hessian", undefined, {
+        hint: "a Hessian is always forward over reverse",
+      });
     requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, argTypes), "a Hessian", HESSIAN_HINT);
     kind = "hessian";
   } else if (view === "grad") {
@@ -143,7 +167,10 @@ export function showDerivative(prog: SmoothProgram, o: DerivativeOptions, argTyp
     if (chosen === undefined && args) {
       const def = prog.definition(o.fn);
       const spec = prog.specialise(o.fn, argTypes, "js");
-      const value = valueToJson(spec.run(args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)))), spec.resultType);
+      const value = valueToJson(
+        spec.run(args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)))),
+        spec.resultType,
+      );
       mode = defaultJacobianMode(spec.resultType, value, args, wrt);
     }
     kind = mode === "reverse" ? "jacobian-rows" : "forward";
@@ -171,16 +198,23 @@ export function registerDerivativeCommands(
   withEntry: (c: Command) => Command,
   run: (kind: DerivativeView, file: string, o: DerivativeOptions) => void,
 ): void {
-  const engineOption = (c: Command) => c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
+  const engineOption = (c: Command) =>
+    c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
   const wrtOption = (c: Command) => c.option("--wrt <k>", "differentiate with respect to argument k only (0-based)");
   const command = (kind: DerivativeView, description: string) =>
     wrtOption(withEntry(program.command(kind).argument("<file>", "a Smooth source file")).description(description));
 
-  engineOption(command("grad", "the value and gradient of a definition with a Double result").option("--mode <mode>", MODE_HELP.grad)).action(
-    (file: string, o: DerivativeOptions) => run("grad", file, o),
-  );
   engineOption(
-    command("jacobian", "the value and Jacobian of a definition (rows: output scalars; columns: input scalars)").option("--mode <mode>", MODE_HELP.jacobian),
+    command("grad", "the value and gradient of a definition with a Double result").option(
+      "--mode <mode>",
+      MODE_HELP.grad,
+    ),
+  ).action((file: string, o: DerivativeOptions) => run("grad", file, o));
+  engineOption(
+    command("jacobian", "the value and Jacobian of a definition (rows: output scalars; columns: input scalars)").option(
+      "--mode <mode>",
+      MODE_HELP.jacobian,
+    ),
   ).action((file: string, o: DerivativeOptions) => run("jacobian", file, o));
   engineOption(
     command("hessian", "the value and Hessian of a definition with a Double result (forward over reverse mode)"),

@@ -39,7 +39,12 @@ export function parseMode(s: string | undefined): Mode | undefined {
  * The Jacobian's default: a reverse sweep per output scalar, or a forward sweep per input scalar, whichever is fewer
  * (forward on a tie, and when the output is not a Double or an array of Doubles, which reverse mode needs).
  */
-export function defaultJacobianMode(resultType: Type, value: unknown, args: readonly unknown[], wrt: readonly number[]): Mode {
+export function defaultJacobianMode(
+  resultType: Type,
+  value: unknown,
+  args: readonly unknown[],
+  wrt: readonly number[],
+): Mode {
   if (doubleRank(resultType) === undefined) return "forward";
   const inputs = wrt.reduce((n, k) => n + countLeaves(args[k]), 0);
   return countLeaves(value) < inputs ? "reverse" : "forward";
@@ -50,7 +55,12 @@ function countLeaves(json: unknown): number {
 }
 
 /** The parameters to differentiate: --wrt K (0-based), else every parameter with a Double in it. */
-export function chooseWrt(prog: SmoothProgram, name: string, argTypes: readonly Type[], wrt: string | undefined): number[] {
+export function chooseWrt(
+  prog: SmoothProgram,
+  name: string,
+  argTypes: readonly Type[],
+  wrt: string | undefined,
+): number[] {
   const def = prog.definition(name);
   if (wrt !== undefined) {
     const k = Number(wrt);
@@ -60,15 +70,25 @@ export function chooseWrt(prog: SmoothProgram, name: string, argTypes: readonly 
         found: wrt,
       });
     if (!hasTangent(argTypes[k]!))
-      fail("argument", `cannot differentiate with respect to ${describeParam(def, k)}: it is ${article(argTypes[k]!)}`, def.def.nameSpan, {
-        expected: "an argument containing Doubles",
-        found: showType(argTypes[k]!),
-        hint: "Index and Bool values are constants to differentiation",
-      });
+      fail(
+        "argument",
+        `cannot differentiate with respect to ${describeParam(def, k)}: it is ${article(argTypes[k]!)}`,
+        def.def.nameSpan,
+        {
+          expected: "an argument containing Doubles",
+          found: showType(argTypes[k]!),
+          hint: "Index and Bool values are constants to differentiation",
+        },
+      );
     return [k];
   }
   const all = argTypes.flatMap((t, i) => (hasTangent(t) ? [i] : []));
-  if (all.length === 0) fail("argument", `\`${name}\` has no argument containing a Double to differentiate with respect to`, def.def.nameSpan);
+  if (all.length === 0)
+    fail(
+      "argument",
+      `\`${name}\` has no argument containing a Double to differentiate with respect to`,
+      def.def.nameSpan,
+    );
   return all;
 }
 
@@ -77,7 +97,17 @@ function article(t: Type): string {
 }
 
 /** A gradient or a Hessian is of a function with one scalar output. */
-export function requireDoubleResult(name: string, resultType: Type, what: "a gradient" | "a Hessian", hint: string): void {
+export function requireDoubleResult(
+  name: string,
+  resultType: Type,
+  what: "a gradient" | "a Hessian",
+  hint: string,
+): void {
   if (resultType.k !== "double")
-    fail("argument", `\`${name}\` returns ${showType(resultType)}, not a Double: ${what} needs a scalar result`, undefined, { hint });
+    fail(
+      "argument",
+      `\`${name}\` returns ${showType(resultType)}, not a Double: ${what} needs a scalar result`,
+      undefined,
+      { hint },
+    );
 }

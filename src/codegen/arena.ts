@@ -119,21 +119,24 @@ export class Arena {
   }
 
   f64(n: number, zeroed = true): Float64Array {
-    if (!this.place(n * 8, n)) return this.borrowed && n > 0 ? this.bigF64s.take(n, zeroed, (k) => new Float64Array(k)) : new Float64Array(n);
+    if (!this.place(n * 8, n))
+      return this.borrowed && n > 0 ? this.bigF64s.take(n, zeroed, (k) => new Float64Array(k)) : new Float64Array(n);
     const a = this.f64View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;
   }
 
   i32(n: number, zeroed = true): Int32Array {
-    if (!this.place(n * 4, n)) return this.borrowed && n > 0 ? this.bigI32s.take(n, zeroed, (k) => new Int32Array(k)) : new Int32Array(n);
+    if (!this.place(n * 4, n))
+      return this.borrowed && n > 0 ? this.bigI32s.take(n, zeroed, (k) => new Int32Array(k)) : new Int32Array(n);
     const a = this.i32View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;
   }
 
   u8(n: number, zeroed = true): Uint8Array {
-    if (!this.place(n, n)) return this.borrowed && n > 0 ? this.bigU8s.take(n, zeroed, (k) => new Uint8Array(k)) : new Uint8Array(n);
+    if (!this.place(n, n))
+      return this.borrowed && n > 0 ? this.bigU8s.take(n, zeroed, (k) => new Uint8Array(k)) : new Uint8Array(n);
     const a = this.u8View(n);
     if (zeroed && this.offset < this.chunks[this.chunk]!.dirty) a.fill(0);
     return a;
@@ -199,7 +202,8 @@ export class Arena {
     if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
     for (; ; this.current++) {
-      if (this.current === this.chunks.length) this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
+      if (this.current === this.chunks.length)
+        this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
       const chunk = this.chunks[this.current]!;
       if (chunk.used + size <= CHUNK_BYTES) {
         this.chunk = this.current;

@@ -67,7 +67,8 @@ function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
  */
 function oneHotTerminal(b: Build): { at: Atom; value: Expr } | undefined {
   const body = b.body;
-  if (body.kind !== "let" || body.rhs.kind !== "prim" || body.rhs.op !== "eq" || typeOf(body).k !== "double") return undefined;
+  if (body.kind !== "let" || body.rhs.kind !== "prim" || body.rhs.op !== "eq" || typeOf(body).k !== "double")
+    return undefined;
   const tail = body.body;
   if (tail.kind !== "if" || tail.cond.kind !== "var" || tail.cond.id !== body.v.id) return undefined;
   if (tail.else.kind !== "lit" || !Object.is(tail.else.value, 0)) return undefined;
@@ -81,7 +82,12 @@ function oneHotTerminal(b: Build): { at: Atom; value: Expr } | undefined {
 /** `build m (fun _ -> 0.)` (also as `let x = build ... in x`), a vector of literal zeros. */
 function zeroBuild(e: Expr): Build | undefined {
   if (e.kind === "let" && e.body.kind === "var" && e.body.id === e.v.id) e = e.rhs;
-  const zero = e.kind === "build" && e.body.kind === "lit" && Object.is(e.body.value, 0) && e.type.k === "array" && e.type.elem.k === "double";
+  const zero =
+    e.kind === "build" &&
+    e.body.kind === "lit" &&
+    Object.is(e.body.value, 0) &&
+    e.type.k === "array" &&
+    e.type.elem.k === "double";
   return zero ? (e as Build) : undefined;
 }
 
@@ -101,7 +107,9 @@ function copyOf(b: Build): Prim | undefined {
   if (body.kind === "let" && body.body.kind === "var" && body.body.id === body.v.id) body = body.rhs;
   if (body.kind !== "prim" || body.op !== "get" || body.type.k !== "double") return undefined;
   const [xs, i] = body.args as [Atom, Atom];
-  return i.kind === "var" && i.id === b.index.id && xs.type.k === "array" && xs.type.elem.k === "double" ? body : undefined;
+  return i.kind === "var" && i.id === b.index.id && xs.type.k === "array" && xs.type.elem.k === "double"
+    ? body
+    : undefined;
 }
 
 /** A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would. */
@@ -123,7 +131,12 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   if (copied !== undefined) return emitCopy(em, outer, copied, base);
   // `build n (fun _ -> 0)`: typed arrays start as zeros (+0, 0, false), so allocating is all there is to do.
   const body = outer.body;
-  if (body.kind === "lit" && (Object.is(body.value, 0) || body.value === false) && outer.type.k === "array" && outer.type.elem.k === body.type.k) {
+  if (
+    body.kind === "lit" &&
+    (Object.is(body.value, 0) || body.value === false) &&
+    outer.type.k === "array" &&
+    outer.type.elem.k === body.type.k
+  ) {
     const n = em.atom(outer.size)[0]!;
     em.checkCount(n, "build size", outer.span);
     const name = slotNames(base, outer.type)[0]!;
@@ -131,7 +144,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     return [name, "0", n];
   }
   const levels: Level[] = [];
-  for (let b = outer; ; ) {
+  for (let b = outer; ;) {
     const split = tailBuild(b.body);
     levels.push({ build: b, lets: split ? split.lets : [] });
     if (!split) break;
@@ -154,14 +167,17 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const out = em.out;
 
   const elementIndex = (j: number) => (runStarts[j] === "0" ? indices[j]! : `${runStarts[j]} + ${indices[j]}`);
-  const firstDescent = (upTo: number) => (upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`);
+  const firstDescent = (upTo: number) =>
+    upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`;
   // Every element is written, except by a one-hot terminal or a branch that leaves zeros: only those need zeroed
   // memory (the arena's reused memory otherwise costs a fill).
   let tailOfTerminal = terminal;
   while (tailOfTerminal.kind === "let") tailOfTerminal = tailOfTerminal.body;
   const sparseTerminal = oneHotTerminal(levels[k]!.build) !== undefined || zeroBranch(tailOfTerminal) !== undefined;
   const allocate = (elementSize: (leaf: number) => string) =>
-    termLeaves.map((leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]), !sparseTerminal)};`);
+    termLeaves.map(
+      (leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]), !sparseTerminal)};`,
+    );
 
   const level = (j: number): void => {
     const b = levels[j]!.build;

@@ -44,7 +44,11 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     const names = slotNames(varName(p.id), p.type);
     const leaves = leavesOf(p.type);
     // Arguments are whole arrays (value.ts: data is exactly the elements), so their offsets are the literal 0.
-    const offsets = new Set(leafStarts(leaves).filter((_, l) => leaves[l]!.rank > 0).map((s) => s + 1));
+    const offsets = new Set(
+      leafStarts(leaves)
+        .filter((_, l) => leaves[l]!.rank > 0)
+        .map((s) => s + 1),
+    );
     const slots = names.map((name, i) => {
       if (offsets.has(i)) return "0";
       em.out.line(`const ${name} = $in[${at + i}];`);
@@ -59,10 +63,15 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   em.out.line(`return $rt.packResult([${result.join(", ")}], $resultType, $a);`);
   // A failed check saves its site in $ek and its numbers in $e0, $e1, ... and leaves $main (see Emitter.failIf).
   const saved = Array.from({ length: em.savedCount }, (_, q) => `, $e${q} = 0`).join("");
-  const dispatch = em.errorDispatch().map((line) => `    ${line}\n`).join("");
+  const dispatch = em
+    .errorDispatch()
+    .map((line) => `    ${line}\n`)
+    .join("");
   const source =
     `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+  // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
     ...closure: unknown[]
   ) => (args: readonly Value[], borrowed?: boolean) => Value;
@@ -71,7 +80,11 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(run: (args: readonly Value[], borrowed: boolean) => Value, args: readonly Value[], borrowed: boolean): Value {
+function runChecked(
+  run: (args: readonly Value[], borrowed: boolean) => Value,
+  args: readonly Value[],
+  borrowed: boolean,
+): Value {
   try {
     return run(args, borrowed);
   } catch (e) {

@@ -137,9 +137,14 @@ export class Emitter {
         throw new Error("codegen: a jvp node reached the code generator (the forward-ad pass expands them)");
       case "lam":
       case "app":
-        return fail("unsupported", `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : "call"})`, undefined, {
-          hint: "the compiled back end takes first-order programs: functions must be inlined away first",
-        });
+        return fail(
+          "unsupported",
+          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : "call"})`,
+          undefined,
+          {
+            hint: "the compiled back end takes first-order programs: functions must be inlined away first",
+          },
+        );
     }
   }
 
@@ -221,7 +226,9 @@ export class Emitter {
       // Equal dimensions, leaf by leaf (data and offsets are not shape).
       const [a, b] = e.args.map((x) => this.atom(x));
       const leaves = leavesOf(e.args[0]!.type);
-      const tests = leafStarts(leaves).flatMap((s, l) => Array.from({ length: leaves[l]!.rank }, (_, d) => `${a![s + 2 + d]} === ${b![s + 2 + d]}`));
+      const tests = leafStarts(leaves).flatMap((s, l) =>
+        Array.from({ length: leaves[l]!.rank }, (_, d) => `${a![s + 2 + d]} === ${b![s + 2 + d]}`),
+      );
       this.out.line(`const ${base} = ${tests.length === 0 ? "true" : tests.join(" && ")};`);
       return [base];
     }
@@ -230,7 +237,13 @@ export class Emitter {
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);
-    this.out.line(`const ${base} = ${rule.js(args, e.args.map((a) => a.type), this.spanRef(e.span))};`);
+    this.out.line(
+      `const ${base} = ${rule.js(
+        args,
+        e.args.map((a) => a.type),
+        this.spanRef(e.span),
+      )};`,
+    );
     return [base];
   }
 
@@ -273,7 +286,8 @@ export class Emitter {
     if (b === "1") (e.op === "sub" ? this.minusOne : this.plusOne).set(a, base);
     if (e.op === "sub") {
       const bound = this.loopBounds.get(b);
-      if (bound !== undefined && this.minusOne.get(bound) === a && !this.loopBounds.has(base)) this.loopBounds.set(base, bound);
+      if (bound !== undefined && this.minusOne.get(bound) === a && !this.loopBounds.has(base))
+        this.loopBounds.set(base, bound);
     } else if (b === "1") {
       const bound = this.loopBounds.get(a);
       const above = bound === undefined ? undefined : this.plusOne.get(bound);
@@ -292,8 +306,10 @@ export class Emitter {
     this.checked.set(key, this.out.scope);
     const bound = this.loopBounds.get(i);
     // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
-    for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++) if (b === length) return;
-    const fails = bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
+    for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++)
+      if (b === length) return;
+    const fails =
+      bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
     const at = this.spanRef(span);
     this.failIf(fails, [i, length], ([index, n]) => `$rt.indexOutOfRange(${index}, ${n}, ${at})`);
   }
@@ -359,7 +375,9 @@ export class Emitter {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
           const name = this.fresh();
           // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.
-          this.out.line(`const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(l.kind, data!, offset!, plus(offset!, times(dims)))};`);
+          this.out.line(
+            `const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(l.kind, data!, offset!, plus(offset!, times(dims)))};`,
+          );
           init[at] = name;
           init[at + 1] = "0";
         }
@@ -388,7 +406,12 @@ export class Emitter {
     });
     fixed.forEach((q) => (state[q] = init[q]!));
     const mutable = state.map((_, q) => q).filter((q) => !fixed.has(q));
-    this.declareMutable(mutable.map((q) => state[q]!), e.acc.type, mutable.map((q) => init[q]!), mutable);
+    this.declareMutable(
+      mutable.map((q) => state[q]!),
+      e.acc.type,
+      mutable.map((q) => init[q]!),
+      mutable,
+    );
     this.markDimensions(state, e.acc.type);
     this.bind(e.acc, state);
     const i = this.loopVariable(e.index, count);
@@ -402,7 +425,9 @@ export class Emitter {
 /** Initial values for mutable slots of type `t`: 0, false, or an empty typed array of the right kind. */
 function defaultSlots(t: Type): string[] {
   return leavesOf(t).flatMap((l: Leaf) =>
-    l.rank === 0 ? [l.kind === "bool" ? "false" : "0"] : [EMPTY_ARRAY[l.kind], ...new Array<string>(l.rank + 1).fill("0")],
+    l.rank === 0
+      ? [l.kind === "bool" ? "false" : "0"]
+      : [EMPTY_ARRAY[l.kind], ...new Array<string>(l.rank + 1).fill("0")],
   );
 }
 

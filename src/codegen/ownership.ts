@@ -130,7 +130,8 @@ class Uses {
         const at = this.pos.get(e)!;
         const read = (x: Atom) => {
           if (x.kind !== "var") return;
-          for (const id of [x.id, this.viewRoot.get(x.id)]) if (id !== undefined) this.lastRead.set(id, Math.max(this.lastRead.get(id) ?? -1, at));
+          for (const id of [x.id, this.viewRoot.get(x.id)])
+            if (id !== undefined) this.lastRead.set(id, Math.max(this.lastRead.get(id) ?? -1, at));
         };
         if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
           read(e.args[0]!);

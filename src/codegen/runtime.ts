@@ -12,15 +12,15 @@ import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import { Arena } from "./arena.js";
 
-function unpackArgs(args: readonly Value[], paramTypes: readonly Type[]): Slot[] {
-  if (!Array.isArray(args) || args.length !== paramTypes.length) {
+function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[] {
+  const args: readonly Value[] = given;
+  if (!Array.isArray(given) || args.length !== paramTypes.length) {
     fail("argument", `expected ${paramTypes.length} argument(s), got ${Array.isArray(args) ? args.length : "no list"}`);
   }
   const out: Slot[] = [];
-  paramTypes.forEach((t, i) => valueToSlots(args[i]!, t, out, `argument ${i + 1}`));
+  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i + 1}`);
   return out;
 }
-
 
 /**
  * The irregular-build error of src/runtime/stack.ts. Compiled code does not keep element values, only their

@@ -8,7 +8,6 @@ import type { ScalarKind } from "../runtime/value.js";
 import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { plus, times, type Emitter, type Slots } from "./emit.js";
 
-
 interface LeafSlots {
   readonly kind: ScalarKind;
   readonly data: string;
@@ -54,7 +53,15 @@ export function emitZerosLike(em: Emitter, e: Prim, base: string): Slots {
  * Stores (or adds) the value whose slots are `vs` into leaf `l` at element offset `at`: a scalar, or an array of
  * dimensions `inner` (checked against the value's, the interpreter's shape error otherwise). Bools are only stored.
  */
-function writeElement(em: Emitter, e: Prim, l: LeafSlots, at: string, inner: readonly string[], vs: Slots, how: "set" | "add"): void {
+function writeElement(
+  em: Emitter,
+  e: Prim,
+  l: LeafSlots,
+  at: string,
+  inner: readonly string[],
+  vs: Slots,
+  how: "set" | "add",
+): void {
   const set = how === "set";
   if (inner.length === 0) {
     if (l.kind === "bool") {
@@ -65,14 +72,19 @@ function writeElement(em: Emitter, e: Prim, l: LeafSlots, at: string, inner: rea
   const [vdata, voff, ...vdims] = vs.slice(0, 2 + inner.length) as [string, string, ...string[]];
   const differs = inner.map((n, d) => `${vdims[d]} !== ${n}`).join(" || ");
   const span = em.spanRef(e.span);
-  em.failIf(differs, [...vdims, ...inner], (saved) =>
-    `$rt.updateShapeError(${set}, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${span})`,
+  em.failIf(
+    differs,
+    [...vdims, ...inner],
+    (saved) =>
+      `$rt.updateShapeError(${set}, [${saved.slice(0, inner.length).join(", ")}], [${saved.slice(inner.length).join(", ")}], ${span})`,
   );
   if (l.kind === "bool" && !set) return;
   const q = em.fresh();
   const from = em.fresh();
   em.out.line(`const ${from} = ${at};`);
-  em.out.line(`for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${l.data}[${from} + ${q}] ${set ? "=" : "+="} ${vdata}[${plus(voff, q)}];`);
+  em.out.line(
+    `for (let ${q} = 0; ${q} < ${times(inner)}; ${q}++) ${l.data}[${from} + ${q}] ${set ? "=" : "+="} ${vdata}[${plus(voff, q)}];`,
+  );
 }
 
 /** setAt / addAt a p v. */
@@ -88,7 +100,7 @@ export function emitUpdateAt(em: Emitter, e: Prim, base: string, inPlace: boolea
     const strides = path.map((_, d) => times(l.dims.slice(d + 1)));
     const at = path.reduce((acc, p, d) => plus(acc, times([p, strides[d]!])), l.offset);
     const inner = l.dims.slice(path.length);
-    writeElement(em, e, l, at, inner, v.slice(vStarts[k]!), set ? "set" : "add");
+    writeElement(em, e, l, at, inner, v.slice(vStarts[k]), set ? "set" : "add");
   });
   return slots;
 }
@@ -101,8 +113,11 @@ export function emitAddArray(em: Emitter, e: Prim, base: string, inPlace: boolea
   a.forEach((l, k) => {
     const r = b[k]!;
     const differs = l.dims.map((n, d) => `${r.dims[d]} !== ${n}`).join(" || ");
-    em.failIf(differs, [...l.dims, ...r.dims], (saved) =>
-      `$rt.addShapeError([${saved.slice(0, l.dims.length).join(", ")}], [${saved.slice(l.dims.length).join(", ")}], ${at0})`,
+    em.failIf(
+      differs,
+      [...l.dims, ...r.dims],
+      (saved) =>
+        `$rt.addShapeError([${saved.slice(0, l.dims.length).join(", ")}], [${saved.slice(l.dims.length).join(", ")}], ${at0})`,
     );
   });
   const { leaves, slots } = target(em, e, base, inPlace);
@@ -110,7 +125,9 @@ export function emitAddArray(em: Emitter, e: Prim, base: string, inPlace: boolea
     if (l.kind === "bool") return;
     const r = b[k]!;
     const q = em.fresh();
-    em.out.line(`for (let ${q} = 0; ${q} < ${times(l.dims)}; ${q}++) ${l.data}[${plus(l.offset, q)}] += ${r.data}[${plus(r.offset, q)}];`);
+    em.out.line(
+      `for (let ${q} = 0; ${q} < ${times(l.dims)}; ${q}++) ${l.data}[${plus(l.offset, q)}] += ${r.data}[${plus(r.offset, q)}];`,
+    );
   });
   return slots;
 }
@@ -135,14 +152,16 @@ export function emitRecord(em: Emitter, e: Prim, base: string, inPlace: boolean)
   const empty = `${src[0]!.dims[0]} === 0`;
   src.forEach((l, k) => {
     const r = out[k]!;
-    const copy = inPlace ? l.data : `(${empty} ? ${l.data} : ${l.data}.slice(${l.offset}, ${plus(l.offset, times(l.dims))}))`;
+    const copy = inPlace
+      ? l.data
+      : `(${empty} ? ${l.data} : ${l.data}.slice(${l.offset}, ${plus(l.offset, times(l.dims))}))`;
     const from = [copy, inPlace ? l.offset : `(${empty} ? ${l.offset} : 0)`, ...l.dims];
     em.out.line(`let ${[r.data, r.offset, ...r.dims].map((x, q) => `${x} = ${from[q]}`).join(", ")};`);
   });
   em.out.open(`if (${empty}) {`);
   src.forEach((l, k) => {
     const r = out[k]!;
-    const vs = v.slice(vStarts[k]!);
+    const vs = v.slice(vStarts[k]);
     const vDims = vLeaves[k]!.rank === 0 ? [] : vs.slice(2, 2 + vLeaves[k]!.rank);
     em.out.line(`${r.data} = ${allocation(l.kind, times([n, ...vDims]))}; ${r.offset} = 0; ${r.dims[0]} = ${n};`);
     vDims.forEach((d, q) => em.out.line(`${r.dims[q + 1]} = ${d};`));
@@ -152,7 +171,7 @@ export function emitRecord(em: Emitter, e: Prim, base: string, inPlace: boolean)
   em.boundsCheck(i, out[0]!.dims[0]!, e.span);
   out.forEach((r, k) => {
     const inner = r.dims.slice(1);
-    writeElement(em, e, r, plus(r.offset, times([i, ...inner])), inner, v.slice(vStarts[k]!), "set");
+    writeElement(em, e, r, plus(r.offset, times([i, ...inner])), inner, v.slice(vStarts[k]), "set");
   });
   return out.flatMap((r) => [r.data, r.offset, ...r.dims]);
 }

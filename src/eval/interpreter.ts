@@ -111,7 +111,7 @@ function evalExpr(e: Expr, env: Env): Value {
 function evalBuild(e: Build, env: Env): Value {
   const n = loopCount(evalAtom(e.size, env), "build size", e.span);
   if (e.type.k !== "array") throw new Error("interpreter: build of a non-array type");
-  const elems: Value[] = new Array(n);
+  const elems = new Array<Value>(n);
   const saved = bind(env, e.index, 0);
   for (let i = 0; i < n; i++) {
     env.set(e.index.id, i);

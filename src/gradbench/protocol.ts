@@ -45,7 +45,8 @@ export class GradbenchTool {
       const fields = message as Json;
       if (typeof fields.id === "number" || typeof fields.id === "string") id = fields.id;
       if (!("id" in fields)) throw new GradbenchError("the message has no `id`");
-      if (id === null) throw new GradbenchError(`the message's \`id\` must be a number or a string, got ${JSON.stringify(fields.id)}`);
+      if (id === null)
+        throw new GradbenchError(`the message's \`id\` must be a number or a string, got ${JSON.stringify(fields.id)}`);
       return encode({ id, ...this.handle(fields) });
     } catch (e) {
       return encode({ id, success: false, error: this.describe(e) });
@@ -61,7 +62,8 @@ export class GradbenchTool {
       case "evaluate":
         return this.evaluate(text(message, "module"), text(message, "function"), message.input);
       case "analysis":
-        if (message.valid === false) this.log(`analysis of message ${String(message.of)}: invalid: ${String(message.error ?? "")}`);
+        if (message.valid === false)
+          this.log(`analysis of message ${String(message.of)}: invalid: ${JSON.stringify(message.error ?? "")}`);
         return {};
       case "end":
         return {};
@@ -116,7 +118,8 @@ export class GradbenchTool {
 
 function text(message: Json, key: string): string {
   const value = message[key];
-  if (typeof value !== "string") throw new GradbenchError(`the message's \`${key}\` must be a string, got ${JSON.stringify(value) ?? "nothing"}`);
+  if (typeof value !== "string")
+    throw new GradbenchError(`the message's \`${key}\` must be a string, got ${JSON.stringify(value) ?? "nothing"}`);
   return value;
 }
 
@@ -125,7 +128,11 @@ function encode(response: Json): string {
   try {
     return JSON.stringify(response);
   } catch (e) {
-    return JSON.stringify({ id: response.id ?? null, success: false, error: `the response cannot be encoded: ${(e as Error).message}` });
+    return JSON.stringify({
+      id: response.id ?? null,
+      success: false,
+      error: `the response cannot be encoded: ${(e as Error).message}`,
+    });
   }
 }
 

@@ -47,7 +47,8 @@ export function inputObject(input: unknown, fields: readonly string[]): { readon
     throw new GradbenchError(`the input must be a JSON object with the fields ${fields.join(", ")}`);
   const record = input as { readonly [key: string]: unknown };
   const missing = fields.filter((f) => !(f in record));
-  if (missing.length > 0) throw new GradbenchError(`the input has no field ${missing.map((f) => `\`${f}\``).join(", ")}`);
+  if (missing.length > 0)
+    throw new GradbenchError(`the input has no field ${missing.map((f) => `\`${f}\``).join(", ")}`);
   return record;
 }
 
@@ -64,12 +65,18 @@ export function toValue(json: unknown, type: Type, what: string): Value {
 /** A JSON integer in [min, max], or a GradbenchError naming `what`. */
 export function integerIn(json: unknown, what: string, min: number, max: number): number {
   if (typeof json !== "number" || !Number.isInteger(json) || json < min || json > max)
-    throw new GradbenchError(`${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(json) ?? "nothing"}`);
+    throw new GradbenchError(
+      `${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(json) ?? "nothing"}`,
+    );
   return json;
 }
 
 /** A prepared call running `fn` on `args`; its output is `encode` of the last result (borrowed: read before any further run). */
-export function preparedCall(fn: Specialised, args: readonly Value[], encode: (result: Value) => unknown = (v) => valueToJson(v, fn.resultType)): PreparedCall {
+export function preparedCall(
+  fn: Specialised,
+  args: readonly Value[],
+  encode: (result: Value) => unknown = (v) => valueToJson(v, fn.resultType),
+): PreparedCall {
   let last: Value | undefined;
   return {
     run() {
@@ -115,7 +122,10 @@ export function smoothEval(spec: SmoothEvalSpec): EvalModule {
     },
     prepare(fn: string, input: unknown): PreparedCall {
       const f = compiled.get(fn);
-      if (!functions.includes(fn)) throw new GradbenchError(`${spec.name} has no function ${JSON.stringify(fn)} (it has: ${functions.join(", ")})`);
+      if (!functions.includes(fn))
+        throw new GradbenchError(
+          `${spec.name} has no function ${JSON.stringify(fn)} (it has: ${functions.join(", ")})`,
+        );
       if (!f) throw new GradbenchError(`${spec.name} is not defined yet (send a define message first)`);
       return preparedCall(f, spec.args(fn, input), spec.encode?.[fn]);
     },

@@ -43,7 +43,10 @@ export function mkPrim(op: PrimName, args: readonly Atom[], span?: Span): Prim {
     args.map((a) => a.type),
     args.map((a) => (a.kind === "lit" ? a.value : undefined)),
   );
-  if (!("k" in t)) throw new Error(`mkPrim ${op}: argument types ${args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
+  if (!("k" in t))
+    throw new Error(
+      `mkPrim ${op}: argument types ${args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`,
+    );
   return span === undefined ? { kind: "prim", op, args, type: t } : { kind: "prim", op, args, type: t, span };
 }
 
@@ -187,7 +190,13 @@ export class AnfBuilder {
   /** `let name = fun paramName -> body in ...`; `body` builds into its own chain. */
   lam(paramName: string, paramType: Type, body: (param: Var, b: AnfBuilder) => Expr, name = "f"): Atom {
     const param = freshVar(paramName, paramType);
-    return this.bind(name, mkLam(param, nested((b) => body(param, b))));
+    return this.bind(
+      name,
+      mkLam(
+        param,
+        nested((b) => body(param, b)),
+      ),
+    );
   }
 
   if(cond: Atom, then: (b: AnfBuilder) => Expr, els: (b: AnfBuilder) => Expr, name = "c"): Atom {
@@ -196,7 +205,15 @@ export class AnfBuilder {
 
   build(size: Atom, body: (index: Var, b: AnfBuilder) => Expr, name = "xs", indexName = "i", span?: Span): Atom {
     const index = freshVar(indexName, INT);
-    return this.bind(name, mkBuild(size, index, nested((b) => body(index, b)), span));
+    return this.bind(
+      name,
+      mkBuild(
+        size,
+        index,
+        nested((b) => body(index, b)),
+        span,
+      ),
+    );
   }
 
   ifold(
@@ -210,7 +227,17 @@ export class AnfBuilder {
   ): Atom {
     const acc = freshVar(accName, init.type);
     const index = freshVar(indexName, INT);
-    return this.bind(name, mkIfold(init, count, acc, index, nested((b) => body(acc, index, b)), span));
+    return this.bind(
+      name,
+      mkIfold(
+        init,
+        count,
+        acc,
+        index,
+        nested((b) => body(acc, index, b)),
+        span,
+      ),
+    );
   }
 
   private check(): void {

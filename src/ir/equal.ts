@@ -61,7 +61,9 @@ class Matcher {
       case "if":
         return b.kind === "if" && this.atom(a.cond, b.cond) && this.expr(a.then, b.then) && this.expr(a.else, b.else);
       case "build":
-        return b.kind === "build" && this.atom(a.size, b.size) && this.bind(a.index, b.index) && this.expr(a.body, b.body);
+        return (
+          b.kind === "build" && this.atom(a.size, b.size) && this.bind(a.index, b.index) && this.expr(a.body, b.body)
+        );
       case "ifold":
         return (
           b.kind === "ifold" &&

@@ -15,7 +15,8 @@ export function invariantShapes(loop: Ifold): boolean[] {
   const t = loop.acc.type;
   const n = t.k === "tuple" ? t.elems.length : 1;
   const { bindings, tail } = splitLets(loop.body);
-  const def = (a: Atom): Expr | undefined => (a.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined);
+  const def = (a: Atom): Expr | undefined =>
+    a.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined;
   /** `a` is component k of the state after a chain of updates (k = -1: the whole state). */
   const fromComponent = (a: Atom, k: number, depth = 0): boolean => {
     if (a.kind !== "var" || depth > 64) return false;
@@ -39,7 +40,10 @@ export function invariantShapes(loop: Ifold): boolean[] {
   if (t.k !== "tuple") return [tail.kind === "var" && t.k === "array" && fromComponent(tail, -1)];
   const tuple = tail.kind === "tuple" ? tail : tail.kind === "var" ? def(tail) : undefined;
   const result: readonly Atom[] = tuple?.kind === "tuple" ? tuple.elems : [];
-  return Array.from({ length: n }, (_, k) => t.elems[k]!.k === "array" && k < result.length && fromComponent(result[k]!, k));
+  return Array.from(
+    { length: n },
+    (_, k) => t.elems[k]!.k === "array" && k < result.length && fromComponent(result[k]!, k),
+  );
 }
 
 /** Per leaf of a state's type (nested like its tuples): the shape at that place never changes (scalars: true). */
@@ -123,6 +127,7 @@ export function invariantShapePaths(loop: Ifold): ShapeFlags {
     return t.elems.map((u, j) => flags(u, elems?.kind === "tuple" ? elems.elems[j] : undefined, [...path, j]));
   };
   const result: Atom | undefined = tail.kind === "var" || tail.kind === "lit" ? tail : undefined;
-  if (tail.kind === "tuple") return loop.acc.type.k === "tuple" ? loop.acc.type.elems.map((u, j) => flags(u, tail.elems[j], [j])) : false;
+  if (tail.kind === "tuple")
+    return loop.acc.type.k === "tuple" ? loop.acc.type.elems.map((u, j) => flags(u, tail.elems[j], [j])) : false;
   return flags(loop.acc.type, result, []);
 }

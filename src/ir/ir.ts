@@ -142,5 +142,14 @@ export function renameVar(v: Var): Var {
 
 export const lit = (value: number | boolean, type: Type): Lit => ({ kind: "lit", value, type });
 export const mkLet = (v: Var, rhs: Expr, body: Expr): Let => ({ kind: "let", v, rhs, body });
-export const mkTuple = (elems: readonly Atom[]): Tuple => ({ kind: "tuple", elems, type: tupleOf(elems.map((a) => a.type)) });
-export const mkLam = (param: Var, body: Expr): Lam => ({ kind: "lam", param, body, type: funOf(param.type, typeOf(body)) });
+export const mkTuple = (elems: readonly Atom[]): Tuple => ({
+  kind: "tuple",
+  elems,
+  type: tupleOf(elems.map((a) => a.type)),
+});
+export const mkLam = (param: Var, body: Expr): Lam => ({
+  kind: "lam",
+  param,
+  body,
+  type: funOf(param.type, typeOf(body)),
+});

@@ -18,17 +18,7 @@ import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/ty
 import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import {
-  freshVar,
-  lit,
-  mkLam,
-  mkTuple,
-  vjpType,
-  type Atom,
-  type Expr,
-  type IrFunction,
-  type Var,
-} from "./ir.js";
+import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
 
 type Env = ReadonlyMap<string, Atom>;
 
@@ -54,16 +44,25 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
   const peeled = peelParams(def.scheme.type, argTypes.length);
   if (!peeled) {
     const arity = peelParams(def.scheme.type, 64)?.params.length ?? countParams(def.scheme.type);
-    fail("argument", `\`${name}\` takes ${arity} argument${arity === 1 ? "" : "s"}, but ${argTypes.length} were given`, def.def.nameSpan);
+    fail(
+      "argument",
+      `\`${name}\` takes ${arity} argument${arity === 1 ? "" : "s"}, but ${argTypes.length} were given`,
+      def.def.nameSpan,
+    );
   }
   const subst = new Map<TVar, Type>();
   const namer = new TypeNamer();
   peeled.params.forEach((p, i) => {
     if (!matchConcrete(p, argTypes[i]!, subst))
-      fail("argument", `argument ${i + 1} (\`${def.paramNames[i] ?? `#${i + 1}`}\`) of \`${name}\` has the wrong type`, def.def.nameSpan, {
-        expected: namer.show(p),
-        found: showType(argTypes[i]!),
-      });
+      fail(
+        "argument",
+        `argument ${i + 1} (\`${def.paramNames[i] ?? `#${i + 1}`}\`) of \`${name}\` has the wrong type`,
+        def.def.nameSpan,
+        {
+          expected: namer.show(p),
+          found: showType(argTypes[i]!),
+        },
+      );
   });
   const lowering = new Lowering(program);
   const fnAtom = lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan);
@@ -75,9 +74,14 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
     acc = lowering.preamble.bind(name, { kind: "app", fn: acc, arg: p, type: ft.result });
   }
   if (containsFun(acc.type))
-    fail("unsupported", `\`${name}\` applied to ${argTypes.length} argument(s) returns a function, which cannot be run or compiled`, def.def.nameSpan, {
-      found: showType(acc.type),
-    });
+    fail(
+      "unsupported",
+      `\`${name}\` applied to ${argTypes.length} argument(s) returns a function, which cannot be run or compiled`,
+      def.def.nameSpan,
+      {
+        found: showType(acc.type),
+      },
+    );
   return { name, params, body: lowering.preamble.finish(acc) };
 }
 
@@ -97,7 +101,7 @@ class Lowering {
   /** The atom bound to definition `def` specialised at concrete type `type` (lowered on first use). */
   specialise(def: CheckedDef, type: Type, useSpan: Span): Atom {
     let byType = this.specs.get(def);
-    if (!byType) this.specs.set(def, (byType = new Map()));
+    if (!byType) this.specs.set(def, (byType = new Map<string, Atom>()));
     const key = JSON.stringify(type);
     const have = byType.get(key);
     if (have) return have;
@@ -133,7 +137,14 @@ class Lowering {
       case "bool":
         return lit(e.value, BOOL);
       case "lam":
-        return blk.bind(name, this.lambda(e.params.map((p) => ({ name: p.name, type: this.typeOfNode(p) })), e.body, env));
+        return blk.bind(
+          name,
+          this.lambda(
+            e.params.map((p) => ({ name: p.name, type: this.typeOfNode(p) })),
+            e.body,
+            env,
+          ),
+        );
       case "app":
         return this.app(e, env, blk, name);
       case "let": {
@@ -190,7 +201,13 @@ class Lowering {
         const body = new AnfBuilder();
         const r =
           e.op === "&&" || e.op === "||"
-            ? body.bind("r", { kind: "if", cond: x, then: e.op === "&&" ? y : lit(true, BOOL), else: e.op === "&&" ? lit(false, BOOL) : y, type: BOOL })
+            ? body.bind("r", {
+                kind: "if",
+                cond: x,
+                then: e.op === "&&" ? y : lit(true, BOOL),
+                else: e.op === "&&" ? lit(false, BOOL) : y,
+                type: BOOL,
+              })
             : this.numericPrim(BINOP_PRIMS[e.op], x, y, t.result.result, body, "r", e.span);
         return blk.bind(name, mkLam(x, mkLam(y, body.finish(r))));
       }
@@ -236,12 +253,25 @@ class Lowering {
   }
 
   private prim(op: PrimName, args: Atom[], span?: Span): Expr {
-    const type = primResultType(op, args.map((a) => a.type), span, args.map((a) => (a.kind === "lit" ? a.value : undefined)));
+    const type = primResultType(
+      op,
+      args.map((a) => a.type),
+      span,
+      args.map((a) => (a.kind === "lit" ? a.value : undefined)),
+    );
     return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
   }
 
   /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
-  private numericPrim(op: PrimName, a: Atom, b: Atom, resultType: Type, blk: AnfBuilder, name: string, span: Span): Atom {
+  private numericPrim(
+    op: PrimName,
+    a: Atom,
+    b: Atom,
+    resultType: Type,
+    blk: AnfBuilder,
+    name: string,
+    span: Span,
+  ): Atom {
     const common = a.type.k === "double" || b.type.k === "double" ? DOUBLE : a.type;
     const x = this.coerce(a, common, blk);
     const y = this.coerce(b, common, blk);
@@ -259,7 +289,10 @@ class Lowering {
     }
     let acc: Atom;
     let next = 0;
-    const builtin = head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head) ? BUILTINS.get(head.name) : undefined;
+    const builtin =
+      head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head)
+        ? BUILTINS.get(head.name)
+        : undefined;
     if (builtin && spine.length >= builtin.arity) {
       const call = spine[builtin.arity - 1]!;
       const args = spine.slice(0, builtin.arity).map((s) => ({ expr: s.arg }));
@@ -281,7 +314,16 @@ class Lowering {
    * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
    * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
    */
-  private saturated(b: Builtin, builtinType: Type, type: Type, args: readonly Arg[], env: Env, blk: AnfBuilder, name: string, span: Span): Atom {
+  private saturated(
+    b: Builtin,
+    builtinType: Type,
+    type: Type,
+    args: readonly Arg[],
+    env: Env,
+    blk: AnfBuilder,
+    name: string,
+    span: Span,
+  ): Atom {
     const paramTypes = this.paramTypes(builtinType, b.arity);
     const atomArg = (i: number) => {
       const a = args[i]!;
@@ -303,7 +345,8 @@ class Lowering {
         return blk.bind(name, mkTuple([atomArg(0), atomArg(1)]));
       case "build": {
         if (type.k !== "array") throw new Error("build without an array type");
-        if (containsFun(type.elem)) fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
+        if (containsFun(type.elem))
+          fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
         const size = atomArg(0);
         const [index, body] = this.binder1(args[1]!, type.elem, env);
         return blk.bind(name, { kind: "build", size, index, body, type, span });
@@ -321,7 +364,8 @@ class Lowering {
       case "mgrad":
         return this.seeded(atomArg(0), atomArg(1), blk, name, span);
       case "ifold": {
-        if (containsFun(type)) fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
+        if (containsFun(type))
+          fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
         const init = atomArg(1);
         const count = atomArg(2);
         const [acc, index, body] = this.binder2(args[0]!, type, env);
@@ -393,7 +437,13 @@ class Lowering {
 
   private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
     const inner = e.fn;
-    return inner.kind === "app" && inner.fn.kind === "var" && inner.fn.name === "deriv" && !env.has("deriv") && !this.program.globalRefs.has(inner.fn);
+    return (
+      inner.kind === "app" &&
+      inner.fn.kind === "var" &&
+      inner.fn.name === "deriv" &&
+      !env.has("deriv") &&
+      !this.program.globalRefs.has(inner.fn)
+    );
   }
 
   /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
@@ -416,7 +466,16 @@ class Lowering {
     let resultType = t;
     for (let i = 0; i < b.arity; i++) resultType = (resultType as Type & { k: "fun" }).result;
     const body = new AnfBuilder();
-    const r = this.saturated(b, t, resultType, params.map((atom) => ({ atom })), new Map(), body, "r", e.span);
+    const r = this.saturated(
+      b,
+      t,
+      resultType,
+      params.map((atom) => ({ atom })),
+      new Map(),
+      body,
+      "r",
+      e.span,
+    );
     let lam: Expr = body.finish(r);
     for (let i = params.length - 1; i >= 0; i--) lam = mkLam(params[i]!, lam);
     return blk.bind(e.name, lam);

@@ -66,7 +66,8 @@ class Copier {
           cur = cur.body;
         }
         let out = this.expr(cur);
-        for (let i = bindings.length - 1; i >= 0; i--) out = { kind: "let", v: bindings[i]!.v, rhs: bindings[i]!.rhs, body: out };
+        for (let i = bindings.length - 1; i >= 0; i--)
+          out = { kind: "let", v: bindings[i]!.v, rhs: bindings[i]!.rhs, body: out };
         return out;
       }
       case "prim":

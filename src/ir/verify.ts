@@ -43,7 +43,8 @@ class Verifier {
   }
 
   private expect(node: Expr, what: string, expected: Type, found: Type): void {
-    if (!typeEq(expected, found)) this.fail(node, `${what}: expected type ${showType(expected)}, found ${showType(found)}`);
+    if (!typeEq(expected, found))
+      this.fail(node, `${what}: expected type ${showType(expected)}, found ${showType(found)}`);
   }
 
   declare(v: Var, node: Expr | undefined): void {
@@ -72,7 +73,10 @@ class Verifier {
     }
     const b = this.inScope.get(a.id);
     if (b === undefined) {
-      this.fail(node, this.everBound.has(a.id) ? `${a.name}#${a.id} is used out of its scope` : `${a.name}#${a.id} is unbound`);
+      this.fail(
+        node,
+        this.everBound.has(a.id) ? `${a.name}#${a.id} is used out of its scope` : `${a.name}#${a.id} is unbound`,
+      );
     }
     this.expect(node, `use of ${a.name}#${a.id}`, b.type, a.type);
   }
@@ -87,7 +91,8 @@ class Verifier {
         const chain: Var[] = [];
         let cur: Expr = e;
         while (cur.kind === "let") {
-          if (cur.rhs.kind === "let") this.fail(cur, `the right-hand side of let ${cur.v.name} is a let (lets must be flat)`);
+          if (cur.rhs.kind === "let")
+            this.fail(cur, `the right-hand side of let ${cur.v.name} is a let (lets must be flat)`);
           this.expr(cur.rhs);
           this.expect(cur, `let ${cur.v.name}`, cur.v.type, typeOf(cur.rhs));
           this.declare(cur.v, cur);
@@ -107,7 +112,8 @@ class Verifier {
           e.args.map((a) => a.type),
           e.args.map((a) => (a.kind === "lit" ? a.value : undefined)),
         );
-        if (!("k" in t)) this.fail(e, `${e.op} applied to ${e.args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
+        if (!("k" in t))
+          this.fail(e, `${e.op} applied to ${e.args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
         this.expect(e, `result of ${e.op}`, t, e.type);
         return;
       }

@@ -7,17 +7,24 @@ import { decode } from "./convert.js";
 import { encodeArgs, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
 /** Any function the library accepts or returns: arguments and results are library values (see the README). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- library values are checked at run time
 export type AnyFunction = (...args: any[]) => any;
 
 /** The compiled function of `target` (shared by `compile` and the functions of a Smooth module). */
 export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
-  const specs = new Specialisations<Specialised>(target, (inst) => inst.program.specialise(inst.name, inst.argTypes, "js"));
+  const specs = new Specialisations<Specialised>(target, (inst) =>
+    inst.program.specialise(inst.name, inst.argTypes, "js"),
+  );
   const fn = (...args: unknown[]): unknown => {
     const { entry, inst, trees } = specs.lookup(args);
     const { values, inputs } = encodeArgs(target, args, trees);
     return decode(entry.run(values), inst.resultType, inst.resultTree, inputs);
   };
-  return register(fn, { target, description, compilations: () => specs.count, program: (args) => specs.lookup(args).entry }, name);
+  return register(
+    fn,
+    { target, description, compilations: () => specs.count, program: (args) => specs.lookup(args).entry },
+    name,
+  );
 }
 
 /**

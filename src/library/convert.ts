@@ -5,7 +5,17 @@
 // tuples → JS arrays (objects where the structure has keys), arrays of tuples → JS arrays of them.
 
 import { stackUniform } from "../runtime/stack.js";
-import { allocFlat, arrayGet, arrayLength, shapeSize, tuple, type DenseArray, type FlatData, type TupleArray, type Value } from "../runtime/value.js";
+import {
+  allocFlat,
+  arrayGet,
+  arrayLength,
+  shapeSize,
+  tuple,
+  type DenseArray,
+  type FlatData,
+  type TupleArray,
+  type Value,
+} from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Type } from "../types/types.js";
 import { NDArray, type NDData } from "./ndarray.js";
@@ -25,7 +35,8 @@ export function encode(value: unknown, tree: Tree, where: () => Where, path = ""
       return value as boolean;
     case "dense": {
       if (value instanceof NDArray) return dense(tree.elem, tree.shape, value.data);
-      if (tree.shape.length === 1 && (value instanceof Float64Array || value instanceof Int32Array)) return dense(tree.elem, tree.shape, value);
+      if (tree.shape.length === 1 && (value instanceof Float64Array || value instanceof Int32Array))
+        return dense(tree.elem, tree.shape, value);
       const data = allocFlat(tree.elem, shapeSize(tree.shape));
       fill(value, data, 0, tree.elem === "int", where, path);
       return dense(tree.elem, tree.shape, data);
@@ -42,7 +53,12 @@ export function encode(value: unknown, tree: Tree, where: () => Where, path = ""
   }
 }
 
-const dense = (elemKind: DenseArray["elemKind"], shape: readonly number[], data: FlatData): DenseArray => ({ tag: "dense", elemKind, shape, data });
+const dense = (elemKind: DenseArray["elemKind"], shape: readonly number[], data: FlatData): DenseArray => ({
+  tag: "dense",
+  elemKind,
+  shape,
+  data,
+});
 
 /** Copies a regular nested array (of numbers, booleans, typed rows or NDArrays) into `data` from `offset`. */
 function fill(value: unknown, data: FlatData, offset: number, ints: boolean, where: () => Where, path: string): number {
@@ -85,11 +101,14 @@ export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly Array
       return v;
     case "tuple": {
       const sub = tree?.k === "tuple" ? tree : undefined;
-      const elems = (v as { elems: readonly Value[] }).elems.map((e, i) => decode(e, type.elems[i]!, sub?.elems[i], inputs));
+      const elems = (v as { elems: readonly Value[] }).elems.map((e, i) =>
+        decode(e, type.elems[i]!, sub?.elems[i], inputs),
+      );
       return sub?.keys ? Object.fromEntries(sub.keys.map((k, i) => [k, elems[i]])) : elems;
     }
     case "array": {
-      if (typeof v === "object" && v.tag === "dense") return decodeDense(v, tree?.k === "dense" ? tree.style : "typed", inputs);
+      if (typeof v === "object" && v.tag === "dense")
+        return decodeDense(v, tree?.k === "dense" ? tree.style : "typed", inputs);
       const a = v as TupleArray;
       const elemTree = tree?.k === "list" ? tree.elem : undefined;
       return Array.from({ length: arrayLength(a) }, (_, i) => decode(arrayGet(a, i), type.elem, elemTree, inputs));

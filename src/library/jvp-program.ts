@@ -20,7 +20,12 @@ function zipDual(b: AnfBuilder, x: Atom, dx: Atom, t: Type): Atom {
       return x;
     case "array": {
       const n = b.prim("length", [x], "n");
-      return b.build(n, (i, inner) => zipDual(inner, inner.prim("get", [x, i], "x"), inner.prim("get", [dx, i], "dx"), t.elem), "dual", "i");
+      return b.build(
+        n,
+        (i, inner) => zipDual(inner, inner.prim("get", [x, i], "x"), inner.prim("get", [dx, i], "dx"), t.elem),
+        "dual",
+        "i",
+      );
     }
     case "tuple": {
       const parts = t.elems.map((e, k) => zipDual(b, b.proj(k, x, "x"), b.proj(k, dx, "dx"), e));
@@ -54,12 +59,15 @@ function primalOf(b: AnfBuilder, d: Atom, t: Type): Atom {
 }
 
 /** The positions of the arguments that take a tangent (those with a Double in them). */
-export const tangentPositions = (argTypes: readonly Type[]): number[] => argTypes.flatMap((t, k) => (hasTangent(t) ? [k] : []));
+export const tangentPositions = (argTypes: readonly Type[]): number[] =>
+  argTypes.flatMap((t, k) => (hasTangent(t) ? [k] : []));
 
 /** `fn`'s value and its tangent for the given argument tangents (see the file comment). */
 export function jvpProgram(fn: IrFunction): IrFunction {
   const params = fn.params.map((p) => freshVar(p.name, p.type));
-  const tangents = tangentPositions(params.map((p) => p.type)).map((k) => [k, freshVar(`d${params[k]!.name}`, params[k]!.type)] as const);
+  const tangents = tangentPositions(params.map((p) => p.type)).map(
+    (k) => [k, freshVar(`d${params[k]!.name}`, params[k]!.type)] as const,
+  );
   const b = new AnfBuilder();
   let lam: Expr = fn.body;
   for (let i = fn.params.length - 1; i >= 0; i--) lam = mkLam(fn.params[i]!, lam);

@@ -24,35 +24,64 @@ import { encodeArgs, register, Specialisations, targetOf, type Instance, type Ta
 function compileIr(lowered: ReturnType<typeof lowerEntry>, argTypes: readonly Type[]): Specialised {
   const optimised = runPipeline(lowered, DERIVATIVE_PIPELINE);
   const compiled = compileFunction(optimised);
-  return { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine: "js", run: (args) => compiled(args), runBorrowed: (args) => compiled(args, true), jsSource: compiled.source };
+  return {
+    name: lowered.name,
+    argTypes,
+    resultType: typeOf(lowered.body),
+    lowered,
+    optimised,
+    engine: "js",
+    run: (args) => compiled(args),
+    runBorrowed: (args) => compiled(args, true),
+    jsSource: compiled.source,
+  };
 }
 
 function requireTangentResult(target: Target, inst: Instance, what: string): void {
   if (!hasTangent(inst.resultType))
-    fail("argument", `${what}: the result of ${target.label} has no Double in it, so it has no derivative`, target.span, {
-      found: showType(inst.resultType),
-    });
+    fail(
+      "argument",
+      `${what}: the result of ${target.label} has no Double in it, so it has no derivative`,
+      target.span,
+      {
+        found: showType(inst.resultType),
+      },
+    );
 }
 
 // One cache per function and transform, kept for the function's lifetime.
 const JVPS = new WeakMap<Target, Specialisations<Specialised>>();
 const VJPS = new WeakMap<Target, Specialisations<{ primal: Specialised; vjp: Specialised; wrt: number[] }>>();
 
-function cached<E>(table: WeakMap<Target, Specialisations<E>>, target: Target, make: (inst: Instance) => E): Specialisations<E> {
+function cached<E>(
+  table: WeakMap<Target, Specialisations<E>>,
+  target: Target,
+  make: (inst: Instance) => E,
+): Specialisations<E> {
   let specs = table.get(target);
   if (!specs) table.set(target, (specs = new Specialisations(target, make)));
   return specs;
 }
 
 /** Reads a tangent (shaped like its primal, `like` a Tree) or a cotangent (shaped like the value, `like` a Value). */
-function readLike(value: unknown, type: Type, like: { tree: Tree } | { value: Value }, what: string, target: Target): Value {
+function readLike(
+  value: unknown,
+  type: Type,
+  like: { tree: Tree } | { value: Value },
+  what: string,
+  target: Target,
+): Value {
   const tree = describe(value, fromConcrete(type), { what, span: target.span });
   const mismatch = (expected: string, found: string): never =>
-    fail("argument", `${what} must have the shape of ${"tree" in like ? "the argument" : "the value"}`, target.span, { expected, found });
+    fail("argument", `${what} must have the shape of ${"tree" in like ? "the argument" : "the value"}`, target.span, {
+      expected,
+      found,
+    });
   if (!typeEq(type, treeType(tree))) mismatch(showType(type), showTree(tree));
   if ("tree" in like && treeKey(like.tree, true) !== treeKey(tree, true)) mismatch(showTree(like.tree), showTree(tree));
   const v = encode(value, tree, () => ({ what, span: target.span }));
-  if ("value" in like && !shapesEqual(shapeOf(v), shapeOf(like.value))) mismatch(showShape(shapeOf(like.value)), showShape(shapeOf(v)));
+  if ("value" in like && !shapesEqual(shapeOf(v), shapeOf(like.value)))
+    mismatch(showShape(shapeOf(like.value)), showShape(shapeOf(v)));
   return v;
 }
 
@@ -75,8 +104,8 @@ export function jvp(f: AnyFunction, primals: readonly unknown[], tangents: reado
   });
   const { entry, inst, trees } = specs.lookup(primals);
   const { values } = encodeArgs(target, primals, trees);
-  const dxs = tangentPositions(inst.argTypes).map(
-    (k) => readLike(tangents[k], inst.argTypes[k]!, { tree: trees[k]! }, `the tangent of ${target.where(k).what}`, target),
+  const dxs = tangentPositions(inst.argTypes).map((k) =>
+    readLike(tangents[k], inst.argTypes[k]!, { tree: trees[k]! }, `the tangent of ${target.where(k).what}`, target),
   );
   const out = entry.run([...values, ...dxs]) as { elems: readonly Value[] };
   const tType = tangentType(inst.resultType)!;
@@ -110,13 +139,23 @@ export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunctio
   const { values, inputs } = encodeArgs(target, primals, trees);
   const y = entry.primal.run(values);
   const pullback = (ct: unknown): unknown[] => {
-    const c = readLike(ct, inst.resultType, { value: y }, `the cotangent given to the pullback of ${target.label}`, target);
+    const c = readLike(
+      ct,
+      inst.resultType,
+      { value: y },
+      `the cotangent given to the pullback of ${target.label}`,
+      target,
+    );
     const out = entry.vjp.run([...values, c]) as { elems: readonly Value[] };
     return inst.argTypes.map((t, k) => {
       const at = entry.wrt.indexOf(k);
       return at < 0 ? null : decode(out.elems[at + 1]!, t, trees[k]);
     });
   };
-  register(pullback, { description: `the pullback of ${what}`, compilations: () => specs.count, program: () => entry.vjp }, "pullback");
+  register(
+    pullback,
+    { description: `the pullback of ${what}`, compilations: () => specs.count, program: () => entry.vjp },
+    "pullback",
+  );
   return [decode(y, inst.resultType, inst.resultTree, inputs), pullback];
 }

@@ -31,9 +31,14 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
   let text = strings[0]!;
   values.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isFinite(v))
-      fail("argument", `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`, undefined, {
-        expected: "a finite number (write anything else in the Smooth source itself)",
-      });
+      fail(
+        "argument",
+        `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
+        undefined,
+        {
+          expected: "a finite number (write anything else in the Smooth source itself)",
+        },
+      );
     text += numberLiteral(v) + strings[i + 1]!;
   });
   return smoothModule(text);
@@ -41,7 +46,13 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
 
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
 function numberLiteral(x: number): string {
-  const s = Object.is(x, -0) ? "0." : Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? String(x) : /[.e]/.test(String(x)) ? String(x) : `${x}.`;
+  const s = Object.is(x, -0)
+    ? "0."
+    : Number.isInteger(x) && Math.abs(x) < 2 ** 31
+      ? String(x)
+      : /[.e]/.test(String(x))
+        ? String(x)
+        : `${x}.`;
   return x < 0 ? `(${s})` : s;
 }
 

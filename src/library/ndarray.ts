@@ -25,7 +25,10 @@ export class NDArray {
       fail("argument", `an NDArray's shape must be a non-empty list of sizes, got [${shape.join(", ")}]`);
     const size = shape.reduce((n, d) => n * d, 1);
     if (size !== data.length)
-      fail("argument", `an NDArray of shape [${shape.join(", ")}] needs ${size} elements, but its data has ${data.length}`);
+      fail(
+        "argument",
+        `an NDArray of shape [${shape.join(", ")}] needs ${size} elements, but its data has ${data.length}`,
+      );
     this.shape = Object.freeze([...shape]);
   }
 
@@ -36,11 +39,13 @@ export class NDArray {
 
   /** The element at one index per dimension. */
   at(...index: number[]): number {
-    if (index.length !== this.shape.length) throw new RangeError(`NDArray.at needs ${this.shape.length} indexes, got ${index.length}`);
+    if (index.length !== this.shape.length)
+      throw new RangeError(`NDArray.at needs ${this.shape.length} indexes, got ${index.length}`);
     let flat = 0;
     index.forEach((i, d) => {
       const n = this.shape[d]!;
-      if (!Number.isInteger(i) || i < 0 || i >= n) throw new RangeError(`index ${i} is out of range for dimension ${d} of size ${n}`);
+      if (!Number.isInteger(i) || i < 0 || i >= n)
+        throw new RangeError(`index ${i} is out of range for dimension ${d} of size ${n}`);
       flat = flat * n + i;
     });
     return this.data[flat]!;

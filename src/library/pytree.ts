@@ -103,7 +103,8 @@ export function showTree(t: Tree): string {
 }
 
 /** A key for several arguments. */
-export const keyOf = (trees: readonly Tree[], shapes: boolean): string => trees.map((t) => treeKey(t, shapes)).join("|");
+export const keyOf = (trees: readonly Tree[], shapes: boolean): string =>
+  trees.map((t) => treeKey(t, shapes)).join("|");
 
 /** The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones). */
 export function describe(value: unknown, hint: MType | undefined, where: Where, path = ""): Tree {
@@ -114,7 +115,12 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
   if (value instanceof Float64Array) return { k: "dense", elem: "double", shape: [value.length], style: "typed" };
   if (value instanceof Int32Array) return { k: "dense", elem: "int", shape: [value.length], style: "typed" };
   if (value instanceof NDArray)
-    return { k: "dense", elem: value.data instanceof Int32Array ? "int" : "double", shape: value.shape, style: "ndarray" };
+    return {
+      k: "dense",
+      elem: value.data instanceof Int32Array ? "int" : "double",
+      shape: value.shape,
+      style: "ndarray",
+    };
   if (Array.isArray(value)) return describeArray(value, expected, where, path);
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
@@ -132,7 +138,12 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
   const elemHint = expected?.k === "array" ? expected.elem : undefined;
   if (xs.length === 0) return { k: "dense", elem: scalarKindOfHint(elemHint), shape: [0], style: "nested" };
   if (xs.every((x) => typeof x === "number"))
-    return { k: "dense", elem: scalarKindOfHint(elemHint) === "int" ? "int" : "double", shape: [xs.length], style: "nested" };
+    return {
+      k: "dense",
+      elem: scalarKindOfHint(elemHint) === "int" ? "int" : "double",
+      shape: [xs.length],
+      style: "nested",
+    };
   const items = xs.map((x, i) => describe(x, elemHint, where, `${path}[${i}]`));
   const first = items[0]!;
   const kind = kindOf(first);
@@ -141,7 +152,11 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
   const odd = items.findIndex((t) => treeKey(t, true) !== key);
   if (odd >= 0) {
     const label = first.k === "dense" ? "row" : "element";
-    fail("argument", `${at(where, path)} must be a regular array: ${label} 0 is ${shapeText(first)} but ${label} ${odd} is ${shapeText(items[odd]!)}`, where.span);
+    fail(
+      "argument",
+      `${at(where, path)} must be a regular array: ${label} 0 is ${shapeText(first)} but ${label} ${odd} is ${shapeText(items[odd]!)}`,
+      where.span,
+    );
   }
   switch (first.k) {
     case "double":
@@ -149,7 +164,12 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
     case "bool":
       return { k: "dense", elem: first.k === "index" ? "int" : first.k, shape: [xs.length], style: "nested" };
     case "dense":
-      return { k: "dense", elem: first.elem, shape: [xs.length, ...first.shape], style: first.style === "nested" ? "nested" : "typed" };
+      return {
+        k: "dense",
+        elem: first.elem,
+        shape: [xs.length, ...first.shape],
+        style: first.style === "nested" ? "nested" : "typed",
+      };
     default:
       return { k: "list", elem: first, length: xs.length };
   }
@@ -180,7 +200,7 @@ function shapeText(t: Tree): string {
 
 export function isPlainObject(x: unknown): x is Record<string, unknown> {
   if (typeof x !== "object" || x === null) return false;
-  const proto = Object.getPrototypeOf(x);
+  const proto: unknown = Object.getPrototypeOf(x);
   return proto === Object.prototype || proto === null;
 }
 
@@ -198,11 +218,12 @@ function cannotPass(value: unknown, where: Where, path: string): never {
 export function describeJs(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value)}`;
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value)}`;
   if (typeof value === "function") return "a function";
   if (typeof value === "object") {
     if (isPlainObject(value) && Object.keys(value).length === 0) return "an empty object";
-    const name = (value as object).constructor?.name;
+    const name = value.constructor?.name;
     return name ? `a ${name}` : "an object";
   }
   return `a ${typeof value}`;

@@ -50,7 +50,11 @@ export class SourceTarget implements Target {
 
   checkArity(n: number): void {
     if (n !== this.arity)
-      fail("argument", `${this.label} takes ${this.arity} argument${this.arity === 1 ? "" : "s"}, but ${n} ${n === 1 ? "was" : "were"} given`, this.span);
+      fail(
+        "argument",
+        `${this.label} takes ${this.arity} argument${this.arity === 1 ? "" : "s"}, but ${n} ${n === 1 ? "was" : "were"} given`,
+        this.span,
+      );
   }
 
   key(trees: readonly Tree[]): string {
@@ -71,14 +75,25 @@ export class SourceTarget implements Target {
         unifyRaw(params[k]!, fromConcrete(t));
       } catch (e) {
         if (!(e instanceof UnifyError)) throw e;
-        fail("argument", `${this.where(k).what} expects ${expected}, but the value given is ${showType(t)}`, this.span, {
-          expected,
-          found: showType(t),
-        });
+        fail(
+          "argument",
+          `${this.where(k).what} expects ${expected}, but the value given is ${showType(t)}`,
+          this.span,
+          {
+            expected,
+            found: showType(t),
+          },
+        );
       }
     });
     const resultType = typeOf(lowerEntry(this.program.checked, this.def.name, argTypes).body);
-    const inst: Instance = { program: this.program, name: this.def.name, argTypes, resultType, paramNames: this.def.paramNames };
+    const inst: Instance = {
+      program: this.program,
+      name: this.def.name,
+      argTypes,
+      resultType,
+      paramNames: this.def.paramNames,
+    };
     this.instances.set(key, inst);
     return inst;
   }

@@ -7,7 +7,7 @@
 
 import { loadProgram } from "../api/program.js";
 import { fail } from "../syntax/diagnostics.js";
-import { stageFunction, type StaticType } from "../staging/index.js";
+import { stageFunction, type JsFunction, type StaticType } from "../staging/index.js";
 import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import type { Instance, Target } from "./target.js";
 
@@ -56,7 +56,7 @@ class StagedTarget implements Target {
   readonly span = undefined;
   private readonly instances = new Map<string, Instance>();
 
-  constructor(readonly fn: Function) {
+  constructor(readonly fn: JsFunction) {
     this.label = fn.name ? `the TypeScript function \`${fn.name}\`` : "a TypeScript function";
   }
 
@@ -69,7 +69,8 @@ class StagedTarget implements Target {
   }
 
   checkArity(n: number): void {
-    if (n < this.fn.length) fail("argument", `${this.label} takes ${this.fn.length} arguments, but ${n} ${n === 1 ? "was" : "were"} given`);
+    if (n < this.fn.length)
+      fail("argument", `${this.label} takes ${this.fn.length} arguments, but ${n} ${n === 1 ? "was" : "were"} given`);
   }
 
   /** A trace is specific to the arguments' shapes (they are static in the traced program). */
@@ -103,6 +104,6 @@ class StagedTarget implements Target {
 }
 
 /** The target of a plain TypeScript function (one per function: see targetOf). */
-export function stagedTarget(fn: Function): Target {
+export function stagedTarget(fn: JsFunction): Target {
   return new StagedTarget(fn);
 }

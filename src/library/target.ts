@@ -5,6 +5,7 @@
 // Functions handed out by the library are remembered here: which target they call (so `grad(compile(f))` works like
 // `grad(f)`) and, for `inspect` and `compilations`, how to find their compiled program.
 
+import { isJsFunction, type JsFunction } from "../staging/index.js";
 import type { Specialised, SmoothProgram } from "../api/program.js";
 import type { MType } from "../types/mtype.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -53,7 +54,11 @@ export function describeArgs(target: Target, args: readonly unknown[]): Tree[] {
 }
 
 /** The arguments as runtime values, and their buffers (results sharing one are copied, see decode). */
-export function encodeArgs(target: Target, args: readonly unknown[], trees: readonly Tree[]): { values: Value[]; inputs: ArrayBufferLike[] } {
+export function encodeArgs(
+  target: Target,
+  args: readonly unknown[],
+  trees: readonly Tree[],
+): { values: Value[]; inputs: ArrayBufferLike[] } {
   const inputs: ArrayBufferLike[] = [];
   const values = args.map((a, k) => {
     if (a instanceof Float64Array || a instanceof Int32Array) inputs.push(a.buffer);
@@ -100,30 +105,39 @@ export interface LibraryFunction {
   program(args: readonly unknown[]): Specialised;
 }
 
-const LIBRARY = new WeakMap<Function, LibraryFunction>();
+const LIBRARY = new WeakMap<JsFunction, LibraryFunction>();
 
 /** Remembers `fn` as a library function; returns it. */
-export function register<F extends Function>(fn: F, info: LibraryFunction, name?: string): F {
+export function register<F extends JsFunction>(fn: F, info: LibraryFunction, name?: string): F {
   LIBRARY.set(fn, info);
   if (name !== undefined) Object.defineProperty(fn, "name", { value: name });
   return fn;
 }
 
-export const libraryFunction = (fn: unknown): LibraryFunction | undefined => (typeof fn === "function" ? LIBRARY.get(fn) : undefined);
+export const libraryFunction = (fn: unknown): LibraryFunction | undefined =>
+  isJsFunction(fn) ? LIBRARY.get(fn) : undefined;
 
 /** Staged targets of plain TypeScript functions, one per function (so their traces are cached). */
-const STAGED = new WeakMap<Function, Target>();
+const STAGED = new WeakMap<JsFunction, Target>();
 
 /** The target of a function given to a transform (`what` names the transform in messages). */
 export function targetOf(fn: unknown, what: string): Target {
-  if (typeof fn !== "function")
-    fail("argument", `${what} expects a function (a Smooth definition or a TypeScript function over tensors), got ${typeof fn}`);
+  if (!isJsFunction(fn))
+    fail(
+      "argument",
+      `${what} expects a function (a Smooth definition or a TypeScript function over tensors), got ${typeof fn}`,
+    );
   const known = LIBRARY.get(fn);
   if (known) {
     if (known.target) return known.target;
-    fail("unsupported", `${what} cannot transform ${known.description}: it is a derivative function, which cannot be staged`, undefined, {
-      hint: "nest derivatives inside Smooth source instead (`vjp`, `jvp`, `grad`, `diff`), or transform the original function",
-    });
+    fail(
+      "unsupported",
+      `${what} cannot transform ${known.description}: it is a derivative function, which cannot be staged`,
+      undefined,
+      {
+        hint: "nest derivatives inside Smooth source instead (`vjp`, `jvp`, `grad`, `diff`), or transform the original function",
+      },
+    );
   }
   let t = STAGED.get(fn);
   if (!t) {

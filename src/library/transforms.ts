@@ -60,7 +60,11 @@ function derivativeFunction<E>(
     const { p, values } = prepare(args);
     return p.finish(p.spec.run(values));
   };
-  return register(fn, { description: what, compilations: () => specs.count, program: (args) => prepare(args).p.spec }, name);
+  return register(
+    fn,
+    { description: what, compilations: () => specs.count, program: (args) => prepare(args).p.spec },
+    name,
+  );
 }
 
 /** Gradients of the `argnums` arguments, each in its argument's form. */
@@ -70,7 +74,13 @@ function gradients(out: Value, argnums: Argnums, inst: Instance, trees: readonly
   return argnums.single ? parts[0] : parts;
 }
 
-function gradientProgram(target: Target, inst: Instance, argnums: Argnums, what: string, kind: "gradient" | "value-gradient"): Specialised {
+function gradientProgram(
+  target: Target,
+  inst: Instance,
+  argnums: Argnums,
+  what: string,
+  kind: "gradient" | "value-gradient",
+): Specialised {
   checkWrt(target, inst, argnums, what);
   requireDoubleResult(target, inst, what, GRAD_HINT);
   return inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, kind);
@@ -130,7 +140,8 @@ function lazy<T>(make: () => T): () => T {
 const styleOf = (t: Tree): Style => (t.k === "dense" ? t.style : "typed");
 
 /** How many scalars a value of this structure holds. */
-const sizeOf = (t: Tree): number => (t.k === "dense" ? shapeSize(t.shape) : t.k === "tuple" ? t.elems.reduce((n, e) => n + sizeOf(e), 0) : 1);
+const sizeOf = (t: Tree): number =>
+  t.k === "dense" ? shapeSize(t.shape) : t.k === "tuple" ? t.elems.reduce((n, e) => n + sizeOf(e), 0) : 1;
 
 /**
  * The Jacobian of `f` (returning a Double or an array of Doubles) with respect to argument `argnums` (default 0).
@@ -159,8 +170,10 @@ export function jacobian(f: AnyFunction, options: JacobianOptions = {}): AnyFunc
       checkWrt(target, inst, argnums, what);
       const outRank = requireDoubleRank(target, inst, "result", what);
       const forwardOk = argnums.list.every((k) => doubleRank(inst.argTypes[k]!) !== undefined);
-      if (mode === "forward") argnums.list.forEach((k) => requireDoubleRank(target, inst, k, `${what} in forward mode`));
-      const derivative = (kind: "forward" | "jacobian-rows") => lazy(() => inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, kind));
+      if (mode === "forward")
+        argnums.list.forEach((k) => requireDoubleRank(target, inst, k, `${what} in forward mode`));
+      const derivative = (kind: "forward" | "jacobian-rows") =>
+        lazy(() => inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, kind));
       return { inst, outRank, forwardOk, forward: derivative("forward"), reverse: derivative("jacobian-rows") };
     },
     (e, inst, trees, values) => {
@@ -197,9 +210,17 @@ export function hessian(f: AnyFunction, options: ArgnumsOption = {}): AnyFunctio
     "hessian",
     (target, inst, what) => {
       checkWrt(target, inst, argnums, what);
-      requireDoubleResult(target, inst, what, "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)");
+      requireDoubleResult(
+        target,
+        inst,
+        what,
+        "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)",
+      );
       const ranks = argnums.list.map((k) => requireDoubleRank(target, inst, k, what));
-      return { ranks, spec: inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, "hessian") };
+      return {
+        ranks,
+        spec: inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, "hessian"),
+      };
     },
     ({ ranks, spec }, _inst, trees) => ({
       spec,

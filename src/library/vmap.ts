@@ -24,7 +24,8 @@ let wrappers = 0;
 /** The element's structure: the tree without its leading axis. */
 function elementTree(t: Tree, where: Where): Tree {
   if (t.k === "dense") {
-    if (t.shape.length === 1) return t.elem === "double" ? { k: "double" } : t.elem === "int" ? { k: "index" } : { k: "bool" };
+    if (t.shape.length === 1)
+      return t.elem === "double" ? { k: "double" } : t.elem === "int" ? { k: "index" } : { k: "bool" };
     return { ...t, shape: t.shape.slice(1) };
   }
   if (t.k === "list") return t.elem;
@@ -68,8 +69,11 @@ class VmapTarget implements Target {
     this.inner.checkArity(n);
     const axes = this.inAxes;
     if (Array.isArray(axes) && axes.length !== n)
-      fail("argument", `${this.label}: inAxes has ${axes.length} entries for ${n} arguments`, this.span, { expected: "one entry (0 or null) per argument" });
-    if (!Array.from({ length: n }, (_, k) => k).some((k) => this.mapped(k))) fail("argument", `${this.label}: inAxes maps no argument`, this.span);
+      fail("argument", `${this.label}: inAxes has ${axes.length} entries for ${n} arguments`, this.span, {
+        expected: "one entry (0 or null) per argument",
+      });
+    if (!Array.from({ length: n }, (_, k) => k).some((k) => this.mapped(k)))
+      fail("argument", `${this.label}: inAxes maps no argument`, this.span);
   }
 
   /** The element trees (checking that the mapped arguments have one leading length). */
@@ -120,7 +124,14 @@ class VmapTarget implements Target {
     const program = loadProgram({ name: element.program.file.name, text });
     const resultType = { k: "array", elem: element.resultType } as const;
     const resultTree: Tree | undefined = element.resultTree && { k: "list", elem: element.resultTree, length: 0 };
-    const inst: Instance = { program, name, argTypes, resultType, paramNames: element.paramNames, ...(resultTree ? { resultTree } : {}) };
+    const inst: Instance = {
+      program,
+      name,
+      argTypes,
+      resultType,
+      paramNames: element.paramNames,
+      ...(resultTree ? { resultTree } : {}),
+    };
     this.instances.set(key, inst);
     return inst;
   }
@@ -135,7 +146,10 @@ export function vmap(f: AnyFunction, options: VmapOptions = {}): AnyFunction {
   const axes = options.inAxes ?? 0;
   const list = Array.isArray(axes) ? axes : [axes];
   for (const a of list)
-    if (a !== 0 && a !== null) fail("unsupported", `vmap: inAxes ${String(a)} is not supported`, undefined, { expected: "0 (the leading axis) or null" });
+    if (a !== 0 && a !== null)
+      fail("unsupported", `vmap: inAxes ${String(a)} is not supported`, undefined, {
+        expected: "0 (the leading axis) or null",
+      });
   const target = new VmapTarget(targetOf(f, "vmap"), axes);
   return compiledFunction(target, target.label, "vmapped");
 }

@@ -71,7 +71,10 @@ class Cse {
     while (e.kind === "let") {
       const rhs = this.node(e.rhs);
       const k = key(rhs);
-      const hit = k === undefined ? undefined : this.available.get(k)?.find((x) => !needsFullCompare(rhs) || alphaEqual(x.rhs, rhs));
+      const hit =
+        k === undefined
+          ? undefined
+          : this.available.get(k)?.find((x) => !needsFullCompare(rhs) || alphaEqual(x.rhs, rhs));
       if (hit) {
         this.subst.set(e.v.id, hit.v);
         this.replaced++;

@@ -129,7 +129,8 @@ export class Facts {
     const da = this.definition(a);
     const db = this.definition(b);
     if (da === undefined || db === undefined) return false;
-    if (da.kind === "proj" && db.kind === "proj") return da.index === db.index && this.sameValue(da.arg, db.arg, depth + 1);
+    if (da.kind === "proj" && db.kind === "proj")
+      return da.index === db.index && this.sameValue(da.arg, db.arg, depth + 1);
     if (da.kind !== "prim" || db.kind !== "prim" || da.op !== db.op || da.args.length !== db.args.length) return false;
     if (da.op === "length") {
       const ra = this.rowOf(da.args[0]!);
@@ -215,7 +216,13 @@ export class Facts {
       if (d?.kind === "prim" && (d.op === "length" || d.op === "checkIndex")) return true;
       if (d?.kind === "prim" && d.op === "sameSize" && this.isNonNegative(d.args[0]!)) return true;
       for (const r of this.relations) {
-        if (r.rel !== "eq" && this.sameValue(r.b, x) && r.a.kind === "lit" && (r.a.value as number) >= (r.rel === "lt" ? -1 : 0)) return true;
+        if (
+          r.rel !== "eq" &&
+          this.sameValue(r.b, x) &&
+          r.a.kind === "lit" &&
+          (r.a.value as number) >= (r.rel === "lt" ? -1 : 0)
+        )
+          return true;
       }
     }
     return false;
@@ -236,7 +243,14 @@ export class Facts {
     switch (op) {
       case "eq":
         if (this.sameValue(a, b) || this.equals(a).some((x) => this.sameValue(x, b))) return true;
-        if (this.relations.some((r) => r.rel === "ne" && ((this.sameValue(r.a, a) && this.sameValue(r.b, b)) || (this.sameValue(r.a, b) && this.sameValue(r.b, a))))) {
+        if (
+          this.relations.some(
+            (r) =>
+              r.rel === "ne" &&
+              ((this.sameValue(r.a, a) && this.sameValue(r.b, b)) ||
+                (this.sameValue(r.a, b) && this.sameValue(r.b, a))),
+          )
+        ) {
           return false;
         }
         return this.lessThan(a, b) || this.lessThan(b, a) ? false : undefined;

@@ -38,15 +38,29 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       return PRIMS[e.op].fallible === true;
     }
     case "if":
-      return inside(facts, () => facts.assume(e.cond, true), () => mayFail(e.then, facts, zero)) ||
-        inside(facts, () => facts.assume(e.cond, false), () => mayFail(e.else, facts, zero));
+      return (
+        inside(
+          facts,
+          () => facts.assume(e.cond, true),
+          () => mayFail(e.then, facts, zero),
+        ) ||
+        inside(
+          facts,
+          () => facts.assume(e.cond, false),
+          () => mayFail(e.else, facts, zero),
+        )
+      );
     case "build":
     case "ifold": {
       const count = e.kind === "build" ? e.size : e.count;
       if (zero.some((z) => facts.sameValue(z, count))) return false;
       if (!facts.isNonNegative(count)) return true;
       if (e.kind === "build" && !regularElements(e.body, new Set([e.index.id]))) return true;
-      return inside(facts, () => facts.enterLoop(e.index, count), () => mayFail(e.body, facts, zero));
+      return inside(
+        facts,
+        () => facts.enterLoop(e.index, count),
+        () => mayFail(e.body, facts, zero),
+      );
     }
   }
 }

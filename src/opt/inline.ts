@@ -43,7 +43,9 @@ function assertFirstOrder(fn: IrFunction): void {
     return found !== undefined;
   });
   if (found !== undefined) {
-    throw new Error(`inline: a ${found.kind === "lam" ? "lambda" : "function application"} remains in ${fn.name}: ${printIr(found)}`);
+    throw new Error(
+      `inline: a ${found.kind === "lam" ? "lambda" : "function application"} remains in ${fn.name}: ${printIr(found)}`,
+    );
   }
 }
 

@@ -13,7 +13,18 @@
 // Nothing moves out of a branch of a conditional (a loop inside a branch hoists to the start of that branch only), and
 // lambdas are left to the inliner. Moving a computation out of a loop that runs no iteration costs time, not meaning.
 
-import { AnfBuilder, litBool, litDouble, litIndex, mkBuild, mkIf, nested, splitLets, wrapLets, type Binding } from "../ir/builder.js";
+import {
+  AnfBuilder,
+  litBool,
+  litDouble,
+  litIndex,
+  mkBuild,
+  mkIf,
+  nested,
+  splitLets,
+  wrapLets,
+  type Binding,
+} from "../ir/builder.js";
 import { freeVars, someNode } from "../ir/free.js";
 import { freshVar, mkTuple, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
 import { INT, type Type } from "../types/types.js";
@@ -73,7 +84,11 @@ class Licm {
         this.facts.enterLoop(e.index, count);
         const body = this.scope(e.body);
         // Whether each let of the body can fail where it is (in the loop, knowing its index is in range).
-        const failsInLoop = new Set(splitLets(body).bindings.filter((x) => mayFail(x.rhs, this.facts)).map((x) => x.v.id));
+        const failsInLoop = new Set(
+          splitLets(body)
+            .bindings.filter((x) => mayFail(x.rhs, this.facts))
+            .map((x) => x.v.id),
+        );
         this.facts.reset(m);
         const loopBinders = e.kind === "build" ? [e.index.id] : [e.index.id, e.acc.id];
         return { ...e, body: this.hoist(body, new Set(loopBinders), count, failsInLoop, b) };
@@ -101,9 +116,20 @@ class Licm {
         }
         // A loop (or a read such as the `v[0]` an inner loop starts from) that may fail is still worth moving, under
         // the loop's own guard: computed only if the loop runs.
-        if (!earlierMayFail && countKnown && (hasLoop(rhs) || (rhs.kind === "prim" && rhs.op === "get" && feeds.has(v.id)))) {
+        if (
+          !earlierMayFail &&
+          countKnown &&
+          (hasLoop(rhs) || (rhs.kind === "prim" && rhs.op === "get" && feeds.has(v.id)))
+        ) {
           const runs = b.prim("lt", [litIndex(0), count], "runs");
-          b.bindVar(v, mkIf(runs, rhs, nested((d) => defaultValue(v.type, d))));
+          b.bindVar(
+            v,
+            mkIf(
+              runs,
+              rhs,
+              nested((d) => defaultValue(v.type, d)),
+            ),
+          );
           this.hoisted++;
           continue;
         }
@@ -141,7 +167,14 @@ function defaultValue(t: Type, b: AnfBuilder): Atom {
     case "tuple":
       return b.bind("d", mkTuple(t.elems.map((e) => defaultValue(e, b))));
     case "array":
-      return b.bind("d", mkBuild(litIndex(0), freshVar("i", INT), nested((bb) => defaultValue(t.elem, bb))));
+      return b.bind(
+        "d",
+        mkBuild(
+          litIndex(0),
+          freshVar("i", INT),
+          nested((bb) => defaultValue(t.elem, bb)),
+        ),
+      );
     case "fun":
       throw new Error("licm: a function-typed let in a loop body");
   }

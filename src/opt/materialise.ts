@@ -15,14 +15,33 @@
 import { mkBuild, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { alphaEqual } from "../ir/equal.js";
 import { freeVars, mapNode } from "../ir/free.js";
-import { freshVar, typeOf, type Atom, type Build, type Expr, type Ifold, type IrFunction, type Prim, type Var } from "../ir/ir.js";
+import {
+  freshVar,
+  typeOf,
+  type Atom,
+  type Build,
+  type Expr,
+  type Ifold,
+  type IrFunction,
+  type Prim,
+  type Var,
+} from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { PrimName } from "../prims/names.js";
 import { Facts } from "./facts.js";
 import { mayFail } from "./failure.js";
 import type { Pass } from "./pass.js";
 
-export const TRANSCENDENTAL: ReadonlySet<PrimName> = new Set<PrimName>(["exp", "log", "sin", "cos", "tan", "sqrt", "tanh", "pow"]);
+export const TRANSCENDENTAL: ReadonlySet<PrimName> = new Set<PrimName>([
+  "exp",
+  "log",
+  "sin",
+  "cos",
+  "tan",
+  "sqrt",
+  "tanh",
+  "pow",
+]);
 
 type Loop = Build | Ifold;
 
@@ -155,13 +174,20 @@ class Scan {
       const v = pending.pop()!;
       if (slice.has(v.id)) continue;
       const rhs = this.defs.get(v.id)!;
-      if (rhs.kind !== "prim" && rhs.kind !== "tuple" && rhs.kind !== "proj" && rhs.kind !== "lit" && rhs.kind !== "var") return;
+      if (
+        rhs.kind !== "prim" &&
+        rhs.kind !== "tuple" &&
+        rhs.kind !== "proj" &&
+        rhs.kind !== "lit" &&
+        rhs.kind !== "var"
+      )
+        return;
       slice.set(v.id, { v, rhs });
       if (!visit(rhs)) return;
     }
     const ordered = [...slice.values()].sort((a, b) => this.order.get(a.v.id)! - this.order.get(b.v.id)!);
     const size = loop.kind === "build" ? loop.size : loop.count;
-    const g = mkBuild(size, loop.index, wrapLets(ordered, root)) as Build;
+    const g = mkBuild(size, loop.index, wrapLets(ordered, root));
     this.occurrences.push({ root, loop, index: loop.index, size, g });
   }
 

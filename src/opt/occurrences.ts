@@ -39,7 +39,19 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
   const checked = new Map<number, number>();
   const entry = (id: number) => {
     let u = info.get(id);
-    if (u === undefined) info.set(id, (u = { total: 0, asArray: 0, gets: 0, getsOncePerElement: 0, getsInInnerLoop: 0, projs: 0, projected: new Set() }));
+    if (u === undefined)
+      info.set(
+        id,
+        (u = {
+          total: 0,
+          asArray: 0,
+          gets: 0,
+          getsOncePerElement: 0,
+          getsInInnerLoop: 0,
+          projs: 0,
+          projected: new Set(),
+        }),
+      );
     return u;
   };
   // An explicit stack: "leave" entries pop the loop frame after a nested body.
@@ -72,7 +84,8 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
             const indexId = index.kind === "var" ? (checked.get(index.id) ?? index.id) : undefined;
             const own = frames.length === d0 + 1 && indexId !== undefined && frames[d0]!.index === indexId;
             if (frames.length === d0 || own) u.getsOncePerElement++;
-            if (frames.length > d0 && indexId !== undefined && frames[frames.length - 1]!.index === indexId) u.getsInInnerLoop++;
+            if (frames.length > d0 && indexId !== undefined && frames[frames.length - 1]!.index === indexId)
+              u.getsInInnerLoop++;
           }
         }
         break;

@@ -34,6 +34,6 @@ function verifyAfter(passName: string, fn: IrFunction): void {
     verify(fn);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    throw new Error(`after pass ${passName}, in function ${fn.name}: ${message}`);
+    throw new Error(`after pass ${passName}, in function ${fn.name}: ${message}`, { cause: e });
   }
 }

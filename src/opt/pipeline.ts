@@ -42,7 +42,10 @@ export function pipelineFromNames(names: readonly string[]): Pipeline {
   return names.map((n) => {
     const pass = PASSES[n];
     if (pass === undefined) {
-      fail("argument", `unknown pass \`${n}\``, undefined, { expected: `one of ${Object.keys(PASSES).join(", ")}`, found: n });
+      fail("argument", `unknown pass \`${n}\``, undefined, {
+        expected: `one of ${Object.keys(PASSES).join(", ")}`,
+        found: n,
+      });
     }
     return pass;
   });

@@ -67,7 +67,12 @@ export class Rewriter implements RuleContext {
 
   private atom(a: Atom): Atom {
     // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
-    for (let to = a.kind === "var" ? this.subst.get(a.id) : undefined; to !== undefined; to = a.kind === "var" ? this.subst.get(a.id) : undefined) a = to;
+    for (
+      let to = a.kind === "var" ? this.subst.get(a.id) : undefined;
+      to !== undefined;
+      to = a.kind === "var" ? this.subst.get(a.id) : undefined
+    )
+      a = to;
     return a;
   }
 

@@ -39,11 +39,18 @@ class Sinker {
     const { bindings, tail: t0 } = splitLets(e);
     const rhss = bindings.map((b) => this.node(b.rhs));
     const tail = this.node(t0);
-    const counts = useCounts(wrapLets(bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! })), tail));
+    const counts = useCounts(
+      wrapLets(
+        bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! })),
+        tail,
+      ),
+    );
     // Targets by position in the chain (bindings.length for the tail).
     const targets = new Map<number, Target>();
     const target = (x: Expr) =>
-      x.kind === "if" ? { node: x, thenUses: useCounts(x.then), elseUses: useCounts(x.else), thenLets: [], elseLets: [] } : undefined;
+      x.kind === "if"
+        ? { node: x, thenUses: useCounts(x.then), elseUses: useCounts(x.else), thenLets: [], elseLets: [] }
+        : undefined;
     rhss.forEach((r, k) => {
       const t = target(r);
       if (t) targets.set(k, t);
@@ -57,7 +64,8 @@ class Sinker {
       if (total === 0) continue;
       for (const [pos, t] of targets) {
         if (pos <= k) continue;
-        const side = (t.thenUses.get(v.id) ?? 0) === total ? "then" : (t.elseUses.get(v.id) ?? 0) === total ? "else" : undefined;
+        const side =
+          (t.thenUses.get(v.id) ?? 0) === total ? "then" : (t.elseUses.get(v.id) ?? 0) === total ? "else" : undefined;
         if (side === undefined) continue;
         // The right-hand side's own uses now happen in that branch.
         const into = side === "then" ? t.thenUses : t.elseUses;
@@ -73,7 +81,11 @@ class Sinker {
     const withSunk = (x: Expr, pos: number): Expr => {
       const t = targets.get(pos);
       if (t === undefined || (t.thenLets.length === 0 && t.elseLets.length === 0)) return x;
-      return { ...t.node, then: wrapLets(t.thenLets.map(materialise), t.node.then), else: wrapLets(t.elseLets.map(materialise), t.node.else) };
+      return {
+        ...t.node,
+        then: wrapLets(t.thenLets.map(materialise), t.node.then),
+        else: wrapLets(t.elseLets.map(materialise), t.node.else),
+      };
     };
     let out = withSunk(tail, bindings.length);
     for (let k = bindings.length - 1; k >= 0; k--) {

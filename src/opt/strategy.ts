@@ -57,11 +57,16 @@ export function optimise(fn: IrFunction, opts: StrategyOptions = {}): { fn: IrFu
     try {
       verify(f);
     } catch (e) {
-      throw new Error(`optimise: after ${step} in round ${round}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`optimise: after ${step} in round ${round}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     return f;
   };
-  const done = (reason: StopReason, rounds: number) => ({ fn, report: { reason, rounds, fired, size: functionSize(fn) } });
+  const done = (reason: StopReason, rounds: number) => ({
+    fn,
+    report: { reason, rounds, fired, size: functionSize(fn) },
+  });
   for (let round = 1; round <= maxRounds; round++) {
     let changes = 0;
     const s = simplify(fn, { rules, maxSize });

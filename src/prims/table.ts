@@ -55,7 +55,9 @@ function arith(
     syntax,
     derivative,
     type: ([a, b]) =>
-      isNum(a!) && a!.k === b!.k ? a! : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
+      isNum(a!) && a.k === b!.k
+        ? a
+        : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
     evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
     js: ([a, b], [ta], span) => (ta!.k === "int" ? jsInt(a!, b!, span) : jsDouble(a!, b!)),
   };
@@ -109,18 +111,67 @@ function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: stri
 }
 
 export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
-  add: arith({ infix: "+" }, (a, b) => a + b, (a, b) => (a + b) | 0, (a, b) => `(${a} + ${b})`, (a, b) => `((${a} + ${b}) | 0)`, D.ADD),
-  sub: arith({ infix: "-" }, (a, b) => a - b, (a, b) => (a - b) | 0, (a, b) => `(${a} - ${b})`, (a, b) => `((${a} - ${b}) | 0)`, D.SUB),
-  mul: arith({ infix: "*" }, (a, b) => a * b, (a, b) => Math.imul(a, b), (a, b) => `(${a} * ${b})`, (a, b) => `Math.imul(${a}, ${b})`, D.MUL),
-  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, (a, b) => `(${a} / ${b})`, intDivJs, D.DIV),
-  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, (a, b) => `(${a} ** ${b})`, (a, b) => `$rt.intPow(${a}, ${b})`, D.POW),
-  max: arith({ prefix: "max" }, (a, b) => Math.max(a, b), (a, b) => Math.max(a, b), (a, b) => `Math.max(${a}, ${b})`, (a, b) => `Math.max(${a}, ${b})`, D.MAX),
-  min: arith({ prefix: "min" }, (a, b) => Math.min(a, b), (a, b) => Math.min(a, b), (a, b) => `Math.min(${a}, ${b})`, (a, b) => `Math.min(${a}, ${b})`, D.MIN),
+  add: arith(
+    { infix: "+" },
+    (a, b) => a + b,
+    (a, b) => (a + b) | 0,
+    (a, b) => `(${a} + ${b})`,
+    (a, b) => `((${a} + ${b}) | 0)`,
+    D.ADD,
+  ),
+  sub: arith(
+    { infix: "-" },
+    (a, b) => a - b,
+    (a, b) => (a - b) | 0,
+    (a, b) => `(${a} - ${b})`,
+    (a, b) => `((${a} - ${b}) | 0)`,
+    D.SUB,
+  ),
+  mul: arith(
+    { infix: "*" },
+    (a, b) => a * b,
+    (a, b) => Math.imul(a, b),
+    (a, b) => `(${a} * ${b})`,
+    (a, b) => `Math.imul(${a}, ${b})`,
+    D.MUL,
+  ),
+  div: arith(
+    { infix: "/" },
+    (a, b) => a / b,
+    intDiv,
+    (a, b) => `(${a} / ${b})`,
+    intDivJs,
+    D.DIV,
+  ),
+  pow: arith(
+    { infix: "**" },
+    (a, b) => a ** b,
+    intPow,
+    (a, b) => `(${a} ** ${b})`,
+    (a, b) => `$rt.intPow(${a}, ${b})`,
+    D.POW,
+  ),
+  max: arith(
+    { prefix: "max" },
+    (a, b) => Math.max(a, b),
+    (a, b) => Math.max(a, b),
+    (a, b) => `Math.max(${a}, ${b})`,
+    (a, b) => `Math.max(${a}, ${b})`,
+    D.MAX,
+  ),
+  min: arith(
+    { prefix: "min" },
+    (a, b) => Math.min(a, b),
+    (a, b) => Math.min(a, b),
+    (a, b) => `Math.min(${a}, ${b})`,
+    (a, b) => `Math.min(${a}, ${b})`,
+    D.MIN,
+  ),
   neg: {
     derivative: D.NEG,
     arity: 1,
     syntax: { prefix: "-" },
-    type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
+    type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
     js: ([a], [t]) => (t!.k === "int" ? `((-${a}) | 0)` : `(-${a})`),
   },
@@ -146,7 +197,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     derivative: D.ABS,
     arity: 1,
     syntax: { prefix: "abs" },
-    type: ([a]) => (isNum(a!) ? a! : { expected: "a number" }),
+    type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? Math.abs(num(a!)) | 0 : Math.abs(num(a!))),
     js: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
   },
@@ -196,10 +247,10 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
     evaluate: ([a, i], _types, span) => {
       if (!isArrayValue(a!)) throw new Error("get: not an array");
-      const n = arrayLength(a!);
+      const n = arrayLength(a);
       const k = num(i!);
       if (!(k >= 0 && k < n)) indexOutOfRange(k, n, span);
-      return arrayGet(a!, k);
+      return arrayGet(a, k);
     },
     js: "array-structural",
   },
@@ -210,7 +261,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     type: ([a]) => (a!.k === "array" ? INT : { expected: "an array" }),
     evaluate: ([a]) => {
       if (!isArrayValue(a!)) throw new Error("length: not an array");
-      return arrayLength(a!);
+      return arrayLength(a);
     },
     js: "array-structural",
   },
@@ -258,12 +309,22 @@ export function indexOutOfRange(index: number, length: number, span: Span | unde
 }
 
 /** The result type of a primitive application, or a type error located at `span`. */
-export function primResultType(op: PrimName, args: readonly Type[], span?: Span, literals?: readonly (number | boolean | undefined)[]): Type {
+export function primResultType(
+  op: PrimName,
+  args: readonly Type[],
+  span?: Span,
+  literals?: readonly (number | boolean | undefined)[],
+): Type {
   const rule = PRIMS[op];
   const r = rule.type(args, literals);
   if ("k" in r) return r;
-  return fail("type", `wrong argument types for ${"infix" in rule.syntax ? rule.syntax.infix : rule.syntax.prefix}`, span, {
-    expected: r.expected,
-    found: args.map(showType).join(", "),
-  });
+  return fail(
+    "type",
+    `wrong argument types for ${"infix" in rule.syntax ? rule.syntax.infix : rule.syntax.prefix}`,
+    span,
+    {
+      expected: r.expected,
+      found: args.map(showType).join(", "),
+    },
+  );
 }

@@ -56,7 +56,9 @@ function update(name: "setAt" | "addAt"): PrimRule {
       const m = pathLength(p!);
       const elem = m === undefined ? undefined : elementAt(a!, m);
       if (a!.k === "array" && elem !== undefined && typeEq(elem, v!)) return a!;
-      return { expected: `an array, an Index (or a tuple of Indexes) and a value of its element type${elem ? ` ${showType(elem)}` : ""}` };
+      return {
+        expected: `an array, an Index (or a tuple of Indexes) and a value of its element type${elem ? ` ${showType(elem)}` : ""}`,
+      };
     },
     evaluate: ([a, p, v], _types, span) => updateAt(asArray(a), pathOf(p!), v!, name === "setAt" ? "set" : "add", span),
     js: "array-structural",
@@ -80,7 +82,14 @@ export const UPDATE_PRIMS = {
     derivative: D.STRUCTURAL,
     type: ([a, k], literals) => {
       const n = literals?.[1];
-      if (a!.k === "array" && a!.elem.k === "tuple" && k!.k === "int" && typeof n === "number" && n >= 0 && n < a!.elem.elems.length)
+      if (
+        a!.k === "array" &&
+        a!.elem.k === "tuple" &&
+        k!.k === "int" &&
+        typeof n === "number" &&
+        n >= 0 &&
+        n < a!.elem.elems.length
+      )
         return arrayOf(a!.elem.elems[n]!);
       return { expected: "an array of tuples and a literal component number" };
     },
@@ -102,7 +111,8 @@ export const UPDATE_PRIMS = {
         : { expected: "an array, an Index, a value of its element type and a size" },
     evaluate: ([a, i, v, n], types, span) => {
       const tape = asArray(a);
-      const base = arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
+      const base =
+        arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
       return updateAt(base, [i as number], v!, "set", span);
     },
     js: "array-structural",
@@ -125,5 +135,3 @@ export const UPDATE_PRIMS = {
     js: "array-structural",
   },
 } satisfies Record<string, PrimRule>;
-
-

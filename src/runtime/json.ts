@@ -72,10 +72,15 @@ function fromJson(json: unknown, type: Type, what: string, path: string): Value 
       return stackUniform(elemType, elems);
     }
     case "fun":
-      return fail("argument", `${where} has the function type ${showType(type)}, which JSON cannot express`, undefined, {
-        expected: "a type without functions",
-        found: showType(type),
-      });
+      return fail(
+        "argument",
+        `${where} has the function type ${showType(type)}, which JSON cannot express`,
+        undefined,
+        {
+          expected: "a type without functions",
+          found: showType(type),
+        },
+      );
   }
 }
 
@@ -107,9 +112,9 @@ export function valueToJson(v: Value, type: Type): unknown {
       return Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
     }
     case "int":
-      return v as number;
+      return v;
     case "bool":
-      return v as boolean;
+      return v;
     case "tuple": {
       if (typeof v !== "object" || v.tag !== "tuple") throw new Error("valueToJson: expected a tuple value");
       return type.elems.map((t, i) => valueToJson(v.elems[i]!, t));

@@ -5,14 +5,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { arrayOf, type Type } from "../types/types.js";
-import {
-  allocFlat,
-  shapeSize,
-  type ArrayValue,
-  type DenseArray,
-  type TupleArray,
-  type Value,
-} from "./value.js";
+import { allocFlat, shapeSize, type ArrayValue, type DenseArray, type TupleArray, type Value } from "./value.js";
 
 /**
  * The shape of any value: its array dimensions (outermost first) and, when the innermost elements are tuples, the shape

@@ -9,7 +9,15 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { indexOutOfRange } from "../prims/table.js";
-import { allocFlat, arrayLength, isArrayValue, shapeSize, type ArrayValue, type DenseArray, type Value } from "./value.js";
+import {
+  allocFlat,
+  arrayLength,
+  isArrayValue,
+  shapeSize,
+  type ArrayValue,
+  type DenseArray,
+  type Value,
+} from "./value.js";
 
 /** An array of the same shape as `a`, every element 0 (false for Bools). */
 export function zerosLike(a: ArrayValue): ArrayValue {
@@ -26,7 +34,13 @@ export function copyArray(a: ArrayValue): ArrayValue {
 type Combine = "set" | "add";
 
 /** `a` with the element at `path` (one index per outer dimension) replaced by, or increased by, `v`. */
-export function updateAt(a: ArrayValue, path: readonly number[], v: Value, how: Combine, span: Span | undefined): ArrayValue {
+export function updateAt(
+  a: ArrayValue,
+  path: readonly number[],
+  v: Value,
+  how: Combine,
+  span: Span | undefined,
+): ArrayValue {
   checkPath(a, path, span);
   const out = copyArray(a);
   write(out, path, v, how, span);
@@ -38,7 +52,8 @@ export function addArrays(a: ArrayValue, b: ArrayValue, span: Span | undefined):
   const [la, lb] = [denseLeaves(a), denseLeaves(b)];
   la.forEach((x, k) => {
     const y = lb[k]!;
-    if (x.shape.length !== y.shape.length || x.shape.some((n, d) => n !== y.shape[d])) addShapeError(x.shape, y.shape, span);
+    if (x.shape.length !== y.shape.length || x.shape.some((n, d) => n !== y.shape[d]))
+      addShapeError(x.shape, y.shape, span);
   });
   const out = copyArray(a);
   combineInto(out, 0, b, "add", span);
@@ -55,7 +70,12 @@ export function addShapeError(a: readonly number[], b: readonly number[], span: 
 }
 
 /** The error of setAt or addAt given a value whose shape is not the element's (the compiled code raises it too). */
-export function updateShapeError(set: boolean, value: readonly number[], element: readonly number[], span: Span | undefined): never {
+export function updateShapeError(
+  set: boolean,
+  value: readonly number[],
+  element: readonly number[],
+  span: Span | undefined,
+): never {
   return fail(
     "shape",
     `cannot ${set ? "store" : "add"} an array of shape [${value.join(", ")}] into an element of shape [${element.join(", ")}]`,
@@ -95,7 +115,8 @@ function write(a: ArrayValue, path: readonly number[], v: Value, how: Combine, s
     return;
   }
   if (!isArrayValue(v) || v.tag !== "dense") throw new Error("updateAt: an array element needs an array value");
-  if (v.shape.length !== inner.length || v.shape.some((n, d) => n !== inner[d])) updateShapeError(how === "set", v.shape, inner, span);
+  if (v.shape.length !== inner.length || v.shape.some((n, d) => n !== inner[d]))
+    updateShapeError(how === "set", v.shape, inner, span);
   combineInto(a, offset, v, how, span);
 }
 
@@ -135,4 +156,3 @@ export function pathOf(p: Value): number[] {
   if (typeof p === "object" && p.tag === "tuple") return p.elems.map((x) => x as number);
   throw new Error("updateAt: bad path");
 }
-

@@ -134,7 +134,7 @@ export function stack(elems: readonly Staged[]): Tensor {
   }
   const trace = traceFor(op);
   // Numbers take the type of the first element that is not a number (an Index vector may list integers).
-  const typed = elems.find((e) => typeof e !== "number");
+  const typed: Staged | undefined = elems.find((e: Staged) => typeof e !== "number");
   const hint = typed === undefined ? undefined : toOperand(typed, op, `element ${elems.indexOf(typed)}`).type;
   const first = toOperand(elems[0], op, "element 0", hint);
   let type: StaticType = first.type;
@@ -150,7 +150,11 @@ export function stack(elems: readonly Staged[]): Tensor {
   const result = sArray(n, type);
   let acc = emitTensor(trace, { kind: "call", fn: "replicate", args: [litOperand(n, "int"), first.operand] }, result);
   rest.forEach((o, k) => {
-    acc = emitTensor(trace, { kind: "call", fn: "setAt", args: [nodeOperand(acc.node), litOperand(k + 1, "int"), o] }, result);
+    acc = emitTensor(
+      trace,
+      { kind: "call", fn: "setAt", args: [nodeOperand(acc.node), litOperand(k + 1, "int"), o] },
+      result,
+    );
   });
   return acc;
 }
@@ -177,7 +181,9 @@ function update(op: "setAt" | "addAt", x: Tensor, i: number | Tensor, v: Staged)
   }
   const value = toOperand(v, op, "the new element", type.elem);
   if (!sameType(value.type, type.elem)) {
-    stagingFail(`\`${op}\`: the new element is ${aStatic(value.type)}, but the array holds ${describeStatic(type.elem)}`);
+    stagingFail(
+      `\`${op}\`: the new element is ${aStatic(value.type)}, but the array holds ${describeStatic(type.elem)}`,
+    );
   }
   const elem = joinStatic(type.elem, value.type);
   const args = [nodeOperand(t.node), idx.operand, value.operand];

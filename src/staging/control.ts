@@ -123,7 +123,11 @@ export function ifold<S extends Staged | []>(
     ],
     f as unknown as (...args: Staged[]) => unknown,
   );
-  return emit(trace, { kind: "ifold", body: step.lambda, init: start.operand, count: count.operand }, step.state) as never;
+  return emit(
+    trace,
+    { kind: "ifold", body: step.lambda, init: start.operand, count: count.operand },
+    step.state,
+  ) as never;
 }
 
 /**

@@ -71,13 +71,16 @@ export class Scope {
 
   /** True when a node of scope `s` may be used here: s is this scope or one it is nested in. */
   sees(s: Scope): boolean {
-    for (let c: Scope | undefined = this; c; c = c.parent) if (c === s) return true;
+    if (s === this) return true;
+    for (let c = this.parent; c; c = c.parent) if (c === s) return true;
     return false;
   }
 
   /** The node for `length x` computed here or in an enclosing scope. */
   knownLength(x: Node): Node | undefined {
-    for (let c: Scope | undefined = this; c; c = c.parent) {
+    const here = this.lengths.get(x.id);
+    if (here) return here;
+    for (let c = this.parent; c; c = c.parent) {
       const hit = c.lengths.get(x.id);
       if (hit) return hit;
     }
@@ -196,7 +199,9 @@ export function activeTrace(): Trace | undefined {
 /** The trace an operation records into; outside staging, an operation on tensors is an error naming it. */
 export function traceFor(op: string): Trace {
   if (!active) {
-    stagingFail(`\`${op}\` was called outside a staged function (staged operations exist only while a function is traced)`);
+    stagingFail(
+      `\`${op}\` was called outside a staged function (staged operations exist only while a function is traced)`,
+    );
   }
   return active;
 }

@@ -7,7 +7,15 @@
 export { StagingError } from "./errors.js";
 export { Tensor, type Element, type Scalar, type Staged, type Traced } from "./tensor.js";
 export type { StaticType } from "./static-type.js";
-export { stageFunction, staticTypeKey, staticTypeOfValue, type StagedFunction, type StageOptions } from "./stage.js";
+export {
+  isJsFunction,
+  stageFunction,
+  staticTypeKey,
+  staticTypeOfValue,
+  type JsFunction,
+  type StagedFunction,
+  type StageOptions,
+} from "./stage.js";
 export { build, cond, ifold } from "./control.js";
 export {
   abs,
@@ -43,7 +51,21 @@ export {
   type CompareOp,
   type UnaryOp,
 } from "./scalar-ops.js";
-export { addAt, dot, get, getTuple, length, map, matrixVectorMult, setAt, shape, stack, sum, unzip, zip } from "./array-ops.js";
+export {
+  addAt,
+  dot,
+  get,
+  getTuple,
+  length,
+  map,
+  matrixVectorMult,
+  setAt,
+  shape,
+  stack,
+  sum,
+  unzip,
+  zip,
+} from "./array-ops.js";
 export {
   gather,
   logsumexp,

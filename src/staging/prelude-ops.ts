@@ -29,7 +29,12 @@ export function callPrelude(op: string, fn: string, args: readonly (Operand | La
 }
 
 /** A vector argument: an array of Doubles, of numbers (Double or Index), or of anything. */
-export function vectorArg(v: unknown, op: string, what: string, elem: "double" | "numeric"): { t: Tensor; type: ArrayStatic } {
+export function vectorArg(
+  v: unknown,
+  op: string,
+  what: string,
+  elem: "double" | "numeric",
+): { t: Tensor; type: ArrayStatic } {
   const r = arrayArg(v, op, what);
   const k = r.type.elem.k;
   if (elem === "double" ? k !== "double" : k !== "double" && k !== "int") {
@@ -52,7 +57,7 @@ function matrixArg(v: unknown, op: string, what: string) {
 /** A Double operand: a number, a Double tensor, or an Index tensor (promoted). */
 function doubleOperand(v: unknown, op: string, what: string): Operand {
   const r = toOperand(v, op, what);
-  if (r.type.k === "int") return nodeOperand((toDouble(v as Tensor) as Tensor).node);
+  if (r.type.k === "int") return nodeOperand(toDouble(v as Tensor).node);
   if (r.type.k !== "double") stagingFail(`\`${op}\`: ${what} must be a Double, but it is ${aStatic(r.type)}`);
   return r.operand;
 }
@@ -113,7 +118,12 @@ export function vectorDot(a: Tensor, b: Tensor): Tensor {
 
 /** The Euclidean norm of a Vector. */
 export function vectorNorm(v: Tensor): Tensor {
-  return callPrelude("vectorNorm", "vectorNorm", [node(vectorArg(v, "vectorNorm", "the vector", "double").t)], S_DOUBLE);
+  return callPrelude(
+    "vectorNorm",
+    "vectorNorm",
+    [node(vectorArg(v, "vectorNorm", "the vector", "double").t)],
+    S_DOUBLE,
+  );
 }
 
 /** The largest element of a (non-empty) vector. */
@@ -139,7 +149,8 @@ export function vectorSlice(v: Tensor, s: number | Tensor, e: number | Tensor): 
   let length: number | undefined;
   if (from.value !== undefined && to.value !== undefined) {
     length = to.value - from.value + 1;
-    const outside = from.value < 0 || length < 0 || (type.length !== undefined && to.value >= type.length && length > 0);
+    const outside =
+      from.value < 0 || length < 0 || (type.length !== undefined && to.value >= type.length && length > 0);
     if (outside) stagingFail(`\`${op}\`: the slice ${from.value}..${to.value} is not inside ${aStatic(type)}`);
   }
   return callPrelude(op, op, [node(t), from.operand, to.operand], sArray(length, type.elem));
@@ -204,7 +215,8 @@ export function matrixMult(a: Tensor, b: Tensor): Tensor {
 export function transpose(m: Tensor): Tensor {
   const { t, type } = arrayArg(m, "transpose", "the matrix");
   const row = type.elem;
-  if (row.k !== "array") stagingFail(`\`transpose\`: the argument must be an array of arrays, but it is ${aStatic(type)}`);
+  if (row.k !== "array")
+    stagingFail(`\`transpose\`: the argument must be an array of arrays, but it is ${aStatic(type)}`);
   return callPrelude("transpose", "transpose", [node(t)], sArray(row.length, sArray(type.length, row.elem)));
 }
 
@@ -292,9 +304,14 @@ function foldStep(op: string, f: (...a: Staged[]) => unknown, z: Staged, a: Tens
   checkFunction(f, op, "the function");
   const start = toOperand(z, op, "the initial value");
   const elem = { type: arr.type.elem, prefix: "e" };
-  const step = traceStep(traceFor(op), op, `the function given to \`${op}\``, start.type, (state) =>
-    side === "left" ? [{ type: state, prefix: "a" }, elem] : [elem, { type: state, prefix: "a" }],
-  f);
+  const step = traceStep(
+    traceFor(op),
+    op,
+    `the function given to \`${op}\``,
+    start.type,
+    (state) => (side === "left" ? [{ type: state, prefix: "a" }, elem] : [elem, { type: state, prefix: "a" }]),
+    f,
+  );
   return { lambda: step.lambda, init: start.operand, state: step.state, arr };
 }
 
@@ -302,7 +319,8 @@ function foldStep(op: string, f: (...a: Staged[]) => unknown, z: Staged, a: Tens
 export function gather(a: Tensor, idx: Tensor): Tensor {
   const x = arrayArg(a, "gather", "the array");
   const i = arrayArg(idx, "gather", "the indexes");
-  if (i.type.elem.k !== "int") stagingFail(`\`gather\`: the indexes must be an Index vector, but they are ${aStatic(i.type)}`);
+  if (i.type.elem.k !== "int")
+    stagingFail(`\`gather\`: the indexes must be an Index vector, but they are ${aStatic(i.type)}`);
   return callPrelude("gather", "gather", [node(x.t), node(i.t)], sArray(i.type.length, x.type.elem));
 }
 
@@ -311,7 +329,8 @@ export function scatter(n: number | Tensor, idx: Tensor, vals: Tensor): Tensor {
   const op = "scatter";
   const count = countOperand(n, op, "the length");
   const i = arrayArg(idx, op, "the indexes");
-  if (i.type.elem.k !== "int") stagingFail(`\`scatter\`: the indexes must be an Index vector, but they are ${aStatic(i.type)}`);
+  if (i.type.elem.k !== "int")
+    stagingFail(`\`scatter\`: the indexes must be an Index vector, but they are ${aStatic(i.type)}`);
   const v = vectorArg(vals, op, "the values", "double");
   sameLength(op, i.type, v.type);
   return callPrelude(op, op, [count.operand, node(i.t), node(v.t)], sArray(count.value, S_DOUBLE));
@@ -326,8 +345,15 @@ export function reshape(r: number | Tensor, c: number | Tensor, v: Tensor): Tens
   if (rows.value !== undefined && cols.value !== undefined && x.type.length !== undefined) {
     const needed = rows.value * cols.value;
     if (needed !== x.type.length) {
-      stagingFail(`\`reshape\`: ${rows.value} × ${cols.value} needs ${needed} elements, but the vector is ${aStatic(x.type)}`);
+      stagingFail(
+        `\`reshape\`: ${rows.value} × ${cols.value} needs ${needed} elements, but the vector is ${aStatic(x.type)}`,
+      );
     }
   }
-  return callPrelude(op, op, [rows.operand, cols.operand, node(x.t)], sArray(rows.value, sArray(cols.value, x.type.elem)));
+  return callPrelude(
+    op,
+    op,
+    [rows.operand, cols.operand, node(x.t)],
+    sArray(rows.value, sArray(cols.value, x.type.elem)),
+  );
 }

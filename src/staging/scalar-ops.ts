@@ -159,7 +159,8 @@ export const toDouble = ((a: Scalar): Scalar => {
 
 /** The integer k as a staged Index constant (for an Index loop state or branch result). */
 export function index(k: number): Tensor {
-  if (!Number.isInteger(k) || Math.abs(k) > 0x7fffffff) stagingFail(`\`index\`: ${describeJsValue(k)} is not a 32-bit integer`);
+  if (!Number.isInteger(k) || Math.abs(k) > 0x7fffffff)
+    stagingFail(`\`index\`: ${describeJsValue(k)} is not a 32-bit integer`);
   return emitTensor(traceFor("index"), { kind: "value", value: litOperand(k, "int") }, S_INT);
 }
 
@@ -189,7 +190,8 @@ function binary(name: BinaryName, a: unknown, b: unknown): Scalar | boolean {
 
 function emitBinary(name: BinaryName, left: Operand, right: Operand, type: StaticType): Tensor {
   const s = BINARY[name].syntax;
-  const rhs: Rhs = "op" in s ? { kind: "binop", op: s.op, left, right } : { kind: "call", fn: s.fn, args: [left, right] };
+  const rhs: Rhs =
+    "op" in s ? { kind: "binop", op: s.op, left, right } : { kind: "call", fn: s.fn, args: [left, right] };
   return emitTensor(traceFor(name), rhs, type);
 }
 

@@ -33,6 +33,11 @@ export interface StageOptions {
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
+/** Any JavaScript function: what is given is checked when it is traced. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- arguments are checked at run time
+export type JsFunction = (...args: any[]) => unknown;
+export const isJsFunction = (x: unknown): x is JsFunction => typeof x === "function";
+
 /**
  * Traces `fn` on symbolic arguments of the given types and returns the Smooth source of one definition named `name`
  * with exactly those parameter types. `fn` receives per parameter a Tensor (a scalar or an array), or a JavaScript
@@ -40,18 +45,21 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
  * Throws a StagingError naming the operation or argument that cannot be staged.
  */
 export function stageFunction(
-  fn: Function,
+  fn: JsFunction,
   argTypes: readonly Type[],
   name = "staged",
   options: StageOptions = {},
 ): StagedFunction {
-  if (typeof fn !== "function") stagingFail(`stageFunction: expected a function to stage, but got ${describeJsValue(fn)}`);
+  if (typeof fn !== "function")
+    stagingFail(`stageFunction: expected a function to stage, but got ${describeJsValue(fn)}`);
   if (!NAME.test(name) || KEYWORDS.has(name)) {
     stagingFail(`stageFunction: ${JSON.stringify(name)} is not a valid Smooth name`);
   }
   if (argTypes.length === 0) stagingFail("stageFunction: a staged function needs at least one argument");
   if (fn.length > argTypes.length) {
-    stagingFail(`stageFunction: the function takes ${fn.length} parameters, but ${argTypes.length} argument types were given`);
+    stagingFail(
+      `stageFunction: the function takes ${fn.length} parameters, but ${argTypes.length} argument types were given`,
+    );
   }
   const statics = argTypes.map((t, i) => argumentStatic(t, i, options.shapes?.[i]));
   const trace = new Trace();
@@ -66,11 +74,14 @@ export function stageFunction(
 }
 
 function argumentStatic(t: Type, i: number, shape: StaticType | undefined): StaticType {
-  if (containsFun(t)) stagingFail(`stageFunction: argument ${i} has the function type ${showType(t)}, which cannot be staged`);
+  if (containsFun(t))
+    stagingFail(`stageFunction: argument ${i} has the function type ${showType(t)}, which cannot be staged`);
   const plain = staticOfType(t);
   if (shape === undefined) return plain;
   if (!sameType(shape, plain)) {
-    stagingFail(`stageFunction: the shape given for argument ${i} (${describeStatic(shape)}) is not of its type ${showType(t)}`);
+    stagingFail(
+      `stageFunction: the shape given for argument ${i} (${describeStatic(shape)}) is not of its type ${showType(t)}`,
+    );
   }
   return shape;
 }

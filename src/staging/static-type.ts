@@ -61,7 +61,8 @@ export function joinStatic(a: StaticType, b: StaticType): StaticType {
   if (a.k === "array" && b.k === "array") {
     return sArray(a.length === b.length ? a.length : undefined, joinStatic(a.elem, b.elem));
   }
-  if (a.k === "tuple" && b.k === "tuple") return { k: "tuple", elems: a.elems.map((e, i) => joinStatic(e, b.elems[i]!)) };
+  if (a.k === "tuple" && b.k === "tuple")
+    return { k: "tuple", elems: a.elems.map((e, i) => joinStatic(e, b.elems[i]!)) };
   return a;
 }
 

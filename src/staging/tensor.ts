@@ -132,7 +132,9 @@ export function toOperand(v: unknown, op: string, what: string, hint?: StaticTyp
   }
   if (Array.isArray(v)) {
     if (v.length < 2) {
-      stagingFail(`\`${op}\`: ${what} is ${describeJsValue(v)}; a tuple (a JavaScript array) needs at least two elements`);
+      stagingFail(
+        `\`${op}\`: ${what} is ${describeJsValue(v)}; a tuple (a JavaScript array) needs at least two elements`,
+      );
     }
     const hints = hint?.k === "tuple" && hint.elems.length === v.length ? hint.elems : undefined;
     const parts = v.map((e, k) => toOperand(e, op, `element ${k} of ${what}`, hints?.[k]));
@@ -182,7 +184,8 @@ export function indexOperand(v: unknown, op: string, what: string): { operand: O
 /** A count (of a build, a loop, a vector): a non-negative integer or an Index tensor. */
 export function countOperand(v: unknown, op: string, what: string): { operand: Operand; value?: number } {
   const c = indexOperand(v, op, what);
-  if (c.value !== undefined && c.value < 0) stagingFail(`\`${op}\`: ${what} must not be negative, but it is ${c.value}`);
+  if (c.value !== undefined && c.value < 0)
+    stagingFail(`\`${op}\`: ${what} must not be negative, but it is ${c.value}`);
   return c;
 }
 
@@ -207,7 +210,9 @@ export function lengthOf(x: Tensor, op: string): number | Tensor {
   const known = trace.current.knownLength(t.node);
   if (known) return new Tensor(known);
   const home = t.node.scope;
-  const n = fromPattern(trace.bindIn(home, { kind: "call", fn: "length", args: [nodeOperand(t.node)] }, S_INT)) as Tensor;
+  const n = fromPattern(
+    trace.bindIn(home, { kind: "call", fn: "length", args: [nodeOperand(t.node)] }, S_INT),
+  ) as Tensor;
   home.lengths.set(t.node.id, n.node);
   return n;
 }
@@ -243,17 +248,28 @@ function shapeOf(x: Tensor): (number | Tensor)[] {
       continue;
     }
     const level = depth;
-    const thenBlock = trace.nested("the `shape` of an empty array", (scope) => ({ scope, result: litOperand(0, "int") }));
+    const thenBlock = trace.nested("the `shape` of an empty array", (scope) => ({
+      scope,
+      result: litOperand(0, "int"),
+    }));
     const elseBlock = trace.nested("the `shape` of a non-empty array", (scope) => {
       let row: Tensor = x;
       for (let k = 0; k < level; k++) row = getElement(row, 0, "shape");
       return { scope, result: nodeOperand((lengthOf(row, "shape") as Tensor).node) };
     });
-    const dim = emitTensor(trace, { kind: "if", cond: nodeOperand(empty.node), then: thenBlock, else: elseBlock }, S_INT);
+    const dim = emitTensor(
+      trace,
+      { kind: "if", cond: nodeOperand(empty.node), then: thenBlock, else: elseBlock },
+      S_INT,
+    );
     dims.push(dim);
     if (t.elem.k === "array") {
       const zero = isZero(dim);
-      empty = emitTensor(trace, { kind: "binop", op: "||", left: nodeOperand(empty.node), right: nodeOperand(zero.node) }, S_BOOL);
+      empty = emitTensor(
+        trace,
+        { kind: "binop", op: "||", left: nodeOperand(empty.node), right: nodeOperand(zero.node) },
+        S_BOOL,
+      );
     }
   }
   return dims;

@@ -22,10 +22,41 @@ export interface Token {
   readonly isInt?: boolean;
 }
 
-export const KEYWORDS: ReadonlySet<string> = new Set(["let", "in", "fun", "if", "then", "else", "true", "false", "not"]);
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  "let",
+  "in",
+  "fun",
+  "if",
+  "then",
+  "else",
+  "true",
+  "false",
+  "not",
+]);
 
 // Longest first, so `**` wins over `*`, `<=` over `<`, `->` over `-`.
-const PUNCTUATION = ["->", "**", "<=", ">=", "<>", "&&", "||", "(", ")", "[", "]", ",", ":", "+", "-", "*", "/", "<", ">", "="];
+const PUNCTUATION = [
+  "->",
+  "**",
+  "<=",
+  ">=",
+  "<>",
+  "&&",
+  "||",
+  "(",
+  ")",
+  "[",
+  "]",
+  ",",
+  ":",
+  "+",
+  "-",
+  "*",
+  "/",
+  "<",
+  ">",
+  "=",
+];
 
 // Characters people paste from papers or other languages, with what Smooth spells instead.
 const LOOKALIKES: Readonly<Record<string, string>> = {

@@ -87,11 +87,12 @@ function parseBinding(s: TokenStream, topLevel: boolean): Binding {
     while (startsParam(s)) params.push(parseParam(s));
   } else if (head.kind === "punct" && head.text === "(") {
     if (!topLevel) pattern = parsePattern(s);
-    else fail("syntax", "a top-level definition must bind a single name", s.tokenSpan(head), {
-      expected: "a name, as in `let f = ...`",
-      found: "a tuple pattern",
-      hint: "take tuples apart inside a function body with `let (a, b) = ... in ...`",
-    });
+    else
+      fail("syntax", "a top-level definition must bind a single name", s.tokenSpan(head), {
+        expected: "a name, as in `let f = ...`",
+        found: "a tuple pattern",
+        hint: "take tuples apart inside a function body with `let (a, b) = ... in ...`",
+      });
   } else {
     s.unexpected(topLevel ? "the name being defined" : "a name or a tuple pattern `(a, b)`");
   }
@@ -163,7 +164,13 @@ function parseLet(s: TokenStream): Expr {
     }
   }
   const body = parseExpression(s);
-  const e: Expr = { kind: "let", pattern: binding.pattern, value: binding.value, body, span: s.spanFrom(letToken.start) };
+  const e: Expr = {
+    kind: "let",
+    pattern: binding.pattern,
+    value: binding.value,
+    body,
+    span: s.spanFrom(letToken.start),
+  };
   if (binding.annot !== undefined) e.annot = binding.annot;
   return e;
 }

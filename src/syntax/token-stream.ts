@@ -70,7 +70,13 @@ export class TokenStream {
    */
   splitNext(length: number): void {
     const tok = this.raw;
-    const rest: Token = { ...tok, text: tok.text.slice(length), start: tok.start + length, col: tok.col + length, firstOnLine: false };
+    const rest: Token = {
+      ...tok,
+      text: tok.text.slice(length),
+      start: tok.start + length,
+      col: tok.col + length,
+      firstOnLine: false,
+    };
     this.tokens[this.pos] = rest;
     this.lastEnd = rest.start;
   }

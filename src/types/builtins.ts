@@ -2,18 +2,7 @@
 // every use) and what the lowering turns a saturated application into.
 
 import type { PrimName } from "../prims/names.js";
-import {
-  freshTVar,
-  M_BOOL,
-  M_CARD,
-  M_DOUBLE,
-  M_INDEX,
-  mArray,
-  mFun,
-  mFuns,
-  mTuple,
-  type MType,
-} from "./mtype.js";
+import { freshTVar, M_BOOL, M_CARD, M_DOUBLE, M_INDEX, mArray, mFun, mFuns, mTuple, type MType } from "./mtype.js";
 
 export type BuiltinLowering =
   | { readonly kind: "prim"; readonly op: PrimName }
@@ -218,7 +207,10 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ],
   ["sameSize", { arity: 2, type: () => mFuns([M_CARD, M_CARD], M_CARD), lowering: { kind: "prim", op: "sameSize" } }],
   // Written by the optimiser (fused indexing); a builtin so that printed optimised programs read back.
-  ["checkIndex", { arity: 2, type: () => mFuns([M_INDEX, M_CARD], M_INDEX), lowering: { kind: "prim", op: "checkIndex" } }],
+  [
+    "checkIndex",
+    { arity: 2, type: () => mFuns([M_INDEX, M_CARD], M_INDEX), lowering: { kind: "prim", op: "checkIndex" } },
+  ],
 ]);
 
 /**
@@ -240,7 +232,9 @@ function derivative(rank: 0 | 1 | 2, lowering: BuiltinLowering): Builtin {
 }
 
 /** Binary operators as primitives. `&&` and `||` are not here: they are lazy and lower to `if`. */
-export const BINOP_PRIMS: Readonly<Record<"+" | "-" | "*" | "/" | "**" | "<" | ">" | "<=" | ">=" | "=" | "<>", PrimName>> = {
+export const BINOP_PRIMS: Readonly<
+  Record<"+" | "-" | "*" | "/" | "**" | "<" | ">" | "<=" | ">=" | "=" | "<>", PrimName>
+> = {
   "+": "add",
   "-": "sub",
   "*": "mul",

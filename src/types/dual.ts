@@ -48,7 +48,7 @@ export class DualConstraints {
    */
   solve(final: boolean): boolean {
     let progress = false;
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       const still: Pending[] = [];
       for (const c of this.pending) {
@@ -143,6 +143,9 @@ function unify(a: MType, b: MType, span: Span): void {
   } catch (e) {
     if (!(e instanceof UnifyError)) throw e;
     const names = new TypeNamer();
-    fail("type", "the derivative does not have the type it is used at", span, { expected: names.show(b), found: names.show(a) });
+    fail("type", "the derivative does not have the type it is used at", span, {
+      expected: names.show(b),
+      found: names.show(a),
+    });
   }
 }

@@ -108,9 +108,10 @@ class DefinitionChecker {
   ) {}
 
   check(def: Definition): CheckedDef {
-    const top = new Scope(new Map([...this.globals].map(([n, d]) => [n, { kind: "global", def: d } as Binding])));
+    const top = new Scope(new Map([...this.globals].map(([n, d]) => [n, { kind: "global", def: d }])));
     const type = this.infer(def.value, top);
-    if (def.annot) expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+    if (def.annot)
+      expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
     // Numeric decisions can settle a differentiated type and vice versa: alternate until both are done.
     do this.numeric.resolve();
     while (this.duals.solve(false));
@@ -149,13 +150,16 @@ class DefinitionChecker {
         return M_BOOL;
       case "lam": {
         const params = e.params.map((p) => this.paramType(p));
-        const body = this.infer(e.body, scope.with(e.params.map((p, i) => [p.name, { kind: "local", type: params[i]! }])));
+        const body = this.infer(
+          e.body,
+          scope.with(e.params.map((p, i) => [p.name, { kind: "local", type: params[i]! }])),
+        );
         return mFuns(params, body);
       }
       case "app":
         return this.inferApp(e, scope);
       case "let": {
-        let t = this.infer(e.value, scope);
+        const t = this.infer(e.value, scope);
         if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
         const bound: [string, Binding][] = [];
         this.bindPattern(e.pattern, t, bound);
@@ -182,7 +186,7 @@ class DefinitionChecker {
             expectType(b, M_BOOL, e.right.span, `the operands of \`${e.op}\` must be Bools`);
             return M_BOOL;
           case "=":
-          case "<>":
+          case "<>": {
             if (prune(a).k === "bool" || prune(b).k === "bool") {
               expectType(a, M_BOOL, e.left.span, `\`${e.op}\` compares two numbers or two Bools`);
               expectType(b, M_BOOL, e.right.span, `\`${e.op}\` compares two numbers or two Bools`);
@@ -195,6 +199,7 @@ class DefinitionChecker {
               return M_BOOL;
             }
             return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
+          }
           case "<":
           case ">":
           case "<=":
@@ -284,7 +289,12 @@ class DefinitionChecker {
     const builtin = BUILTINS.get(e.name);
     if (builtin) return builtin.type({ dual: (t) => this.duals.dualOf(t, e.span) });
     const suggestion = closestName(e.name, [...scope.names(), ...BUILTINS.keys()]);
-    return fail("name", `unknown name \`${e.name}\``, e.span, suggestion ? { hint: `did you mean \`${suggestion}\`?` } : {});
+    return fail(
+      "name",
+      `unknown name \`${e.name}\``,
+      e.span,
+      suggestion ? { hint: `did you mean \`${suggestion}\`?` } : {},
+    );
   }
 
   private inferApp(e: Expr & { kind: "app" }, scope: Scope): MType {
@@ -317,14 +327,27 @@ class DefinitionChecker {
       return result;
     }
     const names = new TypeNamer();
-    return fail("type", `${describeCallee(e.fn)} is not a function, so it cannot be applied to an argument`, e.arg.span, {
-      expected: "no further argument",
-      found: `an argument applied to a value of type ${names.show(f)}`,
-    });
+    return fail(
+      "type",
+      `${describeCallee(e.fn)} is not a function, so it cannot be applied to an argument`,
+      e.arg.span,
+      {
+        expected: "no further argument",
+        found: `an argument applied to a value of type ${names.show(f)}`,
+      },
+    );
   }
 
   /** Types a numeric binary operator; see the file comment for the rules. */
-  private numericOperands(op: string, a: MType, b: MType, la: Span, lb: Span, opSpan: Span, kind: "arith" | "compare"): MType {
+  private numericOperands(
+    op: string,
+    a: MType,
+    b: MType,
+    la: Span,
+    lb: Span,
+    opSpan: Span,
+    kind: "arith" | "compare",
+  ): MType {
     requireNumeric(a, la, `\`${op}\` needs numbers`);
     requireNumeric(b, lb, `\`${op}\` needs numbers`);
     const pa = prune(a);
@@ -347,9 +370,14 @@ export function isDerivForm(e: Expr & { kind: "app" }, scope?: { get(name: strin
   if (inner.kind !== "app" || inner.fn.kind !== "var" || inner.fn.name !== "deriv") return false;
   if (scope?.get("deriv") !== undefined) return false;
   if (e.arg.kind !== "var")
-    fail("type", "the second argument of `deriv` must be a variable (the one to differentiate with respect to)", e.arg.span, {
-      expected: "a variable name",
-    });
+    fail(
+      "type",
+      "the second argument of `deriv` must be a variable (the one to differentiate with respect to)",
+      e.arg.span,
+      {
+        expected: "a variable name",
+      },
+    );
   return true;
 }
 
@@ -367,7 +395,8 @@ export function requireNumeric(t: MType, span: Span, what: string): void {
     if (p.flag === "any") p.flag = "num";
     return;
   }
-  if (!isNumeric(p)) fail("type", what, span, { expected: "a number (Double or Index)", found: new TypeNamer().show(p) });
+  if (!isNumeric(p))
+    fail("type", what, span, { expected: "a number (Double or Index)", found: new TypeNamer().show(p) });
 }
 
 function describeCallee(fn: Expr): string {

@@ -70,8 +70,10 @@ function occurs(v: TVar, t: MType): boolean {
 }
 
 /** Why two types failed to unify; the caller turns it into a located message. */
-export class UnifyError {
-  constructor(readonly reason: string) {}
+export class UnifyError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 function bindVar(v: TVar, t: MType): void {
@@ -277,14 +279,17 @@ export function matchConcrete(t: MType, c: Type, subst: Map<TVar, Type>): boolea
     case "array":
       return c.k === "array" && matchConcrete(t.elem, c.elem, subst);
     case "tuple":
-      return c.k === "tuple" && c.elems.length === t.elems.length && t.elems.every((e, i) => matchConcrete(e, c.elems[i]!, subst));
+      return (
+        c.k === "tuple" &&
+        c.elems.length === t.elems.length &&
+        t.elems.every((e, i) => matchConcrete(e, c.elems[i]!, subst))
+      );
     case "fun":
       return c.k === "fun" && matchConcrete(t.param, c.param, subst) && matchConcrete(t.result, c.result, subst);
     default:
       return t.k === c.k;
   }
 }
-
 
 /** A concrete type as an inference type (used when specialising an entry point to its arguments' types). */
 export function fromConcrete(t: Type): MType {

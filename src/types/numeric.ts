@@ -58,7 +58,8 @@ export class NumericConstraints {
       if (a.k !== "tvar" && b.k !== "tvar") {
         // An Index result already known to be used as a Double is promoted (the lowering inserts the conversion).
         const join = a.k === b.k ? a : M_DOUBLE;
-        if (c.kind === "arith" && !(join.k === "int" && prune(c.result).k === "double")) unify(c.result, join, c.span, c);
+        if (c.kind === "arith" && !(join.k === "int" && prune(c.result).k === "double"))
+          unify(c.result, join, c.span, c);
         progress = true;
         return false;
       }

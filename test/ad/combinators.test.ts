@@ -7,14 +7,7 @@
 import { describe, expect, test } from "vitest";
 import type { SmoothError } from "../../src/syntax/diagnostics.js";
 import { thrown } from "../helpers.js";
-import {
-  directionalDerivativeTests,
-  load,
-  runBoth,
-  seededRandom,
-  uniform,
-  type Json,
-} from "./harness.js";
+import { directionalDerivativeTests, load, runBoth, seededRandom, uniform, type Json } from "./harness.js";
 
 describe("values on small inputs", () => {
   const p = load(`
@@ -46,35 +39,143 @@ let scanrVectors = fun (z: Vector) (a: Vector) -> scanr (fun x s -> vectorSMul s
     ["sumV", [[]], 0],
     ["prodV", [[2, -3, 0.5]], -3],
     ["prodV", [[]], 1],
-    ["gatherV", [[10, 20, 30], [2, 0, 2, 1]], [30, 10, 30, 20]],
+    [
+      "gatherV",
+      [
+        [10, 20, 30],
+        [2, 0, 2, 1],
+      ],
+      [30, 10, 30, 20],
+    ],
     ["gatherV", [[10, 20, 30], []], []],
-    ["gatherRows", [[[1, 2], [3, 4], [5, 6]], [2, 2, 0]], [[5, 6], [5, 6], [1, 2]]],
+    [
+      "gatherRows",
+      [
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        [2, 2, 0],
+      ],
+      [
+        [5, 6],
+        [5, 6],
+        [1, 2],
+      ],
+    ],
     // Index 1 three times (1 + 3 + 5), index 3 once, index 0 once, index 2 never.
     ["scatterV", [4, [1, 3, 1, 0, 1], [1, 2, 3, 4, 5]], [4, 9, 0, 2]],
     ["scatterV", [3, [], []], [0, 0, 0]],
     ["replicateD", [3, 2.5], [2.5, 2.5, 2.5]],
     ["replicateD", [0, 2.5], []],
-    ["replicateV", [2, [1, 2]], [[1, 2], [1, 2]]],
+    [
+      "replicateV",
+      [2, [1, 2]],
+      [
+        [1, 2],
+        [1, 2],
+      ],
+    ],
     ["replicateI", [2, 7], [7, 7]],
-    ["transposeM", [[[1, 2, 3], [4, 5, 6]]], [[1, 4], [2, 5], [3, 6]]],
+    [
+      "transposeM",
+      [
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      ],
+      [
+        [1, 4],
+        [2, 5],
+        [3, 6],
+      ],
+    ],
     ["transposeM", [[[1, 2, 3]]], [[1], [2], [3]]],
     ["transposeM", [[]], []],
-    ["transposeI", [[[1, 2], [3, 4]]], [[1, 3], [2, 4]]],
-    ["reshapeV", [2, 3, [1, 2, 3, 4, 5, 6]], [[1, 2, 3], [4, 5, 6]]],
-    ["reshapeV", [3, 2, [1, 2, 3, 4, 5, 6]], [[1, 2], [3, 4], [5, 6]]],
+    [
+      "transposeI",
+      [
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ],
+      [
+        [1, 3],
+        [2, 4],
+      ],
+    ],
+    [
+      "reshapeV",
+      [2, 3, [1, 2, 3, 4, 5, 6]],
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    ],
+    [
+      "reshapeV",
+      [3, 2, [1, 2, 3, 4, 5, 6]],
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+    ],
     ["reshapeV", [1, 0, []], [[]]],
     ["reshapeV", [0, 4, []], []],
-    ["map2V", [[1, 2, 3], [4, 5, 6]], [3, 8, 15]],
+    [
+      "map2V",
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      [3, 8, 15],
+    ],
     ["map2V", [[], []], []],
-    ["map2Pairs", [[1.5, 2.5], [3, 4]], [[1.5, 3], [2.5, 4]]],
+    [
+      "map2Pairs",
+      [
+        [1.5, 2.5],
+        [3, 4],
+      ],
+      [
+        [1.5, 3],
+        [2.5, 4],
+      ],
+    ],
     ["reduceMax", [[3, -1, 7, 2]], 7],
     ["reduceDigits", [[1, 2, 3]], 123],
     ["scanlSum", [1, [1, 2, 3]], [1, 2, 4, 7]],
     ["scanlSum", [5, []], [5]],
     ["scanlDigits", [[1, 2, 3]], [0, 1, 12, 123]],
     ["scanrDigits", [[1, 2, 3]], [321, 32, 3, 0]],
-    ["scanlVectors", [[1, 2], [2, 3]], [[1, 2], [2, 4], [6, 12]]],
-    ["scanrVectors", [[1, 2], [2, 3]], [[6, 12], [3, 6], [1, 2]]],
+    [
+      "scanlVectors",
+      [
+        [1, 2],
+        [2, 3],
+      ],
+      [
+        [1, 2],
+        [2, 4],
+        [6, 12],
+      ],
+    ],
+    [
+      "scanrVectors",
+      [
+        [1, 2],
+        [2, 3],
+      ],
+      [
+        [6, 12],
+        [3, 6],
+        [1, 2],
+      ],
+    ],
   ])("%s %j", (name, args, expected) => {
     expect(runBoth(p, name, args)).toEqual(expected);
   });
@@ -114,7 +215,11 @@ const CASES: readonly Case[] = [
   { name: "reduce", params: [V(4), D], call: "reduce (fun s x -> s * x + sin s) a2 a1" },
   { name: "scanl", params: [V(4), D], call: "scanl (fun s x -> s * x + sin s) a2 a1" },
   { name: "scanr", params: [V(4), D], call: "scanr (fun x s -> x * s + cos x) a2 a1" },
-  { name: "scanl over vectors", params: [V(3), V(2)], call: "scanl (fun s x -> vectorMap s (fun y -> y * x + tanh y)) a2 a1" },
+  {
+    name: "scanl over vectors",
+    params: [V(3), V(2)],
+    call: "scanl (fun s x -> vectorMap s (fun y -> y * x + tanh y)) a2 a1",
+  },
 ];
 
 const TYPE = { double: "Double", vector: "Vector", matrix: "Matrix" } as const;
@@ -123,7 +228,9 @@ const TYPE = { double: "Double", vector: "Vector", matrix: "Matrix" } as const;
 function source(c: Case): string {
   const annotation = (p: Param) => (p.k === "fixed" ? p.type : TYPE[p.k]);
   const typed = (prefix: string, p: Param, i: number) => `(${prefix}${i + 1}: ${annotation(p)})`;
-  const withDirections = c.params.map((p, i) => (p.k === "fixed" ? typed("a", p, i) : `${typed("a", p, i)} ${typed("t", p, i)}`));
+  const withDirections = c.params.map((p, i) =>
+    p.k === "fixed" ? typed("a", p, i) : `${typed("a", p, i)} ${typed("t", p, i)}`,
+  );
   const zip = (p: Param, x: string, t: string) =>
     p.k === "double" ? `(${x}, ${t})` : p.k === "vector" ? `(vectorZip ${x} ${t})` : `(matrixZip ${x} ${t})`;
   const zero = (p: Param, t: string) =>
@@ -181,11 +288,26 @@ let diffReplicate = fun (x: Double) -> vectorMap (vdiff (fun y -> replicate 3 (y
 
   // ∂ prod / ∂ a[i] is the product of the other elements: exact, with no division, so zeros are no special case.
   test.each<[number[], number[]]>([
-    [[2, 0, 3], [0, 6, 0]],
-    [[0, 2, 3], [6, 0, 0]],
-    [[0, 0, 3], [0, 0, 0]],
-    [[2, 0, 3, 0], [0, 0, 0, 0]],
-    [[2, 0.5, -3, 4], [-6, -24, 4, -3]],
+    [
+      [2, 0, 3],
+      [0, 6, 0],
+    ],
+    [
+      [0, 2, 3],
+      [6, 0, 0],
+    ],
+    [
+      [0, 0, 3],
+      [0, 0, 0],
+    ],
+    [
+      [2, 0, 3, 0],
+      [0, 0, 0, 0],
+    ],
+    [
+      [2, 0.5, -3, 4],
+      [-6, -24, 4, -3],
+    ],
     [[4], [1]],
   ])("the gradient of prod at %j is %j", (a, expected) => {
     expect(runBoth(p, "gradProd", [a])).toEqual(expected);
@@ -214,7 +336,12 @@ let diffReplicate = fun (x: Double) -> vectorMap (vdiff (fun y -> replicate 3 (y
   });
 
   test("scatter with colliding indexes: each input moves the output at its index", () => {
-    expect(runBoth(p, "jacobScatter", [[2, 0, 2, 2], [1, 2, 3, 4]])).toEqual([
+    expect(
+      runBoth(p, "jacobScatter", [
+        [2, 0, 2, 2],
+        [1, 2, 3, 4],
+      ]),
+    ).toEqual([
       [0, 0, 1],
       [1, 0, 0],
       [0, 0, 1],
@@ -223,7 +350,12 @@ let diffReplicate = fun (x: Double) -> vectorMap (vdiff (fun y -> replicate 3 (y
   });
 
   test("gather with repeated indexes: an input moves every output that reads it", () => {
-    expect(runBoth(p, "jacobGather", [[1, 1, 0], [5, 6]])).toEqual([
+    expect(
+      runBoth(p, "jacobGather", [
+        [1, 1, 0],
+        [5, 6],
+      ]),
+    ).toEqual([
       [0, 0, 1],
       [1, 1, 0],
     ]);
@@ -254,16 +386,58 @@ let dm2 = fun (a: Vector) (b: Vector) -> jacob (fun w -> map2 (*) w b) a
   }
 
   test.each<[string, Json[], string, string]>([
-    ["m2", [[1, 2, 3], [1, 2]], "shape error: the sizes 3 and 2 differ", "map2 needs arrays of the same length"],
-    ["m2", [[1, 2], [1, 2, 3]], "shape error: the sizes 2 and 3 differ", "map2 needs arrays of the same length"],
-    ["dm2", [[1, 2], [1, 2, 3]], "shape error: the sizes 2 and 3 differ", "map2 needs arrays of the same length"],
+    [
+      "m2",
+      [
+        [1, 2, 3],
+        [1, 2],
+      ],
+      "shape error: the sizes 3 and 2 differ",
+      "map2 needs arrays of the same length",
+    ],
+    [
+      "m2",
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      "shape error: the sizes 2 and 3 differ",
+      "map2 needs arrays of the same length",
+    ],
+    [
+      "dm2",
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      "shape error: the sizes 2 and 3 differ",
+      "map2 needs arrays of the same length",
+    ],
     ["rs", [2, 3, [1, 2, 3, 4, 5]], "shape error: the sizes 6 and 5 differ", "reshape needs length v = r * c"],
     ["rs", [2, 2, [1, 2, 3, 4, 5]], "shape error: the sizes 4 and 5 differ", "reshape needs length v = r * c"],
     ["rs", [0, 3, [1]], "shape error: the sizes 0 and 1 differ", "reshape needs length v = r * c"],
-    ["sc", [3, [0, 3], [1, 2]], "index error: index 3 is out of range for an array of length 3", "addAt out idx[k] vals[k]"],
-    ["sc", [3, [-1], [1]], "index error: index -1 is out of range for an array of length 3", "addAt out idx[k] vals[k]"],
+    [
+      "sc",
+      [3, [0, 3], [1, 2]],
+      "index error: index 3 is out of range for an array of length 3",
+      "addAt out idx[k] vals[k]",
+    ],
+    [
+      "sc",
+      [3, [-1], [1]],
+      "index error: index -1 is out of range for an array of length 3",
+      "addAt out idx[k] vals[k]",
+    ],
     ["sc", [3, [0, 1], [1]], "shape error: the sizes 2 and 1 differ", "scatter needs as many values as indexes"],
-    ["ga", [[1, 2], [0, 2]], "index error: index 2 is out of range for an array of length 2", "a[idx[k]]"],
+    [
+      "ga",
+      [
+        [1, 2],
+        [0, 2],
+      ],
+      "index error: index 2 is out of range for an array of length 2",
+      "a[idx[k]]",
+    ],
   ])("%s %j", (name, args, headline, line) => {
     const e = failure(name, args, headline.split(" ")[0]!);
     expect(e.headline).toContain(headline);

@@ -57,7 +57,9 @@ export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], o
   const interp = valueToJson(runFunction(expanded, values), resultType);
   const js = valueToJson(compileFunction(optimised)(values), resultType);
   if (!jsonClose(interp, js, 1e-12)) {
-    throw new Error(`${name}(${JSON.stringify(args)}): interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`);
+    throw new Error(
+      `${name}(${JSON.stringify(args)}): interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`,
+    );
   }
   if (opts.reread ?? true) {
     const text = printIr(expanded);
@@ -65,7 +67,9 @@ export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], o
     const printedName = /^let (\S+)/.exec(text)![1]!;
     const value = valueToJson(again.specialise(printedName, argTypes, "interp").run(values), resultType);
     if (!jsonClose(value, interp, 1e-12)) {
-      throw new Error(`the printed derivative program computes ${JSON.stringify(value)}, not ${JSON.stringify(interp)}:\n${text}`);
+      throw new Error(
+        `the printed derivative program computes ${JSON.stringify(value)}, not ${JSON.stringify(interp)}:\n${text}`,
+      );
     }
   }
   return js;
@@ -151,7 +155,8 @@ export function seededRandom(seed: number): () => number {
 
 export const uniform = (rnd: () => number, lo: number, hi: number) => lo + (hi - lo) * rnd();
 
-export const maxAbs = (j: Json): number => (typeof j === "number" ? Math.abs(j) : Array.isArray(j) ? Math.max(0, ...j.map(maxAbs)) : 0);
+export const maxAbs = (j: Json): number =>
+  typeof j === "number" ? Math.abs(j) : Array.isArray(j) ? Math.max(0, ...j.map(maxAbs)) : 0;
 
 /**
  * Declares the two tests of a directional forward derivative: `d1` (first order) and `d2` (second order) of the loaded

@@ -13,10 +13,20 @@ let confusion = fun x y -> snd (deriv (x * snd (deriv (x + y) y)) x)
 let both = fun (x: Double) (y: Double) -> snd (deriv (x * snd (deriv (x * y) y)) x)
 `);
   test("d/dx (x · d/dy (x + y)) is 1 everywhere", () => {
-    for (const [x, y] of [[0, 0], [1.5, -2], [-3.25, 7], [100, 0.001]]) expect(runBoth(p, "confusion", [x, y])).toBe(1);
+    for (const [x, y] of [
+      [0, 0],
+      [1.5, -2],
+      [-3.25, 7],
+      [100, 0.001],
+    ])
+      expect(runBoth(p, "confusion", [x, y])).toBe(1);
   });
   test("d/dx (x · d/dy (x y)) = 2x", () => {
-    for (const [x, y] of [[0.5, 3], [-2, 1]]) expectClose(runBoth(p, "both", [x, y]), 2 * x!, 1e-12, "both");
+    for (const [x, y] of [
+      [0.5, 3],
+      [-2, 1],
+    ])
+      expectClose(runBoth(p, "both", [x, y]), 2 * x!, 1e-12, "both");
   });
 });
 
@@ -55,17 +65,53 @@ let hessian = fun (v: Vector) -> build (length v) (fun i -> vectorMap (grad (par
   const v = [0.5, -1.25, 2];
   test("grad, jacob, mgrad, vdiff, mdiff, deriv", () => {
     const norm = Math.hypot(...v);
-    expectClose(runBoth(p, "gradNorm", [v]), v.map((x) => x / norm), 1e-12, "grad vectorNorm");
-    expectClose(runBoth(p, "jacobSin", [v]), v.map((_, i) => v.map((x, j) => (i === j ? Math.cos(x) : 0))), 1e-12, "jacob");
-    const m = [[1, 2], [3, -4]];
+    expectClose(
+      runBoth(p, "gradNorm", [v]),
+      v.map((x) => x / norm),
+      1e-12,
+      "grad vectorNorm",
+    );
+    expectClose(
+      runBoth(p, "jacobSin", [v]),
+      v.map((_, i) => v.map((x, j) => (i === j ? Math.cos(x) : 0))),
+      1e-12,
+      "jacob",
+    );
+    const m = [
+      [1, 2],
+      [3, -4],
+    ];
     // d tr(A²) / dA = 2 Aᵀ
-    expectClose(runBoth(p, "mgradTrace", [m]), [[2, 6], [4, -8]], 1e-12, "mgrad");
-    expectClose(runBoth(p, "vdiffScale", [1.5, v]), v.map((x) => 3 * x), 1e-12, "vdiff");
-    expectClose(runBoth(p, "mdiffScale", [0.7, m]), m.map((r) => r.map((x) => x * Math.cos(0.7))), 1e-12, "mdiff");
+    expectClose(
+      runBoth(p, "mgradTrace", [m]),
+      [
+        [2, 6],
+        [4, -8],
+      ],
+      1e-12,
+      "mgrad",
+    );
+    expectClose(
+      runBoth(p, "vdiffScale", [1.5, v]),
+      v.map((x) => 3 * x),
+      1e-12,
+      "vdiff",
+    );
+    expectClose(
+      runBoth(p, "mdiffScale", [0.7, m]),
+      m.map((r) => r.map((x) => x * Math.cos(0.7))),
+      1e-12,
+      "mdiff",
+    );
     expectClose(runBoth(p, "derivDot", [v, [3, 4, 5]]), [3, 4, 5], 1e-12, "deriv");
   });
   test("a Hessian by grad of grad", () => {
-    expectClose(runBoth(p, "hessian", [v]), v.map((_, i) => v.map((x, j) => (i === j ? 6 * x : 0))), 1e-12, "hessian");
+    expectClose(
+      runBoth(p, "hessian", [v]),
+      v.map((_, i) => v.map((x, j) => (i === j ? 6 * x : 0))),
+      1e-12,
+      "hessian",
+    );
   });
 });
 
@@ -138,6 +184,8 @@ let main = fun (x: Double) -> fst (jvp (fun (g: Double -> Double) -> snd (diff g
     }
     expect(error).toBeInstanceOf(SmoothError);
     expect((error as SmoothError).kind).toBe("unsupported");
-    expect((error as SmoothError).message).toContain("cannot differentiate a function that is only known when the program runs");
+    expect((error as SmoothError).message).toContain(
+      "cannot differentiate a function that is only known when the program runs",
+    );
   });
 });

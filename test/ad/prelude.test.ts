@@ -4,13 +4,7 @@
 // higher-order ones are fixed lambdas. Interpreter and compiled code agree on every derivative program.
 
 import { describe } from "vitest";
-import {
-  directionalDerivativeTests,
-  load,
-  seededRandom,
-  uniform,
-  type Json,
-} from "./harness.js";
+import { directionalDerivativeTests, load, seededRandom, uniform, type Json } from "./harness.js";
 
 type Param =
   | { readonly k: "double" }
@@ -65,12 +59,20 @@ function source(c: Case): string {
   const names = c.params.map((_, i) => `a${i + 1}`);
   const call = c.call ?? `${c.fn} ${names.join(" ")}`;
   const typed = (prefix: string, p: Param, i: number) => `(${prefix}${i + 1}: ${TYPE[p.k]})`;
-  const withDirections = c.params.map((p, i) => (p.k === "index" ? typed("a", p, i) : `${typed("a", p, i)} ${typed("t", p, i)}`)).join(" ");
-  const zip = (p: Param, x: string, t: string) => (p.k === "double" ? `(${x}, ${t})` : p.k === "vector" ? `(vectorZip ${x} ${t})` : `(matrixZip ${x} ${t})`);
-  const zero = (p: Param, t: string) => (p.k === "double" ? "0." : p.k === "vector" ? `(vectorSMul ${t} 0.)` : `(matrixMap ${t} (fun r -> vectorSMul r 0.))`);
+  const withDirections = c.params
+    .map((p, i) => (p.k === "index" ? typed("a", p, i) : `${typed("a", p, i)} ${typed("t", p, i)}`))
+    .join(" ");
+  const zip = (p: Param, x: string, t: string) =>
+    p.k === "double" ? `(${x}, ${t})` : p.k === "vector" ? `(vectorZip ${x} ${t})` : `(matrixZip ${x} ${t})`;
+  const zero = (p: Param, t: string) =>
+    p.k === "double" ? "0." : p.k === "vector" ? `(vectorSMul ${t} 0.)` : `(matrixMap ${t} (fun r -> vectorSMul r 0.))`;
   const seed1 = c.params.map((p, i) => (p.k === "index" ? `a${i + 1}` : zip(p, `a${i + 1}`, `t${i + 1}`))).join(" ");
   const seed2 = c.params
-    .map((p, i) => (p.k === "index" ? `a${i + 1}` : zip(p, zip(p, `a${i + 1}`, `t${i + 1}`), zip(p, `t${i + 1}`, zero(p, `t${i + 1}`)))))
+    .map((p, i) =>
+      p.k === "index"
+        ? `a${i + 1}`
+        : zip(p, zip(p, `a${i + 1}`, `t${i + 1}`), zip(p, `t${i + 1}`, zero(p, `t${i + 1}`))),
+    )
     .join(" ");
   return `
 let f = fun ${c.params.map((p, i) => typed("a", p, i)).join(" ")} -> ${call}

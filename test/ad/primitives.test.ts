@@ -56,7 +56,11 @@ const UNARY: readonly Unary[] = [
 ];
 
 /** Random points of a domain, away from the points to avoid. */
-function points(seed: number, [lo, hi]: readonly [number, number], avoid: (x: number) => boolean = () => false): number[] {
+function points(
+  seed: number,
+  [lo, hi]: readonly [number, number],
+  avoid: (x: number) => boolean = () => false,
+): number[] {
   const rnd = seededRandom(seed);
   const out: number[] = [];
   while (out.length < POINTS) {
@@ -90,8 +94,13 @@ let jj = fun (x: Double) -> jvp (jvp f) ((x, 1.), (1., 0.))
       const dd = runBoth(p, "d2", [x]);
       expectClose(dd, centralDifference(d1, x, 1, step(x)), TOL, `${u.name}'' at ${x} vs FD of the first derivative`);
       expectClose(dd, u.d2(x), 1e-10, `${u.name}'' at ${x}`);
-      const [[y, dy], [dy2, ddy]] = runBoth(p, "jj", [x]) as number[][];
-      expectClose([y, dy, dy2, ddy], [p.runJson("f", [x]), u.d1(x), u.d1(x), u.d2(x)], 1e-10, `jvp (jvp ${u.name}) at ${x}`);
+      const [[y, dy], [dy2, ddy]] = runBoth(p, "jj", [x]) as [number[], number[]];
+      expectClose(
+        [y, dy, dy2, ddy],
+        [p.runJson("f", [x]), u.d1(x), u.d1(x), u.d2(x)],
+        1e-10,
+        `jvp (jvp ${u.name}) at ${x}`,
+      );
     }
   });
 });
@@ -111,7 +120,14 @@ interface Binary {
 const BINARY: readonly Binary[] = [
   { name: "add", body: "x + y", x: [-3, 3], y: [-3, 3], d1: (_x, _y, u, v) => u + v, d2: () => 0 },
   { name: "sub", body: "x - y", x: [-3, 3], y: [-3, 3], d1: (_x, _y, u, v) => u - v, d2: () => 0 },
-  { name: "mul", body: "x * y", x: [-3, 3], y: [-3, 3], d1: (x, y, u, v) => y * u + x * v, d2: (_x, _y, u, v) => 2 * u * v },
+  {
+    name: "mul",
+    body: "x * y",
+    x: [-3, 3],
+    y: [-3, 3],
+    d1: (x, y, u, v) => y * u + x * v,
+    d2: (_x, _y, u, v) => 2 * u * v,
+  },
   {
     name: "div",
     body: "x / y",
@@ -127,7 +143,9 @@ const BINARY: readonly Binary[] = [
     y: [-2, 2],
     d1: (x, y, u, v) => y * x ** (y - 1) * u + Math.log(x) * x ** y * v,
     d2: (x, y, u, v) =>
-      y * (y - 1) * x ** (y - 2) * u * u + 2 * x ** (y - 1) * (1 + y * Math.log(x)) * u * v + x ** y * Math.log(x) ** 2 * v * v,
+      y * (y - 1) * x ** (y - 2) * u * u +
+      2 * x ** (y - 1) * (1 + y * Math.log(x)) * u * v +
+      x ** y * Math.log(x) ** 2 * v * v,
   },
   {
     name: "max",
@@ -168,17 +186,27 @@ let jj = fun (x: Double) (y: Double) (u: Double) (v: Double) -> jvp (jvp f) ((x,
   test("first order along a random direction", () => {
     for (const [x, y, u, v] of cases) {
       const ad = runBoth(p, "d1", [x, y, u, v]);
-      expectClose(ad, centralDifference(f, [x, y], [u, v], step(Math.max(Math.abs(x), Math.abs(y)))), TOL, `${op.name} at ${[x, y]}`);
+      expectClose(
+        ad,
+        centralDifference(f, [x, y], [u, v], step(Math.max(Math.abs(x), Math.abs(y)))),
+        TOL,
+        `${op.name} at ${[x, y]}`,
+      );
       expectClose(ad, op.d1(x, y, u, v), 1e-12, `${op.name} at ${[x, y]} by hand`);
     }
   });
 
   test("second order along a random direction (jvp of jvp)", () => {
     for (const [x, y, u, v] of cases) {
-      const [[value, t1], [t2, tt]] = runBoth(p, "jj", [x, y, u, v]) as number[][];
+      const [[value, t1], [t2, tt]] = runBoth(p, "jj", [x, y, u, v]) as [number[], number[]];
       const fd = centralDifference((xy) => d1(xy, u, v), [x, y], [u, v], step(Math.max(Math.abs(x), Math.abs(y))));
       expectClose(tt, fd, TOL, `${op.name} second order at ${[x, y]} vs FD`);
-      expectClose([value, t1, t2, tt], [f([x, y]), op.d1(x, y, u, v), op.d1(x, y, u, v), op.d2(x, y, u, v)], 1e-10, `${op.name} second order`);
+      expectClose(
+        [value, t1, t2, tt],
+        [f([x, y]), op.d1(x, y, u, v), op.d1(x, y, u, v), op.d2(x, y, u, v)],
+        1e-10,
+        `${op.name} second order`,
+      );
     }
   });
 });
@@ -190,7 +218,11 @@ let d1 = fun (x: Double) (n: Index) -> snd (diff (fun z -> f z n) x)
 let d2 = fun (x: Double) (n: Index) -> snd (diff (fun z -> snd (diff (fun w -> f w n) z)) x)
 `);
   test("toDouble and Index arithmetic carry no tangent", () => {
-    for (const [x, n] of [[0.7, 1], [-1.3, 2], [1.1, 0]] as const) {
+    for (const [x, n] of [
+      [0.7, 1],
+      [-1.3, 2],
+      [1.1, 0],
+    ] as const) {
       const k = n * n + 1;
       expectClose(runBoth(p, "d1", [x, n]), k * x ** (k - 1) + Math.sin(n), 1e-12, `at ${[x, n]}`);
       expectClose(runBoth(p, "d2", [x, n]), k * (k - 1) * x ** (k - 2), 1e-12, `second, at ${[x, n]}`);
@@ -224,6 +256,14 @@ describe("the derivative rules in the primitive table", () => {
       if (rule.kind === "select") expect(PRIMS[name].arity, name).toBe(2);
     }
     const kinds = Object.fromEntries(PRIM_NAMES.map((n) => [n, PRIMS[n].derivative.kind]));
-    expect(kinds).toMatchObject({ lt: "no-tangent", and: "no-tangent", get: "structural", length: "structural", floor: "zero-tangent", toDouble: "zero-tangent", max: "select" });
+    expect(kinds).toMatchObject({
+      lt: "no-tangent",
+      and: "no-tangent",
+      get: "structural",
+      length: "structural",
+      floor: "zero-tangent",
+      toDouble: "zero-tangent",
+      max: "select",
+    });
   });
 });

@@ -40,7 +40,9 @@ function zipDual(b: AnfBuilder, x: Atom, t: Atom, zero = false): Atom {
       return zero ? litDouble(0) : b.bind("d", mkTuple([x, t]));
     case "array":
       if (!hasTangent(type)) return x;
-      return b.build(b.prim("length", [x]), (i, inner) => zipDual(inner, inner.prim("get", [x, i]), inner.prim("get", [t, i]), zero));
+      return b.build(b.prim("length", [x]), (i, inner) =>
+        zipDual(inner, inner.prim("get", [x, i]), inner.prim("get", [t, i]), zero),
+      );
     case "tuple":
       return b.bind("d", mkTuple(type.elems.map((_, k) => zipDual(b, b.proj(k, x), b.proj(k, t), zero))));
     default:
@@ -49,11 +51,7 @@ function zipDual(b: AnfBuilder, x: Atom, t: Atom, zero = false): Atom {
 }
 
 /** `fun x1 .. xn t1 .. tn -> jvp (fun x1 .. xn -> body)` applied to the duals `seed(xi, ti)`, through `result`. */
-function derivativeProgram(
-  fn: IrFunction,
-  order: 1 | 2,
-  result: (b: AnfBuilder, r: Atom) => Atom,
-): IrFunction {
+function derivativeProgram(fn: IrFunction, order: 1 | 2, result: (b: AnfBuilder, r: Atom) => Atom): IrFunction {
   let lam: Expr = fn.body;
   for (let i = fn.params.length - 1; i >= 0; i--) lam = mkLam(fn.params[i]!, lam);
   const xs = fn.params.map((p) => freshVar(p.name, p.type));
@@ -151,13 +149,19 @@ function outcome(run: () => Value): Value | SmoothError {
  * Runs a derivative program both ways (interpreter after forward-ad, compiled after the standard pipeline), which
  * must agree; returns the expanded program and its value.
  */
-function runDerivative(dfn: IrFunction, args: readonly Value[], context: () => string): { expanded: IrFunction; value: Value } {
+function runDerivative(
+  dfn: IrFunction,
+  args: readonly Value[],
+  context: () => string,
+): { expanded: IrFunction; value: Value } {
   const expanded = runPipeline(dfn, [forwardAdPass], { verify: true });
   const optimised = runPipeline(dfn, STANDARD_PIPELINE, { verify: true });
   const value = runFunction(expanded, args);
   const js = compileFunction(optimised)(args);
   if (!valuesEqual(value, js, typeOf(expanded.body), 1e-12)) {
-    throw new Error(`interpreter and compiled code differ: ${context()}\n--- after forward-ad ---\n${printIr(expanded)}`);
+    throw new Error(
+      `interpreter and compiled code differ: ${context()}\n--- after forward-ad ---\n${printIr(expanded)}`,
+    );
   }
   return { expanded, value };
 }
@@ -186,7 +190,8 @@ function compareWithDifferences(
   coarse.forEach((c, k) => {
     const f = fine[k]!;
     const t = derivatives[k]!;
-    if (!Number.isFinite(c) || !Number.isFinite(f) || Math.abs(c - f) > 1e-5 * Math.max(1, Math.abs(c)) + 1e-9 * scale) return;
+    if (!Number.isFinite(c) || !Number.isFinite(f) || Math.abs(c - f) > 1e-5 * Math.max(1, Math.abs(c)) + 1e-9 * scale)
+      return;
     // A tangent through an infinite intermediate (x / (y / 0.)) is NaN (0 · ∞) where the function is flat.
     if (!Number.isFinite(t)) return;
     compared++;
@@ -199,48 +204,53 @@ function compareWithDifferences(
 }
 
 describe("random programs under forward-mode AD", () => {
-  it(`agree between the back ends and with finite differences, first and second order (${RUNS} programs)`, { timeout: Math.max(60_000, RUNS * 20) }, () => {
-    let programs = 0;
-    const compared = [0, 0];
-    for (let seed = 0; programs < RUNS && seed < RUNS * 20; seed++) {
-      const gen = generateProgram(new ChoiceRng(seededChoices(seed + SEED_OFFSET)));
-      const p = load(gen.source);
-      const argTypes = p.argTypesFromJson("main", gen.args);
-      const primal = p.specialise("main", argTypes, "interp").lowered;
-      const primalType = typeOf(primal.body);
-      if (!primal.params.some((x) => hasTangent(x.type)) || !hasTangent(primalType)) continue;
-      // Jittered off the generator's round numbers, so that no Double sits exactly on a kink (abs 0., max x x).
-      const rnd = seededRandom(seed);
-      const x = gen.args.map((a, i) => move(a, 1e-3, direction(a, argTypes[i]!, rnd), argTypes[i]!));
-      const d = x.map((xi, i) => direction(xi, argTypes[i]!, rnd));
-      const values = (args: readonly Json[]) => args.map((a, i) => valueFromJson(a, argTypes[i]!, `argument ${i + 1}`));
-      const at = (h: number) => values(x.map((xi, i) => move(xi, h, d[i], argTypes[i]!)));
-      const base = outcome(() => runFunction(primal, values(x)));
-      if (base instanceof SmoothError) continue;
-      programs++;
-      const context = () => `seed ${seed}\n${gen.source}`;
-      const scale = Math.max(1, ...leaves(base, primalType).map(Math.abs).filter(Number.isFinite));
+  it(
+    `agree between the back ends and with finite differences, first and second order (${RUNS} programs)`,
+    { timeout: Math.max(60_000, RUNS * 20) },
+    () => {
+      let programs = 0;
+      const compared: [number, number] = [0, 0];
+      for (let seed = 0; programs < RUNS && seed < RUNS * 20; seed++) {
+        const gen = generateProgram(new ChoiceRng(seededChoices(seed + SEED_OFFSET)));
+        const p = load(gen.source);
+        const argTypes = p.argTypesFromJson("main", gen.args);
+        const primal = p.specialise("main", argTypes, "interp").lowered;
+        const primalType = typeOf(primal.body);
+        if (!primal.params.some((x) => hasTangent(x.type)) || !hasTangent(primalType)) continue;
+        // Jittered off the generator's round numbers, so that no Double sits exactly on a kink (abs 0., max x x).
+        const rnd = seededRandom(seed);
+        const x = gen.args.map((a, i) => move(a, 1e-3, direction(a, argTypes[i]!, rnd), argTypes[i]!));
+        const d = x.map((xi, i) => direction(xi, argTypes[i]!, rnd));
+        const values = (args: readonly Json[]) =>
+          args.map((a, i) => valueFromJson(a, argTypes[i]!, `argument ${i + 1}`));
+        const at = (h: number) => values(x.map((xi, i) => move(xi, h, d[i], argTypes[i]!)));
+        const base = outcome(() => runFunction(primal, values(x)));
+        if (base instanceof SmoothError) continue;
+        programs++;
+        const context = () => `seed ${seed}\n${gen.source}`;
+        const scale = Math.max(1, ...leaves(base, primalType).map(Math.abs).filter(Number.isFinite));
 
-      const first = derivativeProgram(primal, 1, (b, r) => tangentOf(b, r, primalType)!);
-      const { expanded, value } = runDerivative(first, [...values(x), ...values(d)], context);
-      const firstType = typeOf(expanded.body);
-      const primalAt = (h: number) => {
-        const v = outcome(() => runFunction(primal, at(h)));
-        return v instanceof SmoothError ? undefined : leaves(v, primalType);
-      };
-      compared[0] += compareWithDifferences(leaves(value, firstType), primalAt, scale, context);
+        const first = derivativeProgram(primal, 1, (b, r) => tangentOf(b, r, primalType)!);
+        const { expanded, value } = runDerivative(first, [...values(x), ...values(d)], context);
+        const firstType = typeOf(expanded.body);
+        const primalAt = (h: number) => {
+          const v = outcome(() => runFunction(primal, at(h)));
+          return v instanceof SmoothError ? undefined : leaves(v, primalType);
+        };
+        compared[0] += compareWithDifferences(leaves(value, firstType), primalAt, scale, context);
 
-      const second = derivativeProgram(primal, 2, (_b, r) => r);
-      const dd = runDerivative(second, [...values(x), ...values(d)], context).value;
-      const firstAt = (h: number) => {
-        const v = outcome(() => runFunction(expanded, [...at(h), ...values(d)]));
-        return v instanceof SmoothError ? undefined : leaves(v, firstType);
-      };
-      compared[1] += compareWithDifferences(secondOrder(dd, primalType), firstAt, scale, context);
-    }
-    if (process.env.SMOOTH_AD_STATS) console.log({ programs, compared });
-    expect(programs).toBe(RUNS);
-    expect(compared[0]).toBeGreaterThan(RUNS);
-    expect(compared[1]).toBeGreaterThan(RUNS / 2);
-  });
+        const second = derivativeProgram(primal, 2, (_b, r) => r);
+        const dd = runDerivative(second, [...values(x), ...values(d)], context).value;
+        const firstAt = (h: number) => {
+          const v = outcome(() => runFunction(expanded, [...at(h), ...values(d)]));
+          return v instanceof SmoothError ? undefined : leaves(v, firstType);
+        };
+        compared[1] += compareWithDifferences(secondOrder(dd, primalType), firstAt, scale, context);
+      }
+      if (process.env.SMOOTH_AD_STATS) console.log({ programs, compared });
+      expect(programs).toBe(RUNS);
+      expect(compared[0]).toBeGreaterThan(RUNS);
+      expect(compared[1]).toBeGreaterThan(RUNS / 2);
+    },
+  );
 });

@@ -67,7 +67,11 @@ describe("D on IR", () => {
       const xs = b.build(n, (i, bb) => bb.prim("mul", [x, bb.prim("toDouble", [i])]));
       const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, bb.prim("get", [xs, i])]));
       const pos = b.prim("gt", [s, litDouble(0)]);
-      const t = b.if(pos, (bb) => bb.tuple([s, n]), (bb) => bb.tuple([x, n]));
+      const t = b.if(
+        pos,
+        (bb) => bb.tuple([s, n]),
+        (bb) => bb.tuple([x, n]),
+      );
       return b.proj(0, t);
     });
     const out = forwardTransform(lam);
@@ -141,7 +145,11 @@ describe("the forward-ad pass", () => {
       return false;
     });
     expect(builds).toBe(1);
-    expect(p.runJson("main", [[1, 2, 3]])).toEqual([[14, 2], [14, 4], [14, 6]]);
+    expect(p.runJson("main", [[1, 2, 3]])).toEqual([
+      [14, 2],
+      [14, 4],
+      [14, 6],
+    ]);
     expect(runFunction(optimised, [vector([1, 2, 3])])).toEqual(runFunction(optimised, [vector([1, 2, 3])]));
   });
 });

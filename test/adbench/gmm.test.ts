@@ -76,7 +76,9 @@ describe("the GMM data reader", () => {
 
   it("reports a file that ends early, and data after the Wishart line", () => {
     expect(thrown(() => parseGmm(file("1 2 1\n0.5\n"))).summary).toMatch(/the file ends before alpha \(row 2 of 2\)/);
-    expect(thrown(() => parseGmm(file("1 1 1\n0.5\n1\n0.1\n0.3\n1 0\n7\n"))).headline).toMatch(/^bad.txt:7:1: .*unexpected data/);
+    expect(thrown(() => parseGmm(file("1 1 1\n0.5\n1\n0.1\n0.3\n1 0\n7\n"))).headline).toMatch(
+      /^bad.txt:7:1: .*unexpected data/,
+    );
   });
 
   it("reports a header that is not three non-negative integers, and a token that is not a number", () => {

@@ -24,7 +24,13 @@ export const GRADIENT_MODES: readonly GradientMode[] = ["forward", "reverse"];
  * The gradient of the Double-valued `name` at `args` with respect to the parameters `wrt`, computed by Smooth in
  * `mode` with the js engine: one JSON value per wrt parameter, with that parameter's shape.
  */
-export function gradientJson(prog: SmoothProgram, name: string, args: readonly unknown[], wrt: readonly number[], mode: GradientMode): unknown[] {
+export function gradientJson(
+  prog: SmoothProgram,
+  name: string,
+  args: readonly unknown[],
+  wrt: readonly number[],
+  mode: GradientMode,
+): unknown[] {
   const def = prog.definition(name);
   const argTypes = prog.argTypesFromJson(name, args);
   const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
@@ -36,6 +42,7 @@ export function gradientJson(prog: SmoothProgram, name: string, args: readonly u
 }
 
 function tupleElems(v: Value): readonly Value[] {
-  if (typeof v !== "object" || v.tag !== "tuple") throw new Error("a derivative over several parameters should return a tuple");
+  if (typeof v !== "object" || v.tag !== "tuple")
+    throw new Error("a derivative over several parameters should return a tuple");
   return v.elems;
 }

@@ -5,7 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { maxRho, rho } from "../../src/adbench/compare.js";
 import { readGoldens } from "../../src/adbench/goldens.js";
-import { LSTM_WRT, lstmArgs, lstmGradientVector, parseLstm, readLstm, truncateSequence } from "../../src/adbench/lstm-data.js";
+import {
+  LSTM_WRT,
+  lstmArgs,
+  lstmGradientVector,
+  parseLstm,
+  readLstm,
+  truncateSequence,
+} from "../../src/adbench/lstm-data.js";
 import { thrown } from "../helpers.js";
 import { dataPath, gradientJson, GRADIENT_MODES, loadExample } from "./harness.js";
 

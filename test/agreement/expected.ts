@@ -88,7 +88,7 @@ export const EXPECTED: Readonly<Record<string, (args: readonly Json[]) => Json>>
       (wrapAdd - 1) | 0,
       Math.imul(kk!, kk!),
       Math.imul(46341, 46341),
-      3 ** 20 | 0,
+      (3 ** 20) | 0,
       [Math.trunc(n! / t!), Math.trunc(7 / -t!), Math.trunc(n! / -t!), Math.trunc(1 / t!), Math.trunc(b! / kk!)],
       [Math.abs(n!), Math.min(n!, t!), Math.max(n!, t!), -n!, t! ** 10],
     ];

@@ -12,7 +12,12 @@ import { annotation, arrayOf, INDEX, matrixOf, pairOf } from "../gen/types.js";
 
 const value = (v: Value): Outcome => ({ ok: true, value: v });
 const error = (kind: "index" | "shape" | "argument"): Outcome => ({ ok: false, error: new SmoothError(kind, "test") });
-const vector = (...xs: number[]): Value => ({ tag: "dense", elemKind: "double", shape: [xs.length], data: Float64Array.from(xs) });
+const vector = (...xs: number[]): Value => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
 
 describe("disagreement", () => {
   it("accepts Doubles within a relative 1e-12, and NaN against NaN", () => {
@@ -30,9 +35,9 @@ describe("disagreement", () => {
   it("compares Index and Bool exactly, also inside tuples", () => {
     expect(disagreement(value(3), value(3), INT)).toBeUndefined();
     expect(disagreement(value(3), value(4), INT)).toMatch(/values differ/);
-    expect(disagreement(value(tuple([true, 1])), value(tuple([false, 1])), { k: "tuple", elems: [BOOL, DOUBLE] })).toMatch(
-      /values differ/,
-    );
+    expect(
+      disagreement(value(tuple([true, 1])), value(tuple([false, 1])), { k: "tuple", elems: [BOOL, DOUBLE] }),
+    ).toMatch(/values differ/);
   });
 
   it("requires errors of the same kind, and no error only on one side except one the optimiser may remove", () => {

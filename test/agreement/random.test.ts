@@ -41,7 +41,7 @@ function checkAgreement(p: GeneratedProgram): BothRuns {
   } catch (e) {
     const ir = runs ? `\n--- optimised IR ---\n${printIr(runs.js.optimised)}` : "";
     const message = e instanceof Error ? e.message : String(e);
-    throw new Error(`${message}\n--- program ---\n${pretty(p)}${ir}`);
+    throw new Error(`${message}\n--- program ---\n${pretty(p)}${ir}`, { cause: e });
   }
 }
 
@@ -69,8 +69,30 @@ describe("random programs", () => {
     const programs = Array.from({ length: 200 }, (_, s) => generateProgram(new ChoiceRng(seededChoices(s))));
     const text = programs.map((p) => p.source).join("\n");
     const constructs = [
-      "build", "ifold", "let (", "if ", "fun (", "fst", "snd", "vectorMap", "vectorMap2", "vectorSum", "matrixMul",
-      "vectorSlice", "vectorZip", "length", "double", "&&", "||", "not", "**", "/", "Array<", " * ", "max", "[",
+      "build",
+      "ifold",
+      "let (",
+      "if ",
+      "fun (",
+      "fst",
+      "snd",
+      "vectorMap",
+      "vectorMap2",
+      "vectorSum",
+      "matrixMul",
+      "vectorSlice",
+      "vectorZip",
+      "length",
+      "double",
+      "&&",
+      "||",
+      "not",
+      "**",
+      "/",
+      "Array<",
+      " * ",
+      "max",
+      "[",
     ];
     expect(constructs.filter((c) => !text.includes(c))).toEqual([]);
     let values = 0;

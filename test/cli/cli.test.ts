@@ -12,7 +12,16 @@ describe("smooth run", () => {
     // u M vᵀ by hand: u M = [1+8, 2+10, 3+12] = [9, 12, 15]; · [1, 0, 2] = 9 + 30 = 39.
     const r = smooth("run", "examples/umv.smooth", "--fn", "f", "--args-file", "examples/umv.args.json");
     expect(r).toEqual({ code: 0, stdout: "39\n", stderr: "" });
-    const i = smooth("run", "examples/umv.smooth", "--fn", "f", "--args-file", "examples/umv.args.json", "--engine", "interp");
+    const i = smooth(
+      "run",
+      "examples/umv.smooth",
+      "--fn",
+      "f",
+      "--args-file",
+      "examples/umv.args.json",
+      "--engine",
+      "interp",
+    );
     expect(i.stdout).toBe("39\n");
   });
 
@@ -76,18 +85,48 @@ describe("every class of bad input: one located message, exit code 1, no stack t
   const cases: [string, string, string[], RegExp][] = [
     ["syntax", "let f = fun x -> (x + 1", ["check"], /^.*syntax\.smooth:1:\d+: syntax error: /],
     ["unknown name", "let f = fun x -> x + y", ["check"], /^.*unknown\.smooth:1:22: name error: unknown name `y`/],
-    ["type", "let f = fun (v: Vector) -> sin v", ["check"], /^.*type\.smooth:1:32: type error: wrong argument type for `sin`/],
+    [
+      "type",
+      "let f = fun (v: Vector) -> sin v",
+      ["check"],
+      /^.*type\.smooth:1:32: type error: wrong argument type for `sin`/,
+    ],
     [
       "shape",
       "let main = fun (n: Card) -> build n (fun i -> build (i + 1) (fun j -> 1.))",
       ["run", "--args", "[3]"],
       /^.*shape\.smooth:1:29: shape error: build produced elements of different shapes/,
     ],
-    ["index", "let main = fun (v: Vector) -> v[length v]", ["run", "--args", "[[1, 2]]"], /^.*index\.smooth:1:31: index error: index 2 is out of range/],
-    ["index (interpreter)", "let main = fun (v: Vector) -> v[length v]", ["run", "--engine", "interp", "--args", "[[1, 2]]"], /index error: index 2 is out of range/],
-    ["argument JSON", "let main = fun (x: Double) -> x", ["run", "--args", "[1,"], /^argument error: --args is not valid JSON/],
-    ["Index argument", "let main = fun (n: Index) -> n", ["run", "--args", "[2.5]"], /^argument error: parameter `n` of `main` expects an Index/],
-    ["argument count", "let main = fun (x: Double) -> x", ["run", "--args", "[1, 2]"], /argument error: `main` takes 1 argument, but 2 were given/],
+    [
+      "index",
+      "let main = fun (v: Vector) -> v[length v]",
+      ["run", "--args", "[[1, 2]]"],
+      /^.*index\.smooth:1:31: index error: index 2 is out of range/,
+    ],
+    [
+      "index (interpreter)",
+      "let main = fun (v: Vector) -> v[length v]",
+      ["run", "--engine", "interp", "--args", "[[1, 2]]"],
+      /index error: index 2 is out of range/,
+    ],
+    [
+      "argument JSON",
+      "let main = fun (x: Double) -> x",
+      ["run", "--args", "[1,"],
+      /^argument error: --args is not valid JSON/,
+    ],
+    [
+      "Index argument",
+      "let main = fun (n: Index) -> n",
+      ["run", "--args", "[2.5]"],
+      /^argument error: parameter `n` of `main` expects an Index/,
+    ],
+    [
+      "argument count",
+      "let main = fun (x: Double) -> x",
+      ["run", "--args", "[1, 2]"],
+      /argument error: `main` takes 1 argument, but 2 were given/,
+    ],
   ];
   it.each(cases)("%s", (name, text, args, headline) => {
     const path = file(`${name.split(" ")[0]}.smooth`, text);
@@ -116,10 +155,14 @@ describe("every class of bad input: one located message, exit code 1, no stack t
 
 describe("the README's commands", () => {
   it("npm start's command works from the built package", () => {
-    const out = execFileSync(process.execPath, [cli, "run", "examples/umv.smooth", "--fn", "f", "--args-file", "examples/umv.args.json"], {
-      cwd: root,
-      encoding: "utf8",
-    });
+    const out = execFileSync(
+      process.execPath,
+      [cli, "run", "examples/umv.smooth", "--fn", "f", "--args-file", "examples/umv.args.json"],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    );
     expect(out).toBe("39\n");
   });
 
@@ -127,7 +170,9 @@ describe("the README's commands", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const fileText = /with a file `f\.smooth` holding\n\n```fsharp\n([^]*?)```/.exec(readme)?.[1];
   const fPath = file("f.smooth", fileText ?? "");
-  const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map((m) => [m[1]!, m[2]!] as const);
+  const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
 
   it("the README's derivative examples are found", () => {
     expect(fileText).toBeDefined();

@@ -77,16 +77,47 @@ describe("smooth dev --derivative --mode", () => {
 });
 
 describe("errors of the derivative commands: one message, exit code 1, no stack trace", () => {
-  const mixed = file("mixed-e.smooth", "let f = fun (x: Double) (v: Vector) (n: Index) -> x * vectorSum v + double n\nlet g = fun (v: Vector) -> vectorSMul v 2.");
+  const mixed = file(
+    "mixed-e.smooth",
+    "let f = fun (x: Double) (v: Vector) (n: Index) -> x * vectorSum v + double n\nlet g = fun (v: Vector) -> vectorSMul v 2.",
+  );
   const args = ["--args", "[2, [1, 2, 3], 4]"];
   const cases: [string, string[], RegExp][] = [
-    ["grad: unknown mode", ["grad", mixed, "--fn", "f", ...args, "--mode", "sideways"], /^argument error: unknown mode `sideways`\n {2}expected: forward or reverse/],
-    ["jacobian: unknown mode", ["jacobian", mixed, "--fn", "f", ...args, "--mode", "backward"], /^argument error: unknown mode `backward`/],
-    ["show: unknown mode", ["show", mixed, "--fn", "f", ...args, "--grad", "--mode", "rev"], /^argument error: unknown mode `rev`/],
-    ["dev: unknown mode", ["dev", mixed, "--fn", "f", ...args, "--derivative", "--mode", "Reverse"], /^argument error: unknown mode `Reverse`/],
-    ["hessian of a Vector", ["hessian", mixed, "--fn", "g", "--args", "[[1, 2]]"], /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/],
-    ["show --hessian of a Vector", ["show", mixed, "--fn", "g", "--hessian"], /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/],
-    ["grad of a Vector (reverse)", ["grad", mixed, "--fn", "g", "--args", "[[1, 2]]", "--mode", "reverse"], /^argument error: `g` returns Vector, not a Double: a gradient needs a scalar result/],
+    [
+      "grad: unknown mode",
+      ["grad", mixed, "--fn", "f", ...args, "--mode", "sideways"],
+      /^argument error: unknown mode `sideways`\n {2}expected: forward or reverse/,
+    ],
+    [
+      "jacobian: unknown mode",
+      ["jacobian", mixed, "--fn", "f", ...args, "--mode", "backward"],
+      /^argument error: unknown mode `backward`/,
+    ],
+    [
+      "show: unknown mode",
+      ["show", mixed, "--fn", "f", ...args, "--grad", "--mode", "rev"],
+      /^argument error: unknown mode `rev`/,
+    ],
+    [
+      "dev: unknown mode",
+      ["dev", mixed, "--fn", "f", ...args, "--derivative", "--mode", "Reverse"],
+      /^argument error: unknown mode `Reverse`/,
+    ],
+    [
+      "hessian of a Vector",
+      ["hessian", mixed, "--fn", "g", "--args", "[[1, 2]]"],
+      /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/,
+    ],
+    [
+      "show --hessian of a Vector",
+      ["show", mixed, "--fn", "g", "--hessian"],
+      /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/,
+    ],
+    [
+      "grad of a Vector (reverse)",
+      ["grad", mixed, "--fn", "g", "--args", "[[1, 2]]", "--mode", "reverse"],
+      /^argument error: `g` returns Vector, not a Double: a gradient needs a scalar result/,
+    ],
     ...(["grad", "jacobian", "hessian"] as const).map((cmd): [string, string[], RegExp] => [
       `${cmd} --wrt an Index`,
       [cmd, mixed, "--fn", "f", ...args, "--wrt", "2", ...(cmd === "hessian" ? [] : ["--mode", "reverse"])],

@@ -12,14 +12,27 @@ describe("smooth grad", () => {
   it("prints the value and one gradient entry per argument, null for an Index", () => {
     // f = x * (v0 + v1 + v2) + n: df/dx = sum v = 6, df/dv_i = x = 2.
     for (const engine of ["js", "interp"]) {
-      const r = smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--mode", "forward", "--engine", engine);
+      const r = smooth(
+        "grad",
+        mixed,
+        "--fn",
+        "f",
+        "--args",
+        "[2, [1, 2, 3], 4]",
+        "--mode",
+        "forward",
+        "--engine",
+        engine,
+      );
       expect(r.stderr).toBe("");
       expect(json(r)).toEqual({ value: 16, gradient: [6, [2, 2, 2], null] });
     }
   });
 
   it.each(["forward", "reverse"])("--wrt K restricts to argument K (--mode %s)", (mode) => {
-    expect(json(smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--wrt", "1", "--mode", mode))).toEqual({
+    expect(
+      json(smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--wrt", "1", "--mode", mode)),
+    ).toEqual({
       value: 16,
       gradient: [null, [2, 2, 2], null],
     });
@@ -28,16 +41,28 @@ describe("smooth grad", () => {
   it.each(["forward", "reverse"])("a matrix argument gets a matrix gradient (--mode %s)", (mode) => {
     // tr(M A) with A = [[1, 2], [3, 4]]: the gradient is Aᵀ.
     const p = file("trma.smooth", "let f = fun (M: Matrix) (A: Matrix) -> matrixTrace (matrixMul M A)");
-    expect(json(smooth("grad", p, "--fn", "f", "--args", "[[[5, 6], [7, 8]], [[1, 2], [3, 4]]]", "--wrt", "0", "--mode", mode))).toEqual({
+    expect(
+      json(
+        smooth("grad", p, "--fn", "f", "--args", "[[[5, 6], [7, 8]], [[1, 2], [3, 4]]]", "--wrt", "0", "--mode", mode),
+      ),
+    ).toEqual({
       value: 5 * 1 + 6 * 3 + 7 * 2 + 8 * 4,
-      gradient: [[[1, 3], [2, 4]], null],
+      gradient: [
+        [
+          [1, 3],
+          [2, 4],
+        ],
+        null,
+      ],
     });
   });
 
   it("differentiating with respect to an integer is a clear error", () => {
     const r = smooth("grad", mixed, "--fn", "f", "--args", "[2, [1, 2, 3], 4]", "--wrt", "2");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/argument error: cannot differentiate with respect to parameter `n` of `f`: it is an Index/);
+    expect(r.stderr).toMatch(
+      /argument error: cannot differentiate with respect to parameter `n` of `f`: it is an Index/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -39,7 +39,9 @@ describe("smooth grad: reverse mode by default", () => {
     expectClose(byDefault.gradient, expected.gradient);
     for (const mode of MODES)
       for (const engine of ENGINES) {
-        const r = json(smooth("grad", fxy, "--fn", "f", "--args", JSON.stringify([x, y]), "--mode", mode, "--engine", engine));
+        const r = json(
+          smooth("grad", fxy, "--fn", "f", "--args", JSON.stringify([x, y]), "--mode", mode, "--engine", engine),
+        );
         expectClose(r.value, expected.value);
         expectClose(r.gradient, expected.gradient);
       }
@@ -58,10 +60,15 @@ describe("smooth grad: reverse mode by default", () => {
   it("a loop with an accumulator: Horner's rule, ∂/∂cs and ∂/∂x", () => {
     // p(cs, x) = Σ cs[k] x^(n-1-k) with cs = [1, -2, 3], x = 1.5: p = 2.25 - 3 + 3 = 2.25; ∂p/∂cs = [x², x, 1];
     // ∂p/∂x = 2 cs0 x + cs1 = 1.
-    const p = file("horner.smooth", "let p = fun (cs: Vector) (x: Double) -> ifold (fun acc i -> acc * x + cs[i]) 0 (length cs)");
+    const p = file(
+      "horner.smooth",
+      "let p = fun (cs: Vector) (x: Double) -> ifold (fun acc i -> acc * x + cs[i]) 0 (length cs)",
+    );
     for (const mode of MODES)
       for (const engine of ENGINES) {
-        const r = json(smooth("grad", p, "--fn", "p", "--args", "[[1, -2, 3], 1.5]", "--mode", mode, "--engine", engine));
+        const r = json(
+          smooth("grad", p, "--fn", "p", "--args", "[[1, -2, 3], 1.5]", "--mode", mode, "--engine", engine),
+        );
         expectClose(r.value, 2.25);
         expectClose(r.gradient, [[2.25, 1.5, 1], 1]);
       }
@@ -81,12 +88,19 @@ describe("smooth jacobian --mode reverse", () => {
     };
     for (const mode of MODES)
       for (const engine of ENGINES)
-        expect(json(smooth("jacobian", p, "--fn", "h", "--args", "[[[1, 2], [3, 4]], 10]", "--mode", mode, "--engine", engine))).toEqual(expected);
+        expect(
+          json(
+            smooth("jacobian", p, "--fn", "h", "--args", "[[[1, 2], [3, 4]], 10]", "--mode", mode, "--engine", engine),
+          ),
+        ).toEqual(expected);
   });
 
   it("a matrix output gives its rows flattened row-major", () => {
     // O(v) = v vᵀ: ∂O_ij/∂v_k = δ_ik v_j + v_i δ_jk; at v = (2, 5) the rows are O00 O01 O10 O11.
-    const p = file("outer.smooth", "let o = fun (v: Vector) -> build (length v) (fun i -> build (length v) (fun j -> v[i] * v[j]))");
+    const p = file(
+      "outer.smooth",
+      "let o = fun (v: Vector) -> build (length v) (fun i -> build (length v) (fun j -> v[i] * v[j]))",
+    );
     const expected = {
       value: [
         [4, 10],
@@ -101,7 +115,9 @@ describe("smooth jacobian --mode reverse", () => {
     };
     for (const mode of MODES)
       for (const engine of ENGINES)
-        expect(json(smooth("jacobian", p, "--fn", "o", "--args", "[[2, 5]]", "--mode", mode, "--engine", engine))).toEqual(expected);
+        expect(
+          json(smooth("jacobian", p, "--fn", "o", "--args", "[[2, 5]]", "--mode", mode, "--engine", engine)),
+        ).toEqual(expected);
   });
 
   it("a scalar output is a one-row Jacobian", () => {
@@ -111,7 +127,10 @@ describe("smooth jacobian --mode reverse", () => {
   });
 
   it("the default is reverse with fewer outputs than inputs, forward otherwise (as show --jacobian --args tells)", () => {
-    const p = file("shape.smooth", "let few = fun (v: Vector) -> (v[0] * v[1], v[2])\nlet many = fun (s: Double) -> build 3 (fun i -> s * double i)");
+    const p = file(
+      "shape.smooth",
+      "let few = fun (v: Vector) -> (v[0] * v[1], v[2])\nlet many = fun (s: Double) -> build 3 (fun i -> s * double i)",
+    );
     // g: 2 outputs of 3 inputs, reverse; many: 3 outputs of 1 input, forward; few: fewer outputs, but a tuple, which
     // reverse mode cannot sweep, so forward.
     const rows = file("rows.smooth", "let g = fun (v: Vector) -> build 2 (fun i -> v[i] * v[2])");
@@ -126,7 +145,10 @@ describe("smooth jacobian --mode reverse", () => {
         [0, 3, 2],
       ],
     });
-    expect(json(smooth("jacobian", p, "--fn", "many", "--args", "[2]"))).toEqual({ value: [0, 2, 4], jacobian: [[0], [1], [2]] });
+    expect(json(smooth("jacobian", p, "--fn", "many", "--args", "[2]"))).toEqual({
+      value: [0, 2, 4],
+      jacobian: [[0], [1], [2]],
+    });
   });
 });
 
@@ -144,7 +166,10 @@ describe("smooth hessian", () => {
 
   it("over the flattened inputs of every argument with Doubles, or of --wrt K only", () => {
     // c(v, s, n) = s Σ v_i³ + n: ∂²/∂v_i² = 6 s v_i, ∂²/∂v_i∂s = 3 v_i², ∂²/∂s² = 0; n is an Index (not differentiated).
-    const p = file("cubes.smooth", "let c = fun (v: Vector) (s: Double) (n: Index) -> s * vectorSum (build (length v) (fun i -> v[i] * v[i] * v[i])) + double n");
+    const p = file(
+      "cubes.smooth",
+      "let c = fun (v: Vector) (s: Double) (n: Index) -> s * vectorSum (build (length v) (fun i -> v[i] * v[i] * v[i])) + double n",
+    );
     const args = "[[1, 2], 10, 7]";
     for (const engine of ENGINES) {
       expect(json(smooth("hessian", p, "--fn", "c", "--args", args, "--engine", engine))).toEqual({

@@ -8,7 +8,12 @@ import { loadProgram } from "../../src/api/program.js";
 import { VECTOR } from "../../src/types/types.js";
 import type { Value } from "../../src/runtime/value.js";
 
-const dense = (data: number[]): Value => ({ tag: "dense", elemKind: "double", shape: [data.length], data: Float64Array.from(data) });
+const dense = (data: number[]): Value => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [data.length],
+  data: Float64Array.from(data),
+});
 const dataOf = (v: Value): number[] => [...(v as { data: Float64Array }).data];
 
 describe("compiled code allocating from an arena", () => {

@@ -10,15 +10,20 @@ import { agrees, fnOf, mat, spanIn, thrown, vec } from "./harness.js";
 describe("if", () => {
   it("runs only the taken branch, with a tuple result", () => {
     // if i < length v then (v[i], i) else (0.0, -1): the then branch would index out of range.
-    const fn = fnOf([["v", VECTOR], ["i", INT]], (v, i) =>
-      nested((b) => {
-        const inRange = b.prim("lt", [i, b.prim("length", [v])]);
-        return b.if(
-          inRange,
-          (c) => c.tuple([c.prim("get", [v, i], "x", spanIn("v[i]", "v[i]")), i]),
-          () => mkTuple([litDouble(0), litIndex(-1)]),
-        );
-      }),
+    const fn = fnOf(
+      [
+        ["v", VECTOR],
+        ["i", INT],
+      ],
+      (v, i) =>
+        nested((b) => {
+          const inRange = b.prim("lt", [i, b.prim("length", [v])]);
+          return b.if(
+            inRange,
+            (c) => c.tuple([c.prim("get", [v, i], "x", spanIn("v[i]", "v[i]")), i]),
+            () => mkTuple([litDouble(0), litIndex(-1)]),
+          );
+        }),
     );
     const c = agrees(fn, [vec([1, 2, 3]), 1], [vec([1, 2, 3]), 3], [vec([]), 0]);
     expect(c([vec([1, 2, 3]), 7])).toEqual({ tag: "tuple", elems: [0, -1] });
@@ -26,18 +31,31 @@ describe("if", () => {
   });
 
   it("gives arrays: views of an argument or new ones", () => {
-    const fn = fnOf([["m", MATRIX], ["c", BOOL]], (m, cond) =>
-      nested((b) => {
-        const row = b.if(
-          cond,
-          (c) => c.prim("get", [m, litIndex(1)]),
-          (c) => c.build(c.prim("length", [c.prim("get", [m, litIndex(0)])]), (j, d) => d.prim("toDouble", [j])),
-        );
-        const either = b.if(cond, () => m, (c) => c.build(litIndex(1), () => row));
-        return b.tuple([row, either, b.prim("get", [row, litIndex(0)])]);
-      }),
+    const fn = fnOf(
+      [
+        ["m", MATRIX],
+        ["c", BOOL],
+      ],
+      (m, cond) =>
+        nested((b) => {
+          const row = b.if(
+            cond,
+            (c) => c.prim("get", [m, litIndex(1)]),
+            (c) => c.build(c.prim("length", [c.prim("get", [m, litIndex(0)])]), (j, d) => d.prim("toDouble", [j])),
+          );
+          const either = b.if(
+            cond,
+            () => m,
+            (c) => c.build(litIndex(1), () => row),
+          );
+          return b.tuple([row, either, b.prim("get", [row, litIndex(0)])]);
+        }),
     );
-    const m = mat([[1, 2], [3, 4], [5, 6]]);
+    const m = mat([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
     const c = agrees(fn, [m, true], [m, false]);
     const out = c([m, true]) as unknown as { elems: [{ data: Float64Array }, unknown, number] };
     expect(Array.from(out.elems[0].data)).toEqual([3, 4]);
@@ -49,7 +67,12 @@ describe("if", () => {
       nested((b) =>
         b.if(
           b.prim("gt", [x, litDouble(0)]),
-          (c) => c.if(c.prim("gt", [x, litDouble(10)]), () => litBool(true), () => litBool(false)),
+          (c) =>
+            c.if(
+              c.prim("gt", [x, litDouble(10)]),
+              () => litBool(true),
+              () => litBool(false),
+            ),
           () => litBool(true),
         ),
       ),
@@ -97,7 +120,11 @@ describe("ifold", () => {
           const best = c.proj(0, acc);
           const x = c.prim("get", [v, i]);
           const better = c.prim("gt", [x, best]);
-          return c.if(better, (d) => d.tuple([x, litBool(true), i]), () => acc);
+          return c.if(
+            better,
+            (d) => d.tuple([x, litBool(true), i]),
+            () => acc,
+          );
         });
       }),
     );
@@ -105,21 +132,26 @@ describe("ifold", () => {
   });
 
   it("with an array state replaced by a new array each iteration (neighbour sums, n times)", () => {
-    const fn = fnOf([["v", VECTOR], ["times", INT]], (v, times) =>
-      nested((b) =>
-        b.ifold(v, times, (acc, _t, c) => {
-          const n = c.prim("length", [acc]);
-          return c.build(n, (j, d) => {
-            const here = d.prim("get", [acc, j]);
-            const first = d.prim("eq", [j, litIndex(0)]);
-            return d.if(
-              first,
-              () => here,
-              (e) => e.prim("add", [here, e.prim("get", [acc, e.prim("sub", [j, litIndex(1)])])]),
-            );
-          });
-        }),
-      ),
+    const fn = fnOf(
+      [
+        ["v", VECTOR],
+        ["times", INT],
+      ],
+      (v, times) =>
+        nested((b) =>
+          b.ifold(v, times, (acc, _t, c) => {
+            const n = c.prim("length", [acc]);
+            return c.build(n, (j, d) => {
+              const here = d.prim("get", [acc, j]);
+              const first = d.prim("eq", [j, litIndex(0)]);
+              return d.if(
+                first,
+                () => here,
+                (e) => e.prim("add", [here, e.prim("get", [acc, e.prim("sub", [j, litIndex(1)])])]),
+              );
+            });
+          }),
+        ),
     );
     const c = agrees(fn, [vec([1, 1, 1, 1]), 0], [vec([1, 1, 1, 1]), 2], [vec([]), 3]);
     expect(c([vec([1, 1, 1, 1]), 2])).toEqual(vec([1, 3, 4, 4]));
@@ -131,15 +163,31 @@ describe("ifold", () => {
         b.ifold(b.prim("get", [m, litIndex(0)]), b.prim("length", [m]), (_acc, i, c) => c.prim("get", [m, i])),
       ),
     );
-    const c = agrees(fn, [mat([[1, 2], [3, 4], [5, 6]])]);
-    expect(c([mat([[1, 2], [3, 4], [5, 6]])])).toEqual(vec([5, 6]));
+    const c = agrees(fn, [
+      mat([
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ]),
+    ]);
+    expect(
+      c([
+        mat([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]),
+      ]),
+    ).toEqual(vec([5, 6]));
   });
 
   it("rejects a negative count like the interpreter, and runs zero times for 0", () => {
     const text = "ifold f 0.0 n";
     const span = spanIn(text, text);
     const fn = fnOf([["n", INT]], (n) =>
-      nested((b) => b.ifold(litDouble(1), n, (acc, i, c) => c.prim("add", [acc, c.prim("toDouble", [i])]), "s", "acc", "i", span)),
+      nested((b) =>
+        b.ifold(litDouble(1), n, (acc, i, c) => c.prim("add", [acc, c.prim("toDouble", [i])]), "s", "acc", "i", span),
+      ),
     );
     agrees(fn, [-2], [0], [4]);
     const err = thrown(() => compileFunction(fn)([-2]));

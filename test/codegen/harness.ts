@@ -39,7 +39,9 @@ export function sameValue(a: Value, b: Value): boolean {
         a.fields.every((f, i) => sameValue(f, b.fields[i]!))
       );
     case "tuple":
-      return b.tag === "tuple" && a.elems.length === b.elems.length && a.elems.every((e, i) => sameValue(e, b.elems[i]!));
+      return (
+        b.tag === "tuple" && a.elems.length === b.elems.length && a.elems.every((e, i) => sameValue(e, b.elems[i]!))
+      );
     case "fun":
       return a === b;
   }

@@ -39,7 +39,11 @@ class Generator {
     const d = depth - 1;
     switch (this.c.pick(6)) {
       case 0:
-        return b.if(this.gen(BOOL, d, b, scope), (c) => this.gen(t, d, c, scope), (c) => this.gen(t, d, c, scope));
+        return b.if(
+          this.gen(BOOL, d, b, scope),
+          (c) => this.gen(t, d, c, scope),
+          (c) => this.gen(t, d, c, scope),
+        );
       case 1: {
         const count = this.size(b, scope);
         return b.ifold(this.gen(t, d, b, scope), count, (acc, i, c) => this.gen(t, d, c, [...scope, acc, i]));
@@ -125,7 +129,11 @@ class Generator {
 const doubles = fc.oneof(fc.constantFrom(0, -0, 1, -1, NaN, Infinity, -Infinity), fc.double());
 const vector = fc.array(doubles, { maxLength: 4 }).map((xs) => vec(xs) as Value);
 const matrix = fc
-  .tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.array(doubles, { minLength: 9, maxLength: 9 }))
+  .tuple(
+    fc.integer({ min: 0, max: 3 }),
+    fc.integer({ min: 0, max: 3 }),
+    fc.array(doubles, { minLength: 9, maxLength: 9 }),
+  )
   .map(([r, c, xs]) => dense("double", [r, c], xs.slice(0, r * c)) as Value);
 const index = fc.oneof(fc.integer({ min: -2, max: 5 }), fc.constantFrom(2147483647, -2147483648));
 

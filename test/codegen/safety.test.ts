@@ -28,7 +28,13 @@ describe("generated JavaScript", () => {
         "evilName",
         span,
       );
-      const scaled = b.build(n, (i, c) => c.prim("mul", [c.prim("get", [v, i], "evilName"), sum], "evilName"), "evilName", "evilName", span);
+      const scaled = b.build(
+        n,
+        (i, c) => c.prim("mul", [c.prim("get", [v, i], "evilName"), sum], "evilName"),
+        "evilName",
+        "evilName",
+        span,
+      );
       const k = b.prim("sub", [n, litIndex(7)], "evilName");
       return b.tuple([scaled, b.prim("get", [v, k], "evilName", span)], "evilName");
     });
@@ -52,7 +58,14 @@ describe("generated JavaScript", () => {
 });
 
 describe("arguments", () => {
-  const fn = fnOf([["v", VECTOR], ["n", INT], ["p", tupleOf([DOUBLE, arrayOf(tupleOf([INT, DOUBLE]))])]], (v) => v);
+  const fn = fnOf(
+    [
+      ["v", VECTOR],
+      ["n", INT],
+      ["p", tupleOf([DOUBLE, arrayOf(tupleOf([INT, DOUBLE]))])],
+    ],
+    (v) => v,
+  );
   const pairs = { tag: "tuparr" as const, depth: 1, fields: [dense("int", [2], [1, 2]), vec([0.5, 1.5])] };
   const good = [vec([1]), 3, { tag: "tuple" as const, elems: [1, pairs] }] as const;
   const c = compileFunction(fn);
@@ -70,7 +83,10 @@ describe("arguments", () => {
     ["a fractional Index", [vec([1]), 2.5, good[2]]],
     ["an Index beyond int32", [vec([1]), 2 ** 31, good[2]]],
     ["a Bool for a Double", [vec([1]), 3, { tag: "tuple", elems: [true, pairs] }]],
-    ["fields of different lengths", [vec([1]), 3, { tag: "tuple", elems: [1, { ...pairs, fields: [dense("int", [1], [1]), vec([0.5, 1.5])] }] }]],
+    [
+      "fields of different lengths",
+      [vec([1]), 3, { tag: "tuple", elems: [1, { ...pairs, fields: [dense("int", [1], [1]), vec([0.5, 1.5])] }] }],
+    ],
   ])("%s are an argument error", (_what, args) => {
     const err = thrown(() => c(args as never));
     expect(err.kind).toBe("argument");
@@ -80,7 +96,11 @@ describe("arguments", () => {
 describe("results", () => {
   it("that are views of an argument hold exactly their elements", () => {
     const fn = fnOf([["m", MATRIX]], (m) => nested((b) => b.tuple([b.prim("get", [m, litIndex(1)]), m])));
-    const m = mat([[1, 2], [3, 4], [5, 6]]);
+    const m = mat([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
     const out = compileFunction(fn)([m]) as unknown as { elems: [{ data: Float64Array; shape: number[] }, unknown] };
     expect(Array.from(out.elems[0].data)).toEqual([3, 4]);
     expect(out.elems[0].shape).toEqual([2]);
@@ -95,7 +115,12 @@ describe("higher-order programs are refused", () => {
     const lam = mkLam(x, x);
     const f = freshVar("f", funOf(DOUBLE, DOUBLE));
     const y = freshVar("y", DOUBLE);
-    const body = { kind: "let" as const, v: f, rhs: lam, body: { kind: "let" as const, v: y, rhs: mkApp(f, litDouble(1)), body: y } };
+    const body = {
+      kind: "let" as const,
+      v: f,
+      rhs: lam,
+      body: { kind: "let" as const, v: y, rhs: mkApp(f, litDouble(1)), body: y },
+    };
     expect(thrown(() => compileFunction({ name: "h", params: [], body })).kind).toBe("unsupported");
   });
   it("a function-typed parameter", () => {

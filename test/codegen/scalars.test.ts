@@ -13,7 +13,11 @@ import { agrees, fnOf, spanIn, thrown } from "./harness.js";
 const DOUBLES = [0, -0, 1, -1.5, 2.5, 3, 0.1, NaN, Infinity, -Infinity, 1e308, -1e-308, 5e-324, 123456789.125];
 const INDEXES = [0, 1, -1, 2, -7, 7, 3, 31, 65536, 46341, 2147483647, -2147483648];
 const BOOLS = [false, true];
-const VALUES: Record<"double" | "int" | "bool", readonly (number | boolean)[]> = { double: DOUBLES, int: INDEXES, bool: BOOLS };
+const VALUES: Record<"double" | "int" | "bool", readonly (number | boolean)[]> = {
+  double: DOUBLES,
+  int: INDEXES,
+  bool: BOOLS,
+};
 
 const BINARY: readonly [PrimName, readonly Type[]][] = [
   ...(["add", "sub", "mul", "div", "pow", "max", "min"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT]]),
@@ -23,7 +27,9 @@ const BINARY: readonly [PrimName, readonly Type[]][] = [
   ["or", [BOOL]],
 ];
 const UNARY: readonly [PrimName, Type][] = [
-  ...(["sin", "cos", "tan", "log", "exp", "sqrt", "tanh", "floor", "stopGradient"] as const).map((op): [PrimName, Type] => [op, DOUBLE]),
+  ...(["sin", "cos", "tan", "log", "exp", "sqrt", "tanh", "floor", "stopGradient"] as const).map(
+    (op): [PrimName, Type] => [op, DOUBLE],
+  ),
   ["neg", DOUBLE],
   ["neg", INT],
   ["abs", DOUBLE],
@@ -38,7 +44,13 @@ describe("scalar primitives agree with the interpreter", () => {
       const values = VALUES[t.k as "double" | "int" | "bool"];
       const pairs = values.flatMap((a) => values.map((b) => [a, b] as const));
       it(`${op} on ${t.k} arguments`, () => {
-        const fn = fnOf([["x", t], ["y", t]], (x, y) => mkPrim(op, [x, y]));
+        const fn = fnOf(
+          [
+            ["x", t],
+            ["y", t],
+          ],
+          (x, y) => mkPrim(op, [x, y]),
+        );
         // Division by zero on Index is an error in both back ends (checked separately below for the span).
         agrees(fn, ...pairs.map(([a, b]) => [a, b]));
       });
@@ -61,14 +73,24 @@ describe("scalar primitives agree with the interpreter", () => {
   }
   it("covers every primitive except the structural ones", () => {
     const covered = new Set([...BINARY.map(([op]) => op), ...UNARY.map(([op]) => op)]);
-    const missing = Object.keys(PRIMS).filter((op) => !covered.has(op as PrimName) && PRIMS[op as PrimName].js !== "array-structural");
+    const missing = Object.keys(PRIMS).filter(
+      (op) => !covered.has(op as PrimName) && PRIMS[op as PrimName].js !== "array-structural",
+    );
     expect(missing).toEqual([]);
   });
 });
 
 describe("Index arithmetic is int32, as hand-computed", () => {
   const run = (op: PrimName, a: number, b: number) =>
-    compileFunction(fnOf([["x", INT], ["y", INT]], (x, y) => mkPrim(op, [x, y])))([a, b]);
+    compileFunction(
+      fnOf(
+        [
+          ["x", INT],
+          ["y", INT],
+        ],
+        (x, y) => mkPrim(op, [x, y]),
+      ),
+    )([a, b]);
   it("wraps around", () => {
     expect(run("add", 2147483647, 1)).toBe(-2147483648);
     expect(run("sub", -2147483648, 1)).toBe(2147483647);
@@ -84,7 +106,13 @@ describe("Index arithmetic is int32, as hand-computed", () => {
   it("reports division by zero like the interpreter, at the division", () => {
     const text = "let f (x: Index) (y: Index) = x / y";
     const span = spanIn(text, "x / y");
-    const fn = fnOf([["x", INT], ["y", INT]], (x, y) => mkPrim("div", [x, y], span));
+    const fn = fnOf(
+      [
+        ["x", INT],
+        ["y", INT],
+      ],
+      (x, y) => mkPrim("div", [x, y], span),
+    );
     agrees(fn, [3, 0]);
     const err = thrown(() => compileFunction(fn)([3, 0]));
     expect(err.kind).toBe("index");
@@ -94,11 +122,15 @@ describe("Index arithmetic is int32, as hand-computed", () => {
 });
 
 describe("literals are printed exactly", () => {
-  const identity = (value: number | boolean, t: Type) => compileFunction({ name: "lit", params: [], body: lit(value, t) });
-  it.each([0, -0, NaN, Infinity, -Infinity, 5e-324, -1.7976931348623157e308, 0.1 + 0.2, 1e21, -123.456])("Double %s", (x) => {
-    const f = identity(x, DOUBLE);
-    expect(Object.is(f([]), x)).toBe(true);
-  });
+  const identity = (value: number | boolean, t: Type) =>
+    compileFunction({ name: "lit", params: [], body: lit(value, t) });
+  it.each([0, -0, NaN, Infinity, -Infinity, 5e-324, -1.7976931348623157e308, 0.1 + 0.2, 1e21, -123.456])(
+    "Double %s",
+    (x) => {
+      const f = identity(x, DOUBLE);
+      expect(Object.is(f([]), x)).toBe(true);
+    },
+  );
   it("Index and Bool", () => {
     expect(identity(-2147483648, INT)([])).toBe(-2147483648);
     expect(identity(true, BOOL)([])).toBe(true);

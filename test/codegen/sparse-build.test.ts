@@ -26,13 +26,22 @@ describe("one-hot terminal builds", () => {
   });
 
   it("a hot index from outside, maybe out of range; the value computed only where it is written", () => {
-    const fn = fnOf([["v", VECTOR], ["e", INT]], (v, e) =>
-      nested((b) =>
-        b.build(b.prim("length", [v]), (_j, c) => {
-          const hit = c.prim("eq", [e, _j], "c");
-          return mkIf(hit, nested((t) => t.prim("mul", [t.prim("get", [v, e]), litDouble(2)])), litDouble(0));
-        }),
-      ),
+    const fn = fnOf(
+      [
+        ["v", VECTOR],
+        ["e", INT],
+      ],
+      (v, e) =>
+        nested((b) =>
+          b.build(b.prim("length", [v]), (_j, c) => {
+            const hit = c.prim("eq", [e, _j], "c");
+            return mkIf(
+              hit,
+              nested((t) => t.prim("mul", [t.prim("get", [v, e]), litDouble(2)])),
+              litDouble(0),
+            );
+          }),
+        ),
     );
     const v = vec([1.5, -2, 4]);
     const compiled = agrees(fn, [v, -1], [v, 0], [v, 2], [v, 3], [vec([]), 0]);
@@ -44,10 +53,20 @@ describe("copy builds", () => {
   it("build (length a) (fun i -> b[i]) is a slice; b shorter than a is the index error of b[length b]", () => {
     const text = "b[i]";
     const span = spanIn(text, "b[i]");
-    const fn = fnOf([["a", VECTOR], ["b", VECTOR]], (a, b) =>
-      nested((x) => x.build(x.prim("length", [a]), (i, c) => c.prim("get", [b, i], "get", span))),
+    const fn = fnOf(
+      [
+        ["a", VECTOR],
+        ["b", VECTOR],
+      ],
+      (a, b) => nested((x) => x.build(x.prim("length", [a]), (i, c) => c.prim("get", [b, i], "get", span))),
     );
-    const compiled = agrees(fn, [vec([1, 2]), vec([5, 6, 7])], [vec([1, 2, 3]), vec([5, 6, 7])], [vec([1, 2, 3, 4]), vec([5, 6])], [vec([]), vec([])]);
+    const compiled = agrees(
+      fn,
+      [vec([1, 2]), vec([5, 6, 7])],
+      [vec([1, 2, 3]), vec([5, 6, 7])],
+      [vec([1, 2, 3, 4]), vec([5, 6])],
+      [vec([]), vec([])],
+    );
     expect(compiled.source).toContain("$a.sliceF64(");
     expect(loops(compiled.source)).toBe(0);
   });
@@ -59,23 +78,51 @@ describe("copy builds", () => {
         return x.build(x.prim("length", [row]), (i, c) => c.prim("get", [row, i]));
       }),
     );
-    const compiled = agrees(fn, [mat([[1, 2, 3], [4, 5, 6]])], [mat([[1], [2], [3]])], [mat([[1, 2]])]);
+    const compiled = agrees(
+      fn,
+      [
+        mat([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ],
+      [mat([[1], [2], [3]])],
+      [mat([[1, 2]])],
+    );
     expect(compiled.source).toContain("$a.sliceF64(");
-    agrees(fn, [mat([[1, 2, 3], [4, 5, 6]])], [mat([[1], [2], [3]])], [mat([[1, 2]])]);
+    agrees(
+      fn,
+      [
+        mat([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ],
+      [mat([[1], [2], [3]])],
+      [mat([[1, 2]])],
+    );
   });
 });
 
 describe("terminal elements that are zeros in one branch", () => {
   it("if j = q then A else build m (fun _ -> 0.): the zeros are not copied; shapes are still checked", () => {
-    const fn = fnOf([["v", VECTOR], ["q", INT], ["m", INT]], (v, q, m) =>
-      nested((b) =>
-        b.build(b.prim("length", [v]), (j, c) => {
-          const hit = c.prim("eq", [j, q], "c");
-          const zeros = nested((z) => z.build(m, () => litDouble(0)));
-          const value = nested((t) => t.build(litIndex(2), (k, u) => u.prim("mul", [u.prim("get", [v, j]), u.prim("toDouble", [k])])));
-          return mkIf(hit, value, zeros);
-        }),
-      ),
+    const fn = fnOf(
+      [
+        ["v", VECTOR],
+        ["q", INT],
+        ["m", INT],
+      ],
+      (v, q, m) =>
+        nested((b) =>
+          b.build(b.prim("length", [v]), (j, c) => {
+            const hit = c.prim("eq", [j, q], "c");
+            const zeros = nested((z) => z.build(m, () => litDouble(0)));
+            const value = nested((t) =>
+              t.build(litIndex(2), (k, u) => u.prim("mul", [u.prim("get", [v, j]), u.prim("toDouble", [k])])),
+            );
+            return mkIf(hit, value, zeros);
+          }),
+        ),
     );
     const v = vec([1.5, -2, 4]);
     // m = 2: regular; m = 3: the hot element differs in shape (an error, unless q hits nothing); m = -1: a negative size.

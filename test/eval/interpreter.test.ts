@@ -4,10 +4,25 @@ import { freshVar, mkLet, type Expr, type IrFunction } from "../../src/ir/ir.js"
 import { thrown } from "../helpers.js";
 import { arrayOf, DOUBLE, funOf, INT, MATRIX, tupleOf, VECTOR } from "../../src/types/types.js";
 import type { DenseArray, TupleArray, Value } from "../../src/runtime/value.js";
-import { app, Block, bool, buildOf, idx, ifoldOf, iff, lam, matrix, num, prim, proj, spanOf, tup, vector } from "./ir-builder.js";
+import {
+  app,
+  Block,
+  bool,
+  buildOf,
+  idx,
+  ifoldOf,
+  iff,
+  lam,
+  matrix,
+  num,
+  prim,
+  proj,
+  spanOf,
+  tup,
+  vector,
+} from "./ir-builder.js";
 
 const run = (e: Expr): Value => evaluate(e, new Map());
-
 
 describe("lets, tuples, lambdas", () => {
   it("binds lets and projects tuples", () => {
@@ -37,7 +52,10 @@ describe("lets, tuples, lambdas", () => {
     // let a = 10 in let addA = fun x -> x + a in addA 5
     const b = new Block();
     const a = b.bind("a", num(10));
-    const addA = b.bind("addA", lam("x", DOUBLE, (x) => prim("add", [x, a])));
+    const addA = b.bind(
+      "addA",
+      lam("x", DOUBLE, (x) => prim("add", [x, a])),
+    );
     expect(run(b.end(app(addA, num(5))))).toBe(15);
   });
 
@@ -71,7 +89,10 @@ describe("lets, tuples, lambdas", () => {
         }),
       ),
     );
-    const triple = b.bind("triple", lam("x", DOUBLE, (x) => prim("mul", [x, num(3)])));
+    const triple = b.bind(
+      "triple",
+      lam("x", DOUBLE, (x) => prim("mul", [x, num(3)])),
+    );
     const g = b.bind("g", app(twice, triple));
     expect(run(b.end(app(g, num(2))))).toBe(18);
   });
@@ -79,14 +100,20 @@ describe("lets, tuples, lambdas", () => {
   it("gives closures made in a loop the index of their own iteration", () => {
     // ifold (fun fs i -> let g = fun x -> x + double i in (if i = 1 then g else fs)) id 3, applied to 100 = 101
     const b = new Block();
-    const id = b.bind("id", lam("x", DOUBLE, (x) => x));
+    const id = b.bind(
+      "id",
+      lam("x", DOUBLE, (x) => x),
+    );
     const chosen = b.bind(
       "chosen",
       ifoldOf(id, idx(3), (fs, i, body) => {
-        const g = body.bind("g", lam("x", DOUBLE, (x, inner) => {
-          const di = inner.bind("di", prim("toDouble", [i]));
-          return inner.end(prim("add", [x, di]));
-        }));
+        const g = body.bind(
+          "g",
+          lam("x", DOUBLE, (x, inner) => {
+            const di = inner.bind("di", prim("toDouble", [i]));
+            return inner.end(prim("add", [x, di]));
+          }),
+        );
         const isOne = body.bind("isOne", prim("eq", [i, idx(1)]));
         return body.end(iff(isOne, g, fs));
       }),
@@ -106,7 +133,8 @@ describe("lets, tuples, lambdas", () => {
   it("runs a long let chain without growing the JS stack", () => {
     const vars = Array.from({ length: 100_000 }, () => freshVar("s", DOUBLE));
     let body: Expr = vars[vars.length - 1]!;
-    for (let k = vars.length - 1; k >= 0; k--) body = mkLet(vars[k]!, k === 0 ? num(0) : prim("add", [vars[k - 1]!, num(1)]), body);
+    for (let k = vars.length - 1; k >= 0; k--)
+      body = mkLet(vars[k]!, k === 0 ? num(0) : prim("add", [vars[k - 1]!, num(1)]), body);
     expect(run(body)).toBe(vars.length - 1);
   });
 });
@@ -177,7 +205,8 @@ describe("build", () => {
     const r = run(e) as DenseArray;
     expect(r.shape).toEqual([2, 3, 4]);
     const expected: number[] = [];
-    for (let i = 0; i < 2; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 4; k++) expected.push(100 * i + 10 * j + k);
+    for (let i = 0; i < 2; i++)
+      for (let j = 0; j < 3; j++) for (let k = 0; k < 4; k++) expected.push(100 * i + 10 * j + k);
     expect([...r.data]).toEqual(expected);
   });
 
@@ -198,10 +227,20 @@ describe("build", () => {
     const r = run(e) as TupleArray;
     expect(r.tag).toBe("tuparr");
     expect(r.depth).toBe(1);
-    expect(r.fields).toEqual([vector([0, 1, 2]), matrix([[0, 1], [1, 2], [2, 3]])]);
+    expect(r.fields).toEqual([
+      vector([0, 1, 2]),
+      matrix([
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ]),
+    ]);
     // and reading an element back gives the tuple
     const arr = freshVar("arr", e.type);
-    expect(evaluate(prim("get", [arr, idx(2)]), new Map([[arr.id, r]]))).toEqual({ tag: "tuple", elems: [2, vector([2, 3])] });
+    expect(evaluate(prim("get", [arr, idx(2)]), new Map([[arr.id, r]]))).toEqual({
+      tag: "tuple",
+      elems: [2, vector([2, 3])],
+    });
   });
 
   it("builds an empty Matrix with shape [0, 0]", () => {
@@ -234,7 +273,12 @@ describe("build", () => {
     const text = "build n (fun i -> 1.0)";
     const span = spanOf(text, text);
     const n = freshVar("n", INT);
-    const err = thrown(() => evaluate(buildOf(n, () => num(1), span), new Map([[n.id, -3]])));
+    const err = thrown(() =>
+      evaluate(
+        buildOf(n, () => num(1), span),
+        new Map([[n.id, -3]]),
+      ),
+    );
     expect(err.kind).toBe("shape");
     expect(err.summary).toBe("build size must not be negative, got -3");
     expect(err.span).toBe(span);
@@ -306,7 +350,16 @@ describe("runFunction", () => {
       }),
     );
     const fn: IrFunction = { name: "mv", params: [m, v], body };
-    expect(runFunction(fn, [matrix([[1, 2], [3, 4], [5, 6]]), vector([10, 1])])).toEqual(vector([12, 34, 56]));
+    expect(
+      runFunction(fn, [
+        matrix([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]),
+        vector([10, 1]),
+      ]),
+    ).toEqual(vector([12, 34, 56]));
     expect(() => runFunction(fn, [vector([1])])).toThrow(/expected 2 arguments, got 1/);
   });
 

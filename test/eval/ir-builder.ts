@@ -20,7 +20,15 @@ import { arrayOf, INT, type Type } from "../../src/types/types.js";
 import type { DenseArray } from "../../src/runtime/value.js";
 
 // The node constructors are the compiler's own (src/ir/builder.ts), under short names.
-export { litDouble as num, litIndex as idx, litBool as bool, mkPrim as prim, mkProj as proj, mkApp as app, mkIf as iff } from "../../src/ir/builder.js";
+export {
+  litDouble as num,
+  litIndex as idx,
+  litBool as bool,
+  mkPrim as prim,
+  mkProj as proj,
+  mkApp as app,
+  mkIf as iff,
+} from "../../src/ir/builder.js";
 export const tup = (elems: readonly Atom[]): Tuple => mkTuple(elems);
 
 /** Collects let bindings; `end(body)` nests them around the body. */

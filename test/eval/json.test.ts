@@ -2,7 +2,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { shortJson, valueFromJson, valueToJson, valuesEqual } from "../../src/runtime/json.js";
 import { thrown } from "../helpers.js";
-import { arrayOf, BOOL, DOUBLE, funOf, INT, MATRIX, showType, tupleOf, VECTOR, type Type } from "../../src/types/types.js";
+import {
+  arrayOf,
+  BOOL,
+  DOUBLE,
+  funOf,
+  INT,
+  MATRIX,
+  showType,
+  tupleOf,
+  VECTOR,
+  type Type,
+} from "../../src/types/types.js";
 import type { DenseArray, TupleArray } from "../../src/runtime/value.js";
 import { matrix, vector } from "./ir-builder.js";
 
@@ -50,7 +61,9 @@ function jsonArb(t: Type, tpl: Template): fc.Arbitrary<unknown> {
   }
 }
 
-const typedJsonArb = typeArb.chain((type) => templateArb(type).chain((tpl) => jsonArb(type, tpl).map((json) => ({ type, json }))));
+const typedJsonArb = typeArb.chain((type) =>
+  templateArb(type).chain((tpl) => jsonArb(type, tpl).map((json) => ({ type, json }))),
+);
 
 const argumentError = thrown;
 
@@ -69,19 +82,67 @@ describe("JSON round trips", () => {
   });
 
   it("reads matrices, Index and Bool arrays and arrays of tuples into the flat representation", () => {
-    expect(valueFromJson([[1, 2, 3], [4, 5, 6]], MATRIX, "m")).toEqual(matrix([[1, 2, 3], [4, 5, 6]]));
-    expect(valueFromJson([[], []], MATRIX, "m")).toEqual({ tag: "dense", elemKind: "double", shape: [2, 0], data: new Float64Array(0) });
-    expect(valueFromJson([], MATRIX, "m")).toEqual({ tag: "dense", elemKind: "double", shape: [0, 0], data: new Float64Array(0) });
+    expect(
+      valueFromJson(
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+        MATRIX,
+        "m",
+      ),
+    ).toEqual(
+      matrix([
+        [1, 2, 3],
+        [4, 5, 6],
+      ]),
+    );
+    expect(valueFromJson([[], []], MATRIX, "m")).toEqual({
+      tag: "dense",
+      elemKind: "double",
+      shape: [2, 0],
+      data: new Float64Array(0),
+    });
+    expect(valueFromJson([], MATRIX, "m")).toEqual({
+      tag: "dense",
+      elemKind: "double",
+      shape: [0, 0],
+      data: new Float64Array(0),
+    });
     const ints = valueFromJson([-1, 0, 7], arrayOf(INT), "n") as DenseArray;
     expect(ints.data).toEqual(Int32Array.from([-1, 0, 7]));
     const flags = valueFromJson([true, false], arrayOf(BOOL), "b") as DenseArray;
     expect(flags.data).toEqual(Uint8Array.from([1, 0]));
-    const pairs = valueFromJson([[1, [1, 2]], [2, [3, 4]], [3, [5, 6]]], arrayOf(tupleOf([DOUBLE, VECTOR])), "p") as TupleArray;
-    expect(pairs).toEqual({ tag: "tuparr", depth: 1, fields: [vector([1, 2, 3]), matrix([[1, 2], [3, 4], [5, 6]])] });
+    const pairs = valueFromJson(
+      [
+        [1, [1, 2]],
+        [2, [3, 4]],
+        [3, [5, 6]],
+      ],
+      arrayOf(tupleOf([DOUBLE, VECTOR])),
+      "p",
+    ) as TupleArray;
+    expect(pairs).toEqual({
+      tag: "tuparr",
+      depth: 1,
+      fields: [
+        vector([1, 2, 3]),
+        matrix([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]),
+      ],
+    });
   });
 
   it("writes NaN and infinities as strings", () => {
-    expect(valueToJson(vector([NaN, Infinity, -Infinity, -0.5]), VECTOR)).toEqual(["NaN", "Infinity", "-Infinity", -0.5]);
+    expect(valueToJson(vector([NaN, Infinity, -Infinity, -0.5]), VECTOR)).toEqual([
+      "NaN",
+      "Infinity",
+      "-Infinity",
+      -0.5,
+    ]);
     expect(valueFromJson(["NaN", "Infinity", "-Infinity"], VECTOR, "v")).toEqual(vector([NaN, Infinity, -Infinity]));
   });
 });
@@ -96,7 +157,14 @@ describe("JSON argument errors", () => {
       expected: "Double",
       found: '"x"',
     },
-    { json: 2.5, type: INT, what: "parameter `n`", summary: "parameter `n` expects an Index (an integer), got 2.5", expected: "Index", found: "2.5" },
+    {
+      json: 2.5,
+      type: INT,
+      what: "parameter `n`",
+      summary: "parameter `n` expects an Index (an integer), got 2.5",
+      expected: "Index",
+      found: "2.5",
+    },
     {
       json: 2147483648,
       type: INT,
@@ -105,8 +173,22 @@ describe("JSON argument errors", () => {
       expected: "Index",
       found: "2147483648",
     },
-    { json: 1, type: BOOL, what: "argument 3 (flag)", summary: "argument 3 (flag) expects a Bool (true or false), got 1", expected: "Bool", found: "1" },
-    { json: 3, type: VECTOR, what: "parameter `v`", summary: "parameter `v` expects a Vector (a JSON array), got 3", expected: "Vector", found: "3" },
+    {
+      json: 1,
+      type: BOOL,
+      what: "argument 3 (flag)",
+      summary: "argument 3 (flag) expects a Bool (true or false), got 1",
+      expected: "Bool",
+      found: "1",
+    },
+    {
+      json: 3,
+      type: VECTOR,
+      what: "parameter `v`",
+      summary: "parameter `v` expects a Vector (a JSON array), got 3",
+      expected: "Vector",
+      found: "3",
+    },
     {
       json: [1, null],
       type: VECTOR,
@@ -116,7 +198,10 @@ describe("JSON argument errors", () => {
       found: "null",
     },
     {
-      json: [[1, 2, 3], [4, 5]],
+      json: [
+        [1, 2, 3],
+        [4, 5],
+      ],
       type: MATRIX,
       what: "parameter `M`",
       summary: "parameter `M` must be a regular array: row 0 has length 3 but row 1 has length 2",
@@ -132,7 +217,13 @@ describe("JSON argument errors", () => {
       found: "[[1,2],[3]]",
     },
     {
-      json: [[[1, 2]], [[1, 2], [3, 4]]],
+      json: [
+        [[1, 2]],
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ],
       type: arrayOf(MATRIX),
       what: "parameter `T`",
       summary: "parameter `T` must be a regular array: row 0 has shape [1, 2] but row 1 has shape [2, 2]",
@@ -140,10 +231,14 @@ describe("JSON argument errors", () => {
       found: "[[[1,2]],[[1,2],[3,4]]]",
     },
     {
-      json: [[1, [1]], [2, [1, 2]]],
+      json: [
+        [1, [1]],
+        [2, [1, 2]],
+      ],
       type: arrayOf(tupleOf([DOUBLE, VECTOR])),
       what: "parameter `p`",
-      summary: "parameter `p` must be a regular array: element 0 has shape (scalar, [1]) but element 1 has shape (scalar, [2])",
+      summary:
+        "parameter `p` must be a regular array: element 0 has shape (scalar, [1]) but element 1 has shape (scalar, [2])",
       expected: "Array<Double * Vector>",
       found: "[[1,[1]],[2,[1,2]]]",
     },
@@ -202,9 +297,26 @@ describe("valuesEqual", () => {
   });
 
   it("tells arrays of different shapes apart, also empty ones", () => {
-    const empty = (shape: number[]): DenseArray => ({ tag: "dense", elemKind: "double", shape, data: new Float64Array(0) });
+    const empty = (shape: number[]): DenseArray => ({
+      tag: "dense",
+      elemKind: "double",
+      shape,
+      data: new Float64Array(0),
+    });
     expect(valuesEqual(empty([0, 0]), empty([0, 3]), MATRIX)).toBe(false);
     expect(valuesEqual(matrix([[1, 2]]), vector([1, 2]), MATRIX)).toBe(false);
-    expect(valuesEqual(matrix([[1, 2], [3, 4]]), matrix([[1, 2], [3, 4]]), MATRIX)).toBe(true);
+    expect(
+      valuesEqual(
+        matrix([
+          [1, 2],
+          [3, 4],
+        ]),
+        matrix([
+          [1, 2],
+          [3, 4],
+        ]),
+        MATRIX,
+      ),
+    ).toBe(true);
   });
 });

@@ -21,10 +21,15 @@ function checkUnaryDouble(op: PrimName, ref: (x: number) => number) {
 }
 
 function checkBinaryDouble(op: PrimName, ref: (a: number, b: number) => number) {
-  for (const a of DOUBLES) for (const b of DOUBLES) expect(Object.is(run(op, [num(a), num(b)]), ref(a, b)), `${a} ${op} ${b}`).toBe(true);
+  for (const a of DOUBLES)
+    for (const b of DOUBLES) expect(Object.is(run(op, [num(a), num(b)]), ref(a, b)), `${a} ${op} ${b}`).toBe(true);
 }
 
-function checkBinaryInt(op: PrimName, ref: (a: bigint, b: bigint) => bigint, skip: (a: number, b: number) => boolean = () => false) {
+function checkBinaryInt(
+  op: PrimName,
+  ref: (a: bigint, b: bigint) => bigint,
+  skip: (a: number, b: number) => boolean = () => false,
+) {
   for (const a of INTS)
     for (const b of INTS) {
       if (skip(a, b)) continue;
@@ -33,7 +38,8 @@ function checkBinaryInt(op: PrimName, ref: (a: bigint, b: bigint) => bigint, ski
 }
 
 function checkCompare(op: PrimName, ref: (a: number, b: number) => boolean) {
-  for (const a of DOUBLES) for (const b of DOUBLES) expect(run(op, [num(a), num(b)]), `${a} ${op} ${b}`).toBe(ref(a, b));
+  for (const a of DOUBLES)
+    for (const b of DOUBLES) expect(run(op, [num(a), num(b)]), `${a} ${op} ${b}`).toBe(ref(a, b));
   for (const a of INTS) for (const b of INTS) expect(run(op, [idx(a), idx(b)]), `${a} ${op} ${b}`).toBe(ref(a, b));
 }
 
@@ -69,13 +75,18 @@ const checks: { [K in PrimName]: () => void } = {
   },
   div: () => {
     checkBinaryDouble("div", (a, b) => a / b);
-    checkBinaryInt("div", (a, b) => a / b, (_a, b) => b === 0); // BigInt division truncates toward zero, like Smooth
+    checkBinaryInt(
+      "div",
+      (a, b) => a / b,
+      (_a, b) => b === 0,
+    ); // BigInt division truncates toward zero, like Smooth
     expect(() => run("div", [idx(5), idx(0)])).toThrow(/integer division by zero/);
   },
   pow: () => {
     checkBinaryDouble("pow", (a, b) => a ** b);
     // Index powers are checked where the result fits in 32 bits (see the report: larger ones are not wrapped exactly).
-    for (const a of [-3, -2, -1, 0, 1, 2, 5]) for (const b of [0, 1, 2, 3, 7]) expect(run("pow", [idx(a), idx(b)])).toBe(Number(BigInt(a) ** BigInt(b)));
+    for (const a of [-3, -2, -1, 0, 1, 2, 5])
+      for (const b of [0, 1, 2, 3, 7]) expect(run("pow", [idx(a), idx(b)])).toBe(Number(BigInt(a) ** BigInt(b)));
     expect(run("pow", [idx(2), idx(30)])).toBe(1073741824);
     expect(run("pow", [idx(2), idx(31)])).toBe(-2147483648);
   },
@@ -132,7 +143,13 @@ const checks: { [K in PrimName]: () => void } = {
     const pairs = freshVar("pairs", arrayOf(tupleOf([DOUBLE, INT])));
     const env = new Map<number, Value>([
       [v.id, vector([10, 20, 30])],
-      [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
+      [
+        m.id,
+        matrix([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ],
       [flags.id, { tag: "dense", elemKind: "bool", shape: [2], data: Uint8Array.from([0, 1]) }],
       [pairs.id, pairArray()],
     ]);
@@ -142,7 +159,9 @@ const checks: { [K in PrimName]: () => void } = {
     expect(evaluate(prim("get", [flags, idx(0)]), env)).toBe(false);
     expect(evaluate(prim("get", [pairs, idx(1)]), env)).toEqual({ tag: "tuple", elems: [1.5, 9] });
     for (const bad of [-1, 3]) {
-      expect(() => evaluate(prim("get", [v, idx(bad)]), env)).toThrow(`index ${bad} is out of range for an array of length 3`);
+      expect(() => evaluate(prim("get", [v, idx(bad)]), env)).toThrow(
+        `index ${bad} is out of range for an array of length 3`,
+      );
     }
   },
   length: () => {
@@ -150,7 +169,13 @@ const checks: { [K in PrimName]: () => void } = {
     const empty = freshVar("empty", VECTOR);
     const pairs = freshVar("pairs", arrayOf(tupleOf([DOUBLE, VECTOR])));
     const env = new Map<number, Value>([
-      [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
+      [
+        m.id,
+        matrix([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ],
       [empty.id, vector([])],
       [pairs.id, { tag: "tuparr", depth: 1, fields: [vector([1, 2, 3, 4]), matrix([[1], [2], [3], [4]])] }],
     ]);
@@ -162,7 +187,10 @@ const checks: { [K in PrimName]: () => void } = {
     for (const n of [0, 1, 3]) {
       for (const j of [-2147483648, -1, 0, 1, 2, 3, 2147483647]) {
         if (j >= 0 && j < n) expect(run("checkIndex", [idx(j), idx(n)])).toBe(j);
-        else expect(() => run("checkIndex", [idx(j), idx(n)])).toThrow(`index ${j} is out of range for an array of length ${n}`);
+        else
+          expect(() => run("checkIndex", [idx(j), idx(n)])).toThrow(
+            `index ${j} is out of range for an array of length ${n}`,
+          );
       }
     }
   },
@@ -175,7 +203,12 @@ const checks: { [K in PrimName]: () => void } = {
     const { pairs, env } = updateEnv();
     unchanged(env, () => {
       expect(evaluate(prim("field", [pairs, idx(0)]), env)).toEqual(vector([0.5, 1.5]));
-      expect(evaluate(prim("field", [pairs, idx(1)]), env)).toEqual({ tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 9]) });
+      expect(evaluate(prim("field", [pairs, idx(1)]), env)).toEqual({
+        tag: "dense",
+        elemKind: "int",
+        shape: [2],
+        data: Int32Array.from([4, 9]),
+      });
     });
   },
   record: () => {
@@ -187,8 +220,15 @@ const checks: { [K in PrimName]: () => void } = {
       const first = evaluate(prim("record", [empty, idx(1), row, idx(3)]), env);
       expect(first).toMatchObject({ tag: "dense", shape: [3, 3] });
       expect(Array.from((first as { data: Float64Array }).data.subarray(3, 6))).toEqual([100, 200, 300]);
-      expect(evaluate(prim("record", [m, idx(0), row, idx(9)]), env)).toEqual(matrix([[100, 200, 300], [4, 5, 6]]));
-      expect(() => evaluate(prim("record", [m, idx(2), row, idx(9)]), env)).toThrow("index 2 is out of range for an array of length 2");
+      expect(evaluate(prim("record", [m, idx(0), row, idx(9)]), env)).toEqual(
+        matrix([
+          [100, 200, 300],
+          [4, 5, 6],
+        ]),
+      );
+      expect(() => evaluate(prim("record", [m, idx(2), row, idx(9)]), env)).toThrow(
+        "index 2 is out of range for an array of length 2",
+      );
       expect(() => evaluate(prim("record", [v, idx(0), num(1), idx(0)]), env)).not.toThrow();
     });
   },
@@ -217,7 +257,13 @@ function updateEnv() {
   const path = freshVar("path", tupleOf([INT, INT]));
   const env = new Map<number, Value>([
     [v.id, vector([10, 20, 30])],
-    [m.id, matrix([[1, 2, 3], [4, 5, 6]])],
+    [
+      m.id,
+      matrix([
+        [1, 2, 3],
+        [4, 5, 6],
+      ]),
+    ],
     [row.id, vector([100, 200, 300])],
     [pairs.id, pairArray()],
     [pair.id, { tag: "tuple", elems: [2, 3] }],
@@ -229,7 +275,11 @@ function updateEnv() {
 /** The operands of an update are values: evaluating it must leave them as they were. */
 function unchanged(env: Map<number, Value>, run: () => void) {
   const keys = [...env.keys()];
-  const snapshot = () => JSON.stringify(keys.map((k) => env.get(k)), (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x));
+  const snapshot = () =>
+    JSON.stringify(
+      keys.map((k) => env.get(k)),
+      (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Float64Array) : x),
+    );
   const before = snapshot();
   run();
   expect(snapshot()).toBe(before);
@@ -240,7 +290,12 @@ const updateChecks = {
     const { v, m, pairs, env } = updateEnv();
     unchanged(env, () => {
       expect(evaluate(prim("zerosLike", [v]), env)).toEqual(vector([0, 0, 0]));
-      expect(evaluate(prim("zerosLike", [m]), env)).toEqual(matrix([[0, 0, 0], [0, 0, 0]]));
+      expect(evaluate(prim("zerosLike", [m]), env)).toEqual(
+        matrix([
+          [0, 0, 0],
+          [0, 0, 0],
+        ]),
+      );
       expect(evaluate(prim("zerosLike", [pairs]), env)).toEqual({
         tag: "tuparr",
         depth: 1,
@@ -252,14 +307,26 @@ const updateChecks = {
     const { v, m, row, pairs, pair, path, env } = updateEnv();
     unchanged(env, () => {
       expect(evaluate(prim("setAt", [v, idx(1), num(-1)]), env)).toEqual(vector([10, -1, 30]));
-      expect(evaluate(prim("setAt", [m, idx(0), row]), env)).toEqual(matrix([[100, 200, 300], [4, 5, 6]]));
-      expect(evaluate(prim("setAt", [m, path, num(9)]), env)).toEqual(matrix([[1, 2, 3], [4, 5, 9]]));
+      expect(evaluate(prim("setAt", [m, idx(0), row]), env)).toEqual(
+        matrix([
+          [100, 200, 300],
+          [4, 5, 6],
+        ]),
+      );
+      expect(evaluate(prim("setAt", [m, path, num(9)]), env)).toEqual(
+        matrix([
+          [1, 2, 3],
+          [4, 5, 9],
+        ]),
+      );
       expect(evaluate(prim("setAt", [pairs, idx(0), pair]), env)).toEqual({
         tag: "tuparr",
         depth: 1,
         fields: [vector([2, 1.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([3, 9]) }],
       });
-      expect(() => evaluate(prim("setAt", [v, idx(3), num(0)]), env)).toThrow("index 3 is out of range for an array of length 3");
+      expect(() => evaluate(prim("setAt", [v, idx(3), num(0)]), env)).toThrow(
+        "index 3 is out of range for an array of length 3",
+      );
       expect(() => evaluate(prim("setAt", [m, idx(0), v]), env)).not.toThrow();
       expect(() => evaluate(prim("setAt", [m, idx(0), freshVarWith(env, vector([1, 2]))]), env)).toThrow(
         "cannot store an array of shape [2] into an element of shape [3]",
@@ -270,16 +337,26 @@ const updateChecks = {
     const { v, m, row, pairs, pair, path, env } = updateEnv();
     unchanged(env, () => {
       expect(evaluate(prim("addAt", [v, idx(2), num(0.5)]), env)).toEqual(vector([10, 20, 30.5]));
-      expect(evaluate(prim("addAt", [m, idx(1), row]), env)).toEqual(matrix([[1, 2, 3], [104, 205, 306]]));
-      expect(evaluate(prim("addAt", [m, path, num(10)]), env)).toEqual(matrix([[1, 2, 3], [4, 5, 16]]));
+      expect(evaluate(prim("addAt", [m, idx(1), row]), env)).toEqual(
+        matrix([
+          [1, 2, 3],
+          [104, 205, 306],
+        ]),
+      );
+      expect(evaluate(prim("addAt", [m, path, num(10)]), env)).toEqual(
+        matrix([
+          [1, 2, 3],
+          [4, 5, 16],
+        ]),
+      );
       expect(evaluate(prim("addAt", [pairs, idx(1), pair]), env)).toEqual({
         tag: "tuparr",
         depth: 1,
         fields: [vector([0.5, 3.5]), { tag: "dense", elemKind: "int", shape: [2], data: Int32Array.from([4, 12]) }],
       });
-      expect(() => evaluate(prim("addAt", [m, path, num(1)]), new Map([...env, [path.id, { tag: "tuple", elems: [2, 0] }]]))).toThrow(
-        "index 2 is out of range for an array of length 2",
-      );
+      expect(() =>
+        evaluate(prim("addAt", [m, path, num(1)]), new Map([...env, [path.id, { tag: "tuple", elems: [2, 0] }]])),
+      ).toThrow("index 2 is out of range for an array of length 2");
       expect(() => evaluate(prim("addAt", [m, idx(0), freshVarWith(env, vector([1]))]), env)).toThrow(
         "cannot add an array of shape [1] into an element of shape [3]",
       );
@@ -289,7 +366,12 @@ const updateChecks = {
     const { v, m, row, env } = updateEnv();
     unchanged(env, () => {
       expect(evaluate(prim("addArray", [v, row]), env)).toEqual(vector([110, 220, 330]));
-      expect(evaluate(prim("addArray", [m, m]), env)).toEqual(matrix([[2, 4, 6], [8, 10, 12]]));
+      expect(evaluate(prim("addArray", [m, m]), env)).toEqual(
+        matrix([
+          [2, 4, 6],
+          [8, 10, 12],
+        ]),
+      );
       expect(() => evaluate(prim("addArray", [v, freshVarWith(env, vector([1, 2]))]), env)).toThrow(
         "cannot add arrays of shapes [3] and [2]",
       );

@@ -16,8 +16,22 @@ describe("stackValues", () => {
   });
 
   it("stacks matrices into one rank-3 array", () => {
-    const r = stackValues(MATRIX, [matrix([[1, 2], [3, 4]]), matrix([[5, 6], [7, 8]])]);
-    expect(r).toEqual({ tag: "dense", elemKind: "double", shape: [2, 2, 2], data: Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8]) });
+    const r = stackValues(MATRIX, [
+      matrix([
+        [1, 2],
+        [3, 4],
+      ]),
+      matrix([
+        [5, 6],
+        [7, 8],
+      ]),
+    ]);
+    expect(r).toEqual({
+      tag: "dense",
+      elemKind: "double",
+      shape: [2, 2, 2],
+      data: Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8]),
+    });
   });
 
   it("stacks tuples into a TupleArray, and arrays of tuples into a deeper one", () => {
@@ -46,14 +60,23 @@ describe("stackValues", () => {
       depth: 1,
       fields: [
         vector([1, 3]),
-        { tag: "tuparr", depth: 1, fields: [{ tag: "dense", elemKind: "bool", shape: [2], data: Uint8Array.from([1, 0]) }, vector([2, 4])] },
+        {
+          tag: "tuparr",
+          depth: 1,
+          fields: [{ tag: "dense", elemKind: "bool", shape: [2], data: Uint8Array.from([1, 0]) }, vector([2, 4])],
+        },
       ],
     });
   });
 
   // No element exists to tell the inner dimensions, so they are 0.
   it("gives an empty stack zero inner dimensions", () => {
-    expect(stackValues(VECTOR, [])).toEqual({ tag: "dense", elemKind: "double", shape: [0, 0], data: new Float64Array(0) });
+    expect(stackValues(VECTOR, [])).toEqual({
+      tag: "dense",
+      elemKind: "double",
+      shape: [0, 0],
+      data: new Float64Array(0),
+    });
     expect(stackValues(tupleOf([INT, MATRIX]), [])).toEqual({
       tag: "tuparr",
       depth: 1,
@@ -78,7 +101,9 @@ describe("stackValues", () => {
     expect(err).toBeInstanceOf(SmoothError);
     expect(err.kind).toBe("shape");
     expect(err.span).toBe(span);
-    expect(err.summary).toBe("build produced elements of different shapes: element 0 has shape [3] but element 2 has shape [4]");
+    expect(err.summary).toBe(
+      "build produced elements of different shapes: element 0 has shape [3] but element 2 has shape [4]",
+    );
   });
 
   it("checks each tuple component's shape", () => {

@@ -21,7 +21,8 @@ export const TOLERANCE = 1e-12;
  */
 export const ELIDABLE_ERRORS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["index", "shape"]);
 
-export type Outcome = { readonly ok: true; readonly value: Value } | { readonly ok: false; readonly error: SmoothError };
+export type Outcome =
+  { readonly ok: true; readonly value: Value } | { readonly ok: false; readonly error: SmoothError };
 
 export interface BothRuns {
   readonly program: SmoothProgram;
@@ -44,7 +45,15 @@ export function runBothEngines(name: string, text: string, args: readonly unknow
   const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
   const interp = program.specialise(fn, argTypes, "interp");
   const js = program.specialise(fn, argTypes, "js");
-  return { program, argTypes, values, interp, js, interpOutcome: outcome(interp, values), jsOutcome: outcome(js, values) };
+  return {
+    program,
+    argTypes,
+    values,
+    interp,
+    js,
+    interpOutcome: outcome(interp, values),
+    jsOutcome: outcome(js, values),
+  };
 }
 
 export function outcome(spec: Specialised, values: readonly Value[]): Outcome {

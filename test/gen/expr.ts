@@ -79,7 +79,9 @@ export class ExprGen {
       case "array": {
         const i = this.scope.fresh("i");
         const size = this.size(t.n);
-        const body = this.scope.with({ kind: "value", name: i, type: { k: "index" }, bound: t.n }, () => this.leaf(t.elem));
+        const body = this.scope.with({ kind: "value", name: i, type: { k: "index" }, bound: t.n }, () =>
+          this.leaf(t.elem),
+        );
         return `(build ${size} (fun (${i}: Index) -> ${body}))`;
       }
       case "pair":
@@ -119,7 +121,10 @@ export class ExprGen {
   /** `body` generated with a fresh variable of type t in scope; returns the name and the body. */
   binding(prefix: string, t: GenType, body: () => string, bound?: number): [string, string] {
     const name = this.scope.fresh(prefix);
-    const b = bound === undefined ? { kind: "value" as const, name, type: t } : { kind: "value" as const, name, type: t, bound };
+    const b =
+      bound === undefined
+        ? { kind: "value" as const, name, type: t }
+        : { kind: "value" as const, name, type: t, bound };
     return [name, this.scope.with(b, body)];
   }
 
@@ -176,10 +181,13 @@ export class ExprGen {
           return `(let ${f}: ${funAnnotation(type)} = fun ${param} -> ${fbody} in ${body})`;
         },
       ],
-      [calls.length > 0 ? 1.5 : 0, () => {
-        const f = rng.pick(calls);
-        return `(${f.name} ${this.expr(f.type.param, d)})`;
-      }],
+      [
+        calls.length > 0 ? 1.5 : 0,
+        () => {
+          const f = rng.pick(calls);
+          return `(${f.name} ${this.expr(f.type.param, d)})`;
+        },
+      ],
       [
         0.6,
         () => {

@@ -31,7 +31,13 @@ export function doubleProductions(g: ExprGen, d: number): Production[] {
     // Index meets Double: promoted in arithmetic, in an if, as an argument; or converted with `double`.
     [1.2, () => (rng.chance(0.5) ? `(${I()} ${op()} ${D()})` : `(${D()} ${op()} ${I()})`)],
     [0.6, () => `(double ${I()})`],
-    [0.4, () => (rng.chance(0.5) ? `(if ${g.expr(BOOL, d)} then ${I()} else ${D()})` : `(if ${g.expr(BOOL, d)} then ${D()} else ${I()})`)],
+    [
+      0.4,
+      () =>
+        rng.chance(0.5)
+          ? `(if ${g.expr(BOOL, d)} then ${I()} else ${D()})`
+          : `(if ${g.expr(BOOL, d)} then ${D()} else ${I()})`,
+    ],
     [
       0.4,
       () => {

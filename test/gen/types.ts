@@ -80,7 +80,12 @@ export function rank(t: GenType): number {
  */
 export function randomType(rng: Rng, depth: number, lengths: readonly number[]): GenType {
   const len = () => (lengths.length > 0 && rng.chance(0.6) ? rng.pick(lengths) : rng.int(0, 4));
-  const scalar = () => rng.weighted<GenType>([[4, DOUBLE], [2, INDEX], [1, BOOL]]);
+  const scalar = () =>
+    rng.weighted<GenType>([
+      [4, DOUBLE],
+      [2, INDEX],
+      [1, BOOL],
+    ]);
   if (depth <= 0) return scalar();
   return rng.weighted<() => GenType>([
     [5, () => DOUBLE],

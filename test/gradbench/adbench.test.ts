@@ -97,7 +97,8 @@ describe("gmm", () => {
     // The independent variables as one vector: alpha (k), mu (k rows of d), q (k rows of d), l (k rows of lw).
     const lw = (d * (d - 1)) / 2;
     const pack = (v: GmmGradient | ref.GmmInput) => [...v.alpha, ...v.mu.flat(), ...v.q.flat(), ...v.l.flat()];
-    const rows = (v: number[], from: number, w: number) => Array.from({ length: k }, (_, c) => v.slice(from + c * w, from + (c + 1) * w));
+    const rows = (v: number[], from: number, w: number) =>
+      Array.from({ length: k }, (_, c) => v.slice(from + c * w, from + (c + 1) * w));
     const unpack = (v: number[]): ref.GmmInput => ({
       ...random,
       alpha: v.slice(0, k),
@@ -121,7 +122,12 @@ describe("gmm", () => {
 
 describe("lstm", () => {
   const data = readLstm(goldens.lstm.input);
-  const input = { main_params: data.mainParams, extra_params: data.extraParams, state: data.state, sequence: data.sequence };
+  const input = {
+    main_params: data.mainParams,
+    extra_params: data.extraParams,
+    state: data.state,
+    sequence: data.sequence,
+  };
 
   it("objective: the golden loss", async () => {
     const loss = await evaluate("lstm", "objective", input);

@@ -29,7 +29,10 @@ const prog = loadExamples("gradbench/ba.smooth");
 
 /** The whole CSR Jacobian of a problem (the eval's output keeps only part of it). */
 function fullCsr(problem: BaProblem) {
-  const [blocks, weightDerivs] = tupleParts(compilePrimal(prog, "baJacobianBlocks", ARG_TYPES).run(problem.args), 2) as DenseArray[];
+  const [blocks, weightDerivs] = tupleParts(
+    compilePrimal(prog, "baJacobianBlocks", ARG_TYPES).run(problem.args),
+    2,
+  ) as DenseArray[];
   return baCsr(problem, blocks!.data as Float64Array, weightDerivs!.data as Float64Array);
 }
 
@@ -38,7 +41,11 @@ function reprojection(cam: readonly number[], X: readonly number[], w: number, f
   const [r0, r1, r2] = cam as [number, number, number];
   const p = [X[0]! - cam[3]!, X[1]! - cam[4]!, X[2]! - cam[5]!];
   const theta2 = r0 * r0 + r1 * r1 + r2 * r2;
-  const cross = (a: number[], b: number[]) => [a[1]! * b[2]! - a[2]! * b[1]!, a[2]! * b[0]! - a[0]! * b[2]!, a[0]! * b[1]! - a[1]! * b[0]!];
+  const cross = (a: number[], b: number[]) => [
+    a[1]! * b[2]! - a[2]! * b[1]!,
+    a[2]! * b[0]! - a[0]! * b[2]!,
+    a[0]! * b[1]! - a[1]! * b[0]!,
+  ];
   let xc: number[];
   if (theta2 === 0) {
     const c = cross([r0, r1, r2], p);
@@ -75,9 +82,21 @@ describe("ba", () => {
     expect(maxRho([...csr.vals], golden.jacobian.vals)).toBeLessThanOrEqual(1e-8);
     // Rows: 15 nonzeros per reprojection row, then one per weight row; columns: camera, point (offset 11n), weight
     // (offset 11n + 3m), for n = 2, m = 10.
-    expect([...csr.rows]).toEqual([...Array.from({ length: 21 }, (_, r) => 15 * r), ...Array.from({ length: 10 }, (_, r) => 301 + r)]);
-    const reprojCols = (i: number) => [...Array.from({ length: 11 }, (_, j) => 11 * (i % 2) + j), 22 + 3 * (i % 10), 23 + 3 * (i % 10), 24 + 3 * (i % 10), 52 + i];
-    expect([...csr.cols]).toEqual([...Array.from({ length: 10 }, (_, i) => [...reprojCols(i), ...reprojCols(i)]).flat(), ...Array.from({ length: 10 }, (_, i) => 52 + i)]);
+    expect([...csr.rows]).toEqual([
+      ...Array.from({ length: 21 }, (_, r) => 15 * r),
+      ...Array.from({ length: 10 }, (_, r) => 301 + r),
+    ]);
+    const reprojCols = (i: number) => [
+      ...Array.from({ length: 11 }, (_, j) => 11 * (i % 2) + j),
+      22 + 3 * (i % 10),
+      23 + 3 * (i % 10),
+      24 + 3 * (i % 10),
+      52 + i,
+    ];
+    expect([...csr.cols]).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => [...reprojCols(i), ...reprojCols(i)]).flat(),
+      ...Array.from({ length: 10 }, (_, i) => 52 + i),
+    ]);
     const out = (await evaluate("ba", "jacobian", input)) as { rows: number[]; cols: number[]; vals: number[] };
     const kept = (a: ArrayLike<number>) => [...Array.from(a).slice(0, 30), a[a.length - 1]!];
     expect(out).toEqual({ rows: kept(csr.rows), cols: kept(csr.cols), vals: kept(csr.vals) });
@@ -98,15 +117,32 @@ describe("ba", () => {
     const feats = Array.from({ length: p }, (_, i) => randoms(2, 800 + i, -100, 100));
     const camIdx = [2, 0, 1, 1, 2, 0, 1];
     const ptIdx = [3, 1, 0, 2, 2, 3, 1];
-    const dense = (rows: number[][]): Value => ({ tag: "dense", elemKind: "double", shape: [rows.length, rows[0]!.length], data: Float64Array.from(rows.flat()) });
-    const ints = (a: number[]): Value => ({ tag: "dense", elemKind: "int", shape: [a.length], data: Int32Array.from(a) });
+    const dense = (rows: number[][]): Value => ({
+      tag: "dense",
+      elemKind: "double",
+      shape: [rows.length, rows[0]!.length],
+      data: Float64Array.from(rows.flat()),
+    });
+    const ints = (a: number[]): Value => ({
+      tag: "dense",
+      elemKind: "int",
+      shape: [a.length],
+      data: Int32Array.from(a),
+    });
     const problem: BaProblem = {
       n,
       m,
       p,
       camIdx: Int32Array.from(camIdx),
       ptIdx: Int32Array.from(ptIdx),
-      args: [dense(cams), dense(X), { tag: "dense", elemKind: "double", shape: [p], data: Float64Array.from(w) }, dense(feats), ints(camIdx), ints(ptIdx)],
+      args: [
+        dense(cams),
+        dense(X),
+        { tag: "dense", elemKind: "double", shape: [p], data: Float64Array.from(w) },
+        dense(feats),
+        ints(camIdx),
+        ints(ptIdx),
+      ],
     };
     const csr = fullCsr(problem);
     for (let i = 0; i < p; i++) {
@@ -115,7 +151,9 @@ describe("ba", () => {
       for (let row = 0; row < 2; row++) {
         const fd = centralDifferences((q) => f(q)[row]!, params, 1e-6);
         const at = 30 * i + 15 * row;
-        expect(maxRho([...csr.vals.subarray(at, at + 15)], fd), `observation ${i}, row ${row}`).toBeLessThanOrEqual(1e-6);
+        expect(maxRho([...csr.vals.subarray(at, at + 15)], fd), `observation ${i}, row ${row}`).toBeLessThanOrEqual(
+          1e-6,
+        );
       }
     }
     expect([...csr.vals.subarray(30 * p)]).toEqual(w.map((v) => -2 * v));
@@ -137,7 +175,8 @@ describe("ba", () => {
       }),
     );
     const fromCsr = denseRows.map((row) => row.map(() => 0));
-    for (let r = 0; r < 3 * problem.p; r++) for (let k = csr.rows[r]!; k < csr.rows[r + 1]!; k++) fromCsr[r]![csr.cols[k]!] = csr.vals[k]!;
+    for (let r = 0; r < 3 * problem.p; r++)
+      for (let k = csr.rows[r]!; k < csr.rows[r + 1]!; k++) fromCsr[r]![csr.cols[k]!] = csr.vals[k]!;
     expect(maxRho(fromCsr, denseRows)).toBeLessThanOrEqual(1e-12);
   });
 
@@ -145,7 +184,13 @@ describe("ba", () => {
     const [, , missing, short] = await session([
       { id: 0, kind: "start" },
       { id: 1, kind: "define", module: "ba" },
-      { id: 2, kind: "evaluate", module: "ba", function: "objective", input: { n: 1, m: 1, p: 1, cam: input.cam, x: input.x, w: 1 } },
+      {
+        id: 2,
+        kind: "evaluate",
+        module: "ba",
+        function: "objective",
+        input: { n: 1, m: 1, p: 1, cam: input.cam, x: input.x, w: 1 },
+      },
       { id: 3, kind: "evaluate", module: "ba", function: "jacobian", input: { ...input, cam: [1, 2] } },
     ]);
     expect(missing).toEqual({ id: 2, success: false, error: "the input has no field `feat`" });
@@ -155,7 +200,14 @@ describe("ba", () => {
 
 describe("the ADBench BA reader", () => {
   it("reads ba/test.txt", () => {
-    expect(input).toMatchObject({ n: 2, m: 10, p: 10, w: 0.417022, x: [4.173048, 5.586898, 1.403869], feat: [-525.672849, 161.811929] });
+    expect(input).toMatchObject({
+      n: 2,
+      m: 10,
+      p: 10,
+      w: 0.417022,
+      x: [4.173048, 5.586898, 1.403869],
+      feat: [-525.672849, 161.811929],
+    });
     expect(input.cam).toHaveLength(11);
   });
 

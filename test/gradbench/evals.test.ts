@@ -52,7 +52,12 @@ describe("llsq", () => {
 
   it("gradient: against central differences", async () => {
     const g = await evaluate("llsq", "gradient", { x, n });
-    expect(maxRho(g, centralDifferences((v) => ref.llsq(v, n), x, 1e-4))).toBeLessThan(1e-8);
+    expect(
+      maxRho(
+        g,
+        centralDifferences((v) => ref.llsq(v, n), x, 1e-4),
+      ),
+    ).toBeLessThan(1e-8);
   });
 });
 
@@ -66,7 +71,12 @@ describe("ode", () => {
 
   it("gradient of the last component: against central differences", async () => {
     const g = await evaluate("ode", "gradient", { x, s });
-    expect(maxRho(g, centralDifferences((v) => ref.ode(v, s).at(-1)!, x))).toBeLessThan(1e-8);
+    expect(
+      maxRho(
+        g,
+        centralDifferences((v) => ref.ode(v, s).at(-1)!, x),
+      ),
+    ).toBeLessThan(1e-8);
   });
 });
 
@@ -94,7 +104,9 @@ describe("kmeans", () => {
   const centroids = points.slice(-4);
 
   it("cost", async () => {
-    expect(maxRho(await evaluate("kmeans", "cost", { points, centroids }), ref.kmeansCost(points, centroids))).toBeLessThan(1e-13);
+    expect(
+      maxRho(await evaluate("kmeans", "cost", { points, centroids }), ref.kmeansCost(points, centroids)),
+    ).toBeLessThan(1e-13);
   });
 
   it("dir = J H^-1 with the diagonal Hessian: c minus the mean of its points", async () => {

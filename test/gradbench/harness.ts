@@ -37,7 +37,10 @@ export interface Response {
 }
 
 /** The responses to these messages (objects are sent as JSON, strings as they are), one per message, in order. */
-export async function session(messages: readonly (object | string)[], registry: Registry = TEST_EVALS): Promise<Response[]> {
+export async function session(
+  messages: readonly (object | string)[],
+  registry: Registry = TEST_EVALS,
+): Promise<Response[]> {
   const lines = messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m)));
   const out: string[] = [];
   const logged: string[] = [];
@@ -71,7 +74,10 @@ export function maxRho(actual: unknown, expected: unknown): number {
   const a = flat(actual);
   const e = flat(expected);
   expect(a).toHaveLength(e.length);
-  return a.reduce((worst, x, i) => Math.max(worst, Math.abs(x - e[i]!) / Math.max(1, Math.abs(x) + Math.abs(e[i]!))), 0);
+  return a.reduce(
+    (worst, x, i) => Math.max(worst, Math.abs(x - e[i]!) / Math.max(1, Math.abs(x) + Math.abs(e[i]!))),
+    0,
+  );
 }
 
 function flat(json: unknown): number[] {

@@ -42,7 +42,10 @@ function randomInstance(n: number, isComplicated: boolean, seed: number): HandIn
 async function centralJacobian(input: HandInput, h = 1e-6): Promise<number[][]> {
   const columns: number[][] = [];
   const diff = async (plus: HandInput, minus: HandInput) => {
-    const [a, b] = [(await evaluate("ht", "objective", plus)) as number[], (await evaluate("ht", "objective", minus)) as number[]];
+    const [a, b] = [
+      (await evaluate("ht", "objective", plus)) as number[],
+      (await evaluate("ht", "objective", minus)) as number[],
+    ];
     return a.map((x, r) => (x - b[r]!) / (2 * h));
   };
   if (input.us.length > 0) {
@@ -62,7 +65,9 @@ async function centralJacobian(input: HandInput, h = 1e-6): Promise<number[][]> 
 describe("ht", () => {
   it("objective: the golden residuals, simple and complicated", async () => {
     expect(maxRho(await evaluate("ht", "objective", simple), golden.simple_objective)).toBeLessThanOrEqual(1e-8);
-    expect(maxRho(await evaluate("ht", "objective", complicated), golden.complicated_objective)).toBeLessThanOrEqual(1e-8);
+    expect(maxRho(await evaluate("ht", "objective", complicated), golden.complicated_objective)).toBeLessThanOrEqual(
+      1e-8,
+    );
   });
 
   it("jacobian: the golden 3N x 26 (simple) and 3N x 28 (complicated, u columns first) matrices, row-major", async () => {
@@ -89,14 +94,36 @@ describe("ht", () => {
     const responses = await session([
       { id: 0, kind: "start" },
       { id: 1, kind: "define", module: "ht" },
-      { id: 2, kind: "evaluate", module: "ht", function: "objective", input: { ...simple, theta: simple.theta.slice(1) } },
-      { id: 3, kind: "evaluate", module: "ht", function: "objective", input: { ...simple, data: { ...simple.data, correspondences: [0, 544] } } },
-      { id: 4, kind: "evaluate", module: "ht", function: "jacobian", input: { ...simple, data: { ...simple.data, model: { ...model, parents: [1, ...model.parents.slice(1)] } } } },
+      {
+        id: 2,
+        kind: "evaluate",
+        module: "ht",
+        function: "objective",
+        input: { ...simple, theta: simple.theta.slice(1) },
+      },
+      {
+        id: 3,
+        kind: "evaluate",
+        module: "ht",
+        function: "objective",
+        input: { ...simple, data: { ...simple.data, correspondences: [0, 544] } },
+      },
+      {
+        id: 4,
+        kind: "evaluate",
+        module: "ht",
+        function: "jacobian",
+        input: { ...simple, data: { ...simple.data, model: { ...model, parents: [1, ...model.parents.slice(1)] } } },
+      },
     ]);
     expect(responses.slice(2)).toEqual([
       { id: 2, success: false, error: "the input's `theta` must be 26 numbers" },
       { id: 3, success: false, error: "the input's `data.correspondences` must be a list of integers from 0 to 543" },
-      { id: 4, success: false, error: "the input's model's bone 0 has parent 1: a parent must come before its child (or be -1)" },
+      {
+        id: 4,
+        success: false,
+        error: "the input's model's bone 0 has parent 1: a parent must come before its child (or be -1)",
+      },
     ]);
   });
 
@@ -114,9 +141,14 @@ describe("the ADBench hand reader", () => {
     expect(model.base_positions[0]).toEqual([0.028303472325205803, 0.07706871628761292, 0.01739514246582985, 1]);
     // Vertex 0: bones 2, 0, 3, 5 with these weights; the rest are zero.
     const w = model.weights[0]!;
-    expect([w[2], w[0], w[3], w[5], w.filter((x) => x !== 0).length]).toEqual([0.2707933843876052, 0.3625080610927875, 0.12293588380842518, 0.2437626707111821, 4]);
+    expect([w[2], w[0], w[3], w[5], w.filter((x) => x !== 0).length]).toEqual([
+      0.2707933843876052, 0.3625080610927875, 0.12293588380842518, 0.2437626707111821, 4,
+    ]);
     expect(simple.data.correspondences).toEqual([309, 387]);
-    expect(complicated.us).toEqual([[0.2, 0.25], [0.4, 0.5]]);
+    expect(complicated.us).toEqual([
+      [0.2, 0.25],
+      [0.4, 0.5],
+    ]);
     expect(complicated.theta).toHaveLength(26);
   });
 

@@ -47,7 +47,7 @@ describe("particle", () => {
   for (const w of [0, 0.1]) {
     it(`w = ${w}: all four modes agree with each other and with a descent on central differences`, async () => {
       const outputs = [];
-      for (const mode of MODES) outputs.push((await evaluate("particle", mode, { w })) as number);
+      for (const mode of MODES) outputs.push(await evaluate("particle", mode, { w }));
       for (const out of outputs) expect(maxRho(out, outputs[0])).toBeLessThanOrEqual(1e-12);
       const reference = argmin(naiveEuler, (v) => central(naiveEuler, v, 1e-6), w);
       // Central differences inside central differences: agreement to about the square root of their step.
@@ -63,7 +63,11 @@ describe("particle", () => {
       { id: 2, kind: "evaluate", module: "particle", function: "ff", input: { w: "NaN" } },
       { id: 3, kind: "evaluate", module: "particle", function: "rr", input: { v: 0 } },
     ]);
-    expect(nan).toEqual({ id: 2, success: false, error: "the descent did not converge (a loop reached its bound of 340 * 300 steps)" });
+    expect(nan).toEqual({
+      id: 2,
+      success: false,
+      error: "the descent did not converge (a loop reached its bound of 340 * 300 steps)",
+    });
     expect(missing).toEqual({ id: 3, success: false, error: "the input has no field `w`" });
   });
 });

@@ -45,7 +45,13 @@ function fakeRegistry(counter: { defines: number; runs: number }) {
 }
 
 const define = (id: number, module: string) => ({ id, kind: "define", module });
-const evaluate = (id: number, module: string, fn: string, input: unknown) => ({ id, kind: "evaluate", module, function: fn, input });
+const evaluate = (id: number, module: string, fn: string, input: unknown) => ({
+  id,
+  kind: "evaluate",
+  module,
+  function: fn,
+  input,
+});
 
 describe("the GradBench protocol", () => {
   it("answers start, define, evaluate, analysis and end with the same ids", async () => {
@@ -94,7 +100,24 @@ describe("the GradBench protocol", () => {
       fakeRegistry(counter),
     );
     // The blank line gets no response; every other line gets one, with the message's id where it has one.
-    expect(responses.map((r) => r.id)).toEqual([null, null, null, null, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]);
+    expect(responses.map((r) => r.id)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      10,
+      11,
+      12,
+      13,
+      14,
+      15,
+      16,
+      17,
+      18,
+      19,
+      20,
+      21,
+    ]);
     for (const r of responses.filter((r) => r.id !== 15 && r.id !== 21)) {
       expect(Object.keys(r).sort()).toEqual(["error", "id", "success"]);
       expect(r.success).toBe(false);

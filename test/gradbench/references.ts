@@ -61,7 +61,8 @@ export function detGradient(flatA: readonly number[], ell: number): number[] {
   for (let i = 0; i < ell; i++)
     for (let j = 0; j < ell; j++) {
       const minor: number[] = [];
-      for (let r = 0; r < ell; r++) for (let c = 0; c < ell; c++) if (r !== i && c !== j) minor.push(flatA[r * ell + c]!);
+      for (let r = 0; r < ell; r++)
+        for (let c = 0; c < ell; c++) if (r !== i && c !== j) minor.push(flatA[r * ell + c]!);
       out.push((-1) ** (i + j) * (ell === 1 ? 1 : det(minor, ell - 1)));
     }
   return out;
@@ -71,7 +72,9 @@ const sqDist = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i
 
 /** The index of the nearest centroid of each point. */
 function nearest(points: readonly number[][], centroids: readonly number[][]): number[] {
-  return points.map((p) => centroids.reduce((best, c, j) => (sqDist(p, c) < sqDist(p, centroids[best]!) ? j : best), 0));
+  return points.map((p) =>
+    centroids.reduce((best, c, j) => (sqDist(p, c) < sqDist(p, centroids[best]!) ? j : best), 0),
+  );
 }
 
 export function kmeansCost(points: readonly number[][], centroids: readonly number[][]): number {
@@ -115,7 +118,9 @@ export function gmmLogPosterior(g: GmmInput): number {
   const { d, k, n, gamma, m } = g;
   // Q_k: diagonal exp(q_k), strict lower triangle l_k filled column by column.
   const Q = g.q.map((qk, c) => {
-    const rows = Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, j) => (r === j ? Math.exp(qk[r]!) : 0)));
+    const rows = Array.from({ length: d }, (_, r) =>
+      Array.from({ length: d }, (_, j) => (r === j ? Math.exp(qk[r]!) : 0)),
+    );
     let at = 0;
     for (let col = 0; col < d; col++) for (let r = col + 1; r < d; r++) rows[r]![col] = g.l[c]![at++]!;
     return rows;
@@ -136,7 +141,7 @@ export function gmmLogPosterior(g: GmmInput): number {
   let prior = k * (nPrime * d * Math.log(gamma / Math.SQRT2) - logMultiGamma);
   for (let c = 0; c < k; c++) {
     const frobenius = Q[c]!.flat().reduce((s, v) => s + v * v, 0);
-    prior += -(gamma * gamma) / 2 * frobenius + m * sumQ[c]!;
+    prior += (-(gamma * gamma) / 2) * frobenius + m * sumQ[c]!;
   }
   return likelihood + prior;
 }

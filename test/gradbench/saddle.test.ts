@@ -30,11 +30,20 @@ function argmin(f: (x: Point) => number, g: (x: Point) => Point, x0: Point): Poi
 }
 
 const gradient = (f: (x: Point) => number) => (x: Point) => centralDifferences(f, x, 1e-6);
-const argmax = (f: (x: Point) => number, x0: Point) => argmin((x) => -f(x), gradient((x) => -f(x)), x0);
+const argmax = (f: (x: Point) => number, x0: Point) =>
+  argmin(
+    (x) => -f(x),
+    gradient((x) => -f(x)),
+    x0,
+  );
 const saddleF = (p1: Point, p2: Point) => p1[0]! ** 2 + p1[1]! ** 2 - (p2[0]! ** 2 + p2[1]! ** 2);
 
 function saddle(start: Point): number[] {
-  const maxValue = (p1: Point) => saddleF(p1, argmax((p2) => saddleF(p1, p2), start));
+  const maxValue = (p1: Point) =>
+    saddleF(
+      p1,
+      argmax((p2) => saddleF(p1, p2), start),
+    );
   const r1 = argmin(maxValue, gradient(maxValue), start);
   return [...r1, ...argmax((p2) => saddleF(r1, p2), start)];
 }
@@ -46,7 +55,7 @@ describe("saddle", () => {
   ]) {
     it(`start = [${start}]: all four modes agree with each other and with a descent on central differences`, async () => {
       const outputs = [];
-      for (const mode of MODES) outputs.push((await evaluate("saddle", mode, { start })) as number[]);
+      for (const mode of MODES) outputs.push(await evaluate("saddle", mode, { start }));
       for (const out of outputs) {
         expect(out).toHaveLength(4);
         expect(maxRho(out, outputs[0])).toBeLessThanOrEqual(1e-12);

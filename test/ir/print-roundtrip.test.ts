@@ -17,7 +17,11 @@ import { randomProgram } from "../opt/random-ir.js";
 /** Parses, checks and lowers printed source back to an IR function. */
 export function reread(text: string, fn: IrFunction): IrFunction {
   const program = parseProgram({ name: "<printed>", text });
-  return lowerEntry(checkProgram([program]), fn.name, fn.params.map((p) => p.type));
+  return lowerEntry(
+    checkProgram([program]),
+    fn.name,
+    fn.params.map((p) => p.type),
+  );
 }
 
 describe("printed IR reads back as the same program", () => {
@@ -31,7 +35,7 @@ describe("printed IR reads back as the same program", () => {
           try {
             again = reread(text, fn);
           } catch (e) {
-            throw new Error(`seed ${seed}: printed program does not read back:\n${text}\n${String(e)}`);
+            throw new Error(`seed ${seed}: printed program does not read back:\n${text}\n${String(e)}`, { cause: e });
           }
           const expected = runFunction(fn, args);
           if (!valuesEqual(runFunction(again, args), expected, typeOf(fn.body))) {

@@ -90,7 +90,13 @@ describe("operators: precedence and associativity", () => {
     expect(show((bb) => op(bb, "get", op(bb, "get", m, i), op(bb, "add", i, litIndex(1))))).toBe("m[i][i + 1]");
     expect(show((bb) => op(bb, "length", op(bb, "get", m, litIndex(0))))).toBe("length m[0]");
     expect(show((bb) => op(bb, "sin", op(bb, "get", v, i)))).toBe("sin v[i]");
-    const built = (bb: AnfBuilder) => op(bb, "get", bb.build(litIndex(3), (j, b2) => b2.prim("toDouble", [j])), i);
+    const built = (bb: AnfBuilder) =>
+      op(
+        bb,
+        "get",
+        bb.build(litIndex(3), (j, b2) => b2.prim("toDouble", [j])),
+        i,
+      );
     expect(show(built)).toBe("(build 3 (fun i_2 -> double i_2))[i]"); // the free i keeps its name
   });
 });
@@ -124,7 +130,9 @@ describe("tuples, projections, functions, loops", () => {
       const xs = bb.build(n, (j, b2) => b2.prim("mul", [b2.prim("get", [v, j]), a]), "xs", "j");
       return bb.ifold(litDouble(0), n, (s, k, b2) => b2.prim("add", [s, b2.prim("get", [xs, k])]), "s", "s", "k");
     });
-    expect(text).toBe("let n = length v in\nlet xs = build n (fun j -> v[j] * a) in\nifold (fun s k -> s + xs[k]) 0. n");
+    expect(text).toBe(
+      "let n = length v in\nlet xs = build n (fun j -> v[j] * a) in\nifold (fun s k -> s + xs[k]) 0. n",
+    );
   });
 });
 
@@ -138,7 +146,15 @@ describe("names", () => {
     const e = mkLet(
       x1,
       litDouble(1),
-      mkLet(x2, mkPrim("add", [x1, x1]), mkLet(len, mkPrim("length", [v]), mkLet(weird, mkPrim("toDouble", [len]), mkLet(under, mkPrim("mul", [weird, x2]), mkPrim("add", [under, x2]))))),
+      mkLet(
+        x2,
+        mkPrim("add", [x1, x1]),
+        mkLet(
+          len,
+          mkPrim("length", [v]),
+          mkLet(weird, mkPrim("toDouble", [len]), mkLet(under, mkPrim("mul", [weird, x2]), mkPrim("add", [under, x2]))),
+        ),
+      ),
     );
     expect(printIr(e, { sugar: false })).toBe(
       [
@@ -153,7 +169,14 @@ describe("names", () => {
   });
 
   test("a function prints with annotated parameters", () => {
-    const fn = func("norm", [["u", VECTOR], ["k", INT]], (bb, u, k) => bb.prim("sqrt", [bb.prim("get", [u!, k!])]));
+    const fn = func(
+      "norm",
+      [
+        ["u", VECTOR],
+        ["k", INT],
+      ],
+      (bb, u, k) => bb.prim("sqrt", [bb.prim("get", [u, k])]),
+    );
     expect(printIr(fn)).toBe("let norm (u: Vector) (k: Index) = sqrt u[k]");
   });
 });
@@ -180,7 +203,11 @@ describe("sugar: single-use lets print at their use, never moved into a loop, la
     const text = show((bb) => {
       const e = bb.prim("exp", [a], "e");
       const q = bb.prim("lt", [a, b], "q");
-      return bb.if(q, () => e, () => litDouble(0));
+      return bb.if(
+        q,
+        () => e,
+        () => litDouble(0),
+      );
     });
     expect(text).toBe("let e = exp a in\nif a < b then e else 0.");
   });
@@ -188,7 +215,9 @@ describe("sugar: single-use lets print at their use, never moved into a loop, la
   test("sugar off prints every let", () => {
     const bb = new AnfBuilder();
     const t = bb.prim("mul", [b, c], "t");
-    expect(printIr(bb.finish(bb.prim("add", [a, t])), { sugar: false })).toBe("let t = b * c in\nlet add = a + t in\nadd");
+    expect(printIr(bb.finish(bb.prim("add", [a, t])), { sugar: false })).toBe(
+      "let t = b * c in\nlet add = a + t in\nadd",
+    );
   });
 });
 
@@ -223,18 +252,30 @@ describe("layout", () => {
   test("else-if chains and long lambda bodies", () => {
     const fn = func("sign", [["x", DOUBLE]], (bb, x) =>
       bb.if(
-        bb.prim("lt", [x!, litDouble(0)]),
+        bb.prim("lt", [x, litDouble(0)]),
         () => litDouble(-1),
-        (b2) => b2.if(b2.prim("gt", [x!, litDouble(0)]), () => litDouble(1), () => litDouble(0)),
+        (b2) =>
+          b2.if(
+            b2.prim("gt", [x, litDouble(0)]),
+            () => litDouble(1),
+            () => litDouble(0),
+          ),
       ),
     );
     expect(printIr(fn)).toBe("let sign (x: Double) = if x < 0. then (-1.) else if x > 0. then 1. else 0.");
     const wide = func("sum", [["v", VECTOR]], (bb, vv) =>
-      bb.ifold(litDouble(0), bb.prim("length", [vv!]), (s, k, b2) => {
-        const y = b2.prim("get", [vv!, k], "y");
-        const z = b2.prim("mul", [y, y], "z");
-        return b2.prim("add", [s, b2.prim("add", [z, b2.prim("tanh", [b2.prim("sin", [b2.prim("cos", [z])])])])]);
-      }, "s", "s", "k"),
+      bb.ifold(
+        litDouble(0),
+        bb.prim("length", [vv]),
+        (s, k, b2) => {
+          const y = b2.prim("get", [vv, k], "y");
+          const z = b2.prim("mul", [y, y], "z");
+          return b2.prim("add", [s, b2.prim("add", [z, b2.prim("tanh", [b2.prim("sin", [b2.prim("cos", [z])])])])]);
+        },
+        "s",
+        "s",
+        "k",
+      ),
     );
     expect(printIr(wide)).toMatchInlineSnapshot(`
       "let sum (v: Vector) =

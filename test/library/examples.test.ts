@@ -35,10 +35,17 @@ describe("the README", () => {
     const snippets = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
     expect(snippets).toHaveLength(2);
     const root = fileURLToPath(new URL("../../", import.meta.url));
-    const run = (code: string) => execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    const run = (code: string) =>
+      execFileSync(process.execPath, ["--input-type=module", "-e", code], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
     const source = run(snippets[0]!);
     expect(source).toMatch(/^0\.6443966/);
     expect(source).toContain("let loss' (p: Vector * Double) (x: Vector) (y: Double) =");
-    expect(run(snippets[1]!)).toMatch(/w: Float64Array\(2\) \[ -0\.47502081252106\d*, -0\.9500416250421\d* \],\s+b: -0\.4750208125210\d*/);
+    expect(run(snippets[1]!)).toMatch(
+      /w: Float64Array\(2\) \[ -0\.47502081252106\d*, -0\.9500416250421\d* \],\s+b: -0\.4750208125210\d*/,
+    );
   });
 });

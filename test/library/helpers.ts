@@ -19,7 +19,13 @@ export function flat(x: unknown): number[] {
 export type CliKind = "grad" | "jacobian" | "hessian";
 
 /** The CLI's result (`smooth grad|jacobian|hessian`) for definition `fn` of `text` at JSON arguments. */
-export function cli(kind: CliKind, text: string, fn: string, args: unknown[], extra: Partial<DerivativeOptions> = {}): unknown {
+export function cli(
+  kind: CliKind,
+  text: string,
+  fn: string,
+  args: unknown[],
+  extra: Partial<DerivativeOptions> = {},
+): unknown {
   const prog = loadProgram({ name: "<cli>", text });
   const o: DerivativeOptions = { fn, engine: "js", prelude: true, ...extra };
   const run = kind === "grad" ? gradJson : kind === "jacobian" ? jacobianJson : hessianJson;
@@ -41,7 +47,8 @@ export function expectClose(actual: readonly number[], expected: readonly number
   if (actual.length !== expected.length) throw new Error(`length ${actual.length} ≠ ${expected.length}`);
   actual.forEach((a, i) => {
     const e = expected[i]!;
-    if (!(Math.abs(a - e) <= tol * (1 + Math.abs(e)))) throw new Error(`at ${i}: ${a} ≠ ${e} (all: ${actual.join(", ")} vs ${expected.join(", ")})`);
+    if (!(Math.abs(a - e) <= tol * (1 + Math.abs(e))))
+      throw new Error(`at ${i}: ${a} ≠ ${e} (all: ${actual.join(", ")} vs ${expected.join(", ")})`);
   });
 }
 

@@ -2,7 +2,19 @@
 // the arguments' structure, compiled functions are reused, and user errors are located SmoothErrors.
 
 import { describe, expect, it } from "vitest";
-import { compilations, compile, grad, hessian, inspect, jacobian, ndarray, NDArray, smooth, smoothModule, valueAndGrad } from "../../src/index.js";
+import {
+  compilations,
+  compile,
+  grad,
+  hessian,
+  inspect,
+  jacobian,
+  ndarray,
+  NDArray,
+  smooth,
+  smoothModule,
+  valueAndGrad,
+} from "../../src/index.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 import { thrown } from "../helpers.js";
 import { cli, expectClose, flat } from "./helpers.js";
@@ -22,9 +34,35 @@ const m = smoothModule(TEXT);
 const CASES: { fn: string; json: unknown[]; args: unknown[] }[] = [
   { fn: "f", json: [2, 3], args: [2, 3] },
   { fn: "lse", json: [[0.5, -1, 2]], args: [new Float64Array([0.5, -1, 2])] },
-  { fn: "trma", json: [[[5, 6], [7, 8]], [[1, 2], [3, 4]]], args: [[[5, 6], [7, 8]], ndarray([1, 2, 3, 4], [2, 2])] },
+  {
+    fn: "trma",
+    json: [
+      [
+        [5, 6],
+        [7, 8],
+      ],
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    ],
+    args: [
+      [
+        [5, 6],
+        [7, 8],
+      ],
+      ndarray([1, 2, 3, 4], [2, 2]),
+    ],
+  },
   { fn: "mixed", json: [2, [1, 2, 3], 4], args: [2, new Float64Array([1, 2, 3]), 4] },
-  { fn: "pair", json: [[1.5, [1, 2]], [3, -4]], args: [{ a: 1.5, b: new Float64Array([1, 2]) }, [3, -4]] },
+  {
+    fn: "pair",
+    json: [
+      [1.5, [1, 2]],
+      [3, -4],
+    ],
+    args: [{ a: 1.5, b: new Float64Array([1, 2]) }, [3, -4]],
+  },
 ];
 
 describe("derivatives of Smooth source agree with the CLI", () => {
@@ -39,7 +77,25 @@ describe("derivatives of Smooth source agree with the CLI", () => {
   });
 
   it.each([
-    { fn: "h", json: [[[1, 2], [3, 4], [5, 6]], 10], args: [[[1, 2], [3, 4], [5, 6]], 10] },
+    {
+      fn: "h",
+      json: [
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        10,
+      ],
+      args: [
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        10,
+      ],
+    },
     { fn: "cube", json: [[1, 2, 3]], args: [new Float64Array([1, 2, 3])] },
     { fn: "f", json: [2, 3], args: [2, 3] },
   ])("jacobian of `$fn` in every mode", ({ fn, json, args }) => {
@@ -50,7 +106,9 @@ describe("derivatives of Smooth source agree with the CLI", () => {
       // The CLI's rows are output scalars and its columns the inputs' scalars, argument after argument.
       const rows = reference.jacobian.length;
       const perArg = blocks.map((b) => flat(b));
-      const mine = Array.from({ length: rows }, (_, r) => perArg.flatMap((b) => b.slice((r * b.length) / rows, ((r + 1) * b.length) / rows)));
+      const mine = Array.from({ length: rows }, (_, r) =>
+        perArg.flatMap((b) => b.slice((r * b.length) / rows, ((r + 1) * b.length) / rows)),
+      );
       expectClose(mine.flat(), reference.jacobian.flat(), 1e-12);
     }
   });
@@ -90,16 +148,33 @@ describe("results keep the arguments' structure", () => {
   });
 
   it("typed arrays, nested arrays and NDArrays come back in their own form", () => {
-    const A = [[1, 2], [3, 4]];
+    const A = [
+      [1, 2],
+      [3, 4],
+    ];
     const byForm = (M: unknown) => grad(m.trma!)(M, A);
-    expect(byForm([[5, 6], [7, 8]])).toEqual([[1, 3], [2, 4]]); // ∂tr(MA)/∂M = Aᵀ
+    expect(
+      byForm([
+        [5, 6],
+        [7, 8],
+      ]),
+    ).toEqual([
+      [1, 3],
+      [2, 4],
+    ]); // ∂tr(MA)/∂M = Aᵀ
     const rows = byForm([new Float64Array([5, 6]), new Float64Array([7, 8])]) as Float64Array[];
     expect(rows.map((r) => r.constructor.name)).toEqual(["Float64Array", "Float64Array"]);
-    expect(rows.map((r) => Array.from(r))).toEqual([[1, 3], [2, 4]]);
+    expect(rows.map((r) => Array.from(r))).toEqual([
+      [1, 3],
+      [2, 4],
+    ]);
     const nd = byForm(ndarray([5, 6, 7, 8], [2, 2])) as NDArray;
     expect(nd).toBeInstanceOf(NDArray);
     expect(nd.shape).toEqual([2, 2]);
-    expect(nd.toArray()).toEqual([[1, 3], [2, 4]]);
+    expect(nd.toArray()).toEqual([
+      [1, 3],
+      [2, 4],
+    ]);
   });
 
   it("default result forms: Double → number, Vector → Float64Array, Matrix → rows, tuple → JS array", () => {
@@ -168,29 +243,41 @@ describe("errors", () => {
 
   it("differentiating with respect to an Index names the parameter and the definition's line", () => {
     const e = thrown(() => grad(m.mixed!, { argnums: 2 })(2, new Float64Array([1]), 4));
-    expect(at(e)).toBe("<smooth>:6:5: argument error: grad(`mixed`): cannot differentiate with respect to parameter `n` of `mixed`: it is an Index");
+    expect(at(e)).toBe(
+      "<smooth>:6:5: argument error: grad(`mixed`): cannot differentiate with respect to parameter `n` of `mixed`: it is an Index",
+    );
   });
 
   it("argnums out of range", () => {
     const e = thrown(() => grad(m.f!, { argnums: [0, 2] })(1, 2));
-    expect(at(e)).toBe("<smooth>:2:5: argument error: grad(`f`): argnums 2 is out of range: `f` is called with 2 arguments");
+    expect(at(e)).toBe(
+      "<smooth>:2:5: argument error: grad(`f`): argnums 2 is out of range: `f` is called with 2 arguments",
+    );
     expect(() => grad(m.f!, { argnums: -1 })).toThrow(/argnums -1 is not an argument position/);
   });
 
   it("the gradient of a function with a non-scalar result", () => {
     const e = thrown(() => grad(m.cube!)(new Float64Array([1, 2])));
-    expect(at(e)).toBe("<smooth>:8:5: argument error: grad(`cube`) needs `cube` to return a Double, but it returns Vector");
+    expect(at(e)).toBe(
+      "<smooth>:8:5: argument error: grad(`cube`) needs `cube` to return a Double, but it returns Vector",
+    );
     expect(e.message).toContain("use jacobian");
   });
 
   it("arguments that do not fit the definition", () => {
-    expect(at(thrown(() => m.lse!([[1, 2]])))).toBe("<smooth>:4:5: argument error: parameter `v` of `lse` expects Vector, but the value given is Matrix");
+    expect(at(thrown(() => m.lse!([[1, 2]])))).toBe(
+      "<smooth>:4:5: argument error: parameter `v` of `lse` expects Vector, but the value given is Matrix",
+    );
     expect(at(thrown(() => m.h!([[1, 2], [3]], 1)))).toBe(
       "<smooth>:3:5: argument error: parameter `M` of `h` must be a regular array: row 0 is of length 2 but row 1 is of length 1",
     );
     expect(at(thrown(() => m.f!(1)))).toBe("<smooth>:2:5: argument error: `f` takes 2 arguments, but 1 was given");
-    expect(at(thrown(() => m.mixed!(1, [1], 2.5)))).toBe("<smooth>:6:5: argument error: parameter `n` of `mixed` must be an integer (an Index), got 2.5");
-    expect(at(thrown(() => m.f!("1", 2)))).toBe('<smooth>:2:5: argument error: parameter `x` of `f` cannot be passed to Smooth: it is the string "1"');
+    expect(at(thrown(() => m.mixed!(1, [1], 2.5)))).toBe(
+      "<smooth>:6:5: argument error: parameter `n` of `mixed` must be an integer (an Index), got 2.5",
+    );
+    expect(at(thrown(() => m.f!("1", 2)))).toBe(
+      '<smooth>:2:5: argument error: parameter `x` of `f` cannot be passed to Smooth: it is the string "1"',
+    );
   });
 
   it("a shape mismatch inside the program is located in the source", () => {
@@ -203,10 +290,12 @@ describe("errors", () => {
   });
 
   it("errors in the source carry line and column", () => {
-    const e = thrown(() => smooth`
+    const e = thrown(
+      () => smooth`
       let f = fun x -> x + 1
       let g = fun y -> y * undefinedName
-    `);
+    `,
+    );
     expect(e.headline).toMatch(/^<smooth>:3:28: name error/);
     expect(thrown(() => smooth`let f = fun x -> x +`).headline).toMatch(/^<smooth>:1:\d+: syntax error/);
     expect(() => smooth`let f = fun x -> x * ${"2"}`).toThrow(/interpolation 1 of a smooth`...` template is a string/);

@@ -55,10 +55,14 @@ const loss = (p: { w: Tensor; b: Tensor }, x: Tensor, y: Tensor) => {
 const f = (x: Tensor, y: Tensor) => add(mul(mul(x, x), y), sin(y));
 const meanLoss = (w: Tensor, X: Tensor, y: Tensor) => {
   const n = X.length as number; // a plain number: shapes are static in a trace
-  const total = ifold((acc: Tensor, i: Tensor) => {
-    const z = dot(w, get(X, i));
-    return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
-  }, 0, n);
+  const total = ifold(
+    (acc: Tensor, i: Tensor) => {
+      const z = dot(w, get(X, i));
+      return add(acc, sub(log(add(1, exp(z))), mul(get(y, i), z)));
+    },
+    0,
+    n,
+  );
   return mul(total, 1 / n);
 };
 
@@ -71,7 +75,10 @@ describe("a staged TypeScript function", () => {
     expect(compile(loss)(p, x, 1)).toBeCloseTo(m.loss!(p, x, 1) as number, 14);
     const X = [Array.from({ length: 3 }, random), Array.from({ length: 3 }, random)];
     const w = Float64Array.from({ length: 3 }, random);
-    expect(compile(meanLoss)(w, X, new Float64Array([0, 1]))).toBeCloseTo(m.meanLoss!(w, X, new Float64Array([0, 1])) as number, 14);
+    expect(compile(meanLoss)(w, X, new Float64Array([0, 1]))).toBeCloseTo(
+      m.meanLoss!(w, X, new Float64Array([0, 1])) as number,
+      14,
+    );
   });
 
   it("has the CLI's derivatives on the source, in the arguments' structure", () => {
@@ -86,15 +93,33 @@ describe("a staged TypeScript function", () => {
   });
 
   it("gives the source's gradient of a loop over a matrix, and jvp/vjp agree with it", () => {
-    const X = [[1, 2], [3, 4], [5, 6]];
+    const X = [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ];
     const y = new Float64Array([0, 1, 1]);
     const w = new Float64Array([0.1, -0.2]);
-    const reference = cli("grad", SOURCE, "meanLoss", [[0.1, -0.2], X, [0, 1, 1]], { wrt: "0" }) as { gradient: unknown[] };
+    const reference = cli("grad", SOURCE, "meanLoss", [[0.1, -0.2], X, [0, 1, 1]], { wrt: "0" }) as {
+      gradient: unknown[];
+    };
     const g = grad(meanLoss)(w, X, y) as Float64Array;
     expectClose(flat(g), flat(reference.gradient[0]), 1e-12);
     const [, pullback] = vjp(meanLoss, w, X, y);
     expectClose(flat((pullback(1) as unknown[])[0]), flat(g), 1e-12);
-    const [, dy] = jvp(meanLoss, [w, X, y], [new Float64Array([1, 0]), [[0, 0], [0, 0], [0, 0]], new Float64Array(3)]);
+    const [, dy] = jvp(
+      meanLoss,
+      [w, X, y],
+      [
+        new Float64Array([1, 0]),
+        [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+        ],
+        new Float64Array(3),
+      ],
+    );
     expect(dy).toBeCloseTo(g[0]!, 12);
   });
 
@@ -108,7 +133,12 @@ describe("a staged TypeScript function", () => {
   });
 
   it("keeps `cond` in the program and evaluates JavaScript control flow at trace time", () => {
-    const relu = (v: Tensor) => cond(lt(v, 0), () => 0, () => v);
+    const relu = (v: Tensor) =>
+      cond(
+        lt(v, 0),
+        () => 0,
+        () => v,
+      );
     const h = grad(relu);
     expect([h(-2), h(3)]).toEqual([0, 1]);
     expect(compilations(h)).toBe(1);
@@ -145,17 +175,23 @@ describe("a staged TypeScript function", () => {
   });
 
   it("can be inspected", () => {
-    expect(inspect(grad(loss), p, x, 1).smooth).toMatch(/^let staged\d+' \(x0: Vector \* Double\) \(x1: Vector\) \(x2: Double\) =/);
+    expect(inspect(grad(loss), p, x, 1).smooth).toMatch(
+      /^let staged\d+' \(x0: Vector \* Double\) \(x1: Vector\) \(x2: Double\) =/,
+    );
   });
 });
 
 describe("errors of staged functions", () => {
   it("a value that cannot be passed, out-of-range argnums, a missing argument", () => {
-    expect(thrown(() => grad(f)("2", 3)).headline).toBe('argument error: argument 1 of the TypeScript function `f` cannot be passed to Smooth: it is the string "2"');
+    expect(thrown(() => grad(f)("2", 3)).headline).toBe(
+      'argument error: argument 1 of the TypeScript function `f` cannot be passed to Smooth: it is the string "2"',
+    );
     expect(thrown(() => grad(f, { argnums: 5 })(2, 3)).headline).toBe(
       "argument error: grad(the TypeScript function `f`): argnums 5 is out of range: the TypeScript function `f` is called with 2 arguments",
     );
-    expect(thrown(() => grad(f)(2)).headline).toBe("argument error: the TypeScript function `f` takes 2 arguments, but 1 was given");
+    expect(thrown(() => grad(f)(2)).headline).toBe(
+      "argument error: the TypeScript function `f` takes 2 arguments, but 1 was given",
+    );
   });
 
   it("the gradient of a non-scalar result", () => {

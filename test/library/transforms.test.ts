@@ -26,14 +26,25 @@ describe("jvp", () => {
     const [dM, dx, db] = [[Array.from(vector(3)), Array.from(vector(3))], vector(3), 0.3];
     const [y, dy] = jvp(m.affine!, [M, x, 0.1], [dM, dx, db]);
     expectClose(flat(y), flat(m.affine!(M, x, 0.1)), 1e-14);
-    const along = (t: number) => flat(m.affine!(M.map((r, i) => r.map((v, j) => v + t * dM[i]![j]!)), x.map((v, j) => v + t * dx[j]!), 0.1 + t * db));
+    const along = (t: number) =>
+      flat(
+        m.affine!(
+          M.map((r, i) => r.map((v, j) => v + t * dM[i]![j]!)),
+          x.map((v, j) => v + t * dx[j]!),
+          0.1 + t * db,
+        ),
+      );
     const h = 1e-6;
     const fd = along(h).map((u, i) => (u - along(-h)[i]!) / (2 * h));
     expectClose(flat(dy), fd, 1e-6);
   });
 
   it("ignores the tangent of an Index and keeps object structure", () => {
-    const [y, dy] = jvp(m.energy!, [{ x: new Float64Array([1, 2]), s: 3 }, 2], [{ x: new Float64Array([1, 0]), s: 1 }, null]);
+    const [y, dy] = jvp(
+      m.energy!,
+      [{ x: new Float64Array([1, 2]), s: 3 }, 2],
+      [{ x: new Float64Array([1, 0]), s: 1 }, null],
+    );
     expect(y).toBe(30); // |x|² s k
     expect(dy).toBe(2 * (2 * 1 * 3) + 5 * 2); // k (2 x·dx s + |x|² ds)
   });
@@ -67,7 +78,9 @@ describe("vjp", () => {
     expect(dp[0]).toEqual(new Float64Array([12, 24])); // 2 x s k
     expect(dp[1]).toBe(10); // |x|² k
     expect(dk).toBeNull();
-    expect(() => pullback(new Float64Array(2))).toThrow(/the cotangent given to the pullback of `energy` must have the shape of the value/);
+    expect(() => pullback(new Float64Array(2))).toThrow(
+      /the cotangent given to the pullback of `energy` must have the shape of the value/,
+    );
   });
 });
 
@@ -83,19 +96,30 @@ describe("vmap", () => {
     const c = new Float64Array([1, -2, 3]);
     const xs = new Float64Array([0.5, 1, 2]);
     const polys = vmap(m.poly!, { inAxes: [0, null] });
-    expectClose(flat(polys(xs, c)), Array.from(xs, (x) => x * x - 2 * x + 3), 1e-15);
+    expectClose(
+      flat(polys(xs, c)),
+      Array.from(xs, (x) => x * x - 2 * x + 3),
+      1e-15,
+    );
     // The Jacobian of the mapped function is diagonal: p'(x_i) = 2 x_i - 2.
     const J = jacobian(polys)(xs, c) as Float64Array[];
     expectClose(flat(J), [-1, 0, 0, 0, 0, 0, 0, 0, 2], 1e-12);
-    const table = vmap(vmap(m.poly!, { inAxes: [0, null] }), { inAxes: [null, 0] })(xs, [c, new Float64Array([0, 1, 0])]) as Float64Array[];
+    const table = vmap(vmap(m.poly!, { inAxes: [0, null] }), { inAxes: [null, 0] })(xs, [
+      c,
+      new Float64Array([0, 1, 0]),
+    ]) as Float64Array[];
     expectClose(flat(table[1]), Array.from(xs), 1e-15);
     expect(inspect(polys, xs, c).smooth).toContain("build");
   });
 
   it("reports mapped arguments of different lengths and unmappable arguments", () => {
     const mapped = vmap(m.affine!, { inAxes: [0, 0, null] });
-    expect(thrown(() => mapped([[[1]], [[2]]], [new Float64Array(1)], 0)).message).toContain("the mapped arguments have different leading lengths");
-    expect(thrown(() => vmap(m.poly!)(1, [new Float64Array(1)])).headline).toContain("vmap maps over the leading axis of parameter `x` of `poly`, but it is not an array");
+    expect(thrown(() => mapped([[[1]], [[2]]], [new Float64Array(1)], 0)).message).toContain(
+      "the mapped arguments have different leading lengths",
+    );
+    expect(thrown(() => vmap(m.poly!)(1, [new Float64Array(1)])).headline).toContain(
+      "vmap maps over the leading axis of parameter `x` of `poly`, but it is not an array",
+    );
     expect(() => vmap(m.poly!, { inAxes: 1 as never })).toThrow(/inAxes 1 is not supported/);
   });
 });

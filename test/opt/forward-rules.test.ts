@@ -30,11 +30,17 @@ function lowered(text: string, types: readonly Type[]): IrFunction {
   return fn;
 }
 
-const vec = (...xs: number[]): DenseArray => ({ tag: "dense", elemKind: "double", shape: [xs.length], data: Float64Array.from(xs) });
+const vec = (...xs: number[]): DenseArray => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
 
 /** Both programs give the same value on each argument list. */
 function sameValues(a: IrFunction, b: IrFunction, argLists: readonly (readonly Value[])[]): void {
-  for (const args of argLists) expect(valuesEqual(runFunction(b, args), runFunction(a, args), typeOf(a.body))).toBe(true);
+  for (const args of argLists)
+    expect(valuesEqual(runFunction(b, args), runFunction(a, args), typeOf(a.body))).toBe(true);
 }
 
 describe("onehot-state", () => {
@@ -58,7 +64,11 @@ describe("onehot-state", () => {
           0."
     `);
     const v = vec(0.5, 3, -1, 3, 7, 2);
-    sameValues(fn, after, [-1, 0, 1, 3, 4, 5, 6].map((p) => [v, p]));
+    sameValues(
+      fn,
+      after,
+      [-1, 0, 1, 3, 4, 5, 6].map((p) => [v, p]),
+    );
   });
 
   test("a literal 0. becomes the sentinel -1, only where p is known not to be negative", () => {
@@ -70,7 +80,10 @@ describe("onehot-state", () => {
     const { fired, out: after, text: out } = runRules(fn, [onehotState, projOfTuple]);
     expect(fired["onehot-state"]).toBe(1);
     expect(out).toContain("-1");
-    sameValues(fn, after, [[vec(1, -2, 5, 0.5), 0], [vec(-1, -2), 0]]);
+    sameValues(fn, after, [
+      [vec(1, -2, 5, 0.5), 0],
+      [vec(-1, -2), 0],
+    ]);
     // p a parameter (maybe -1): the rule does not apply.
     const param = lowered(text.replace("(v[0], if 0 = p then 1. else 0.)", "(v[0], 0.)"), [VECTOR, INT]);
     expect(runRules(param, [onehotState]).fired["onehot-state"]).toBeUndefined();
@@ -87,7 +100,8 @@ describe("onehot-state", () => {
 
 describe("unswitch-nested", () => {
   test("an invariant condition deep in a loop body: one loop per case, each without the test", () => {
-    const text = "let f = fun (v: Vector) (c: Bool) -> ifold (fun s i -> if i = 0 then s else if c then s + v[i] else s - v[i]) 0. (length v)";
+    const text =
+      "let f = fun (v: Vector) (c: Bool) -> ifold (fun s i -> if i = 0 then s else if c then s + v[i] else s - v[i]) 0. (length v)";
     const fn = lowered(text, [VECTOR, BOOL]);
     const { text: out, fired, out: after } = runRules(fn, [unswitchNested, ifKnown]);
     expect(fired["unswitch-nested"]).toBe(1);
@@ -99,11 +113,16 @@ describe("unswitch-nested", () => {
         else
           ifold (fun s_2 i_2 -> if i_2 = 0 then s_2 else s_2 - v[i_2]) 0. t"
     `);
-    sameValues(fn, after, [[vec(1, 2, 4), true], [vec(1, 2, 4), false], [vec(), true]]);
+    sameValues(fn, after, [
+      [vec(1, 2, 4), true],
+      [vec(1, 2, 4), false],
+      [vec(), true],
+    ]);
   });
 
   test("not with a tuple state (left to fission), nor a condition computed in the loop", () => {
-    const tuple = "let f = fun (v: Vector) (c: Bool) -> ifold (fun s i -> (fst s + 1., if c then snd s + v[i] else snd s)) (0., 0.) (length v)";
+    const tuple =
+      "let f = fun (v: Vector) (c: Bool) -> ifold (fun s i -> (fst s + 1., if c then snd s + v[i] else snd s)) (0., 0.) (length v)";
     expect(runRules(lowered(tuple, [VECTOR, BOOL]), [unswitchNested]).fired["unswitch-nested"]).toBeUndefined();
     const inner = "let f = fun (v: Vector) -> ifold (fun s i -> if v[i] > 0. then s + v[i] else s) 0. (length v)";
     expect(runRules(lowered(inner, [VECTOR]), [unswitchNested]).fired["unswitch-nested"]).toBeUndefined();
@@ -144,13 +163,20 @@ describe("case-split-build", () => {
             a_2 * 0. + b_2 * 0. + (a_2 - b_2) * 0.)"
     `);
     const v = vec(0.5, -1, 2);
-    sameValues(fn, after, [-1, 0, 1, 2, 3].map((q) => [v, q]));
+    sameValues(
+      fn,
+      after,
+      [-1, 0, 1, 2, 3].map((q) => [v, q]),
+    );
   });
 
   test("not for a small element (a one-hot seed), nor for a condition on a computed value", () => {
-    const seed = "let f = fun (v: Vector) (q: Index) -> build (length v) (fun j -> let a = if j = q then 1. else 0. in let b = if j = q then v[j] else 0. in a + b)";
+    const seed =
+      "let f = fun (v: Vector) (q: Index) -> build (length v) (fun j -> let a = if j = q then 1. else 0. in let b = if j = q then v[j] else 0. in a + b)";
     expect(runRules(lowered(seed, [VECTOR, INT]), [caseSplitBuild]).fired["case-split-build"]).toBeUndefined();
-    const computed = text.replace("(q: Index) -> build", "(q: Index) -> let k = q + 1 in build").replace("j = q", "j = k");
+    const computed = text
+      .replace("(q: Index) -> build", "(q: Index) -> let k = q + 1 in build")
+      .replace("j = q", "j = k");
     expect(runRules(lowered(computed, [VECTOR, INT]), [caseSplitBuild]).fired["case-split-build"]).toBeUndefined();
   });
 });
@@ -170,20 +196,29 @@ describe("proj-constant", () => {
       "let f (v: Vector) (c: Bool) =
         fst (if c then (v[0], 0.) else (v[1], 0.)) + 0. + fst (build (length v) (fun i -> if c then (v[i], 2.) else (1., 2.)))[0] * 2."
     `);
-    sameValues(fn, after, [[vec(1, 2), true], [vec(1, 2), false]]);
+    sameValues(fn, after, [
+      [vec(1, 2), true],
+      [vec(1, 2), false],
+    ]);
   });
 
   test("0. and -0. agree only under the assumption that Doubles are finite", () => {
-    const fn = lowered("let f = fun (v: Vector) (c: Bool) -> let t = if c then (v[0], 0.) else (v[1], -0.) in snd t", [VECTOR, BOOL]);
+    const fn = lowered("let f = fun (v: Vector) (c: Bool) -> let t = if c then (v[0], 0.) else (v[1], -0.) in snd t", [
+      VECTOR,
+      BOOL,
+    ]);
     // constant-fold makes `-0.` (a negation) the literal.
     expect(runRules(fn, [constantFold, projConstant(false)]).fired["proj-constant"]).toBeUndefined();
-    expect(runRules(fn, [constantFold, projConstant(true)]).text).toMatchInlineSnapshot(`"let f (v: Vector) (c: Bool) = 0."`);
+    expect(runRules(fn, [constantFold, projConstant(true)]).text).toMatchInlineSnapshot(
+      `"let f (v: Vector) (c: Bool) = 0."`,
+    );
   });
 });
 
 describe("licm of a read a hoisted loop starts from", () => {
   test("v[0] feeding an invariant loop moves under the loop's guard, and the loop with it", () => {
-    const text = "let f = fun (v: Vector) -> build (length v) (fun p -> let x = v[0] in ifold (fun s i -> max s v[i]) x (length v) + v[p])";
+    const text =
+      "let f = fun (v: Vector) -> build (length v) (fun p -> let x = v[0] in ifold (fun s i -> max s v[i]) x (length v) + v[p])";
     const fn = lowered(text, [VECTOR]);
     const { fn: out, hoisted } = hoistInvariants(fn);
     verify(out);
@@ -198,8 +233,10 @@ describe("licm of a read a hoisted loop starts from", () => {
   });
 
   test("a read that feeds no loop stays", () => {
-    const fn = lowered("let f = fun (v: Vector) (w: Vector) -> build (length v) (fun p -> w[0] + v[p])", [VECTOR, VECTOR]);
+    const fn = lowered("let f = fun (v: Vector) (w: Vector) -> build (length v) (fun p -> w[0] + v[p])", [
+      VECTOR,
+      VECTOR,
+    ]);
     expect(hoistInvariants(fn).hoisted).toBe(0);
   });
 });
-

@@ -24,8 +24,18 @@ const random = () => {
   seed = (seed * 1103515245 + 12345) % 2147483648;
   return seed / 2147483648 + 0.5; // in [0.5, 1.5): NNMF divides by products
 };
-const vector = (n: number): DenseArray => ({ tag: "dense", elemKind: "double", shape: [n], data: Float64Array.from({ length: n }, random) });
-const matrix = (r: number, c: number): DenseArray => ({ tag: "dense", elemKind: "double", shape: [r, c], data: Float64Array.from({ length: r * c }, random) });
+const vector = (n: number): DenseArray => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [n],
+  data: Float64Array.from({ length: n }, random),
+});
+const matrix = (r: number, c: number): DenseArray => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [r, c],
+  data: Float64Array.from({ length: r * c }, random),
+});
 
 /** The optimised derivative program of `f` with respect to parameter `wrt`. */
 function derive(text: string, types: readonly Type[], wrt: number): Specialised {
@@ -47,7 +57,10 @@ const attempt = (f: () => Value): Outcome => {
 /** The derived program, interpreted and compiled, computes what the reference does (an index error may be elided). */
 function agrees(d: Specialised, args: readonly Value[]): void {
   const reference = attempt(() => d.run(args));
-  for (const got of [attempt(() => runFunction(d.optimised, args)), attempt(() => compileFunction(d.optimised)(args))]) {
+  for (const got of [
+    attempt(() => runFunction(d.optimised, args)),
+    attempt(() => compileFunction(d.optimised)(args)),
+  ]) {
     if ("value" in reference) {
       expect(got).toHaveProperty("value");
       expect(valuesEqual((got as { value: Value }).value, reference.value, d.resultType, 1e-12)).toBe(true);
@@ -62,8 +75,16 @@ function agrees(d: Specialised, args: readonly Value[]): void {
 describe("paper 000 §4.1, from the derivative API", () => {
   test("Example 4: d(v1 · v2)/dv1 = v2", () => {
     const d = derive("let f = fun (v1: Vector) (v2: Vector) -> vectorDot v1 v2", [VECTOR, VECTOR], 0);
-    expect(printIr(d.optimised)).toMatchInlineSnapshot(`"let f' (v1: Vector) (v2: Vector) = build (length v1) (fun p0 -> v2[p0])"`);
-    for (const [n, m] of [[4, 4], [0, 0], [3, 5], [5, 3]] as const) agrees(d, [vector(n), vector(m)]);
+    expect(printIr(d.optimised)).toMatchInlineSnapshot(
+      `"let f' (v1: Vector) (v2: Vector) = build (length v1) (fun p0 -> v2[p0])"`,
+    );
+    for (const [n, m] of [
+      [4, 4],
+      [0, 0],
+      [3, 5],
+      [5, 3],
+    ] as const)
+      agrees(d, [vector(n), vector(m)]);
   });
 
   test("Example 5: d tr(M)/dM = I, where M is square; the diagonal read keeps its index check", () => {
@@ -74,10 +95,23 @@ describe("paper 000 §4.1, from the derivative API", () => {
           let n = length m[0] in
           build n (fun p1 -> if checkIndex p0 n = p1 then 1. else 0.))"
     `);
-    for (const [r, c] of [[3, 3], [2, 4], [4, 2], [0, 0]] as const) agrees(d, [matrix(r, c)]);
+    for (const [r, c] of [
+      [3, 3],
+      [2, 4],
+      [4, 2],
+      [0, 0],
+    ] as const)
+      agrees(d, [matrix(r, c)]);
     // The printed program, checkIndex included, reads back as a program computing the same (and failing the same).
-    const again = lowerEntry(checkProgram([parseProgram({ name: "printed", text: printIr(d.optimised) })]), d.optimised.name, [MATRIX]);
-    for (const [r, c] of [[3, 3], [4, 2]] as const) {
+    const again = lowerEntry(
+      checkProgram([parseProgram({ name: "printed", text: printIr(d.optimised) })]),
+      d.optimised.name,
+      [MATRIX],
+    );
+    for (const [r, c] of [
+      [3, 3],
+      [4, 2],
+    ] as const) {
       const args = [matrix(r, c)];
       expect(attempt(() => runFunction(again, args))).toEqual(attempt(() => runFunction(d.optimised, args)));
     }
@@ -89,7 +123,12 @@ describe("paper 000 §4.1, from the derivative API", () => {
       "let f' (m: Matrix) (a: Matrix) =
         build (length m) (fun p0 -> build (length m[0]) (fun p1 -> a[p1][p0]))"
     `);
-    for (const [r, c] of [[3, 4], [2, 2], [1, 3]] as const) agrees(d, [matrix(r, c), matrix(c, r)]);
+    for (const [r, c] of [
+      [3, 4],
+      [2, 2],
+      [1, 3],
+    ] as const)
+      agrees(d, [matrix(r, c), matrix(c, r)]);
     agrees(d, [matrix(3, 2), matrix(3, 3)]);
   });
 
@@ -109,7 +148,13 @@ describe("paper 000 §4.1, from the derivative API", () => {
           let ok = p0 < n in
           build (length m[0]) (fun p1 -> if ok then u[p0] * v[p1] else 0.))"
     `);
-    for (const [n, r, c, m] of [[3, 3, 4, 4], [2, 3, 4, 4], [1, 1, 1, 1], [3, 3, 2, 4]] as const) agrees(d, [vector(n), matrix(r, c), vector(m)]);
+    for (const [n, r, c, m] of [
+      [3, 3, 4, 4],
+      [2, 3, 4, 4],
+      [1, 1, 1, 1],
+      [3, 3, 2, 4],
+    ] as const)
+      agrees(d, [vector(n), matrix(r, c), vector(m)]);
   });
 
   test("NNMF: the gradient with respect to H is Wᵀ(1/(WH) - A/(WH)²), one loop per element", () => {
@@ -146,8 +191,13 @@ describe("from grad, mgrad and deriv in Smooth", () => {
       "let f = fun (v1: Vector) (v2: Vector) -> build (length v1) (fun i -> snd (grad (fun v -> vectorDot v v2) v1)[i])",
       [VECTOR, VECTOR],
     );
-    expect(printIr(tangents.optimised)).toMatchInlineSnapshot(`"let f (v1: Vector) (v2: Vector) = build (length v1) (fun i -> v2[i])"`);
-    const both = optimised("let f = fun (v1: Vector) (v2: Vector) -> grad (fun v -> vectorDot v v2) v1", [VECTOR, VECTOR]);
+    expect(printIr(tangents.optimised)).toMatchInlineSnapshot(
+      `"let f (v1: Vector) (v2: Vector) = build (length v1) (fun i -> v2[i])"`,
+    );
+    const both = optimised("let f = fun (v1: Vector) (v2: Vector) -> grad (fun v -> vectorDot v v2) v1", [
+      VECTOR,
+      VECTOR,
+    ]);
     expect(printIr(both.optimised)).toMatchInlineSnapshot(`
       "let f (v1: Vector) (v2: Vector) =
         let n = length v1 in
@@ -158,13 +208,19 @@ describe("from grad, mgrad and deriv in Smooth", () => {
   });
 
   test("mgrad of the trace of MA, and deriv of it", () => {
-    const m = optimised("let f = fun (m: Matrix) (a: Matrix) -> build (length m) (fun i -> build (length m[0]) (fun j -> snd (mgrad (fun x -> matrixTrace (matrixMul x a)) m)[i][j]))", [MATRIX, MATRIX]);
+    const m = optimised(
+      "let f = fun (m: Matrix) (a: Matrix) -> build (length m) (fun i -> build (length m[0]) (fun j -> snd (mgrad (fun x -> matrixTrace (matrixMul x a)) m)[i][j]))",
+      [MATRIX, MATRIX],
+    );
     expect(printIr(m.optimised)).toMatchInlineSnapshot(`
       "let f (m: Matrix) (a: Matrix) =
         build (length m) (fun i -> build (length m[0]) (fun j -> a[j][i]))"
     `);
     agrees(m, [matrix(2, 3), matrix(3, 2)]);
-    const d = optimised("let f = fun (m: Matrix) (a: Matrix) -> deriv (matrixTrace (matrixMul m a)) m", [MATRIX, MATRIX]);
+    const d = optimised("let f = fun (m: Matrix) (a: Matrix) -> deriv (matrixTrace (matrixMul m a)) m", [
+      MATRIX,
+      MATRIX,
+    ]);
     expect(printIr(d.optimised)).toMatchInlineSnapshot(`
       "let f (m: Matrix) (a: Matrix) =
         let n = length m in
@@ -185,7 +241,9 @@ describe("from grad, mgrad and deriv in Smooth", () => {
       "      (fst s + v1[j] * v2[j], snd s + v1[j] * 0. + (if i = j then 1. else 0.) * v2[j])) (0., 0.) (length v1)))",
     ].join("\n");
     const s = optimised(text, [VECTOR, VECTOR]);
-    expect(printIr(s.optimised)).toMatchInlineSnapshot(`"let f (v1: Vector) (v2: Vector) = build (length v1) (fun i -> v2[i])"`);
+    expect(printIr(s.optimised)).toMatchInlineSnapshot(
+      `"let f (v1: Vector) (v2: Vector) = build (length v1) (fun i -> v2[i])"`,
+    );
     agrees(s, [vector(3), vector(3)]);
   });
 });

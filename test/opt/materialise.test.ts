@@ -14,7 +14,12 @@ import type { Value } from "../../src/runtime/value.js";
 import { func } from "../ir/helpers.js";
 import { params } from "./run-rules.js";
 
-const vec = (xs: number[]) => ({ tag: "dense" as const, elemKind: "double" as const, shape: [xs.length], data: Float64Array.from(xs) });
+const vec = (xs: number[]) => ({
+  tag: "dense" as const,
+  elemKind: "double" as const,
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
 
 function materialised(fn: IrFunction): { text: string; count: number; out: IrFunction } {
   verify(fn);
@@ -28,14 +33,15 @@ function sameValues(a: IrFunction, b: IrFunction, args: readonly unknown[]): voi
 }
 
 /** exp (v[i] - p), written afresh in each loop. */
-const term = (v: Atom, p: Atom, i: Atom, b: AnfBuilder) => b.prim("exp", [b.prim("sub", [b.prim("get", [v, i], "x"), p], "t")], "e");
+const term = (v: Atom, p: Atom, i: Atom, b: AnfBuilder) =>
+  b.prim("exp", [b.prim("sub", [b.prim("get", [v, i], "x"), p], "t")], "e");
 
 /** softmax by hand: the denominator's ifold and the build each compute exp (v[i] - p). */
 const softmax = () =>
   func("softmax", params(["v", VECTOR], ["p", DOUBLE]), (b, v, p) => {
-    const n = b.prim("length", [v!], "n");
-    const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, term(v!, p!, i, bb)]), "s");
-    return b.build(n, (j, bb) => bb.prim("div", [term(v!, p!, j, bb), s]));
+    const n = b.prim("length", [v], "n");
+    const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, term(v, p, i, bb)]), "s");
+    return b.build(n, (j, bb) => bb.prim("div", [term(v, p, j, bb), s]));
   });
 
 describe("materialise", () => {
@@ -60,9 +66,9 @@ describe("materialise", () => {
 
   test("a tail occurrence (the element itself) counts too, and each occurrence reads with its own index", () => {
     const fn = func("f", params(["v", VECTOR]), (b, v) => {
-      const n = b.prim("length", [v!], "n");
-      const a = b.build(n, (i, bb) => bb.prim("log", [bb.prim("get", [v!, i])]), "a");
-      const c = b.build(n, (j, bb) => bb.prim("mul", [litDouble(2), bb.prim("log", [bb.prim("get", [v!, j])])]), "c");
+      const n = b.prim("length", [v], "n");
+      const a = b.build(n, (i, bb) => bb.prim("log", [bb.prim("get", [v, i])]), "a");
+      const c = b.build(n, (j, bb) => bb.prim("mul", [litDouble(2), bb.prim("log", [bb.prim("get", [v, j])])]), "c");
       return b.tuple([a, c]);
     });
     const { text, count, out } = materialised(fn);
@@ -82,21 +88,22 @@ describe("materialise", () => {
 
   test("unchanged: a bare read, a single occurrence, a computation that may fail, one that uses the accumulator", () => {
     const bare = func("bare", params(["v", VECTOR]), (b, v) => {
-      const n = b.prim("length", [v!], "n");
-      const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, bb.prim("get", [v!, i])]));
-      return b.build(n, (j, bb) => bb.prim("div", [bb.prim("get", [v!, j]), s]));
+      const n = b.prim("length", [v], "n");
+      const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, bb.prim("get", [v, i])]));
+      return b.build(n, (j, bb) => bb.prim("div", [bb.prim("get", [v, j]), s]));
     });
     const single = func("single", params(["v", VECTOR], ["p", DOUBLE]), (b, v, p) =>
-      b.build(b.prim("length", [v!]), (j, bb) => term(v!, p!, j, bb)),
+      b.build(b.prim("length", [v]), (j, bb) => term(v, p, j, bb)),
     );
     // Over a size m that is not length v: v[i] may be out of range, so computing it early could raise an error.
     const mayFail = func("mayFail", params(["v", VECTOR], ["m", INT], ["p", DOUBLE]), (b, v, m, p) => {
-      const s = b.ifold(litDouble(0), m!, (acc, i, bb) => bb.prim("add", [acc, term(v!, p!, i, bb)]), "s");
-      return b.build(m!, (j, bb) => bb.prim("div", [term(v!, p!, j, bb), s]));
+      const s = b.ifold(litDouble(0), m, (acc, i, bb) => bb.prim("add", [acc, term(v, p, i, bb)]), "s");
+      return b.build(m, (j, bb) => bb.prim("div", [term(v, p, j, bb), s]));
     });
     const usesAcc = func("usesAcc", params(["v", VECTOR]), (b, v) => {
-      const n = b.prim("length", [v!], "n");
-      const loop = () => b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("exp", [bb.prim("add", [acc, bb.prim("get", [v!, i])])]));
+      const n = b.prim("length", [v], "n");
+      const loop = () =>
+        b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("exp", [bb.prim("add", [acc, bb.prim("get", [v, i])])]));
       return b.tuple([loop(), loop()]);
     });
     for (const fn of [bare, single, mayFail, usesAcc]) {
@@ -124,16 +131,20 @@ describe("materialise", () => {
 
   test("the forward derivative's shape: the sum, the hot branch's sum without one term, and the cold entries", () => {
     const fn = func("lse", params(["v", VECTOR], ["p", DOUBLE], ["k", INT]), (b, v, p, k) => {
-      const n = b.prim("length", [v!], "n");
-      const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, term(v!, p!, i, bb)]), "s");
+      const n = b.prim("length", [v], "n");
+      const s = b.ifold(litDouble(0), n, (acc, i, bb) => bb.prim("add", [acc, term(v, p, i, bb)]), "s");
       return b.build(n, (j, bb) =>
         bb.if(
-          bb.prim("eq", [k!, j], "hot"),
+          bb.prim("eq", [k, j], "hot"),
           (bt) =>
             bt.ifold(litDouble(0), n, (acc, i, b3) =>
-              b3.if(b3.prim("eq", [i, j]), () => acc, (be) => be.prim("sub", [acc, term(v!, p!, i, be)])),
+              b3.if(
+                b3.prim("eq", [i, j]),
+                () => acc,
+                (be) => be.prim("sub", [acc, term(v, p, i, be)]),
+              ),
             ),
-          (be) => be.prim("div", [term(v!, p!, j, be), s]),
+          (be) => be.prim("div", [term(v, p, j, be), s]),
         ),
       );
     });

@@ -20,15 +20,30 @@ const show = (fn: IrFunction) => {
   verify(fn);
   return printIr(fn);
 };
-const vec = (xs: number[]) => ({ tag: "dense" as const, elemKind: "double" as const, shape: [xs.length], data: Float64Array.from(xs) });
+const vec = (xs: number[]) => ({
+  tag: "dense" as const,
+  elemKind: "double" as const,
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
 
 describe("cse", () => {
   test("an equal right-hand side in scope is reused (commutative operands in either order, loops up to bound names)", () => {
     const fn = func("f", params(["v", VECTOR], ["x", DOUBLE], ["y", DOUBLE]), (b, v, x, y) => {
-      const a = b.prim("mul", [x!, y!], "a");
-      const c = b.prim("mul", [y!, x!], "c");
-      const s1 = b.ifold(litDouble(0), b.prim("length", [v!]), (s, i, bb) => bb.prim("add", [s, bb.prim("get", [v!, i])]), "s1");
-      const s2 = b.ifold(litDouble(0), b.prim("length", [v!]), (s, i, bb) => bb.prim("add", [s, bb.prim("get", [v!, i])]), "s2");
+      const a = b.prim("mul", [x, y], "a");
+      const c = b.prim("mul", [y, x], "c");
+      const s1 = b.ifold(
+        litDouble(0),
+        b.prim("length", [v]),
+        (s, i, bb) => bb.prim("add", [s, bb.prim("get", [v, i])]),
+        "s1",
+      );
+      const s2 = b.ifold(
+        litDouble(0),
+        b.prim("length", [v]),
+        (s, i, bb) => bb.prim("add", [s, bb.prim("get", [v, i])]),
+        "s2",
+      );
       return b.tuple([a, c, s1, s2]);
     });
     const { fn: out, replaced } = eliminateCommonSubexpressions(fn);
@@ -40,22 +55,28 @@ describe("cse", () => {
 
   test("inner scopes see outer bindings, sibling branches do not see each other's", () => {
     const fn = func("f", params(["c", BOOL], ["x", DOUBLE]), (b, c, x) => {
-      const e = b.prim("exp", [x!], "e");
-      const t = b.if(c!, (bt) => bt.prim("add", [bt.prim("exp", [x!]), bt.prim("sin", [x!])]), (be) => be.prim("sin", [x!]));
+      const e = b.prim("exp", [x], "e");
+      const t = b.if(
+        c,
+        (bt) => bt.prim("add", [bt.prim("exp", [x]), bt.prim("sin", [x])]),
+        (be) => be.prim("sin", [x]),
+      );
       return b.tuple([e, t]);
     });
-    expect(show(eliminateCommonSubexpressions(fn).fn)).toBe("let f (c: Bool) (x: Double) =\n  let e = exp x in\n  (e, (if c then e + sin x else sin x))");
+    expect(show(eliminateCommonSubexpressions(fn).fn)).toBe(
+      "let f (c: Bool) (x: Double) =\n  let e = exp x in\n  (e, (if c then e + sin x else sin x))",
+    );
   });
 });
 
 describe("licm", () => {
   test("invariants climb out of a loop nest, one loop at a time", () => {
     const fn = func("f", params(["v", VECTOR], ["x", DOUBLE]), (b, v, x) =>
-      b.build(b.prim("length", [v!]), (i, bb) =>
-        bb.build(bb.prim("length", [v!]), (j, b3) => {
-          const e = b3.prim("exp", [x!], "e");
-          const d = b3.prim("mul", [e, b3.prim("get", [v!, i], "vi")], "d");
-          return b3.prim("add", [d, b3.prim("get", [v!, j])]);
+      b.build(b.prim("length", [v]), (i, bb) =>
+        bb.build(bb.prim("length", [v]), (j, b3) => {
+          const e = b3.prim("exp", [x], "e");
+          const d = b3.prim("mul", [e, b3.prim("get", [v, i], "vi")], "d");
+          return b3.prim("add", [d, b3.prim("get", [v, j])]);
         }),
       ),
     );
@@ -75,9 +96,9 @@ describe("licm", () => {
 
   test("what may fail stays: a get with an unknown index, and anything after something that may fail", () => {
     const fn = func("f", params(["v", VECTOR], ["k", INT]), (b, v, k) =>
-      b.build(b.prim("length", [v!]), (i, bb) => {
-        const bad = bb.prim("get", [v!, k!], "bad");
-        return bb.prim("add", [bad, bb.prim("get", [v!, i])]);
+      b.build(b.prim("length", [v]), (i, bb) => {
+        const bad = bb.prim("get", [v, k], "bad");
+        return bb.prim("add", [bad, bb.prim("get", [v, i])]);
       }),
     );
     expect(hoistInvariants(fn).hoisted).toBe(0);
@@ -85,10 +106,15 @@ describe("licm", () => {
 
   test("a loop that can fail only when the enclosing loop runs leaves it (the primal of a vectorised derivative)", () => {
     const fn = func("f", params(["v", VECTOR], ["w", VECTOR]), (b, v, w) => {
-      const n = b.prim("length", [v!], "n");
+      const n = b.prim("length", [v], "n");
       return b.build(n, (p, bb) => {
-        const dot = bb.ifold(litDouble(0), n, (s, i, b3) => b3.prim("add", [s, b3.prim("mul", [b3.prim("get", [v!, i]), b3.prim("get", [w!, i])])]), "dot");
-        return bb.prim("mul", [dot, bb.prim("get", [w!, p])]);
+        const dot = bb.ifold(
+          litDouble(0),
+          n,
+          (s, i, b3) => b3.prim("add", [s, b3.prim("mul", [b3.prim("get", [v, i]), b3.prim("get", [w, i])])]),
+          "dot",
+        );
+        return bb.prim("mul", [dot, bb.prim("get", [w, p])]);
       });
     });
     const { fn: out } = hoistInvariants(fn);
@@ -102,9 +128,14 @@ describe("licm", () => {
 
   test("an invariant loop that may fail anyway moves under the loop's guard", () => {
     const fn = func("f", params(["v", VECTOR], ["w", VECTOR]), (b, v, w) =>
-      b.build(b.prim("length", [w!], "m"), (p, bb) => {
-        const s = bb.ifold(litDouble(0), bb.prim("length", [v!]), (acc, i, b3) => b3.prim("add", [acc, b3.prim("get", [w!, i])]), "s");
-        return bb.prim("add", [s, bb.prim("get", [w!, p])]);
+      b.build(b.prim("length", [w], "m"), (p, bb) => {
+        const s = bb.ifold(
+          litDouble(0),
+          bb.prim("length", [v]),
+          (acc, i, b3) => b3.prim("add", [acc, b3.prim("get", [w, i])]),
+          "s",
+        );
+        return bb.prim("add", [s, bb.prim("get", [w, p])]);
       }),
     );
     const { fn: out } = hoistInvariants(fn);
@@ -122,7 +153,12 @@ describe("licm", () => {
 
   test("nothing leaves a conditional's branch: a loop inside one hoists to the start of the branch", () => {
     const fn = func("f", params(["c", BOOL], ["v", VECTOR], ["x", DOUBLE]), (b, c, v, x) =>
-      b.if(c!, (bt) => bt.build(bt.prim("length", [v!]), (i, bb) => bb.prim("add", [bb.prim("exp", [x!]), bb.prim("get", [v!, i])])), (be) => be.build(litIndex(0), () => x!)),
+      b.if(
+        c,
+        (bt) =>
+          bt.build(bt.prim("length", [v]), (i, bb) => bb.prim("add", [bb.prim("exp", [x]), bb.prim("get", [v, i])])),
+        (be) => be.build(litIndex(0), () => x),
+      ),
     );
     expect(show(hoistInvariants(fn).fn)).toBe(
       "let f (c: Bool) (v: Vector) (x: Double) =\n  if c then\n    let exp_2 = exp x in\n    build (length v) (fun i -> exp_2 + v[i])\n  else\n    build 0 (fun i_2 -> x)",
@@ -133,21 +169,27 @@ describe("licm", () => {
 describe("sink", () => {
   test("lets used in one branch only move into it, with the lets that feed them; shared ones stay", () => {
     const fn = func("f", params(["c", BOOL], ["v", VECTOR], ["k", INT]), (b, c, v, k) => {
-      const j = b.prim("add", [k!, litIndex(1)], "j");
-      const x = b.prim("get", [v!, j], "x");
-      const y = b.prim("get", [v!, k!], "y");
-      return b.if(c!, (bt) => bt.prim("add", [x, y]), () => y);
+      const j = b.prim("add", [k, litIndex(1)], "j");
+      const x = b.prim("get", [v, j], "x");
+      const y = b.prim("get", [v, k], "y");
+      return b.if(
+        c,
+        (bt) => bt.prim("add", [x, y]),
+        () => y,
+      );
     });
     const { fn: out, sunk } = sinkLets(fn);
     expect(sunk).toBe(2);
-    expect(printIr(out)).toBe("let f (c: Bool) (v: Vector) (k: Index) =\n  let y = v[k] in\n  if c then v[k + 1] + y else y");
+    expect(printIr(out)).toBe(
+      "let f (c: Bool) (v: Vector) (k: Index) =\n  let y = v[k] in\n  if c then v[k + 1] + y else y",
+    );
     verify(out);
   });
 
   test("nothing moves into a loop", () => {
     const fn = func("f", params(["v", VECTOR], ["x", DOUBLE]), (b, v, x) => {
-      const e = b.prim("exp", [x!], "e");
-      return b.build(b.prim("length", [v!]), (i, bb) => bb.prim("mul", [e, bb.prim("get", [v!, i])]));
+      const e = b.prim("exp", [x], "e");
+      return b.build(b.prim("length", [v]), (i, bb) => bb.prim("mul", [e, bb.prim("get", [v, i])]));
     });
     expect(sinkLets(fn).sunk).toBe(0);
   });
@@ -156,10 +198,14 @@ describe("sink", () => {
 describe("the strategy", () => {
   const program = () =>
     func("f", params(["v", VECTOR]), (b, v) => {
-      const xs = b.build(b.prim("length", [v!]), (i, bb) => bb.prim("exp", [bb.prim("get", [v!, i])]), "xs");
-      return b.build(b.prim("length", [v!]), (p, bb) =>
+      const xs = b.build(b.prim("length", [v]), (i, bb) => bb.prim("exp", [bb.prim("get", [v, i])]), "xs");
+      return b.build(b.prim("length", [v]), (p, bb) =>
         bb.ifold(litDouble(0), bb.prim("length", [xs]), (s, i, b3) =>
-          b3.if(b3.prim("eq", [i, p]), (bt) => bt.prim("add", [s, bt.prim("get", [xs, i])]), () => s),
+          b3.if(
+            b3.prim("eq", [i, p]),
+            (bt) => bt.prim("add", [s, bt.prim("get", [xs, i])]),
+            () => s,
+          ),
         ),
       );
     });
@@ -179,12 +225,20 @@ describe("the strategy", () => {
   });
 
   test("its passes are named, so `smooth dev --passes` can run any of them", () => {
-    expect(Object.keys(PASSES)).toEqual(expect.arrayContaining(["inline", "simplify", "cse", "licm", "sink", "dce", "optimise", "optimise-finite"]));
-    expect(pipelineFromNames(["inline", "cse", "licm", "sink", "dce"]).map((p) => p.name)).toEqual(["inline", "cse", "licm", "sink", "dce"]);
-    const fn = func("f", params(["x", INT]), (b, x) => b.prim("add", [b.prim("mul", [x!, x!], "dead"), x!]));
+    expect(Object.keys(PASSES)).toEqual(
+      expect.arrayContaining(["inline", "simplify", "cse", "licm", "sink", "dce", "optimise", "optimise-finite"]),
+    );
+    expect(pipelineFromNames(["inline", "cse", "licm", "sink", "dce"]).map((p) => p.name)).toEqual([
+      "inline",
+      "cse",
+      "licm",
+      "sink",
+      "dce",
+    ]);
+    const fn = func("f", params(["x", INT]), (b, x) => b.prim("add", [b.prim("mul", [x, x], "dead"), x]));
     const unused = func("g", params(["x", INT]), (b, x) => {
-      b.prim("mul", [x!, x!], "dead");
-      return x!;
+      b.prim("mul", [x, x], "dead");
+      return x;
     });
     expect(printIr(PASSES.dce!.run(unused))).toBe("let g (x: Index) = x");
     expect(printIr(PASSES.optimise!.run(fn))).toBe("let f (x: Index) = x * x + x");

@@ -16,7 +16,7 @@ import { func } from "../ir/helpers.js";
  */
 function slowToFuse(): IrFunction {
   return func("f", [["v", VECTOR]], (b, v) => {
-    const xs = b.build(b.prim("length", [v!]), (i, bb) => bb.prim("exp", [bb.prim("get", [v!, i])]), "xs");
+    const xs = b.build(b.prim("length", [v]), (i, bb) => bb.prim("exp", [bb.prim("get", [v, i])]), "xs");
     const t = b.tuple([xs, litDouble(1)], "t");
     return b.prim("get", [b.proj(0, t, "ys"), litIndex(0)]);
   });
@@ -55,7 +55,10 @@ describe("the bounded fixpoint driver says why it stopped", () => {
     const x = freshVar("x", DOUBLE);
     const fn: IrFunction = { name: "f", params: [x], body: x };
     let calls = 0;
-    const { report } = runToFixpoint(fn, (f) => ({ fn: f, fired: new Map([["r", ++calls < 4 ? 1 : 0]]) }), { maxIterations: 10, maxSize: 100 });
+    const { report } = runToFixpoint(fn, (f) => ({ fn: f, fired: new Map([["r", ++calls < 4 ? 1 : 0]]) }), {
+      maxIterations: 10,
+      maxSize: 100,
+    });
     expect(report).toEqual({ reason: "fixpoint", iterations: 4, fired: { r: 3 }, size: 1 });
   });
 });
@@ -63,7 +66,10 @@ describe("the bounded fixpoint driver says why it stopped", () => {
 describe("pipelines", () => {
   test("run passes in order, trace each result", () => {
     const seen: string[] = [];
-    const out = runPipeline(slowToFuse(), STANDARD_PIPELINE, { verify: true, trace: (name, f) => seen.push(`${name}: ${printIr(f).length}`) });
+    const out = runPipeline(slowToFuse(), STANDARD_PIPELINE, {
+      verify: true,
+      trace: (name, f) => seen.push(`${name}: ${printIr(f).length}`),
+    });
     expect(seen.map((s) => s.split(":")[0])).toEqual(STANDARD_PIPELINE.map((p) => p.name));
     expect(seen.slice(-2).map((s) => s.split(":")[0])).toEqual(["inline", "optimise"]);
     expect(printIr(out)).toBe("let f (v: Vector) = exp v[0]");
@@ -75,7 +81,9 @@ describe("pipelines", () => {
       run: (fn) => ({ ...fn, body: { kind: "prim", op: "neg", args: [freshVar("ghost", DOUBLE)], type: DOUBLE } }),
     };
     const fn = slowToFuse();
-    expect(() => runPipeline(fn, [breaker], { verify: true })).toThrow(/^after pass breaker, in function f: IR invariant violated: ghost#\d+ is unbound/);
+    expect(() => runPipeline(fn, [breaker], { verify: true })).toThrow(
+      /^after pass breaker, in function f: IR invariant violated: ghost#\d+ is unbound/,
+    );
     expect(() => runPipeline(fn, [breaker])).not.toThrow();
   });
 
@@ -90,6 +98,8 @@ describe("pipelines", () => {
     expect(err).toBeInstanceOf(SmoothError);
     const names = Object.keys(PASSES).join(", ");
     expect(names).toMatch(/inline, simplify/);
-    expect((err as SmoothError).message).toBe(`argument error: unknown pass \`fuse\`\n  expected: one of ${names}\n  found:    fuse`);
+    expect((err as SmoothError).message).toBe(
+      `argument error: unknown pass \`fuse\`\n  expected: one of ${names}\n  found:    fuse`,
+    );
   });
 });

@@ -38,7 +38,12 @@ function count(fn: IrFunction, kind: "build" | "ifold"): number {
   return n;
 }
 
-const vector = (xs: readonly number[]): DenseArray => ({ tag: "dense", elemKind: "double", shape: [xs.length], data: Float64Array.from(xs) });
+const vector = (xs: readonly number[]): DenseArray => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
 const matrix = (rows: readonly (readonly number[])[]): DenseArray => ({
   tag: "dense",
   elemKind: "double",
@@ -118,17 +123,32 @@ describe("prelude programs after inline + simplify", () => {
             let t_5 = m2T[j_2] in
             ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. t_4))"
     `);
-    const x = [[1, 2, 3], [4, 5, 6]];
-    const y = [[0.5, -1], [2, 0.25], [-3, 1.5]];
+    const x = [
+      [1, 2, 3],
+      [4, 5, 6],
+    ];
+    const y = [
+      [0.5, -1],
+      [2, 0.25],
+      [-3, 1.5],
+    ];
     const expected = x.map((row) => y[0]!.map((_, j) => row.reduce((s, v, k) => s + v * y[k]![j]!, 0)));
     expect(agree(fn, out, [matrix(x), matrix(y)])).toEqual(matrix(expected));
   });
 
   test("matrixTrace of a sum, and vectorOutProd, compute what they did before", () => {
     const tr = lower("f", [MATRIX, MATRIX], "let f = fun p q -> matrixTrace (matrixAdd p q)");
-    const m = [[1, 2], [3, 4]];
+    const m = [
+      [1, 2],
+      [3, 4],
+    ];
     expect(agree(tr, optimise(tr), [matrix(m), matrix(m)])).toBe(10);
     const op = lower("vectorOutProd", [VECTOR, VECTOR]);
-    expect(agree(op, optimise(op), [vector([1, 2]), vector([3, 4, 5])])).toEqual(matrix([[3, 4, 5], [6, 8, 10]]));
+    expect(agree(op, optimise(op), [vector([1, 2]), vector([3, 4, 5])])).toEqual(
+      matrix([
+        [3, 4, 5],
+        [6, 8, 10],
+      ]),
+    );
   });
 });

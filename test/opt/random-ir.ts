@@ -78,11 +78,25 @@ class Gen {
       [!leaf, () => this.arith(b, env, d)],
       [!leaf, () => this.arith(b, env, d)],
       [!leaf, () => this.arith(b, env, d)],
-      [!leaf, () => b.prim(this.pick<PrimName>(["neg", "sin", "cos", "tanh", "abs", "floor", "exp"]), [this.double(b, env, d - 1)])],
+      [
+        !leaf,
+        () =>
+          b.prim(this.pick<PrimName>(["neg", "sin", "cos", "tanh", "abs", "floor", "exp"]), [
+            this.double(b, env, d - 1),
+          ]),
+      ],
       [!leaf, () => b.prim("toDouble", [this.index(b, env, d - 1)])],
       [!leaf && env.vectors.length > 0, () => this.get(b, env, d)],
       [!leaf, () => b.proj(this.int(2), this.pair(b, env, d - 1))],
-      [!leaf, () => b.if(this.bool(b, env, d - 1), (bt) => this.double(bt, env, d - 1), (be) => this.double(be, env, d - 1))],
+      [
+        !leaf,
+        () =>
+          b.if(
+            this.bool(b, env, d - 1),
+            (bt) => this.double(bt, env, d - 1),
+            (be) => this.double(be, env, d - 1),
+          ),
+      ],
       [!leaf, () => this.fold(b, env, d)],
       [!leaf, () => this.sum(b, env, d)],
       [!leaf, () => this.sum(b, env, d)],
@@ -136,7 +150,14 @@ class Gen {
     return this.choose([
       [true, () => litIndex(this.int(5) - 1)],
       [env.ints.length > 0, () => this.pick(env.ints)],
-      [!leaf, () => b.prim(this.pick<PrimName>(["add", "sub", "mul", "max", "min"]), [this.index(b, env, d - 1), this.index(b, env, d - 1)])],
+      [
+        !leaf,
+        () =>
+          b.prim(this.pick<PrimName>(["add", "sub", "mul", "max", "min"]), [
+            this.index(b, env, d - 1),
+            this.index(b, env, d - 1),
+          ]),
+      ],
       [!leaf && env.vectors.length > 0, () => b.prim("length", [this.pick(env.vectors)])],
       [!leaf, () => b.prim("length", [this.vector(b, env, d - 1)])],
     ]);
@@ -146,7 +167,14 @@ class Gen {
     const leaf = d <= 0;
     return this.choose([
       [this.r() < 0.2, () => litBool(this.r() < 0.5)],
-      [true, () => b.prim(this.pick<PrimName>(["lt", "gt", "le", "ge", "eq", "ne"]), [this.double(b, env, d - 1), this.double(b, env, d - 1)])],
+      [
+        true,
+        () =>
+          b.prim(this.pick<PrimName>(["lt", "gt", "le", "ge", "eq", "ne"]), [
+            this.double(b, env, d - 1),
+            this.double(b, env, d - 1),
+          ]),
+      ],
       [!leaf, () => b.prim(this.pick<PrimName>(["lt", "eq"]), [this.index(b, env, d - 1), this.index(b, env, d - 1)])],
       [!leaf, () => b.prim("not", [this.bool(b, env, d - 1)])],
       [!leaf, () => b.prim(this.pick<PrimName>(["and", "or"]), [this.bool(b, env, d - 1), this.bool(b, env, d - 1)])],
@@ -160,7 +188,15 @@ class Gen {
       [leaf || env.vectors.length === 0, () => b.build(litIndex(1 + this.int(3)), (i, bb) => bb.prim("toDouble", [i]))],
       [!leaf, () => b.build(this.count(b, env), (i, bb) => this.double(bb, withVar(env, "ints", i), d - 1))],
       [!leaf && env.vectors.length > 0, () => this.map(b, env, d)],
-      [!leaf, () => b.if(this.bool(b, env, d - 1), (bt) => this.vector(bt, env, d - 1), (be) => this.vector(be, env, d - 1))],
+      [
+        !leaf,
+        () =>
+          b.if(
+            this.bool(b, env, d - 1),
+            (bt) => this.vector(bt, env, d - 1),
+            (be) => this.vector(be, env, d - 1),
+          ),
+      ],
     ]);
   }
 
@@ -185,17 +221,31 @@ class Gen {
       [true, () => b.lam("x", DOUBLE, (x, bb) => this.double(bb, withVar(env, "doubles", x), d - 1))],
       [!leaf, () => b.app(this.fun2(b, env, d - 1), this.double(b, env, d - 1))],
       [!leaf, () => b.app(this.hof(b, env, d - 1), this.fun(b, env, d - 1))],
-      [!leaf && !!this.opts.functionIfs, () => b.if(this.bool(b, env, d - 1), (bt) => this.fun(bt, env, d - 1), (be) => this.fun(be, env, d - 1))],
-      [!leaf && !!this.opts.functionTuples, () => b.proj(this.int(2), b.tuple([this.fun(b, env, d - 1), this.fun(b, env, d - 1)]))],
-      [!leaf && !!this.opts.functionTuples && !!this.opts.functionIfs, () => {
-        // A conditional of tuples of functions, projected: the inliner pushes the projection into the branches.
-        const t = b.if(
-          this.bool(b, env, d - 1),
-          (bt) => bt.tuple([this.fun(bt, env, d - 1), this.fun(bt, env, d - 1)]),
-          (be) => be.tuple([this.fun(be, env, d - 1), this.fun(be, env, d - 1)]),
-        );
-        return b.proj(this.int(2), t);
-      }],
+      [
+        !leaf && !!this.opts.functionIfs,
+        () =>
+          b.if(
+            this.bool(b, env, d - 1),
+            (bt) => this.fun(bt, env, d - 1),
+            (be) => this.fun(be, env, d - 1),
+          ),
+      ],
+      [
+        !leaf && !!this.opts.functionTuples,
+        () => b.proj(this.int(2), b.tuple([this.fun(b, env, d - 1), this.fun(b, env, d - 1)])),
+      ],
+      [
+        !leaf && !!this.opts.functionTuples && !!this.opts.functionIfs,
+        () => {
+          // A conditional of tuples of functions, projected: the inliner pushes the projection into the branches.
+          const t = b.if(
+            this.bool(b, env, d - 1),
+            (bt) => bt.tuple([this.fun(bt, env, d - 1), this.fun(bt, env, d - 1)]),
+            (be) => be.tuple([this.fun(be, env, d - 1), this.fun(be, env, d - 1)]),
+          );
+          return b.proj(this.int(2), t);
+        },
+      ],
     ]);
   }
 
@@ -239,6 +289,11 @@ export function randomProgram(seed: number, opts: RandomProgramOptions = {}): Ra
     r() < 0.5 ? g.double(b, env2, depth) : b.tuple([g.double(b, env2, depth), g.vector(b, env2, depth - 1)]);
   const params: Var[] = [v, w, x, k];
   const small = () => Math.round((r() * 4 - 2) * 4) / 4;
-  const args: Value[] = [vectorValue([small(), small(), small()]), vectorValue([small(), small()]), small(), Math.floor(r() * 5) - 1];
+  const args: Value[] = [
+    vectorValue([small(), small(), small()]),
+    vectorValue([small(), small()]),
+    small(),
+    Math.floor(r() * 5) - 1,
+  ];
   return { fn: { name: "f", params, body: b.finish(result) }, args };
 }

@@ -19,7 +19,11 @@ const RUNS = 400;
 const CHECKED = [PASSES.inline!, optimisePass({ verify: true })];
 
 describe("the standard pipeline preserves meaning", () => {
-  for (const opts of [{}, { functionIfs: true, functionTuples: true }, { functionIfs: true, functionTuples: true, depth: 6 }]) {
+  for (const opts of [
+    {},
+    { functionIfs: true, functionTuples: true },
+    { functionIfs: true, functionTuples: true, depth: 6 },
+  ]) {
     test(`random programs ${JSON.stringify(opts)}`, () => {
       fc.assert(
         fc.property(fc.integer(), (seed) => {

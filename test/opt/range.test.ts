@@ -14,8 +14,8 @@ import { params, runRules } from "./run-rules.js";
 describe("compare-by-facts", () => {
   test("inside a loop over i < n: 0 <= i and i < n, however written, and n is the same size computed again", () => {
     const fn = func("f", params(["v", VECTOR]), (b, v) =>
-      b.build(b.prim("length", [v!], "n"), (i, bb) => {
-        const n2 = bb.prim("length", [v!], "n2"); // another `length v`: the same value
+      b.build(b.prim("length", [v], "n"), (i, bb) => {
+        const n2 = bb.prim("length", [v], "n2"); // another `length v`: the same value
         return bb.tuple([
           bb.prim("le", [litIndex(0), i]),
           bb.prim("lt", [i, n2]),
@@ -34,10 +34,18 @@ describe("compare-by-facts", () => {
 
   test("under `if i = j`: equal there, different in the other branch; and a Double condition repeated", () => {
     const fn = func("f", params(["i", INT], ["j", INT], ["x", DOUBLE]), (b, i, j, x) => {
-      const c = b.prim("eq", [i!, j!], "c");
-      const inner = b.if(c, (bt) => bt.tuple([bt.prim("eq", [j!, i!]), bt.prim("ne", [i!, j!])]), (be) => be.tuple([be.prim("eq", [j!, i!]), litBool(true)]));
-      const pos = b.prim("gt", [x!, litDouble(0)], "pos");
-      const again = b.if(pos, (bt) => bt.prim("gt", [x!, litDouble(0)]), () => litBool(true));
+      const c = b.prim("eq", [i, j], "c");
+      const inner = b.if(
+        c,
+        (bt) => bt.tuple([bt.prim("eq", [j, i]), bt.prim("ne", [i, j])]),
+        (be) => be.tuple([be.prim("eq", [j, i]), litBool(true)]),
+      );
+      const pos = b.prim("gt", [x, litDouble(0)], "pos");
+      const again = b.if(
+        pos,
+        (bt) => bt.prim("gt", [x, litDouble(0)]),
+        () => litBool(true),
+      );
       return b.tuple([inner, again]);
     });
     expect(runRules(fn, [compareByFacts]).text).toBe(
@@ -47,11 +55,19 @@ describe("compare-by-facts", () => {
 
   test("conjunctions and negations of conditions: `0 <= j && j < n` makes j < n and j >= 0 known", () => {
     const fn = func("f", params(["j", INT], ["n", INT]), (b, j, n) => {
-      const ok = b.prim("and", [b.prim("le", [litIndex(0), j!]), b.prim("lt", [j!, n!])], "ok");
-      const notBig = b.prim("not", [b.prim("ge", [j!, n!])], "small");
+      const ok = b.prim("and", [b.prim("le", [litIndex(0), j]), b.prim("lt", [j, n])], "ok");
+      const notBig = b.prim("not", [b.prim("ge", [j, n])], "small");
       return b.tuple([
-        b.if(ok, (bt) => bt.tuple([bt.prim("checkIndex", [j!, n!]), bt.prim("ge", [j!, litIndex(0)])]), () => b.tuple([j!, litBool(false)])),
-        b.if(notBig, (bt) => bt.prim("lt", [j!, n!]), () => litBool(false)),
+        b.if(
+          ok,
+          (bt) => bt.tuple([bt.prim("checkIndex", [j, n]), bt.prim("ge", [j, litIndex(0)])]),
+          () => b.tuple([j, litBool(false)]),
+        ),
+        b.if(
+          notBig,
+          (bt) => bt.prim("lt", [j, n]),
+          () => litBool(false),
+        ),
       ]);
     });
     expect(runRules(fn, [compareByFacts, checkIndexInRange]).text).toBe(
@@ -60,7 +76,9 @@ describe("compare-by-facts", () => {
   });
 
   test("nothing is decided without facts", () => {
-    const fn = func("f", params(["i", INT], ["n", INT]), (b, i, n) => b.tuple([b.prim("lt", [i!, n!]), b.prim("checkIndex", [i!, n!])]));
+    const fn = func("f", params(["i", INT], ["n", INT]), (b, i, n) =>
+      b.tuple([b.prim("lt", [i, n]), b.prim("checkIndex", [i, n])]),
+    );
     const { fired } = runRules(fn, [compareByFacts, checkIndexInRange]);
     expect(fired["compare-by-facts"] ?? fired["check-index-in-range"]).toBeUndefined();
   });
@@ -69,9 +87,9 @@ describe("compare-by-facts", () => {
 describe("checks and lengths", () => {
   test("check-index-in-range: checkIndex i n -> i in a loop over n; get-checked: a[checkIndex j (length a)] -> a[j]", () => {
     const fn = func("f", params(["v", VECTOR], ["j", INT]), (b, v, j) => {
-      const n = b.prim("length", [v!], "n");
-      const xs = b.build(n, (i, bb) => bb.prim("get", [v!, bb.prim("checkIndex", [i, n])]));
-      return b.tuple([xs, b.prim("get", [v!, b.prim("checkIndex", [j!, n], "c")])]);
+      const n = b.prim("length", [v], "n");
+      const xs = b.build(n, (i, bb) => bb.prim("get", [v, bb.prim("checkIndex", [i, n])]));
+      return b.tuple([xs, b.prim("get", [v, b.prim("checkIndex", [j, n], "c")])]);
     });
     const { text, fired } = runRules(fn, [checkIndexInRange, getChecked]);
     expect(text).toBe("let f (v: Vector) (j: Index) = (build (length v) (fun i -> v[i]), v[j])");
@@ -80,17 +98,23 @@ describe("checks and lengths", () => {
 
   test("length-of-row: length m[i] -> length m[0] where m is known not to be empty, not elsewhere", () => {
     const fn = func("f", params(["m", MATRIX], ["k", INT]), (b, m, k) => {
-      const rows = b.build(b.prim("length", [m!]), (i, bb) => bb.prim("length", [bb.prim("get", [m!, i])]));
-      return b.tuple([rows, b.prim("length", [b.prim("get", [m!, k!])])]);
+      const rows = b.build(b.prim("length", [m]), (i, bb) => bb.prim("length", [bb.prim("get", [m, i])]));
+      return b.tuple([rows, b.prim("length", [b.prim("get", [m, k])])]);
     });
-    expect(runRules(fn, [lengthOfRow]).text).toBe("let f (m: Matrix) (k: Index) =\n  (build (length m) (fun i -> length m[0]), length m[k])");
+    expect(runRules(fn, [lengthOfRow]).text).toBe(
+      "let f (m: Matrix) (k: Index) =\n  (build (length m) (fun i -> length m[0]), length m[k])",
+    );
   });
 
   test("the guard of a single access folds away where j indexes a loop over the same size", () => {
     const fn = func("f", params(["v", VECTOR]), (b, v) =>
-      b.build(b.prim("length", [v!]), (i, bb) => {
-        const ok = bb.prim("and", [bb.prim("le", [litIndex(0), i]), bb.prim("lt", [i, bb.prim("length", [v!])])]);
-        return bb.if(ok, (bt) => bt.prim("get", [v!, i]), () => litDouble(0));
+      b.build(b.prim("length", [v]), (i, bb) => {
+        const ok = bb.prim("and", [bb.prim("le", [litIndex(0), i]), bb.prim("lt", [i, bb.prim("length", [v])])]);
+        return bb.if(
+          ok,
+          (bt) => bt.prim("get", [v, i]),
+          () => litDouble(0),
+        );
       }),
     );
     expect(runRules(fn, [compareByFacts, constantFold, logicUnit]).text).toBe(

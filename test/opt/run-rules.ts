@@ -9,7 +9,11 @@ import { simplify } from "../../src/opt/simplify.js";
 import type { Type } from "../../src/types/types.js";
 
 /** Simplifies with only `rules` (the structural rewrites always run); the printed result and the counts. */
-export function runRules(fn: IrFunction, rules: readonly AnyRule[], sugar = true): { text: string; fired: Readonly<Record<string, number>>; out: IrFunction } {
+export function runRules(
+  fn: IrFunction,
+  rules: readonly AnyRule[],
+  sugar = true,
+): { text: string; fired: Readonly<Record<string, number>>; out: IrFunction } {
   verify(fn);
   const { fn: out, report } = simplify(fn, { rules });
   verify(out);

@@ -28,13 +28,20 @@ const matrix = (rows: number[][]): DenseArray => ({
 });
 /** A rows x cols matrix of distinct, irregular values. */
 const sample = (rows: number, cols: number, seed: number) =>
-  Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => Math.sin(seed + 1.7 * i + 0.3 * j * j)));
+  Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => Math.sin(seed + 1.7 * i + 0.3 * j * j)),
+  );
 
 /** `build (length m[0]) (fun i -> build (length m) (fun k -> element(i, k)))`. */
 function view(b: AnfBuilder, m: Atom, element: (i: Atom, k: Atom, b: AnfBuilder) => Atom, name = "v"): Atom {
-  return b.build(b.prim("length", [b.prim("get", [m, litIndex(0)])]), (i, bb) => bb.build(bb.prim("length", [m]), (k, b3) => element(i, k, b3)), name);
+  return b.build(
+    b.prim("length", [b.prim("get", [m, litIndex(0)])]),
+    (i, bb) => bb.build(bb.prim("length", [m]), (k, b3) => element(i, k, b3)),
+    name,
+  );
 }
-const transposed = (b: AnfBuilder, m: Atom, name = "mT") => view(b, m, (i, k, bb) => bb.prim("get", [bb.prim("get", [m, k]), i]), name);
+const transposed = (b: AnfBuilder, m: Atom, name = "mT") =>
+  view(b, m, (i, k, bb) => bb.prim("get", [bb.prim("get", [m, k]), i]), name);
 
 /** The build a function's body ends with (a one-definition function `let v = build ... in v`, after the builder). */
 function firstBuild(fn: IrFunction): Build {
@@ -47,17 +54,29 @@ function firstBuild(fn: IrFunction): Build {
 
 describe("isTransposedView", () => {
   const single = (element: (m: Atom, i: Atom, k: Atom, b: AnfBuilder) => Atom) =>
-    firstBuild(func("f", params(["m", MATRIX]), (b, m) => view(b, m!, (i, k, bb) => element(m!, i, k, bb))));
+    firstBuild(func("f", params(["m", MATRIX]), (b, m) => view(b, m, (i, k, bb) => element(m, i, k, bb))));
 
   test("a transpose is one, also through an index check", () => {
     expect(isTransposedView(single((m, i, k, b) => b.prim("get", [b.prim("get", [m, k]), i])))).toBe(true);
-    const checked = single((m, i, k, b) => b.prim("get", [b.prim("get", [m, b.prim("checkIndex", [k, b.prim("length", [m])])]), i]));
+    const checked = single((m, i, k, b) =>
+      b.prim("get", [b.prim("get", [m, b.prim("checkIndex", [k, b.prim("length", [m])])]), i]),
+    );
     expect(isTransposedView(checked)).toBe(true);
   });
 
   test("a copy, a one-hot matrix and a broadcast row are not (the inner index is innermost, or indexes nothing)", () => {
     expect(isTransposedView(single((m, i, k, b) => b.prim("get", [b.prim("get", [m, i]), k])))).toBe(false);
-    expect(isTransposedView(single((_m, i, k, b) => b.if(b.prim("eq", [i, k]), () => litDouble(1), () => litDouble(0))))).toBe(false);
+    expect(
+      isTransposedView(
+        single((_m, i, k, b) =>
+          b.if(
+            b.prim("eq", [i, k]),
+            () => litDouble(1),
+            () => litDouble(0),
+          ),
+        ),
+      ),
+    ).toBe(false);
     expect(isTransposedView(single((m, _i, k, b) => b.prim("get", [b.prim("get", [m, litIndex(0)]), k])))).toBe(false);
   });
 });
@@ -66,10 +85,10 @@ describe("fusion keeps a transposed view read by rows", () => {
   /** matrixMul as the prelude writes it: out[i][j] = Σ_k m1[i][k] m2T[j][k]. */
   const product = () =>
     func("mul", params(["m1", MATRIX], ["m2", MATRIX]), (b, m1, m2) => {
-      const m2T = transposed(b, m2!, "m2T");
-      return b.build(b.prim("length", [m1!]), (i, bb) =>
+      const m2T = transposed(b, m2, "m2T");
+      return b.build(b.prim("length", [m1]), (i, bb) =>
         bb.build(bb.prim("length", [m2T]), (j, b3) => {
-          const a = b3.prim("get", [m1!, i], "a");
+          const a = b3.prim("get", [m1, i], "a");
           const r = b3.prim("get", [m2T, j], "r");
           return b3.ifold(litDouble(0), b3.prim("length", [r]), (s, k, b4) =>
             b4.prim("add", [s, b4.prim("mul", [b4.prim("get", [a, k]), b4.prim("get", [r, k])])]),
@@ -98,19 +117,21 @@ describe("fusion keeps a transposed view read by rows", () => {
 
   test("read once per element (at its own depth), a transposed view is still fused", () => {
     const fn = func("f", params(["m", MATRIX]), (b, m) => {
-      const mT = transposed(b, m!);
+      const mT = transposed(b, m);
       const r = b.prim("get", [mT, litIndex(1)], "r");
       return b.ifold(litDouble(0), b.prim("length", [r]), (s, k, bb) => bb.prim("add", [s, bb.prim("get", [r, k])]));
     });
     const { text } = runRules(fn, FUSION);
-    expect(text).toBe("let f (m: Matrix) =\n  let j = checkIndex 1 (length m[0]) in\n  ifold (fun acc i -> acc + m[i][j]) 0. (length m)");
+    expect(text).toBe(
+      "let f (m: Matrix) =\n  let j = checkIndex 1 (length m[0]) in\n  ifold (fun acc i -> acc + m[i][j]) 0. (length m)",
+    );
   });
 
   test("a consumer walking the transpose by columns (its innermost loop on the outer dimension) fuses it: reads by rows", () => {
     // mT[j][k] with j innermost: fused, m[k][j] reads m by rows.
     const fn = func("f", params(["m", MATRIX]), (b, m) => {
-      const mT = transposed(b, m!);
-      return b.build(b.prim("length", [m!]), (k, bb) =>
+      const mT = transposed(b, m);
+      return b.build(b.prim("length", [m]), (k, bb) =>
         bb.build(bb.prim("length", [mT]), (j, b3) => b3.prim("get", [b3.prim("get", [mT, j], "r"), k])),
       );
     });
@@ -126,11 +147,17 @@ describe("fusion keeps a transposed view read by rows", () => {
   test("a view that is not transposed is fused into the same consumer", () => {
     const fn = func("mul", params(["m1", MATRIX], ["m2", MATRIX]), (b, m1, m2) => {
       // m1 m2ᵀ, reading a copy of m2 (rows of m2) instead of a transpose.
-      const copy = b.build(b.prim("length", [m2!]), (i, bb) =>
-        bb.build(bb.prim("length", [bb.prim("get", [m2!, litIndex(0)])]), (k, b3) => b3.prim("get", [b3.prim("get", [m2!, i]), k])), "copy");
-      return b.build(b.prim("length", [m1!]), (i, bb) =>
+      const copy = b.build(
+        b.prim("length", [m2]),
+        (i, bb) =>
+          bb.build(bb.prim("length", [bb.prim("get", [m2, litIndex(0)])]), (k, b3) =>
+            b3.prim("get", [b3.prim("get", [m2, i]), k]),
+          ),
+        "copy",
+      );
+      return b.build(b.prim("length", [m1]), (i, bb) =>
         bb.build(bb.prim("length", [copy]), (j, b3) => {
-          const a = b3.prim("get", [m1!, i], "a");
+          const a = b3.prim("get", [m1, i], "a");
           const r = b3.prim("get", [copy, j], "r");
           return b3.ifold(litDouble(0), b3.prim("length", [r]), (s, k, b4) =>
             b4.prim("add", [s, b4.prim("mul", [b4.prim("get", [a, k]), b4.prim("get", [r, k])])]),
@@ -161,15 +188,19 @@ function stridedAccesses(fn: IrFunction): string[] {
       if (a.kind !== "var") return false;
       if (a.id === loop.index.id) return true;
       const d = defs.get(a.id);
-      return d?.kind === "prim" && d.op === "checkIndex" && d.args[0]!.kind === "var" && d.args[0]!.id === loop.index.id;
+      return (
+        d?.kind === "prim" && d.op === "checkIndex" && d.args[0]!.kind === "var" && d.args[0]!.id === loop.index.id
+      );
     };
     forEachNode(loop.body, (e) => {
       if (e.kind !== "prim") return;
-      if (e.op === "get" && isIndex(e.args[1]!) && e.type.k === "array") found.push(`get at ${loop.index.name} of a row`);
+      if (e.op === "get" && isIndex(e.args[1]!) && e.type.k === "array")
+        found.push(`get at ${loop.index.name} of a row`);
       if (e.op === "addAt" || e.op === "setAt") {
         const path = e.args[1]!;
         const tuple = path.kind === "var" ? defs.get(path.id) : undefined;
-        if (tuple?.kind === "tuple" && tuple.elems.slice(0, -1).some(isIndex)) found.push(`${e.op} at ${loop.index.name} not last`);
+        if (tuple?.kind === "tuple" && tuple.elems.slice(0, -1).some(isIndex))
+          found.push(`${e.op} at ${loop.index.name} not last`);
       }
     });
   };
@@ -201,11 +232,14 @@ describe("through the pipeline: <w, a b> and its gradient read and write by rows
   test("the gradient is da = w bᵀ, db = aᵀ w (computed here by hand)", () => {
     const grad = prog.derivative("mmulLoss", types, [0, 1], "js", undefined, "gradient");
     const [n, k, m] = [3, 4, 2];
-    const a = sample(n, k, 1), b = sample(k, m, 2), w = sample(n, m, 3);
+    const a = sample(n, k, 1),
+      b = sample(k, m, 2),
+      w = sample(n, m, 3);
     const da = a.map((_, i) => b.map((row) => row.reduce((s, x, j) => s + w[i]![j]! * x, 0)));
     const db = b.map((_, p) => b[0]!.map((_, j) => a.reduce((s, row, i) => s + row[p]! * w[i]![j]!, 0)));
     const got = grad.run([matrix(a), matrix(b), matrix(w)]) as { tag: "tuple"; elems: DenseArray[] };
-    const close = (x: DenseArray, y: number[][]) => Array.from(x.data).forEach((v, q) => expect(v).toBeCloseTo(y.flat()[q]!, 12));
+    const close = (x: DenseArray, y: number[][]) =>
+      Array.from(x.data).forEach((v, q) => expect(v).toBeCloseTo(y.flat()[q]!, 12));
     close(got.elems[0]!, da);
     close(got.elems[1]!, db);
   });

@@ -83,6 +83,11 @@ describe.each(tested)("$program.file", (c) => {
     const value = whole.primal() as Json[];
     const offset = types.slice(0, c.component).reduce((n, t, k) => n + doubleLeaves(value[k], t).length, 0);
     const rows = forward.slice(offset, offset + picked.outputs);
-    expectClose(picked.reverseJacobian(), rows, MODE_TOL, `${c.program.file}: reverse Jacobian of component ${c.component} vs forward`);
+    expectClose(
+      picked.reverseJacobian(),
+      rows,
+      MODE_TOL,
+      `${c.program.file}: reverse Jacobian of component ${c.component} vs forward`,
+    );
   });
 });

@@ -39,7 +39,8 @@ const CASES: readonly Case[] = [
     // One branch passes the reverse loop's state on whole, the other updates a component: the update is still in
     // place (a whole use in one branch and a projection in the other are one use on each path).
     name: "a branch inside a reversed build",
-    source: "let f = fun (v: Vector) -> vectorSum (build (length v) (fun i -> if v[0] > 100. then 0. else v[i] * v[i]))",
+    source:
+      "let f = fun (v: Vector) -> vectorSum (build (length v) (fun i -> if v[0] > 100. then 0. else v[i] * v[i]))",
     arg: (n) => Array.from({ length: n }, (_, i) => Math.sin(i)),
     gradient: (v: number[]) => v.map((x) => 2 * x),
   },
@@ -109,7 +110,15 @@ const CASES: readonly Case[] = [
 
 describe("the slice detector", () => {
   test("finds a copy inside a loop and ignores one outside", () => {
-    const js = ["const a = b.slice(0, n);", "for (let i = 0; i < n; i++) {", "  if (x) {", "    const c = a.slice(0, n);", "    const d = $a.sliceF64(a, 0, n);", "  }", "}"].join("\n");
+    const js = [
+      "const a = b.slice(0, n);",
+      "for (let i = 0; i < n; i++) {",
+      "  if (x) {",
+      "    const c = a.slice(0, n);",
+      "    const d = $a.sliceF64(a, 0, n);",
+      "  }",
+      "}",
+    ].join("\n");
     expect(slicesInLoops(js)).toEqual(["const c = a.slice(0, n);", "const d = $a.sliceF64(a, 0, n);"]);
   });
 });

@@ -32,7 +32,10 @@ describe("a branch with costly values, reversed once per Jacobian row", () => {
   });
 
   test("gives the Jacobian's rows on both branches, in both engines", () => {
-    for (const [x, y] of [[0.7, -1.3], [-0.4, 2.1]] as const)
+    for (const [x, y] of [
+      [0.7, -1.3],
+      [-0.4, 2.1],
+    ] as const)
       for (const engine of ["js", "interp"] as const) {
         const got = p.runJson("rows", [x, y], engine) as number[];
         rowsByHand(x, y).forEach((want, k) => expect(Math.abs(got[k]! - want)).toBeLessThan(1e-12));

@@ -101,7 +101,13 @@ class Generator {
         1,
         () => {
           const [a, b] = [this.scope.fresh("a"), this.scope.fresh("b")];
-          const body = this.scope.with([[a, "double"], [b, "double"]], D);
+          const body = this.scope.with(
+            [
+              [a, "double"],
+              [b, "double"],
+            ],
+            D,
+          );
           return `(let (${a}, ${b}) = (${D()}, ${D()}) in ${body})`;
         },
       ],
@@ -109,8 +115,20 @@ class Generator {
         1,
         () => {
           // A pair as the loop state.
-          const [st, a, b, i] = [this.scope.fresh("st"), this.scope.fresh("a"), this.scope.fresh("b"), this.scope.fresh("i")];
-          const step = this.scope.with([[a, "double"], [b, "double"], [i, "index"]], () => `(${D()}, ${D()})`);
+          const [st, a, b, i] = [
+            this.scope.fresh("st"),
+            this.scope.fresh("a"),
+            this.scope.fresh("b"),
+            this.scope.fresh("i"),
+          ];
+          const step = this.scope.with(
+            [
+              [a, "double"],
+              [b, "double"],
+              [i, "index"],
+            ],
+            () => `(${D()}, ${D()})`,
+          );
           const loop = `(ifold (fun (${st}: Double * Double) (${i}: Index) -> let (${a}, ${b}) = ${st} in ${step}) (${D()}, ${D()}) ${this.n})`;
           return `(${this.pick(["fst", "snd"])} ${loop})`;
         },
@@ -141,7 +159,16 @@ class Generator {
     return this.rng.weighted<() => string>([
       [2, leaf],
       [2, () => this.build("r", "index", () => this.vector(d - 1))],
-      [1, () => this.let("mm", "matrix", () => this.matrix(d - 1), () => this.matrix(d - 1))],
+      [
+        1,
+        () =>
+          this.let(
+            "mm",
+            "matrix",
+            () => this.matrix(d - 1),
+            () => this.matrix(d - 1),
+          ),
+      ],
     ])();
   }
 
@@ -160,11 +187,22 @@ class Generator {
   }
 
   /** `ifold (fun (acc: T) (i: Index) -> body) init N`, with acc and i in scope in the body. */
-  private ifold(prefix: string, type: "Double" | "Vector", init: () => string, body: (acc: string, i: string) => string): string {
+  private ifold(
+    prefix: string,
+    type: "Double" | "Vector",
+    init: () => string,
+    body: (acc: string, i: string) => string,
+  ): string {
     const start = init();
     const [acc, i] = [this.scope.fresh(prefix), this.scope.fresh("i")];
     const kind: Kind = type === "Double" ? "double" : "vector";
-    const text = this.scope.with([[acc, kind], [i, "index"]], () => body(acc, i));
+    const text = this.scope.with(
+      [
+        [acc, kind],
+        [i, "index"],
+      ],
+      () => body(acc, i),
+    );
     return `(ifold (fun (${acc}: ${type}) (${i}: Index) -> ${text}) ${start} ${this.n})`;
   }
 }

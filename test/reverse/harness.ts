@@ -78,7 +78,8 @@ function moveLeaf(j: Json, q: number, h: number): Json {
   return go(j);
 }
 
-export const transpose = (m: Matrix, cols: number): Matrix => Array.from({ length: cols }, (_, c) => m.map((row) => row[c]!));
+export const transpose = (m: Matrix, cols: number): Matrix =>
+  Array.from({ length: cols }, (_, c) => m.map((row) => row[c]!));
 export const dot = (a: readonly number[], b: readonly number[]): number => {
   expect(a.length).toBe(b.length);
   return a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -149,7 +150,8 @@ export class Point {
 
   /** The derivative program of this kind for both engines, its IR verified after every pass (once per program). */
   specs(kind: DerivativeKind): Record<"interp" | "js", Specialised> {
-    const spec = (engine: "interp" | "js") => this.p.derivative(this.name, this.argTypes, this.wrt, engine, DERIVATIVE_PIPELINE, kind);
+    const spec = (engine: "interp" | "js") =>
+      this.p.derivative(this.name, this.argTypes, this.wrt, engine, DERIVATIVE_PIPELINE, kind);
     const specs = { interp: spec("interp"), js: spec("js") };
     for (const s of Object.values(specs)) if (!verified.has(s.lowered)) verifyPasses(s.lowered);
     return specs;
@@ -159,7 +161,11 @@ export class Point {
   run(kind: DerivativeKind, cotangent?: Json): Json {
     const specs = this.specs(kind);
     const extra = cotangent === undefined ? [] : [valueFromJson(cotangent, this.resultType, "the cotangent")];
-    return runAgreeing(specs, [...this.values, ...extra], () => `${this.name} (${kind}) at ${JSON.stringify(this.args).slice(0, 500)}`);
+    return runAgreeing(
+      specs,
+      [...this.values, ...extra],
+      () => `${this.name} (${kind}) at ${JSON.stringify(this.args).slice(0, 500)}`,
+    );
   }
 
   /** Per wrt parameter (a tuple when several) the JSON parts of a derivative result. */
@@ -170,7 +176,9 @@ export class Point {
   /** Column j of the matrix (one per Double leaf of the inputs) from a build over each parameter's positions. */
   private columns(result: Json, columnType: Type): Matrix {
     const parts = this.perParam(result);
-    const cols = this.wrt.flatMap((k, i) => atDepth(parts[i], doubleRank(this.argTypes[k]!)!).map((c) => doubleLeaves(c, columnType)));
+    const cols = this.wrt.flatMap((k, i) =>
+      atDepth(parts[i], doubleRank(this.argTypes[k]!)!).map((c) => doubleLeaves(c, columnType)),
+    );
     expect(cols.length, "one column per input leaf").toBe(this.inputs);
     return cols;
   }
@@ -182,7 +190,8 @@ export class Point {
       const leaves = doubleLeaves(this.args[k], this.argTypes[k]!);
       for (let q = 0; q < this.sizes[i]!; q++) {
         const h = step * Math.max(1, Math.abs(leaves[q]!));
-        const at = (s: number) => doubleLeaves(this.primal(this.args.map((a, j) => (j === k ? moveLeaf(a, q, s * h) : a))), this.resultType);
+        const at = (s: number) =>
+          doubleLeaves(this.primal(this.args.map((a, j) => (j === k ? moveLeaf(a, q, s * h) : a))), this.resultType);
         const [plus, minus] = [at(1), at(-1)];
         cols.push(plus.map((y, o) => (y - minus[o]!) / (2 * h)));
       }
@@ -297,6 +306,7 @@ export function runIrBoth(fn: IrFunction, values: readonly Value[]): Json {
   const t = typeOf(fn.body);
   const interp = valueToJson(runFunction(reference, values), t);
   const js = valueToJson(compileFunction(optimised)(values), t);
-  if (!jsonClose(interp, js, ENGINE_TOL)) throw new Error(`${fn.name}: interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`);
+  if (!jsonClose(interp, js, ENGINE_TOL))
+    throw new Error(`${fn.name}: interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`);
   return js;
 }

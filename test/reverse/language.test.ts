@@ -29,7 +29,12 @@ const run = (name: string, args: Json[]): Json => runBoth(p, name, args, { rerea
 describe("vjp in the language", () => {
   test("the gradient of a Vector function: d/dv Σ sin(v_i) v_i = cos(v_i) v_i + sin(v_i)", () => {
     const v = [0.5, 1, -2];
-    expectClose(run("gradF", [v]), v.map((x) => Math.cos(x) * x + Math.sin(x)), 1e-12, "gradF");
+    expectClose(
+      run("gradF", [v]),
+      v.map((x) => Math.cos(x) * x + Math.sin(x)),
+      1e-12,
+      "gradF",
+    );
   });
 
   test("reverse over reverse, forward over reverse, reverse over forward", () => {

@@ -45,8 +45,17 @@ describe("residuals read in part", () => {
     const [dMain] = gradientJson(prog, "lstmObjective", json, LSTM_WRT, "reverse") as number[][][];
     const main = json[0] as number[][];
     const loss = (r: number, c: number, h: number) =>
-      prog.runJson("lstmObjective", [main.map((row, i) => row.map((x, j) => (i === r && j === c ? x + h : x))), ...json.slice(1)], "js") as number;
-    for (const [r, c] of [[0, 0], [1, 3], [2, 17], [3, 55]] as const) {
+      prog.runJson(
+        "lstmObjective",
+        [main.map((row, i) => row.map((x, j) => (i === r && j === c ? x + h : x))), ...json.slice(1)],
+        "js",
+      ) as number;
+    for (const [r, c] of [
+      [0, 0],
+      [1, 3],
+      [2, 17],
+      [3, 55],
+    ] as const) {
       const h = 1e-5;
       const fd = (loss(r, c, h) - loss(r, c, -h)) / (2 * h);
       expect(Math.abs(dMain![r]![c]! - fd)).toBeLessThan(1e-7 * Math.max(1, Math.abs(fd)));

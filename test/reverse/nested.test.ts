@@ -107,7 +107,12 @@ describe.each(VECTOR_CASES)("$name", (c) => {
       // The reverse gradient of the unoptimised inner gradient, and of the optimised one (loops fused, hoisted).
       for (const grad of [inner, runPipeline(inner, STANDARD_PIPELINE)]) {
         const hw = reverseGradient(gradientDotProgram(grad), { wrt: [0] });
-        expectClose(runIrBoth(hw, [vectorValue(x), vectorValue(w)]), expected, 1e-10, `${c.name}: H w by reverse over reverse`);
+        expectClose(
+          runIrBoth(hw, [vectorValue(x), vectorValue(w)]),
+          expected,
+          1e-10,
+          `${c.name}: H w by reverse over reverse`,
+        );
       }
     }
   });

@@ -32,7 +32,11 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { fns: ["vectorRange"], params: [V(4)], call: "vectorDot a1 (vectorMap (vectorMap (vectorRange (length a1)) (fun i -> double i)) (fun x -> x * x))" },
+  {
+    fns: ["vectorRange"],
+    params: [V(4)],
+    call: "vectorDot a1 (vectorMap (vectorMap (vectorRange (length a1)) (fun i -> double i)) (fun x -> x * x))",
+  },
   { fns: ["vectorFill"], params: [D], call: "vectorFill 3 (a1 * a1)" },
   { fns: ["vectorZeros"], params: [V(3)], call: "vectorAdd (vectorZeros (length a1)) (vectorMap a1 sin)" },
   { fns: ["vectorHot"], params: [V(4)], call: "vectorDot (vectorHot (length a1) 1) (vectorMap a1 exp)" },
@@ -54,9 +58,17 @@ const CASES: readonly Case[] = [
     params: [M(2, 3)],
     call: "matrixMap a1 (fun r -> vectorSMul r (double (matrixRows a1 * 10 + matrixCols a1) * r[0]))",
   },
-  { fns: ["matrixZeros", "matrixOnes"], params: [M(2, 3)], call: "matrixAdd (matrixZeros 2 3) (matrixMul (matrixOnes 2 2) (matrixMap a1 (fun r -> vectorEMul r r)))" },
+  {
+    fns: ["matrixZeros", "matrixOnes"],
+    params: [M(2, 3)],
+    call: "matrixAdd (matrixZeros 2 3) (matrixMul (matrixOnes 2 2) (matrixMap a1 (fun r -> vectorEMul r r)))",
+  },
   { fns: ["matrixEye"], params: [M(2, 2)], call: "matrixMul (matrixEye 2) (matrixMul a1 a1)" },
-  { fns: ["matrixHot"], params: [M(2, 3)], call: "matrixTrace (matrixMul (matrixHot 2 3 1 2) (matrixTranspose (matrixMap a1 (fun r -> vectorMap r sin))))" },
+  {
+    fns: ["matrixHot"],
+    params: [M(2, 3)],
+    call: "matrixTrace (matrixMul (matrixHot 2 3 1 2) (matrixTranspose (matrixMap a1 (fun r -> vectorMap r sin))))",
+  },
   { fns: ["matrixMap"], params: [M(3, 2)], call: "matrixMap a1 (fun r -> vectorMap r tanh)" },
   { fns: ["matrixMap2"], params: [M(2, 3), M(2, 3)], call: "matrixMap2 a1 a2 vectorEMul" },
   { fns: ["matrixAdd"], params: [M(2, 3), M(2, 3)], call: "matrixAdd a1 (matrixMap a2 (fun r -> vectorMap r sin))" },
@@ -85,7 +97,8 @@ const CASES: readonly Case[] = [
 
 const TYPE = { double: "Double", vector: "Vector", matrix: "Matrix" } as const;
 const annotation = (p: Param) => (p.k === "fixed" ? p.type : TYPE[p.k]);
-const source = (c: Case) => `let f = fun ${c.params.map((p, i) => `(a${i + 1}: ${annotation(p)})`).join(" ")} -> ${c.call}`;
+const source = (c: Case) =>
+  `let f = fun ${c.params.map((p, i) => `(a${i + 1}: ${annotation(p)})`).join(" ")} -> ${c.call}`;
 
 function randomValue(p: Param, rnd: () => number): Json {
   switch (p.k) {
@@ -107,7 +120,11 @@ describe.each(CASES)("$fns.0: $call", (c) => {
     const p = load(source(c));
     const rnd = seededRandom(c.call.length * 104729 + c.params.length);
     for (let k = 0; k < POINTS; k++) {
-      new Point(p, "f", c.params.map((q) => randomValue(q, rnd))).checkAll(rnd);
+      new Point(
+        p,
+        "f",
+        c.params.map((q) => randomValue(q, rnd)),
+      ).checkAll(rnd);
     }
   });
 });
@@ -128,17 +145,35 @@ let lse = fun (v: Vector) -> logsumexp v
 `);
   // The initial state v[0] is read from v, which the loop body reads too: both adjoints must reach v.
   test.each<[number[], number[]]>([
-    [[3, 1, 2], [1, 0, 0]],
-    [[1, 3, 2], [0, 1, 0]],
-    [[1, 2, 3], [0, 0, 1]],
+    [
+      [3, 1, 2],
+      [1, 0, 0],
+    ],
+    [
+      [1, 3, 2],
+      [0, 1, 0],
+    ],
+    [
+      [1, 2, 3],
+      [0, 0, 1],
+    ],
   ])("the gradient of vectorMax at %j is %j", (v, expected) => {
     expect(new Point(p, "maxV", [v]).run("gradient")).toEqual(expected);
   });
   test("the gradient of logsumexp is softmax, whichever element is largest", () => {
-    for (const v of [[3, 1, 2], [1, 3, 2], [0.5, -1, 0.25]]) {
+    for (const v of [
+      [3, 1, 2],
+      [1, 3, 2],
+      [0.5, -1, 0.25],
+    ]) {
       const e = v.map((x) => Math.exp(x));
       const total = e.reduce((a, b) => a + b, 0);
-      expectClose(new Point(p, "lse", [v]).run("gradient"), e.map((x) => x / total), 1e-12, `softmax at ${JSON.stringify(v)}`);
+      expectClose(
+        new Point(p, "lse", [v]).run("gradient"),
+        e.map((x) => x / total),
+        1e-12,
+        `softmax at ${JSON.stringify(v)}`,
+      );
     }
   });
 });
@@ -148,12 +183,30 @@ describe("prod", () => {
 
   // ∂ prod / ∂ a[i] is the product of the other elements, computed exactly (with no division) by reverse mode.
   test.each<[number[], number[]]>([
-    [[2, 0, 3], [0, 6, 0]],
-    [[0, 2, 3], [6, 0, 0]],
-    [[2, 3, 0], [0, 0, 6]],
-    [[0, 0, 3], [0, 0, 0]],
-    [[2, 0, 3, 0], [0, 0, 0, 0]],
-    [[2, 0.5, -3, 4], [-6, -24, 4, -3]],
+    [
+      [2, 0, 3],
+      [0, 6, 0],
+    ],
+    [
+      [0, 2, 3],
+      [6, 0, 0],
+    ],
+    [
+      [2, 3, 0],
+      [0, 0, 6],
+    ],
+    [
+      [0, 0, 3],
+      [0, 0, 0],
+    ],
+    [
+      [2, 0, 3, 0],
+      [0, 0, 0, 0],
+    ],
+    [
+      [2, 0.5, -3, 4],
+      [-6, -24, 4, -3],
+    ],
     [[4], [1]],
     [[], []],
   ])("the reverse gradient at %j is exactly %j, in both engines", (a, expected) => {

@@ -12,7 +12,18 @@ import { PRIMS } from "../../src/prims/table.js";
 import { reverseGradient } from "../../src/api/reverse-programs.js";
 import { valueFromJson } from "../../src/runtime/json.js";
 import { VECTOR } from "../../src/types/types.js";
-import { dot, expectClose, FD_TOL, load, MODE_TOL, Point, runIrBoth, seededRandom, uniform, type Json } from "./harness.js";
+import {
+  dot,
+  expectClose,
+  FD_TOL,
+  load,
+  MODE_TOL,
+  Point,
+  runIrBoth,
+  seededRandom,
+  uniform,
+  type Json,
+} from "./harness.js";
 import { gradientDotProgram } from "./nested-programs.js";
 
 interface Case {
@@ -80,7 +91,8 @@ const CASES: readonly Case[] = [
   {
     // The shift cancels, so finite differences agree with the derivative that stopGradient cuts through m.
     name: "stopGradient",
-    source: "let f = fun (x: Double) (y: Double) -> let m = stopGradient (max x y) in m + log (exp (x - m) + exp (y - m))",
+    source:
+      "let f = fun (x: Double) (y: Double) -> let m = stopGradient (max x y) in m + log (exp (x - m) + exp (y - m))",
     point: (rnd) => [r(rnd), r(rnd)],
     prims: ["stopGradient"],
   },
@@ -104,7 +116,8 @@ const CASES: readonly Case[] = [
   },
   {
     name: "get of an array of tuples",
-    source: "let f = fun (v: Vector) -> let ps = build (length v) (fun i -> (v[i] * v[i], i)) in fst ps[1] * fst ps[2] + double (snd ps[2])",
+    source:
+      "let f = fun (v: Vector) -> let ps = build (length v) (fun i -> (v[i] * v[i], i)) in fst ps[1] * fst ps[2] + double (snd ps[2])",
     point: (rnd) => [vec(rnd, 3)],
     prims: ["get"],
   },
@@ -119,13 +132,15 @@ const CASES: readonly Case[] = [
   },
   {
     name: "tuples built, projected and returned (with an Index in the result)",
-    source: "let f = fun (x: Double) (y: Double) -> let t = (x * y, (sin x, 3)) in let (a, (b, n)) = t in (a + b * y, (b, n))",
+    source:
+      "let f = fun (x: Double) (y: Double) -> let t = (x * y, (sin x, 3)) in let (a, (b, n)) = t in (a + b * y, (b, n))",
     point: (rnd) => [r(rnd), r(rnd)],
     prims: ["mul", "sin"],
   },
   {
     name: "if on a Double comparison, scalar and array branches",
-    source: "let f = fun (x: Double) (v: Vector) -> if x > v[0] then vectorMap v (fun a -> a * x) else vectorMap v (fun a -> sin a + x)",
+    source:
+      "let f = fun (x: Double) (v: Vector) -> if x > v[0] then vectorMap v (fun a -> a * x) else vectorMap v (fun a -> sin a + x)",
     point: (rnd) => {
       const v = vec(rnd, 3);
       return [awayFrom(rnd, -2, 2, (x) => Math.abs(x - v[0]!)), v];
@@ -134,7 +149,8 @@ const CASES: readonly Case[] = [
   },
   {
     name: "build of a vector and of a matrix",
-    source: "let f = fun (v: Vector) (s: Double) -> build (length v) (fun i -> build 2 (fun j -> v[i] * s + double (i + j) * v[j]))",
+    source:
+      "let f = fun (v: Vector) (s: Double) -> build (length v) (fun i -> build 2 (fun j -> v[i] * s + double (i + j) * v[j]))",
     point: (rnd) => [vec(rnd, 3), r(rnd)],
     prims: ["mul", "get"],
   },
@@ -185,7 +201,8 @@ const CASES: readonly Case[] = [
   },
   {
     name: "addArray",
-    source: "let f = fun (v: Vector) (w: Vector) -> let s = addArray v (vectorMap w sin) in vectorMap s (fun a -> a * s[0])",
+    source:
+      "let f = fun (v: Vector) (w: Vector) -> let s = addArray v (vectorMap w sin) in vectorMap s (fun a -> a * s[0])",
     point: (rnd) => [vec(rnd, 3), vec(rnd, 3)],
     prims: ["addArray"],
   },
@@ -226,7 +243,8 @@ const RESIDUALS: Case = {
 // `record` too: the tape of a loop whose state is an array is allocated by recording the initial state.
 const RECORDS: Case = {
   name: "record (the tape of a loop with an array state, in the reverse gradient program)",
-  source: "let f = fun (v: Vector) -> vectorSum (ifold (fun w i -> build (length w) (fun j -> sin (w[j] * v[i]))) v (length v))",
+  source:
+    "let f = fun (v: Vector) -> vectorSum (ifold (fun w i -> build (length w) (fun j -> sin (w[j] * v[i]))) v (length v))",
   point: (rnd) => [vec(rnd, 3, -1, 1)],
   prims: ["record"],
   where: "gradient",
@@ -254,7 +272,12 @@ describe.each([RESIDUALS, RECORDS])("$name, differentiated in second derivatives
       const w = vec(rnd, 3);
       const hw = reverseGradient(gradientDotProgram(at.specs("gradient").interp.lowered), { wrt: [0] });
       const values = [at.values[0]!, valueFromJson(w, VECTOR, "w")];
-      expectClose(runIrBoth(hw, values), h.map((row) => dot(row, w)), MODE_TOL, "H w by reverse over reverse");
+      expectClose(
+        runIrBoth(hw, values),
+        h.map((row) => dot(row, w)),
+        MODE_TOL,
+        "H w by reverse over reverse",
+      );
     }
   });
 });
@@ -264,9 +287,15 @@ describe("coverage", () => {
     const seen = new Set<string>();
     for (const c of [...CASES, RESIDUALS, RECORDS]) {
       const at = new Point(load(c.source), "f", c.point(seededRandom(1)));
-      const lowered = c.where === "gradient" ? at.specs("gradient").interp.lowered : at.p.specialise("f", at.argTypes, "interp").lowered;
+      const lowered =
+        c.where === "gradient"
+          ? at.specs("gradient").interp.lowered
+          : at.p.specialise("f", at.argTypes, "interp").lowered;
       for (const op of c.prims) {
-        expect(someNode(lowered.body, (e) => e.kind === "prim" && e.op === op), `${c.name} uses ${op}`).toBe(true);
+        expect(
+          someNode(lowered.body, (e) => e.kind === "prim" && e.op === op),
+          `${c.name} uses ${op}`,
+        ).toBe(true);
         seen.add(op);
       }
     }

@@ -44,7 +44,8 @@ function comparable(prog: GeneratedProgram): { at: Point; forward: Matrix } | un
   const finite = (xs: readonly number[]) => xs.every((x) => Number.isFinite(x) && Math.abs(x) < 1e6);
   try {
     const at = new Point(load(prog.source), "main", prog.args);
-    if (at.wrt.length === 0 || !hasTangent(at.resultType) || !finite(doubleLeaves(at.primal(), at.resultType))) return undefined;
+    if (at.wrt.length === 0 || !hasTangent(at.resultType) || !finite(doubleLeaves(at.primal(), at.resultType)))
+      return undefined;
     const forward = at.forwardJacobian();
     return finite(forward.flat()) ? { at, forward } : undefined;
   } catch (e) {
@@ -59,10 +60,35 @@ describe("random Double-valued programs", () => {
   });
 
   test("are varied: the generator reaches every construct", () => {
-    const text = Array.from({ length: 150 }, (_, s) => generateDoubleProgram(new ChoiceRng(seededChoices(s))).source).join("\n");
+    const text = Array.from(
+      { length: 150 },
+      (_, s) => generateDoubleProgram(new ChoiceRng(seededChoices(s))).source,
+    ).join("\n");
     const constructs = [
-      "build", "ifold", "(fun (w", "Double * Double", "if ", "let (", "setAt", "addAt", "vectorMap", "vectorSum",
-      "vectorDot", "][", "m[", "v[", "double ", "max", "min", "abs", "exp", "log", "sqrt", " / ", " ** ", "tanh",
+      "build",
+      "ifold",
+      "(fun (w",
+      "Double * Double",
+      "if ",
+      "let (",
+      "setAt",
+      "addAt",
+      "vectorMap",
+      "vectorSum",
+      "vectorDot",
+      "][",
+      "m[",
+      "v[",
+      "double ",
+      "max",
+      "min",
+      "abs",
+      "exp",
+      "log",
+      "sqrt",
+      " / ",
+      " ** ",
+      "tanh",
     ];
     expect(constructs.filter((c) => !text.includes(c))).toEqual([]);
   });
@@ -78,7 +104,8 @@ describe("random programs of any type (test/gen)", () => {
         compared++;
         const { at, forward } = found;
         at.dotProductTest(seededRandom(compared), forward, 1);
-        if (doubleRank(at.resultType) !== undefined) expectClose(at.reverseJacobian(), forward, MODE_TOL, "reverse Jacobian vs forward");
+        if (doubleRank(at.resultType) !== undefined)
+          expectClose(at.reverseJacobian(), forward, MODE_TOL, "reverse Jacobian vs forward");
       }),
       options,
     );

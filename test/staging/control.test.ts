@@ -35,7 +35,8 @@ describe("static control flow", () => {
   });
 
   test("recursion at trace time: a depth-3 composition", () => {
-    const layer = (x: Tensor, depth: number): Tensor => (depth === 0 ? x : layer(S.tanh(S.add(S.mul(x, 0.5), 1)), depth - 1));
+    const layer = (x: Tensor, depth: number): Tensor =>
+      depth === 0 ? x : layer(S.tanh(S.add(S.mul(x, 0.5), 1)), depth - 1);
     const loaded = stageAndLoad((x: Tensor) => layer(x, 3), [VECTOR]);
     let ref = [0.3, -1];
     for (let k = 0; k < 3; k++) ref = ref.map((e) => Math.tanh(e * 0.5 + 1));
@@ -48,9 +49,22 @@ describe("static control flow", () => {
 describe("build, ifold and cond stay in the program", () => {
   test("build reads outer values inside its body; nested builds", () => {
     const f = (m: Tensor, s: Tensor) =>
-      S.build(S.length(m), (i) => S.build(S.length(S.get(m, 0)), (j) => S.add(S.mul(S.get(m, j, i), s), S.toDouble(i))));
+      S.build(S.length(m), (i) =>
+        S.build(S.length(S.get(m, 0)), (j) => S.add(S.mul(S.get(m, j, i), s), S.toDouble(i))),
+      );
     const loaded = stageAndLoad(f, [MATRIX, DOUBLE]);
-    expect(loaded.run([[[1, 2], [3, 4]], 10])).toEqual([[10, 30], [21, 41]]);
+    expect(
+      loaded.run([
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        10,
+      ]),
+    ).toEqual([
+      [10, 30],
+      [21, 41],
+    ]);
     expect(occurrences(loaded.staged.source, "build")).toBe(2);
   });
 
@@ -62,7 +76,17 @@ describe("build, ifold and cond stay in the program", () => {
   });
 
   test("ifold with an Index state from index()", () => {
-    const f = (v: Tensor) => S.ifold((c, i) => S.cond(S.gt(S.get(v, i), 0), () => S.add(c, 1), () => c), S.index(0), S.length(v));
+    const f = (v: Tensor) =>
+      S.ifold(
+        (c, i) =>
+          S.cond(
+            S.gt(S.get(v, i), 0),
+            () => S.add(c, 1),
+            () => c,
+          ),
+        S.index(0),
+        S.length(v),
+      );
     const loaded = stageAndLoad(f, [VECTOR]);
     expect(loaded.run([[1, -2, 3, 0.5]])).toBe(3);
     expect(loaded.staged.resultType).toEqual({ k: "int" });
@@ -71,14 +95,25 @@ describe("build, ifold and cond stay in the program", () => {
   test("an ifold state that grows is traced again with its length unknown", () => {
     // The state starts as a known 1-vector and gains an element per step.
     const append = (acc: Tensor, e: Tensor) =>
-      S.build(S.add(S.length(acc), 1), (j) => S.cond(S.lt(j, S.length(acc)), () => S.get(acc, j), () => e));
+      S.build(S.add(S.length(acc), 1), (j) =>
+        S.cond(
+          S.lt(j, S.length(acc)),
+          () => S.get(acc, j),
+          () => e,
+        ),
+      );
     const f = (x: Tensor, n: Tensor) => S.ifold((acc, i) => append(acc, S.mul(x, S.toDouble(i))), S.replicate(1, x), n);
     const loaded = stageAndLoad(f, [DOUBLE, INT]);
     expect(loaded.run([2, 4])).toEqual([2, 0, 2, 4, 6]);
   });
 
   test("cond: both branches traced, only the taken one runs (an out-of-range read in the other does not fail)", () => {
-    const f = (v: Tensor, i: Tensor) => S.cond(S.lt(i, S.length(v)), () => S.get(v, i), () => -1);
+    const f = (v: Tensor, i: Tensor) =>
+      S.cond(
+        S.lt(i, S.length(v)),
+        () => S.get(v, i),
+        () => -1,
+      );
     const loaded = stageAndLoad(f, [VECTOR, INT]);
     expect(loaded.run([[5, 6], 1])).toBe(6);
     expect(loaded.run([[5, 6], 7])).toBe(-1);
@@ -86,7 +121,12 @@ describe("build, ifold and cond stay in the program", () => {
   });
 
   test("cond with tuple results whose numbers adopt the other branch's types", () => {
-    const f = (x: Tensor, k: Tensor) => S.cond(S.gt(x, 0), () => [x, k], () => [0, 3]);
+    const f = (x: Tensor, k: Tensor) =>
+      S.cond(
+        S.gt(x, 0),
+        () => [x, k],
+        () => [0, 3],
+      );
     const loaded = stageAndLoad(f, [DOUBLE, INT]);
     expect(loaded.run([2.5, 9])).toEqual([2.5, 9]);
     expect(loaded.run([-1, 9])).toEqual([0, 3]);
@@ -97,7 +137,11 @@ describe("build, ifold and cond stay in the program", () => {
       S.build(S.length(m), (i) => {
         const row = S.get(m, i);
         const step = (acc: Tensor, j: Tensor) =>
-          S.cond(S.gt(S.get(row, j), t), () => S.add(acc, S.get(row, j)), () => S.sub(acc, S.toDouble(i)));
+          S.cond(
+            S.gt(S.get(row, j), t),
+            () => S.add(acc, S.get(row, j)),
+            () => S.sub(acc, S.toDouble(i)),
+          );
         return S.ifold(step, 0, S.length(row));
       });
     const loaded = stageAndLoad(f, [MATRIX, DOUBLE]);
@@ -111,7 +155,14 @@ describe("build, ifold and cond stay in the program", () => {
 
   test("the shape of an array whose lengths are not known is computed when the program runs (empty arrays included)", () => {
     const loaded = stageAndLoad((m: Tensor) => S.shape(m), [MATRIX]);
-    expect(loaded.run([[[1, 2, 3], [4, 5, 6]]])).toEqual([2, 3]);
+    expect(
+      loaded.run([
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      ]),
+    ).toEqual([2, 3]);
     expect(loaded.run([[]])).toEqual([0, 0]);
   });
 
@@ -128,7 +179,12 @@ describe("build, ifold and cond stay in the program", () => {
 
   test("arrays of different lengths known only when the program runs fail there with a shape error", () => {
     const loaded = stageAndLoad((x: Tensor, y: Tensor) => S.add(x, y), [VECTOR, VECTOR]);
-    expect(loaded.run([[1, 2], [3, 4]])).toEqual([4, 6]);
+    expect(
+      loaded.run([
+        [1, 2],
+        [3, 4],
+      ]),
+    ).toEqual([4, 6]);
     expect(() => loaded.run([[1, 2], [3]])).toThrow(/differ/);
   });
 });

@@ -1,6 +1,7 @@
 // Staged programs are ordinary programs: their reverse-mode gradients (SmoothProgram.derivative, kind "gradient")
 // match central finite differences of the staged function itself.
 
+import type { JsFunction } from "../../src/staging/index.js";
 import { describe, test } from "vitest";
 import { valueFromJson, valueToJson } from "../../src/runtime/json.js";
 import * as S from "../../src/staging/index.js";
@@ -33,7 +34,7 @@ function finiteDifferenceGradient(run: (args: Json[]) => Json, args: Json[], k: 
   return grad;
 }
 
-function checkGradient(fn: Function, types: Type[], args: Json[], wrt: number[]): void {
+function checkGradient(fn: JsFunction, types: Type[], args: Json[], wrt: number[]): void {
   const loaded = stageAndLoad(fn, types);
   const spec = loaded.program.derivative(NAME, types, wrt, "js", undefined, "gradient");
   const values = args.map((a, i) => valueFromJson(a, types[i]!, `argument ${i}`));
@@ -71,7 +72,11 @@ describe("gradients of staged functions", () => {
         S.ifold(
           (acc, j) => {
             const e = S.get(m, i, j);
-            return S.cond(S.gt(e, 0), () => S.add(acc, S.mul(e, S.get(v, j))), () => S.mul(acc, S.cos(S.mul(e, a))));
+            return S.cond(
+              S.gt(e, 0),
+              () => S.add(acc, S.mul(e, S.get(v, j))),
+              () => S.mul(acc, S.cos(S.mul(e, a))),
+            );
           },
           1,
           S.length(v),

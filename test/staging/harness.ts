@@ -1,6 +1,7 @@
 // Test helpers for staging: stage a TypeScript function, load its source through the normal pipeline (prelude
 // included), check the definition's type against what the tracer claims, and run it in both back ends.
 
+import type { JsFunction } from "../../src/staging/index.js";
 import { expect } from "vitest";
 import { loadProgram, type SmoothProgram } from "../../src/api/program.js";
 import { valueFromJson, valueToJson } from "../../src/runtime/json.js";
@@ -22,13 +23,17 @@ export const NAME = "f";
  * Stages `fn` at `argTypes` (with the array lengths of `shapesOf`, JSON arguments, when given) and loads the source.
  * The loaded definition must have exactly the parameter types and the tracer's result type.
  */
-export function stageAndLoad(fn: Function, argTypes: readonly Type[], shapesOf?: readonly Json[]): Loaded {
-  const shapes = shapesOf?.map((a, i) => staticTypeOfValue(valueFromJson(a, argTypes[i]!, `argument ${i}`), argTypes[i]!));
+export function stageAndLoad(fn: JsFunction, argTypes: readonly Type[], shapesOf?: readonly Json[]): Loaded {
+  const shapes = shapesOf?.map((a, i) =>
+    staticTypeOfValue(valueFromJson(a, argTypes[i]!, `argument ${i}`), argTypes[i]!),
+  );
   const staged = stageFunction(fn, argTypes, NAME, { shapes });
   const program = loadProgram({ name: "<staged f>", text: staged.source });
   const spec = program.specialise(NAME, argTypes, "js");
   if (!typeEq(spec.resultType, staged.resultType)) {
-    throw new Error(`the tracer claims ${showType(staged.resultType)}, the program has ${showType(spec.resultType)}:\n${staged.source}`);
+    throw new Error(
+      `the tracer claims ${showType(staged.resultType)}, the program has ${showType(spec.resultType)}:\n${staged.source}`,
+    );
   }
   expect(program.userDefs.map((d) => d.name)).toEqual([NAME]);
   const run = (args: readonly Json[]): Json => {

@@ -1,6 +1,7 @@
 // Every staged operation: traced, emitted, loaded with the prelude, run in both back ends, and compared with the same
 // computation written in plain JavaScript.
 
+import type { JsFunction } from "../../src/staging/index.js";
 import { describe, expect, test } from "vitest";
 import * as S from "../../src/staging/index.js";
 import type { Tensor } from "../../src/staging/index.js";
@@ -33,7 +34,7 @@ interface Case {
   readonly name: string;
   readonly types: readonly Type[];
   readonly args: readonly Json[];
-  readonly fn: Function;
+  readonly fn: JsFunction;
   readonly ref: (...args: any[]) => Json;
   /** Stage with the arguments' lengths known (default: lengths are staged values). */
   readonly shapes?: boolean;
@@ -58,8 +59,28 @@ const cases: Case[] = [
     name: "unary functions on a scalar",
     types: [DOUBLE],
     args: [0.7],
-    fn: (x: Tensor) => [S.exp(x), S.log(x), S.sin(x), S.cos(x), S.tan(x), S.tanh(x), S.sqrt(x), S.abs(S.neg(x)), S.floor(S.mul(x, 10))],
-    ref: (x: number) => [Math.exp(x), Math.log(x), Math.sin(x), Math.cos(x), Math.tan(x), Math.tanh(x), Math.sqrt(x), x, 7],
+    fn: (x: Tensor) => [
+      S.exp(x),
+      S.log(x),
+      S.sin(x),
+      S.cos(x),
+      S.tan(x),
+      S.tanh(x),
+      S.sqrt(x),
+      S.abs(S.neg(x)),
+      S.floor(S.mul(x, 10)),
+    ],
+    ref: (x: number) => [
+      Math.exp(x),
+      Math.log(x),
+      Math.sin(x),
+      Math.cos(x),
+      Math.tan(x),
+      Math.tanh(x),
+      Math.sqrt(x),
+      x,
+      7,
+    ],
   },
   {
     name: "unary functions elementwise on a matrix",
@@ -73,10 +94,26 @@ const cases: Case[] = [
     types: [DOUBLE, DOUBLE],
     args: [1.5, 2],
     fn: (x: Tensor, y: Tensor) => [
-      S.cond(S.and(S.lt(x, y), S.not(S.eq(x, y))), () => 1, () => 0),
-      S.cond(S.or(S.gt(x, y), S.ge(x, 1.5)), () => 1, () => 0),
-      S.cond(S.le(y, 1), () => 1, () => 0),
-      S.cond(S.ne(x, 1.5), () => 1, () => 0),
+      S.cond(
+        S.and(S.lt(x, y), S.not(S.eq(x, y))),
+        () => 1,
+        () => 0,
+      ),
+      S.cond(
+        S.or(S.gt(x, y), S.ge(x, 1.5)),
+        () => 1,
+        () => 0,
+      ),
+      S.cond(
+        S.le(y, 1),
+        () => 1,
+        () => 0,
+      ),
+      S.cond(
+        S.ne(x, 1.5),
+        () => 1,
+        () => 0,
+      ),
     ],
     ref: () => [1, 1, 0, 0],
   },
@@ -105,7 +142,14 @@ const cases: Case[] = [
     name: "sum of a matrix, dot, get with two indexes, at, length and shape",
     types: [MATRIX, VECTOR, VECTOR],
     args: [A, u, w],
-    fn: (m: Tensor, x: Tensor, y: Tensor) => [S.sum(m), S.dot(x, y), S.get(m, 1, 2), m.at(0).at(1), S.length(x), S.shape(m)],
+    fn: (m: Tensor, x: Tensor, y: Tensor) => [
+      S.sum(m),
+      S.dot(x, y),
+      S.get(m, 1, 2),
+      m.at(0).at(1),
+      S.length(x),
+      S.shape(m),
+    ],
     ref: (m: M, x: V, y: V) => [vsum(m.flat()), vdot(x, y), m[1]![2]!, m[0]![1]!, x.length, [2, 3]],
   },
   {
@@ -180,7 +224,18 @@ const cases: Case[] = [
       S.matrixZeros(1, n),
       S.matrixOnes(n, 1),
     ],
-    ref: () => [[1.5, 1.5, 1.5], [0, 0], [0, 1, 2], [0, 1, 0], [[1, 0], [0, 1]], [[0, 0, 0]], [[1], [1], [1]]],
+    ref: () => [
+      [1.5, 1.5, 1.5],
+      [0, 0],
+      [0, 1, 2],
+      [0, 1, 0],
+      [
+        [1, 0],
+        [0, 1],
+      ],
+      [[0, 0, 0]],
+      [[1], [1], [1]],
+    ],
   },
   {
     name: "prelude matrix operations and matrixVectorMult",
@@ -224,13 +279,27 @@ const cases: Case[] = [
   {
     name: "gather, scatter, reshape",
     types: [VECTOR, IVEC],
-    args: [[1, 2, 3, 4, 5, 6], [5, 0, 5]],
+    args: [
+      [1, 2, 3, 4, 5, 6],
+      [5, 0, 5],
+    ],
     fn: (x: Tensor, idx: Tensor) => [
       S.gather(x, idx),
-      S.scatter(3, S.map((i) => S.sub(i, S.mul(S.div(i, 3), 3)), idx), S.gather(x, idx)),
+      S.scatter(
+        3,
+        S.map((i) => S.sub(i, S.mul(S.div(i, 3), 3)), idx),
+        S.gather(x, idx),
+      ),
       S.reshape(2, 3, x),
     ],
-    ref: () => [[6, 1, 6], [1, 0, 12], [[1, 2, 3], [4, 5, 6]]],
+    ref: () => [
+      [6, 1, 6],
+      [1, 0, 12],
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    ],
   },
   {
     name: "an array of tuples as an argument, tuple arguments",

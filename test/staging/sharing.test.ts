@@ -59,7 +59,17 @@ describe("sharing", () => {
 
 describe("the emitted source", () => {
   // Every name in the source: a keyword, a type, a builtin or prelude function, or a name the tracer generated.
-  const PRELUDE_USED = new Set(["sum", "vectorDot", "replicate", "map2", "reduce", "scanl", "gather", "transpose", "matrixMult"]);
+  const PRELUDE_USED = new Set([
+    "sum",
+    "vectorDot",
+    "replicate",
+    "map2",
+    "reduce",
+    "scanl",
+    "gather",
+    "transpose",
+    "matrixMult",
+  ]);
   const GENERATED = /^(f|[xtiae]\d+(_\d+)*)$/;
   const TYPES = new Set(["Double", "Index", "Bool", "Vector", "Matrix", "Array"]);
 
@@ -71,9 +81,16 @@ describe("the emitted source", () => {
         const scaled = S.mul(x, label.length + 0.25);
         const folded = S.reduce((acc, e) => S.add(acc, e), 0, scaled);
         const pairs = S.map2((a, b) => [a, S.mul(a, b)], scaled, x);
-        const g = S.gather(S.replicate(4, folded), S.build(k, (i) => S.sub(3, i)));
+        const g = S.gather(
+          S.replicate(4, folded),
+          S.build(k, (i) => S.sub(3, i)),
+        );
         return [
-          S.cond(S.gt(folded, t[0]), () => S.dot(x, x), () => S.sum(g)),
+          S.cond(
+            S.gt(folded, t[0]),
+            () => S.dot(x, x),
+            () => S.sum(g),
+          ),
           pairs,
           S.scanl((a, e) => S.max(a, e), -1e300, x),
           S.matrixMult(S.transpose(S.replicate(2, x)), S.replicate(2, x)),
@@ -86,7 +103,8 @@ describe("the emitted source", () => {
     expect(source).not.toContain("injected");
     const names = source.replace(/\b\d+(\.\d*)?(e[+-]?\d+)?/g, "").match(/[A-Za-z_][A-Za-z0-9_']*/g)!;
     for (const name of names) {
-      const known = KEYWORDS.has(name) || TYPES.has(name) || BUILTINS.has(name) || PRELUDE_USED.has(name) || name === "_";
+      const known =
+        KEYWORDS.has(name) || TYPES.has(name) || BUILTINS.has(name) || PRELUDE_USED.has(name) || name === "_";
       if (!known && !GENERATED.test(name)) throw new Error(`unexpected name ${name} in\n${source}`);
     }
     const out = loaded.run([[1, 2], 2, [0, [1, 2]]]) as unknown[];

@@ -49,7 +49,10 @@ describe("syntax errors", () => {
   it("let without a body", () => {
     const err = exprError("let x = 1");
     expect(err.headline).toBe("t:1:1: syntax error: `let` has no body");
-    expect(err.details).toMatchObject({ expected: "`in`, or the body on the next line at column 1", found: "end of input" });
+    expect(err.details).toMatchObject({
+      expected: "`in`, or the body on the next line at column 1",
+      found: "end of input",
+    });
     expect(caret(err)).toEqual({ col: 1, width: 3 });
 
     const nested = programError("let f = fun x ->\n  let y = x\nlet g = 1");
@@ -144,14 +147,18 @@ describe("syntax errors", () => {
     expect(caret(unknown)).toEqual({ col: 7, width: 5 });
     const open = thrown(() => parseType(src("Array<Double -> Bool")));
     expect(open.headline).toBe("t:1:21: syntax error: unclosed `Array<` at 1:1");
-    expect(thrown(() => parseType(src("Array Double"))).headline).toBe("t:1:7: syntax error: missing `<` after `Array`");
+    expect(thrown(() => parseType(src("Array Double"))).headline).toBe(
+      "t:1:7: syntax error: missing `<` after `Array`",
+    );
     expect(thrown(() => parseType(src("Double ->"))).headline).toBe("t:1:10: syntax error: unexpected end of input");
   });
 
   it("lexical errors surface through the parser with their positions", () => {
     expect(exprError("a +\n  (* open").headline).toBe("t:2:3: syntax error: unterminated comment");
     expect(exprError("1.2.3").headline).toBe("t:1:1: syntax error: bad number `1.2.3`");
-    expect(programError("let f = fun a -> a → a").headline).toBe("t:1:20: syntax error: unknown character `→` (U+2192)");
+    expect(programError("let f = fun a -> a → a").headline).toBe(
+      "t:1:20: syntax error: unknown character `→` (U+2192)",
+    );
   });
 
   it("renders the full message with expected, found and the excerpt", () => {

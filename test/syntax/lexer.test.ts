@@ -6,9 +6,24 @@ const texts = (text: string) => tokenize(src(text)).map((t) => t.text);
 
 describe("lexer", () => {
   it("splits operators longest first", () => {
-    expect(texts("a**b->c<=d>=e<>f&&g||h")).toEqual(
-      ["a", "**", "b", "->", "c", "<=", "d", ">=", "e", "<>", "f", "&&", "g", "||", "h", ""],
-    );
+    expect(texts("a**b->c<=d>=e<>f&&g||h")).toEqual([
+      "a",
+      "**",
+      "b",
+      "->",
+      "c",
+      "<=",
+      "d",
+      ">=",
+      "e",
+      "<>",
+      "f",
+      "&&",
+      "g",
+      "||",
+      "h",
+      "",
+    ]);
     expect(texts("x-1 * -y")).toEqual(["x", "-", "1", "*", "-", "y", ""]);
   });
 

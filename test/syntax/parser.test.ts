@@ -63,7 +63,8 @@ describe("operators", () => {
   it("makes operator values of (op), and keeps (name) a variable", () => {
     expect(p("(*)")).toBe("(op *)");
     expect(p("(**) a b")).toBe("(((op **) a) b)");
-    for (const op of ["+", "-", "/", "<", ">", "<=", ">=", "=", "<>", "&&", "||"]) expect(p(`(${op})`)).toBe(`(op ${op})`);
+    for (const op of ["+", "-", "/", "<", ">", "<=", ">=", "=", "<>", "&&", "||"])
+      expect(p(`(${op})`)).toBe(`(op ${op})`);
     expect(p("( * ) (* a comment *) x")).toBe("((op *) x)");
     expect(p("(pair)")).toBe("pair");
     expect(p("(- x)")).toBe("(neg x)");
@@ -176,7 +177,9 @@ describe("layout", () => {
 
   it("lets a layout let inside brackets end at a line at its column", () => {
     expect(p("g (let a = 1\n   a + 1) 2")).toBe("((g (let a = 1 in (+ a 1))) 2)");
-    expect(p("build n (fun i ->\n  let j = i + 1\n  j * j\n)")).toBe("((build n) (fun i -> (let j = (+ i 1) in (* j j))))");
+    expect(p("build n (fun i ->\n  let j = i + 1\n  j * j\n)")).toBe(
+      "((build n) (fun i -> (let j = (+ i 1) in (* j j))))",
+    );
   });
 
   it("nests layout lets", () => {

@@ -37,13 +37,50 @@ describe("corpus round trip", () => {
     const text = readFileSync(new URL("prelude/prelude.smooth", root), "utf8");
     const names = parseProgram(src(text)).defs.map((d) => d.name);
     const required = [
-      "vectorRange", "vectorFill", "vectorHot", "vectorMap", "vectorMap2", "vectorZip", "vectorAdd", "vectorEMul",
-      "vectorSMul", "vectorSum", "vectorDot", "vectorNorm", "vectorSlice", "vectorToMatrix", "vectorOutProd",
-      "matrixRows", "matrixCols", "matrixZeros", "matrixOnes", "matrixEye", "matrixHot", "matrixMap", "matrixMap2",
-      "matrixAdd", "matrixTranspose", "matrixMul", "matrixTrace", "matrixMult", "vectorZeros", "vectorMax",
-      "matrixZip", "logsumexp",
+      "vectorRange",
+      "vectorFill",
+      "vectorHot",
+      "vectorMap",
+      "vectorMap2",
+      "vectorZip",
+      "vectorAdd",
+      "vectorEMul",
+      "vectorSMul",
+      "vectorSum",
+      "vectorDot",
+      "vectorNorm",
+      "vectorSlice",
+      "vectorToMatrix",
+      "vectorOutProd",
+      "matrixRows",
+      "matrixCols",
+      "matrixZeros",
+      "matrixOnes",
+      "matrixEye",
+      "matrixHot",
+      "matrixMap",
+      "matrixMap2",
+      "matrixAdd",
+      "matrixTranspose",
+      "matrixMul",
+      "matrixTrace",
+      "matrixMult",
+      "vectorZeros",
+      "vectorMax",
+      "matrixZip",
+      "logsumexp",
       // Bulk operations and combinators (paper 003 Fig. 7, paper 001 §1).
-      "replicate", "map2", "reduce", "sum", "prod", "gather", "transpose", "reshape", "scatter", "scanl", "scanr",
+      "replicate",
+      "map2",
+      "reduce",
+      "sum",
+      "prod",
+      "gather",
+      "transpose",
+      "reshape",
+      "scatter",
+      "scanl",
+      "scanr",
     ];
     expect([...names].sort()).toEqual([...required].sort());
     // No definition mentions a prelude name defined after it.
@@ -51,7 +88,10 @@ describe("corpus round trip", () => {
     defs.forEach((def, i) => {
       const later = new Set(names.slice(i));
       const used = sexp(def.value).match(/[A-Za-z_][A-Za-z0-9_']*/g) ?? [];
-      expect(used.filter((n) => later.has(n)), def.name).toEqual([]);
+      expect(
+        used.filter((n) => later.has(n)),
+        def.name,
+      ).toEqual([]);
     });
   });
 });
@@ -70,7 +110,9 @@ const binderName = fc.constantFrom(...NAMES, "_");
 const typeAnn: fc.Arbitrary<TypeAnn> = fc.letrec<{ t: TypeAnn }>((tie) => ({
   t: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom("Double", "Index", "Card", "Bool", "Vector", "Matrix").map((n): TypeAnn => ({ kind: "tname", name: n, span })),
+    fc
+      .constantFrom("Double", "Index", "Card", "Bool", "Vector", "Matrix")
+      .map((n): TypeAnn => ({ kind: "tname", name: n, span })),
     tie("t").map((elem): TypeAnn => ({ kind: "tarray", elem, span })),
     fc.array(tie("t"), { minLength: 2, maxLength: 3 }).map((elems): TypeAnn => ({ kind: "ttuple", elems, span })),
     fc.tuple(tie("t"), tie("t")).map(([param, result]): TypeAnn => ({ kind: "tfun", param, result, span })),
@@ -109,7 +151,9 @@ const expr: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => {
       { depthSize: "small", withCrossShrink: true },
       name.map((n): Expr => ({ kind: "var", name: n, span })),
       literal,
-      fc.tuple(fc.array(param, { minLength: 1, maxLength: 3 }), e).map(([params, body]): Expr => ({ kind: "lam", params, body, span })),
+      fc
+        .tuple(fc.array(param, { minLength: 1, maxLength: 3 }), e)
+        .map(([params, body]): Expr => ({ kind: "lam", params, body, span })),
       fc.tuple(e, e).map(([fn, arg]): Expr => ({ kind: "app", fn, arg, span })),
       fc
         .tuple(pattern, fc.option(typeAnn, { nil: undefined }), e, e)
@@ -120,7 +164,9 @@ const expr: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => {
         ),
       fc.tuple(e, e, e).map(([cond, then, otherwise]): Expr => ({ kind: "if", cond, then, else: otherwise, span })),
       fc.array(e, { minLength: 2, maxLength: 3 }).map((elems): Expr => ({ kind: "tuple", elems, span })),
-      fc.tuple(fc.constantFrom(...OPS), e, e).map(([op, left, right]): Expr => ({ kind: "binop", op, left, right, span, opSpan: span })),
+      fc
+        .tuple(fc.constantFrom(...OPS), e, e)
+        .map(([op, left, right]): Expr => ({ kind: "binop", op, left, right, span, opSpan: span })),
       fc.tuple(fc.constantFrom<"-" | "not">("-", "not"), e).map(([op, arg]): Expr => ({ kind: "unop", op, arg, span })),
       fc.tuple(e, e).map(([array, index]): Expr => ({ kind: "index", array, index, span })),
     ),
@@ -261,7 +307,8 @@ describe("printer details", () => {
   });
 
   it("prints lets with `in`, one per line, and long lambda bodies indented below", () => {
-    const text = "fun v -> let s = vectorSum v in let n = length v in build n (fun i -> if v[i] > s then v[i] - s else s - v[i])";
+    const text =
+      "fun v -> let s = vectorSum v in let n = length v in build n (fun i -> if v[i] > s then v[i] - s else s - v[i])";
     expect(printExpr(parseExpr(src(text)))).toBe(
       [
         "fun v ->",

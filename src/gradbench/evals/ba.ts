@@ -39,7 +39,11 @@ const dense = (data: Float64Array | Int32Array, shape: number[]): DenseArray => 
 });
 
 function numbers(value: unknown, count: number, what: string): number[] {
-  if (!Array.isArray(value) || value.length !== count || !value.every((v) => typeof v === "number" && Number.isFinite(v)))
+  if (
+    !Array.isArray(value) ||
+    value.length !== count ||
+    !value.every((v) => typeof v === "number" && Number.isFinite(v))
+  )
     throw new GradbenchError(`the input's \`${what}\` must be ${count} finite numbers`);
   return value as number[];
 }
@@ -70,7 +74,14 @@ export function baProblem(input: unknown): BaProblem {
     camIdx[i] = i % n;
     ptIdx[i] = i % m;
   }
-  const args = [dense(cams, [n, CAMERA]), dense(points, [m, 3]), dense(weights, [p]), dense(feats, [p, 2]), dense(camIdx, [p]), dense(ptIdx, [p])];
+  const args = [
+    dense(cams, [n, CAMERA]),
+    dense(points, [m, 3]),
+    dense(weights, [p]),
+    dense(feats, [p, 2]),
+    dense(camIdx, [p]),
+    dense(ptIdx, [p]),
+  ];
   return { n, m, p, args, camIdx, ptIdx };
 }
 
@@ -120,7 +131,8 @@ function kept(a: Int32Array | Float64Array): number[] {
 }
 
 function doubles(v: Value | undefined): Float64Array {
-  if (typeof v !== "object" || v.tag !== "dense" || !(v.data instanceof Float64Array)) throw new Error("ba: expected a Double array from compiled code");
+  if (typeof v !== "object" || v.tag !== "dense" || !(v.data instanceof Float64Array))
+    throw new Error("ba: expected a Double array from compiled code");
   return v.data;
 }
 
@@ -133,7 +145,10 @@ function objectiveCall(fn: Specialised, problem: BaProblem): PreparedCall {
     output() {
       if (last === undefined) throw new Error("output() called before run()");
       const [reproj, wErr] = tupleParts(last, 2).map(doubles);
-      return { reproj_error: { elements: [reproj![0], reproj![1]], repeated: problem.p }, w_err: { element: wErr![0], repeated: problem.p } };
+      return {
+        reproj_error: { elements: [reproj![0], reproj![1]], repeated: problem.p },
+        w_err: { element: wErr![0], repeated: problem.p },
+      };
     },
   };
 }
@@ -164,7 +179,8 @@ export const baEval = (): EvalModule => {
       jacobian = compilePrimal(prog, "baJacobianBlocks", ARG_TYPES);
     },
     prepare(fn, input) {
-      if (fn !== "objective" && fn !== "jacobian") throw new GradbenchError(`ba has no function ${JSON.stringify(fn)} (it has: objective, jacobian)`);
+      if (fn !== "objective" && fn !== "jacobian")
+        throw new GradbenchError(`ba has no function ${JSON.stringify(fn)} (it has: objective, jacobian)`);
       if (!objective || !jacobian) throw new GradbenchError("ba is not defined yet (send a define message first)");
       const problem = baProblem(input);
       return fn === "objective" ? objectiveCall(objective, problem) : jacobianCall(jacobian, problem);

@@ -25,7 +25,9 @@ export const detEval = (): EvalModule =>
       const { A, ell } = inputObject(input, ["A", "ell"]);
       const size = integerIn(ell, "the input's `ell`", 1, DET_MAX_ELL);
       if (!Array.isArray(A) || A.length !== size * size)
-        throw new GradbenchError(`the input's \`A\` must hold ell * ell = ${size * size} numbers, got ${Array.isArray(A) ? A.length : typeof A}`);
+        throw new GradbenchError(
+          `the input's \`A\` must hold ell * ell = ${size * size} numbers, got ${Array.isArray(A) ? A.length : typeof A}`,
+        );
       return [toValue(A, VECTOR, "the input's `A`"), size];
     },
   });

@@ -8,7 +8,15 @@ import { INT, DOUBLE, MATRIX, VECTOR } from "../../types/types.js";
 import { valueToJson } from "../../runtime/json.js";
 import type { Value } from "../../runtime/value.js";
 import { GradbenchError, type EvalModule } from "../eval-module.js";
-import { compileDerivative, compilePrimal, inputObject, integerIn, smoothEval, toValue, tupleParts } from "../smooth-eval.js";
+import {
+  compileDerivative,
+  compilePrimal,
+  inputObject,
+  integerIn,
+  smoothEval,
+  toValue,
+  tupleParts,
+} from "../smooth-eval.js";
 
 const ARG_TYPES = [VECTOR, MATRIX, MATRIX, MATRIX, DOUBLE, INT];
 /** alpha, mu, icf: the parameters differentiated. */
@@ -30,7 +38,8 @@ function gmmArgs(input: unknown): Value[] {
   const l = rows("l", k, (d * (d - 1)) / 2);
   rows("mu", k, d);
   rows("x", n, d);
-  if (!Array.isArray(fields.alpha) || fields.alpha.length !== k) throw new GradbenchError(`the input's \`alpha\` must hold k = ${k} numbers`);
+  if (!Array.isArray(fields.alpha) || fields.alpha.length !== k)
+    throw new GradbenchError(`the input's \`alpha\` must hold k = ${k} numbers`);
   const icf = q.map((qk, i) => [...qk, ...l[i]!]);
   return [
     toValue(fields.alpha, VECTOR, "the input's `alpha`"),

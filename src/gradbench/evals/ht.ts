@@ -11,7 +11,15 @@ import type { Specialised } from "../../api/program.js";
 import type { Value } from "../../runtime/value.js";
 import { arrayOf, BOOL, DOUBLE, INT, MATRIX, VECTOR, type Type } from "../../types/types.js";
 import { GradbenchError, type EvalModule } from "../eval-module.js";
-import { compileDerivative, compilePrimal, inputObject, loadExamples, preparedCall, toValue, tupleParts } from "../smooth-eval.js";
+import {
+  compileDerivative,
+  compilePrimal,
+  inputObject,
+  loadExamples,
+  preparedCall,
+  toValue,
+  tupleParts,
+} from "../smooth-eval.js";
 
 const THETA = 26;
 /** Bones the pose parameters reach: the wrist, then five fingers of four bones. */
@@ -51,15 +59,25 @@ const fits = (x: unknown, ints?: [number, number]): boolean =>
 const kindOf = (ints?: [number, number]) => (ints ? `integers from ${ints[0]} to ${ints[1]}` : "numbers");
 
 /** `count` (any number when undefined) rows of `width` numbers (integers in [min, max] when given), or a GradbenchError. */
-function rows(value: unknown, count: number | undefined, width: number, what: string, ints?: [number, number]): number[][] {
-  const ok = Array.isArray(value) && (count === undefined || value.length === count) && value.every((r) => Array.isArray(r) && r.length === width && r.every((x) => fits(x, ints)));
+function rows(
+  value: unknown,
+  count: number | undefined,
+  width: number,
+  what: string,
+  ints?: [number, number],
+): number[][] {
+  const ok =
+    Array.isArray(value) &&
+    (count === undefined || value.length === count) &&
+    value.every((r) => Array.isArray(r) && r.length === width && r.every((x) => fits(x, ints)));
   if (!ok) fail(`\`${what}\` must be ${count === undefined ? "rows" : `${count} rows`} of ${width} ${kindOf(ints)}`);
   return value as number[][];
 }
 
 /** A list of `count` (any number when undefined) numbers, integers in [min, max] when given, or a GradbenchError. */
 function list(value: unknown, count: number | undefined, what: string, ints?: [number, number]): number[] {
-  const ok = Array.isArray(value) && (count === undefined || value.length === count) && value.every((x) => fits(x, ints));
+  const ok =
+    Array.isArray(value) && (count === undefined || value.length === count) && value.every((x) => fits(x, ints));
   if (!ok) fail(`\`${what}\` must be ${count === undefined ? "a list of" : count} ${kindOf(ints)}`);
   return value as number[];
 }
@@ -72,13 +90,17 @@ export function htProblem(input: unknown): HtProblem {
   const theta = list(top.theta, THETA, "theta");
   const parents = list(field(model, "parents", "data.model"), undefined, "data.model.parents", [-1, 2 ** 31 - 1]);
   const bones = parents.length;
-  if (bones < POSED_BONES) fail(`model must have at least ${POSED_BONES} bones (the pose parameters reach bone ${POSED_BONES - 1}), it has ${bones}`);
+  if (bones < POSED_BONES)
+    fail(
+      `model must have at least ${POSED_BONES} bones (the pose parameters reach bone ${POSED_BONES - 1}), it has ${bones}`,
+    );
   parents.forEach((p, b) => {
     if (p >= b) fail(`model's bone ${b} has parent ${p}: a parent must come before its child (or be -1)`);
   });
   const matrices = (key: string): number[][] => {
     const value = field(model, key, "data.model");
-    if (!Array.isArray(value) || value.length !== bones) fail(`\`data.model.${key}\` must hold ${bones} 4 x 4 matrices`);
+    if (!Array.isArray(value) || value.length !== bones)
+      fail(`\`data.model.${key}\` must hold ${bones} 4 x 4 matrices`);
     return (value as unknown[]).map((m, b) => rows(m, 4, 4, `data.model.${key}[${b}]`).flat());
   };
   const baseRel = matrices("base_relatives");
@@ -89,7 +111,9 @@ export function htProblem(input: unknown): HtProblem {
   if (typeof mirrored !== "boolean") fail("`data.model.is_mirrored` must be true or false");
   const us = top.us;
   const complicated = Array.isArray(us) && us.length > 0;
-  const triangles = complicated ? rows(field(model, "triangles", "data.model"), undefined, 3, "data.model.triangles", [0, basePos.length - 1]) : [];
+  const triangles = complicated
+    ? rows(field(model, "triangles", "data.model"), undefined, 3, "data.model.triangles", [0, basePos.length - 1])
+    : [];
   const limit = (complicated ? triangles.length : basePos.length) - 1;
   const corr = list(field(data, "correspondences", "data"), undefined, "data.correspondences", [0, limit]);
   const points = rows(field(data, "points", "data"), corr.length, 3, "data.points");
@@ -113,7 +137,8 @@ export function htProblem(input: unknown): HtProblem {
 
 /** The flat data of a Double array result. */
 function doubles(v: Value | undefined): Float64Array {
-  if (typeof v !== "object" || v.tag !== "dense" || !(v.data instanceof Float64Array)) throw new Error("ht: expected a Double array from compiled code");
+  if (typeof v !== "object" || v.tag !== "dense" || !(v.data instanceof Float64Array))
+    throw new Error("ht: expected a Double array from compiled code");
   return v.data;
 }
 
@@ -129,7 +154,6 @@ function jacobianRows(result: Value, problem: HtProblem): number[][] {
   for (let k = 0; k < THETA; k++) columns.push(theta.subarray(k * size, (k + 1) * size));
   return Array.from({ length: size }, (_, r) => columns.map((c) => c[r]!));
 }
-
 
 interface Compiled {
   readonly objective: Specialised;
@@ -154,7 +178,8 @@ export const htEval = (): EvalModule => {
       };
     },
     prepare(fn, input) {
-      if (fn !== "objective" && fn !== "jacobian") throw new GradbenchError(`ht has no function ${JSON.stringify(fn)} (it has: objective, jacobian)`);
+      if (fn !== "objective" && fn !== "jacobian")
+        throw new GradbenchError(`ht has no function ${JSON.stringify(fn)} (it has: objective, jacobian)`);
       if (!simple || !complicated) throw new GradbenchError("ht is not defined yet (send a define message first)");
       const problem = htProblem(input);
       const compiled = problem.complicated ? complicated : simple;

@@ -19,7 +19,8 @@ export const kmeansEval = (): EvalModule =>
       const { points, centroids } = inputObject(input, ["points", "centroids"]);
       const p = toValue(points, MATRIX, "the input's `points`");
       const c = toValue(centroids, MATRIX, "the input's `centroids`");
-      const width = (rows: unknown): number | undefined => (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0].length : undefined);
+      const width = (rows: unknown): number | undefined =>
+        Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0].length : undefined;
       if (width(points) === undefined || width(centroids) === undefined)
         throw new GradbenchError("the input's `points` and `centroids` must each hold at least one row");
       if (width(points) !== width(centroids))

@@ -27,7 +27,8 @@ function lstmArgs(input: unknown): Value[] {
   const b = mainWidth / 4;
   const expect = (key: string, rows: number, width: number) => {
     const [r, w] = shape(key);
-    if (r !== rows || w !== width) throw new GradbenchError(`the input's \`${key}\` must be ${rows} rows of ${width} (it is ${r} of ${w})`);
+    if (r !== rows || w !== width)
+      throw new GradbenchError(`the input's \`${key}\` must be ${rows} rows of ${width} (it is ${r} of ${w})`);
   };
   if (mainRows === 0 || mainRows % 2 !== 0 || !Number.isInteger(b) || b === 0)
     throw new GradbenchError("the input's `main_params` must be 2l rows of 4b numbers (l layers, b > 0)");

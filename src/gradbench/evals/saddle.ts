@@ -17,9 +17,11 @@ function start(input: unknown): Value[] {
 
 /** The four numbers; the program gives NaN when a loop did not finish within its bound. */
 function points(result: Value): number[] {
-  if (typeof result !== "object" || result.tag !== "dense") throw new Error("saddle: expected a Double array from compiled code");
+  if (typeof result !== "object" || result.tag !== "dense")
+    throw new Error("saddle: expected a Double array from compiled code");
   const out = [...result.data];
-  if (!out.every(Number.isFinite)) throw new GradbenchError("the descent did not converge (a loop reached its bound of 340 * 300 steps)");
+  if (!out.every(Number.isFinite))
+    throw new GradbenchError("the descent did not converge (a loop reached its bound of 340 * 300 steps)");
   return out;
 }
 

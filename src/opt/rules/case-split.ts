@@ -74,8 +74,10 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
 
   // The split conditions already at the top of the body (a body split before starts with one).
   const top = splitLets(loop.body).bindings.filter((b) => oneHot(b.rhs));
-  const sameAtom = (a: Atom, b: Atom) => (a.kind === "var" ? b.kind === "var" && a.id === b.id : b.kind === "lit" && a.value === b.value);
-  const atTop = (rhs: Expr) => top.some((b) => (b.rhs as Prim).args.every((a, i) => sameAtom(a, (rhs as Prim).args[i]!)));
+  const sameAtom = (a: Atom, b: Atom) =>
+    a.kind === "var" ? b.kind === "var" && a.id === b.id : b.kind === "lit" && a.value === b.value;
+  const atTop = (rhs: Expr) =>
+    top.some((b) => (b.rhs as Prim).args.every((a, i) => sameAtom(a, (rhs as Prim).args[i]!)));
   let nested: Prim | undefined;
 
   const inScope = (e: Expr, depth: number): Expr | undefined => {

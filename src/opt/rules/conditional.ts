@@ -139,7 +139,8 @@ function leaves(e: Expr, out: { count: number; literal: boolean }, maxLets: numb
 function mapLeaves(e: Expr, wrap: (a: Atom) => Expr): Expr {
   const { bindings, tail } = splitLets(e);
   if (tail.kind === "var" || tail.kind === "lit") return wrapLets(bindings, wrap(tail));
-  if (tail.kind === "if") return wrapLets(bindings, mkIf(tail.cond, mapLeaves(tail.then, wrap), mapLeaves(tail.else, wrap)));
+  if (tail.kind === "if")
+    return wrapLets(bindings, mkIf(tail.cond, mapLeaves(tail.then, wrap), mapLeaves(tail.else, wrap)));
   const v = freshVar("t", typeOf(tail));
   return wrapLets([...bindings, { v, rhs: tail }], wrap(v));
 }
@@ -169,5 +170,13 @@ export const distributeOverIf = rule({
   },
 });
 
-export const CONDITIONAL_RULES = [ifLiteral, ifKnown, ifSameBranches, ifBool, logicUnit, ifNot, ifNestedCondition, distributeOverIf];
-
+export const CONDITIONAL_RULES = [
+  ifLiteral,
+  ifKnown,
+  ifSameBranches,
+  ifBool,
+  logicUnit,
+  ifNot,
+  ifNestedCondition,
+  distributeOverIf,
+];

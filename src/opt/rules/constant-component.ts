@@ -14,7 +14,14 @@ const MAX_DEPTH = 6;
  * The literal component k of every tuple `e` can end with (of every element of the array it ends with, when
  * `element`), if there is one.
  */
-function constantComponent(e: Expr, k: number, ctx: RuleContext, finite: boolean, depth: number, element = false): Lit | undefined {
+function constantComponent(
+  e: Expr,
+  k: number,
+  ctx: RuleContext,
+  finite: boolean,
+  depth: number,
+  element = false,
+): Lit | undefined {
   if (depth > MAX_DEPTH) return undefined;
   const { bindings, tail } = splitLets(e);
   const local = (a: Atom): Expr | undefined =>
@@ -52,13 +59,14 @@ function constantComponent(e: Expr, k: number, ctx: RuleContext, finite: boolean
   return of(tail);
 }
 
-export const projConstant = (finite: boolean) => rule({
-  name: finite ? "proj-constant-finite" : "proj-constant",
-  head: "proj",
-  doc: "proj k t -> L   (component k of t is the literal L in every branch and build element t comes from)",
-  apply(node, ctx) {
-    const d = ctx.definition(node.arg);
-    if (d === undefined || d.kind === "tuple") return undefined;
-    return constantComponent(d, node.index, ctx, finite, 0);
-  },
-});
+export const projConstant = (finite: boolean) =>
+  rule({
+    name: finite ? "proj-constant-finite" : "proj-constant",
+    head: "proj",
+    doc: "proj k t -> L   (component k of t is the literal L in every branch and build element t comes from)",
+    apply(node, ctx) {
+      const d = ctx.definition(node.arg);
+      if (d === undefined || d.kind === "tuple") return undefined;
+      return constantComponent(d, node.index, ctx, finite, 0);
+    },
+  });

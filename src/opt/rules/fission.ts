@@ -81,7 +81,12 @@ function narrow(e: Expr): Expr {
     if (loop === undefined) continue;
     const w = freshVar(v.name, loop.type);
     const chain = splitLets(out).bindings.flatMap((x) =>
-      x.v.id === v.id ? [{ v: z, rhs: mkProj(component!, rhs.init) }, { v: w, rhs: loop }] : [x],
+      x.v.id === v.id
+        ? [
+            { v: z, rhs: mkProj(component!, rhs.init) },
+            { v: w, rhs: loop },
+          ]
+        : [x],
     );
     out = replaceProjection(wrapLets(chain, splitLets(out).tail), v, component, w);
   }

@@ -26,7 +26,13 @@ export const ifoldOnce = rule({
   doc: "ifold (fun a i -> e) z 1 -> e[a := z, i := 0]",
   apply(node) {
     if (!isIndexLit(node.count, 1)) return undefined;
-    return copyFresh(node.body, new Map<number, Atom>([[node.acc.id, node.init], [node.index.id, litIndex(0)]]));
+    return copyFresh(
+      node.body,
+      new Map<number, Atom>([
+        [node.acc.id, node.init],
+        [node.index.id, litIndex(0)],
+      ]),
+    );
   },
 });
 
@@ -63,7 +69,13 @@ function fromOutside(a: Atom, node: Ifold, lets: readonly Binding[]): boolean {
  * The j of a condition `i = j` or `j = i` (`i <> j` when `when` is false) with j from outside the loop, where i is the
  * loop index or `checkIndex i n`.
  */
-function hotIndex(node: Ifold, lets: readonly Binding[], cond: Atom, when: boolean, ctx: RuleContext): Atom | undefined {
+function hotIndex(
+  node: Ifold,
+  lets: readonly Binding[],
+  cond: Atom,
+  when: boolean,
+  ctx: RuleContext,
+): Atom | undefined {
   if (cond.kind !== "var") return undefined;
   const d = lets.find((b) => b.v.id === cond.id)?.rhs ?? ctx.definition(cond);
   if (d?.kind !== "prim" || d.op !== (when ? "eq" : "ne")) return undefined;
@@ -89,7 +101,13 @@ export const singleAccess = rule({
     const j = hotIndex(node, s.lets, s.cond, s.when, ctx);
     if (j === undefined) return undefined;
     // Every other iteration returns its state unchanged, so iteration j starts from z and its result is final.
-    const hot = copyFresh(wrapLets(s.lets, s.hot), new Map<number, Atom>([[node.acc.id, node.init], [node.index.id, j]]));
+    const hot = copyFresh(
+      wrapLets(s.lets, s.hot),
+      new Map<number, Atom>([
+        [node.acc.id, node.init],
+        [node.index.id, j],
+      ]),
+    );
     const b = new AnfBuilder();
     const lo = b.prim("le", [litIndex(0), j], "lo");
     const hi = b.prim("lt", [j, node.count], "hi");

@@ -69,7 +69,8 @@ class Translation {
       return out;
     }
     if (e.kind === "proj") {
-      if (!this.inBody || e.arg.kind !== "var" || e.arg.id !== this.acc.id || e.index !== this.component) return undefined;
+      if (!this.inBody || e.arg.kind !== "var" || e.arg.id !== this.acc.id || e.index !== this.component)
+        return undefined;
       this.directProjections++;
       return this.k;
     }
@@ -97,7 +98,13 @@ class Translation {
   private scope(e: Expr, depth: number): Expr | undefined {
     const { bindings, tail } = splitLets(e);
     const t = this.expr(tail, depth);
-    return t && wrapLets(bindings.filter((b) => !this.consumed.has(b.v.id)), t);
+    return (
+      t &&
+      wrapLets(
+        bindings.filter((b) => !this.consumed.has(b.v.id)),
+        t,
+      )
+    );
   }
 }
 
@@ -162,13 +169,20 @@ function rewriteComponent(
   if ((inBody.sentinel || outside.sentinel) && !ctx.facts.isNonNegative(p)) return undefined;
   // Each variable taken over had no other use (the tail's own element included: it appears once, in the tuple).
   const tailVar = tailElems[j]!;
-  if (tailVar.kind === "var" && inBody.consumed.has(tailVar.id) && tailElems.filter((a) => a === tailVar).length > 1) return undefined;
+  if (tailVar.kind === "var" && inBody.consumed.has(tailVar.id) && tailElems.filter((a) => a === tailVar).length > 1)
+    return undefined;
   for (const id of inBody.consumed) if ((counts.get(id) ?? 0) !== 1) return undefined;
   // The state is used only through projections, and component j only where the translation took it over.
   let otherUse = false;
   const projJ = new Set<number>();
   forEachNode(node.body, (n) => {
-    if (n.kind === "let" && n.rhs.kind === "proj" && n.rhs.arg.kind === "var" && n.rhs.arg.id === node.acc.id && n.rhs.index === j) {
+    if (
+      n.kind === "let" &&
+      n.rhs.kind === "proj" &&
+      n.rhs.arg.kind === "var" &&
+      n.rhs.arg.id === node.acc.id &&
+      n.rhs.index === j
+    ) {
       projJ.add(n.v.id);
       if (!inBody.consumed.has(n.v.id) && (counts.get(n.v.id) ?? 0) > 0) otherUse = true;
     }
@@ -186,12 +200,18 @@ function rewriteComponent(
   const kept = bindings.filter((b) => !inBody.consumed.has(b.v.id) && !projJ.has(b.v.id));
   const kOut = freshVar("k", INT);
   const newTail = mkTuple(tailElems.map((a, i) => (i === j ? kOut : a)));
-  const body = wrapLets([{ v: k, rhs: { kind: "proj", index: j, arg: acc2, type: INT } }, ...kept, { v: kOut, rhs: step }], newTail);
+  const body = wrapLets(
+    [{ v: k, rhs: { kind: "proj", index: j, arg: acc2, type: INT } }, ...kept, { v: kOut, rhs: step }],
+    newTail,
+  );
   const newBody = substitute(body, new Map<number, Atom>([[node.acc.id, acc2]]));
 
   const b = new AnfBuilder();
   const k0 = start.kind === "var" || start.kind === "lit" ? start : b.bind("k", start);
-  const init2 = b.tuple(init.elems.map((a, i) => (i === j ? k0 : a)), "z");
+  const init2 = b.tuple(
+    init.elems.map((a, i) => (i === j ? k0 : a)),
+    "z",
+  );
   const r = b.bind("r", mkIfold(init2, node.count, acc2, node.index, newBody, node.span));
   const kr = b.proj(j, r, "k");
   const hot = b.prim("eq", [kr, p], "hot");
@@ -204,7 +224,8 @@ function rewriteComponent(
 function countProjections(e: Expr, acc: Var, only?: number): number {
   let n = 0;
   forEachNode(e, (x) => {
-    if (x.kind === "proj" && x.arg.kind === "var" && x.arg.id === acc.id && (only === undefined || x.index === only)) n++;
+    if (x.kind === "proj" && x.arg.kind === "var" && x.arg.id === acc.id && (only === undefined || x.index === only))
+      n++;
   });
   return n;
 }

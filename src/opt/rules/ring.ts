@@ -113,7 +113,8 @@ export function ringRules(finite: boolean): AnyRule[] {
       if (node.op !== "add") return undefined;
       const nb = defOp(b, "neg", ctx);
       const na = defOp(a, "neg", ctx);
-      if ((nb && ctx.facts.sameValue(nb.args[0]!, a)) || (na && ctx.facts.sameValue(na.args[0]!, b))) return zeroOf(node);
+      if ((nb && ctx.facts.sameValue(nb.args[0]!, a)) || (na && ctx.facts.sameValue(na.args[0]!, b)))
+        return zeroOf(node);
       return undefined;
     },
   });

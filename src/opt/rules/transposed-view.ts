@@ -36,7 +36,8 @@ export function isTransposedView(def: Build): boolean {
   const aliases = new Set<number>([k.id]);
   const { bindings } = splitLets(inner.body);
   for (const { v, rhs } of bindings) {
-    if (rhs.kind === "prim" && rhs.op === "checkIndex" && rhs.args[0]!.kind === "var" && aliases.has(rhs.args[0]!.id)) aliases.add(v.id);
+    if (rhs.kind === "prim" && rhs.op === "checkIndex" && rhs.args[0]!.kind === "var" && aliases.has(rhs.args[0]!.id))
+      aliases.add(v.id);
   }
   return someNode(inner.body, (n) => {
     if (n.kind !== "prim" || n.op !== "get") return false;

@@ -39,7 +39,12 @@ export const projOfIf = rule({
     if (def?.kind !== "if" || t.kind !== "var" || ctx.uses(t)?.total !== 1) return undefined;
     if (!projectable(def.then) || !projectable(def.else)) return undefined;
     const copy = copyFresh(def) as typeof def;
-    return { ...copy, then: projectBranch(copy.then, node.index), else: projectBranch(copy.else, node.index), type: node.type };
+    return {
+      ...copy,
+      then: projectBranch(copy.then, node.index),
+      else: projectBranch(copy.else, node.index),
+      type: node.type,
+    };
   },
 });
 
