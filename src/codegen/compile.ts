@@ -1,6 +1,6 @@
 // The JavaScript back end's entry point: a first-order IrFunction becomes a JavaScript function, made once with
-// `new Function`. See emit.ts for statements and errors, build.ts for loops over arrays, leaves.ts for how values are
-// held in locals.
+// `new Function`. See emit.ts for statements and errors, lowering.ts for primitives, build.ts for loops over arrays,
+// leaves.ts for how values are held in locals.
 //
 // Errors. Compiled code raises the interpreter's errors, with the same kind, message and span, in the same order:
 // a bad index throws the SmoothError of `indexOutOfRange` (src/prims/table.ts) at the get's span (the check is left

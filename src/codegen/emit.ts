@@ -14,15 +14,14 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { arrayOf, type Type } from "../types/types.js";
+import type { Type } from "../types/types.js";
 import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
-import { PRIMS } from "../prims/table.js";
+import { JS_LOWERING } from "./lowering.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild, sliceOf } from "./build.js";
 import { invariantShapes } from "../ir/invariant-shapes.js";
 import type { Fresh } from "./ownership.js";
-import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
 
 export type Slots = readonly string[];
 
@@ -197,48 +196,14 @@ export class Emitter {
     pairs.forEach(([t], i) => this.out.line(`${t} = ${saved[i]};`));
   }
 
+  /** A primitive, as its entry in the JavaScript lowering table (./lowering.ts) writes it. */
   private prim(e: Prim, base: string): Slots {
-    if (e.op === "get") return this.get(e, base);
-    if (e.op === "length") return [this.atom(e.args[0]!)[2]!];
-    if (e.op === "checkIndex") {
-      const [j, n] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
-      this.boundsCheck(j, n, e.span);
-      return [j];
-    }
-    if (e.op === "sameSize") {
-      const [n, m] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
-      const at = this.spanRef(e.span);
-      if (n !== m) this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
-      return [n];
-    }
-    if (e.op === "field") {
-      // An array of tuples is held as its components' arrays, one after the other: component k's slots are the field.
-      const arr = e.args[0]!;
-      const comps = arr.type.k === "array" && arr.type.elem.k === "tuple" ? arr.type.elem.elems : [];
-      const k = e.args[1]!.kind === "lit" ? (e.args[1]!.value as number) : -1;
-      const start = comps.slice(0, k).reduce((n, t) => n + slotCount(arrayOf(t)), 0);
-      return this.atom(arr).slice(start, start + slotCount(e.type));
-    }
-    if (e.op === "zerosLike") return emitZerosLike(this, e, base);
-    if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
-    if (e.op === "record") return emitRecord(this, e, base, this.inPlace.has(e));
-    if (e.op === "sameShape") {
-      // Equal dimensions, leaf by leaf (data and offsets are not shape).
-      const [a, b] = e.args.map((x) => this.atom(x));
-      const leaves = leavesOf(e.args[0]!.type);
-      const tests = leafStarts(leaves).flatMap((s, l) =>
-        Array.from({ length: leaves[l]!.rank }, (_, d) => `${a![s + 2 + d]} === ${b![s + 2 + d]}`),
-      );
-      this.out.line(`const ${base} = ${tests.length === 0 ? "true" : tests.join(" && ")};`);
-      return [base];
-    }
-    if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
+    const lowering = JS_LOWERING[e.op];
+    if ("slots" in lowering) return lowering.slots(this, e, base);
     this.learnRange(e, base);
-    const rule = PRIMS[e.op];
-    if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);
     this.out.line(
-      `const ${base} = ${rule.js(
+      `const ${base} = ${lowering.expr(
         args,
         e.args.map((a) => a.type),
         this.spanRef(e.span),
@@ -247,7 +212,8 @@ export class Emitter {
     return [base];
   }
 
-  private get(e: Prim, base: string): Slots {
+  /** `get`: the element's slots, a view of the array's leaves for an array element (no copy); bounds-checked. */
+  get(e: Prim, base: string): Slots {
     const [arr, index] = e.args as [Atom, Atom];
     const a = this.atom(arr);
     const i = this.atom(index)[0]!;

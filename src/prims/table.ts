@@ -1,6 +1,7 @@
-// One primitive, one place: for each primitive its type rule, its evaluation (the reference semantics) and its
-// JavaScript lowering. The table is a mapped type over PrimName, so adding a name without a rule fails `tsc`.
-// Each entry also names its derivative rule (src/ad/derivatives.ts), which forward and reverse mode share.
+// One primitive, one place: for each primitive what holds whatever runs it: its type rule, its evaluation (the
+// reference semantics) and its derivative rule (src/ad/derivatives.ts, shared by forward and reverse mode). The table
+// is a mapped type over PrimName, so adding a name without a rule fails `tsc`. How a back end writes a primitive is
+// that back end's own lowering table, a mapped type over the same names (the JavaScript one: src/codegen/lowering.ts).
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
@@ -21,15 +22,6 @@ export interface PrimRule {
   type(args: readonly Type[], literals?: readonly (number | boolean | undefined)[]): Type | { expected: string };
   /** Reference semantics (the interpreter). `argTypes` tells Index from Double; `span` locates runtime errors. */
   evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
-  /**
-   * A JavaScript expression computing the primitive from JavaScript operand expressions (already parenthesised atoms).
-   * `span` is a JavaScript expression for this application's Span (for runtime errors, like integer division by zero).
-   * `get` and `length` work on flattened array leaves (typed array, offset, dimensions) and are lowered structurally
-   * by the code generator (src/codegen/emit.ts), which is why their entries say so instead of producing text here;
-   * the compiled get reports a bad index through `indexOutOfRange` below, like `evaluate`. `checkIndex` is lowered
-   * there too, as the same bounds check as get's.
-   */
-  readonly js: ((args: readonly string[], argTypes: readonly Type[], span: string) => string) | "array-structural";
   /** How the primitive is differentiated (src/ad/derivatives.ts); every primitive must decide. */
   readonly derivative: D.DerivativeRule;
   /** Can raise an error for some operands (an index or shape error); Index division is decided by its operands. */
@@ -46,8 +38,6 @@ function arith(
   syntax: PrimRule["syntax"],
   dbl: (a: number, b: number) => number,
   int: (a: number, b: number, span?: Span) => number,
-  jsDouble: (a: string, b: string) => string,
-  jsInt: (a: string, b: string, span: string) => string,
   derivative: D.DerivativeRule,
 ): PrimRule {
   return {
@@ -59,7 +49,6 @@ function arith(
         ? a
         : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
     evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
-    js: ([a, b], [ta], span) => (ta!.k === "int" ? jsInt(a!, b!, span) : jsDouble(a!, b!)),
   };
 }
 
@@ -75,28 +64,22 @@ export function intPow(a: number, b: number): number {
   return result;
 }
 
-/** Index division in JavaScript: inline when the divisor is a non-zero literal (no division by zero to report). */
-function intDivJs(a: string, b: string, span: string): string {
-  return /^-?[0-9]+$/.test(b) && Number(b) !== 0 ? `((${a} / ${b}) | 0)` : `$rt.intDiv(${a}, ${b}, ${span})`;
-}
-
 export function intDiv(a: number, b: number, span?: Span): number {
   if (b === 0) fail("index", "integer division by zero", span);
   return (a / b) | 0;
 }
 
-function unaryDouble(name: string, f: (x: number) => number, jsName: string, derivative: D.DerivativeRule): PrimRule {
+function unaryDouble(name: string, f: (x: number) => number, derivative: D.DerivativeRule): PrimRule {
   return {
     arity: 1,
     derivative,
     syntax: { prefix: name },
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => f(num(a!)),
-    js: ([a]) => `${jsName}(${a})`,
   };
 }
 
-function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: string, allowBool: boolean): PrimRule {
+function compare(infix: string, f: (a: number, b: number) => boolean, allowBool: boolean): PrimRule {
   return {
     arity: 2,
     derivative: D.NO_TANGENT,
@@ -106,7 +89,6 @@ function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: stri
         ? BOOL
         : { expected: allowBool ? "two numbers of the same type, or two Bools" : "two numbers" },
     evaluate: ([a, b]) => f(a as number, b as number),
-    js: ([a, b]) => `(${a} ${jsOp} ${b})`,
   };
 }
 
@@ -115,56 +97,32 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     { infix: "+" },
     (a, b) => a + b,
     (a, b) => (a + b) | 0,
-    (a, b) => `(${a} + ${b})`,
-    (a, b) => `((${a} + ${b}) | 0)`,
     D.ADD,
   ),
   sub: arith(
     { infix: "-" },
     (a, b) => a - b,
     (a, b) => (a - b) | 0,
-    (a, b) => `(${a} - ${b})`,
-    (a, b) => `((${a} - ${b}) | 0)`,
     D.SUB,
   ),
   mul: arith(
     { infix: "*" },
     (a, b) => a * b,
     (a, b) => Math.imul(a, b),
-    (a, b) => `(${a} * ${b})`,
-    (a, b) => `Math.imul(${a}, ${b})`,
     D.MUL,
   ),
-  div: arith(
-    { infix: "/" },
-    (a, b) => a / b,
-    intDiv,
-    (a, b) => `(${a} / ${b})`,
-    intDivJs,
-    D.DIV,
-  ),
-  pow: arith(
-    { infix: "**" },
-    (a, b) => a ** b,
-    intPow,
-    (a, b) => `(${a} ** ${b})`,
-    (a, b) => `$rt.intPow(${a}, ${b})`,
-    D.POW,
-  ),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, D.DIV),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, D.POW),
   max: arith(
     { prefix: "max" },
     (a, b) => Math.max(a, b),
     (a, b) => Math.max(a, b),
-    (a, b) => `Math.max(${a}, ${b})`,
-    (a, b) => `Math.max(${a}, ${b})`,
     D.MAX,
   ),
   min: arith(
     { prefix: "min" },
     (a, b) => Math.min(a, b),
     (a, b) => Math.min(a, b),
-    (a, b) => `Math.min(${a}, ${b})`,
-    (a, b) => `Math.min(${a}, ${b})`,
     D.MIN,
   ),
   neg: {
@@ -173,16 +131,15 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "-" },
     type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
-    js: ([a], [t]) => (t!.k === "int" ? `((-${a}) | 0)` : `(-${a})`),
   },
-  sin: unaryDouble("sin", Math.sin, "Math.sin", D.SIN),
-  cos: unaryDouble("cos", Math.cos, "Math.cos", D.COS),
-  tan: unaryDouble("tan", Math.tan, "Math.tan", D.TAN),
-  log: unaryDouble("log", Math.log, "Math.log", D.LOG),
-  exp: unaryDouble("exp", Math.exp, "Math.exp", D.EXP),
-  sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt", D.SQRT),
-  tanh: unaryDouble("tanh", Math.tanh, "Math.tanh", D.TANH),
-  floor: unaryDouble("floor", Math.floor, "Math.floor", D.ZERO_TANGENT),
+  sin: unaryDouble("sin", Math.sin, D.SIN),
+  cos: unaryDouble("cos", Math.cos, D.COS),
+  tan: unaryDouble("tan", Math.tan, D.TAN),
+  log: unaryDouble("log", Math.log, D.LOG),
+  exp: unaryDouble("exp", Math.exp, D.EXP),
+  sqrt: unaryDouble("sqrt", Math.sqrt, D.SQRT),
+  tanh: unaryDouble("tanh", Math.tanh, D.TANH),
+  floor: unaryDouble("floor", Math.floor, D.ZERO_TANGENT),
   // The identity on Doubles whose derivative is zero: AD treats its result as a constant (reverse mode gives it no
   // adjoint, so the loop computing its operand is not reversed).
   stopGradient: {
@@ -191,7 +148,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "stopGradient" },
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => a!,
-    js: ([a]) => a!,
   },
   abs: {
     derivative: D.ABS,
@@ -199,7 +155,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "abs" },
     type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? Math.abs(num(a!)) | 0 : Math.abs(num(a!))),
-    js: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
   },
   toDouble: {
     derivative: D.ZERO_TANGENT,
@@ -207,21 +162,19 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "double" },
     type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
     evaluate: ([a]) => num(a!),
-    js: ([a]) => a!,
   },
-  lt: compare("<", (a, b) => a < b, "<", false),
-  gt: compare(">", (a, b) => a > b, ">", false),
-  le: compare("<=", (a, b) => a <= b, "<=", false),
-  ge: compare(">=", (a, b) => a >= b, ">=", false),
-  eq: compare("=", (a, b) => a === b, "===", true),
-  ne: compare("<>", (a, b) => a !== b, "!==", true),
+  lt: compare("<", (a, b) => a < b, false),
+  gt: compare(">", (a, b) => a > b, false),
+  le: compare("<=", (a, b) => a <= b, false),
+  ge: compare(">=", (a, b) => a >= b, false),
+  eq: compare("=", (a, b) => a === b, true),
+  ne: compare("<>", (a, b) => a !== b, true),
   and: {
     derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "&&" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
     evaluate: ([a, b]) => (a as boolean) && (b as boolean),
-    js: ([a, b]) => `(${a} && ${b})`,
   },
   or: {
     derivative: D.NO_TANGENT,
@@ -229,7 +182,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { infix: "||" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
     evaluate: ([a, b]) => (a as boolean) || (b as boolean),
-    js: ([a, b]) => `(${a} || ${b})`,
   },
   not: {
     derivative: D.NO_TANGENT,
@@ -237,7 +189,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "not" },
     type: ([a]) => (a!.k === "bool" ? BOOL : { expected: "a Bool" }),
     evaluate: ([a]) => !(a as boolean),
-    js: ([a]) => `(!${a})`,
   },
   get: {
     derivative: D.STRUCTURAL,
@@ -252,7 +203,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!(k >= 0 && k < n)) indexOutOfRange(k, n, span);
       return arrayGet(a, k);
     },
-    js: "array-structural",
   },
   length: {
     derivative: D.STRUCTURAL,
@@ -263,10 +213,9 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!isArrayValue(a!)) throw new Error("length: not an array");
       return arrayLength(a);
     },
-    js: "array-structural",
   },
   // The bounds check of `get` on its own: pull-array fusion turns `(build n f)[j]` into `f (checkIndex j n)`, so the
-  // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's check.
+  // fused program fails exactly where the unfused one did.
   checkIndex: {
     derivative: D.NO_TANGENT,
     fallible: true,
@@ -279,10 +228,9 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!(k >= 0 && k < m)) indexOutOfRange(k, m, span);
       return k;
     },
-    js: "array-structural",
   },
   // The size precondition of the prelude's map2, reshape and scatter: equal sizes, else one clear shape error.
-  // Lowered structurally (src/codegen/emit.ts): the check, then n's own slot, so loops over it keep n's bounds facts.
+  // Compiled as the check, then n itself (src/codegen/lowering.ts), so loops over n keep its bounds facts.
   sameSize: {
     derivative: D.NO_TANGENT,
     fallible: true,
@@ -293,7 +241,6 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (n !== m) sizesDiffer(num(n!), num(m!), span);
       return num(n!);
     },
-    js: "array-structural",
   },
   ...UPDATE_PRIMS,
 };

@@ -61,7 +61,6 @@ function update(name: "setAt" | "addAt"): PrimRule {
       };
     },
     evaluate: ([a, p, v], _types, span) => updateAt(asArray(a), pathOf(p!), v!, name === "setAt" ? "set" : "add", span),
-    js: "array-structural",
   };
 }
 
@@ -72,7 +71,6 @@ export const UPDATE_PRIMS = {
     derivative: D.STRUCTURAL,
     type: ([a]) => (a!.k === "array" ? a! : { expected: "an array" }),
     evaluate: ([a]) => zerosLike(asArray(a)),
-    js: "array-structural",
   },
   setAt: update("setAt"),
   addAt: update("addAt"),
@@ -98,7 +96,6 @@ export const UPDATE_PRIMS = {
       if (arr.tag !== "tuparr" || arr.depth !== 1) throw new Error("field: not an array of tuples");
       return arr.fields[k as number]!;
     },
-    js: "array-structural",
   },
   record: {
     arity: 4,
@@ -115,7 +112,6 @@ export const UPDATE_PRIMS = {
         arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
       return updateAt(base, [i as number], v!, "set", span);
     },
-    js: "array-structural",
   },
   sameShape: {
     arity: 2,
@@ -123,7 +119,6 @@ export const UPDATE_PRIMS = {
     derivative: D.NO_TANGENT,
     type: ([a, b]) => (typeEq(a!, b!) ? BOOL : { expected: "two values of the same type" }),
     evaluate: ([a, b]) => shapesEqual(shapeOf(a!), shapeOf(b!)),
-    js: "array-structural",
   },
   addArray: {
     arity: 2,
@@ -132,6 +127,5 @@ export const UPDATE_PRIMS = {
     fallible: true,
     type: ([a, b]) => (a!.k === "array" && typeEq(a!, b!) ? a! : { expected: "two arrays of the same type" }),
     evaluate: ([a, b], _types, span) => addArrays(asArray(a), asArray(b), span),
-    js: "array-structural",
   },
 } satisfies Record<string, PrimRule>;
