@@ -14,11 +14,11 @@
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
-import { leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
 import { RUNTIME } from "./runtime.js";
-import { varName } from "./writer.js";
-import { ownership } from "./ownership.js";
+import { slotNames, varName } from "./writer.js";
+import { ownership } from "../lowering/ownership.js";
 
 export interface CompiledFunction {
   /**

@@ -12,7 +12,7 @@
 import { arrayOf, type Type } from "../types/types.js";
 import type { Prim } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
-import { leafStarts, leavesOf, slotCount } from "./leaves.js";
+import { leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
 import type { Emitter, Slots } from "./emit.js";
 import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
 

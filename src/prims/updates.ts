@@ -14,7 +14,7 @@
 // p is one Index, or (inside derivative programs) a tuple of Indexes: a path into nested arrays, so that a read
 // `m[i][j]` has its adjoint added at (i, j) without forming the adjoint of the row m[i].
 // All four are functions of values (the interpreter copies: src/runtime/update.ts); the compiled code updates in
-// place when the array operand is used nowhere else (src/codegen/ownership.ts, src/codegen/update.ts).
+// place when the array operand is used nowhere else (src/lowering/ownership.ts, src/codegen/update.ts).
 
 import { arrayOf, BOOL, showType, typeEq, type Type } from "../types/types.js";
 import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
