@@ -24,9 +24,40 @@ export interface PrimRule {
   evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
   /** How the primitive is differentiated (src/ad/derivatives.ts); every primitive must decide. */
   readonly derivative: D.DerivativeRule;
-  /** Can raise an error for some operands (an index or shape error); Index division is decided by its operands. */
-  readonly fallible?: boolean;
+  // ---- facts the optimiser, AD and the lowering stage read (here, not as lists of names in each pass) ----
+  /**
+   * Whether an application can raise an error (an index or shape error, a division by zero), from its operands' types:
+   * "never"; "operands": for some operands (an index out of range, sizes or shapes that differ; range facts may still
+   * prove one application safe, src/opt/failure.ts); "index-division": on Index operands when the divisor is zero
+   * (a Double division gives an infinity).
+   */
+  readonly fails: "never" | "operands" | "index-division";
+  /**
+   * What one application costs: "cheap" (a few machine operations, or a read: get, length and field copy nothing);
+   * "transcendental" (a library function such as exp or log, or a power: worth storing for reverse mode rather than
+   * recomputing, and worth computing once per element rather than once per read); "array" (makes an array as large as
+   * its operand: zerosLike, and the updates unless they run in place; its result is a fresh array).
+   */
+  readonly cost: "cheap" | "transcendental" | "array";
+  /**
+   * "scalar": numbers or Bools in, one out, its value a function of the operands' values (so Index arithmetic on
+   * values that are the same in every iteration is too); "array": reads, makes or describes arrays.
+   */
+  readonly domain: "scalar" | "array";
+  /** Its two operands can be swapped (CSE puts them in one order). */
+  readonly commutative?: boolean;
+  /**
+   * A functional update of the first operand: the result is that array with some elements changed (in place when
+   * nothing else can see the old value, src/lowering/ownership.ts). "in-shape": of the operand's shape (setAt, addAt,
+   * addArray); "may-reshape": an empty operand is first replaced (record).
+   */
+  readonly update?: "in-shape" | "may-reshape";
+  /** The result's array dimensions follow from the first operand's alone (the same, a row's, or one field's). */
+  readonly shapeOfFirst?: boolean;
 }
+
+/** The facts of a scalar primitive that never fails and costs a few operations (the common case). */
+const SCALAR = { fails: "never", cost: "cheap", domain: "scalar" } as const;
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
 
@@ -39,8 +70,11 @@ function arith(
   dbl: (a: number, b: number) => number,
   int: (a: number, b: number, span?: Span) => number,
   derivative: D.DerivativeRule,
+  facts: Partial<Pick<PrimRule, "fails" | "cost" | "commutative">> = {},
 ): PrimRule {
   return {
+    ...SCALAR,
+    ...facts,
     arity: 2,
     syntax,
     derivative,
@@ -69,8 +103,15 @@ export function intDiv(a: number, b: number, span?: Span): number {
   return (a / b) | 0;
 }
 
-function unaryDouble(name: string, f: (x: number) => number, derivative: D.DerivativeRule): PrimRule {
+function unaryDouble(
+  name: string,
+  f: (x: number) => number,
+  derivative: D.DerivativeRule,
+  cost: PrimRule["cost"],
+): PrimRule {
   return {
+    ...SCALAR,
+    cost,
     arity: 1,
     derivative,
     syntax: { prefix: name },
@@ -81,6 +122,8 @@ function unaryDouble(name: string, f: (x: number) => number, derivative: D.Deriv
 
 function compare(infix: string, f: (a: number, b: number) => boolean, allowBool: boolean): PrimRule {
   return {
+    ...SCALAR,
+    commutative: infix === "=" || infix === "<>",
     arity: 2,
     derivative: D.NO_TANGENT,
     syntax: { infix },
@@ -98,6 +141,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     (a, b) => a + b,
     (a, b) => (a + b) | 0,
     D.ADD,
+    { commutative: true },
   ),
   sub: arith(
     { infix: "-" },
@@ -110,39 +154,44 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     (a, b) => a * b,
     (a, b) => Math.imul(a, b),
     D.MUL,
+    { commutative: true },
   ),
-  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, D.DIV),
-  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, D.POW),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, D.DIV, { fails: "index-division" }),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, D.POW, { cost: "transcendental" }),
   max: arith(
     { prefix: "max" },
     (a, b) => Math.max(a, b),
     (a, b) => Math.max(a, b),
     D.MAX,
+    { commutative: true },
   ),
   min: arith(
     { prefix: "min" },
     (a, b) => Math.min(a, b),
     (a, b) => Math.min(a, b),
     D.MIN,
+    { commutative: true },
   ),
   neg: {
+    ...SCALAR,
     derivative: D.NEG,
     arity: 1,
     syntax: { prefix: "-" },
     type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
   },
-  sin: unaryDouble("sin", Math.sin, D.SIN),
-  cos: unaryDouble("cos", Math.cos, D.COS),
-  tan: unaryDouble("tan", Math.tan, D.TAN),
-  log: unaryDouble("log", Math.log, D.LOG),
-  exp: unaryDouble("exp", Math.exp, D.EXP),
-  sqrt: unaryDouble("sqrt", Math.sqrt, D.SQRT),
-  tanh: unaryDouble("tanh", Math.tanh, D.TANH),
-  floor: unaryDouble("floor", Math.floor, D.ZERO_TANGENT),
+  sin: unaryDouble("sin", Math.sin, D.SIN, "transcendental"),
+  cos: unaryDouble("cos", Math.cos, D.COS, "transcendental"),
+  tan: unaryDouble("tan", Math.tan, D.TAN, "transcendental"),
+  log: unaryDouble("log", Math.log, D.LOG, "transcendental"),
+  exp: unaryDouble("exp", Math.exp, D.EXP, "transcendental"),
+  sqrt: unaryDouble("sqrt", Math.sqrt, D.SQRT, "transcendental"),
+  tanh: unaryDouble("tanh", Math.tanh, D.TANH, "transcendental"),
+  floor: unaryDouble("floor", Math.floor, D.ZERO_TANGENT, "cheap"),
   // The identity on Doubles whose derivative is zero: AD treats its result as a constant (reverse mode gives it no
   // adjoint, so the loop computing its operand is not reversed).
   stopGradient: {
+    ...SCALAR,
     derivative: D.ZERO_TANGENT,
     arity: 1,
     syntax: { prefix: "stopGradient" },
@@ -150,6 +199,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     evaluate: ([a]) => a!,
   },
   abs: {
+    ...SCALAR,
     derivative: D.ABS,
     arity: 1,
     syntax: { prefix: "abs" },
@@ -157,6 +207,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     evaluate: ([a], [t]) => (t!.k === "int" ? Math.abs(num(a!)) | 0 : Math.abs(num(a!))),
   },
   toDouble: {
+    ...SCALAR,
     derivative: D.ZERO_TANGENT,
     arity: 1,
     syntax: { prefix: "double" },
@@ -170,6 +221,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   eq: compare("=", (a, b) => a === b, true),
   ne: compare("<>", (a, b) => a !== b, true),
   and: {
+    ...SCALAR,
+    commutative: true,
     derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "&&" },
@@ -177,6 +230,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     evaluate: ([a, b]) => (a as boolean) && (b as boolean),
   },
   or: {
+    ...SCALAR,
+    commutative: true,
     derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "||" },
@@ -184,6 +239,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     evaluate: ([a, b]) => (a as boolean) || (b as boolean),
   },
   not: {
+    ...SCALAR,
     derivative: D.NO_TANGENT,
     arity: 1,
     syntax: { prefix: "not" },
@@ -192,7 +248,10 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   },
   get: {
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "cheap",
+    domain: "array",
+    shapeOfFirst: true,
     arity: 2,
     syntax: { prefix: "get" },
     type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
@@ -206,6 +265,9 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   },
   length: {
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
     arity: 1,
     syntax: { prefix: "length" },
     type: ([a]) => (a!.k === "array" ? INT : { expected: "an array" }),
@@ -218,7 +280,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   // fused program fails exactly where the unfused one did.
   checkIndex: {
     derivative: D.NO_TANGENT,
-    fallible: true,
+    ...SCALAR,
+    fails: "operands",
     arity: 2,
     syntax: { prefix: "checkIndex" },
     type: ([j, n]) => (j!.k === "int" && n!.k === "int" ? INT : { expected: "two Indexes" }),
@@ -233,7 +296,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   // Compiled as the check, then n itself (src/codegen/lowering.ts), so loops over n keep its bounds facts.
   sameSize: {
     derivative: D.NO_TANGENT,
-    fallible: true,
+    ...SCALAR,
+    fails: "operands",
     arity: 2,
     syntax: { prefix: "sameSize" },
     type: ([n, m]) => (n!.k === "int" && m!.k === "int" ? INT : { expected: "two Indexes" }),
@@ -244,6 +308,12 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   },
   ...UPDATE_PRIMS,
 };
+
+/** Whether some operands of these types make an application of `op` fail (see PrimRule.fails). */
+export function primMayFail(op: PrimName, resultType: Type): boolean {
+  const fails = PRIMS[op].fails;
+  return fails === "operands" || (fails === "index-division" && resultType.k === "int");
+}
 
 /** The error of `sameSize` (compiled code reports it through this function too). */
 export function sizesDiffer(n: number, m: number, span: Span | undefined): never {

@@ -51,7 +51,11 @@ function update(name: "setAt" | "addAt"): PrimRule {
     syntax: { prefix: name },
     // Linear in the array and the value, structure-preserving: applied as is to dual values (pairs add pairwise).
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "in-shape",
+    shapeOfFirst: true,
     type: ([a, p, v]) => {
       const m = pathLength(p!);
       const elem = m === undefined ? undefined : elementAt(a!, m);
@@ -69,6 +73,10 @@ export const UPDATE_PRIMS = {
     arity: 1,
     syntax: { prefix: "zerosLike" },
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "array",
+    domain: "array",
+    shapeOfFirst: true,
     type: ([a]) => (a!.k === "array" ? a! : { expected: "an array" }),
     evaluate: ([a]) => zerosLike(asArray(a)),
   },
@@ -78,6 +86,10 @@ export const UPDATE_PRIMS = {
     arity: 2,
     syntax: { prefix: "field" },
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
+    shapeOfFirst: true,
     type: ([a, k], literals) => {
       const n = literals?.[1];
       if (
@@ -101,7 +113,10 @@ export const UPDATE_PRIMS = {
     arity: 4,
     syntax: { prefix: "record" },
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "may-reshape",
     type: ([a, i, v, n]) =>
       a!.k === "array" && i!.k === "int" && n!.k === "int" && typeEq(a!.elem, v!)
         ? a!
@@ -117,6 +132,9 @@ export const UPDATE_PRIMS = {
     arity: 2,
     syntax: { prefix: "sameShape" },
     derivative: D.NO_TANGENT,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
     type: ([a, b]) => (typeEq(a!, b!) ? BOOL : { expected: "two values of the same type" }),
     evaluate: ([a, b]) => shapesEqual(shapeOf(a!), shapeOf(b!)),
   },
@@ -124,7 +142,11 @@ export const UPDATE_PRIMS = {
     arity: 2,
     syntax: { prefix: "addArray" },
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "in-shape",
+    shapeOfFirst: true,
     type: ([a, b]) => (a!.k === "array" && typeEq(a!, b!) ? a! : { expected: "two arrays of the same type" }),
     evaluate: ([a, b], _types, span) => addArrays(asArray(a), asArray(b), span),
   },
