@@ -14,7 +14,6 @@
 // src/codegen/).
 
 import { invariantShapes } from "../ir/invariant-shapes.js";
-import type { Ifold } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType, type Type } from "../types/types.js";
 import { isArrayValue, shapeSize, tuple, type FlatData, type ScalarKind, type Value } from "../runtime/value.js";
@@ -64,11 +63,11 @@ export function leafStarts(leaves: readonly Leaf[]): number[] {
 }
 
 /**
- * The positions, among the slots of an ifold's state, of the dimensions of the components whose shape never changes
+ * The positions, among the slots of a loop's state, of the dimensions of the components whose shape never changes
  * (src/ir/invariant-shapes.ts): a back end can hold them in the initial value's own slots, which are never reassigned,
  * so bounds checks against them are known.
  */
-export function invariantDimensionSlots(loop: Ifold): Set<number> {
+export function invariantDimensionSlots(loop: Parameters<typeof invariantShapes>[0]): Set<number> {
   const fixed = new Set<number>();
   const parts = loop.acc.type.k === "tuple" ? loop.acc.type.elems : [loop.acc.type];
   let at = 0;
