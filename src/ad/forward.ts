@@ -27,7 +27,7 @@ import {
   type Var,
 } from "../ir/ir.js";
 import { removeDeadLets } from "../opt/dce.js";
-import { PRIMS } from "../prims/table.js";
+import { PRIMS, primMayFail } from "../prims/table.js";
 import { DOUBLE, INT, type Type } from "../types/types.js";
 import { scaleTerm, sumTerms, type Partial } from "./derivatives.js";
 import { dualType, hasTangent } from "./dual-types.js";
@@ -56,8 +56,8 @@ export function cannotFail(rhs: Expr): boolean {
     case "jvp":
       return true;
     case "prim":
-      // The primitives that can fail: indexing, its bounds check, and Index division.
-      return !PRIMS[rhs.op].fallible && !(rhs.op === "div" && rhs.type.k === "int");
+      // The primitives that can fail: indexing, its bounds check, the updates, and Index division (PrimRule.fails).
+      return !primMayFail(rhs.op, rhs.type);
     default:
       return false;
   }

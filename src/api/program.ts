@@ -6,12 +6,11 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { compileFunction } from "../codegen/compile.js";
-import { runFunction } from "../eval/interpreter.js";
+import type { GeneratedCode } from "../backends/backend.js";
+import { backendOf, DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
-import { someNode } from "../ir/free.js";
 import { forwardDerivative } from "./derivative-programs.js";
 import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
@@ -25,7 +24,7 @@ import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/inf
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 
-export type Engine = "interp" | "js";
+export type { Engine } from "../backends/registry.js";
 
 /**
  * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
@@ -49,7 +48,7 @@ export interface Specialised {
   readonly resultType: Type;
   /** The lowered program, before optimisation (what the interpreter runs). */
   readonly lowered: IrFunction;
-  /** After the standard pipeline (what the JavaScript back end compiles). */
+  /** After the pipeline (what compiled back ends compile). */
   readonly optimised: IrFunction;
   readonly engine: Engine;
   run(args: readonly Value[]): Value;
@@ -59,6 +58,8 @@ export interface Specialised {
    * again, such as a benchmark loop.
    */
   runBorrowed(args: readonly Value[]): Value;
+  /** The code the back end generated (none for the interpreter). */
+  readonly code?: GeneratedCode;
   /** The generated JavaScript (js engine only). */
   readonly jsSource?: string;
 }
@@ -119,7 +120,7 @@ export class SmoothProgram {
   specialise(
     name: string,
     argTypes: readonly Type[],
-    engine: Engine = "js",
+    engine: Engine = DEFAULT_ENGINE,
     passes: readonly Pass[] = STANDARD_PIPELINE,
   ): Specialised {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
@@ -140,7 +141,7 @@ export class SmoothProgram {
     name: string,
     argTypes: readonly Type[],
     wrt: readonly number[],
-    engine: Engine = "js",
+    engine: Engine = DEFAULT_ENGINE,
     passes: readonly Pass[] = DERIVATIVE_PIPELINE,
     kind: DerivativeKind = "forward",
   ): Specialised {
@@ -156,7 +157,7 @@ export class SmoothProgram {
   }
 
   /** Run `name` on JSON arguments and return the JSON result. */
-  runJson(name: string, args: readonly unknown[], engine: Engine = "js"): unknown {
+  runJson(name: string, args: readonly unknown[], engine: Engine = DEFAULT_ENGINE): unknown {
     const def = this.definition(name);
     const argTypes = this.argTypesFromJson(name, args);
     const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
@@ -166,28 +167,31 @@ export class SmoothProgram {
 }
 
 /**
- * Optimise and compile (js), or prepare for the reference interpreter (interp). The interpreter runs the lowered
- * program as it is, except that derivative nodes (`jvp`) are expanded first: differentiation is a program
- * transformation, and the interpreter runs programs.
+ * Optimise, then hand the program to the engine's back end (src/backends/registry.ts): the optimised program to a
+ * compiled back end, the lowered one to the reference interpreter (see Backend.input).
  */
-function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine, passes: readonly Pass[]): Specialised {
+export function prepare(
+  lowered: IrFunction,
+  argTypes: readonly Type[],
+  engine: Engine,
+  passes: readonly Pass[],
+): Specialised {
+  const backend = backendOf(engine);
   const optimised = runPipeline(lowered, passes);
-  const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
-  if (engine === "js") {
-    const compiled = compileFunction(optimised);
-    return {
-      ...common,
-      run: (args) => compiled(args),
-      runBorrowed: (args) => compiled(args, true),
-      jsSource: compiled.source,
-    };
-  }
-  const expandAd = PASSES["forward-ad"];
-  const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");
-  if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
-  const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
-  const run = (args: readonly Value[]) => runFunction(reference, args);
-  return { ...common, run, runBorrowed: run };
+  const compiled = backend.compile(backend.input === "optimised" ? optimised : lowered);
+  const code = compiled.code;
+  return {
+    name: lowered.name,
+    argTypes,
+    resultType: typeOf(lowered.body),
+    lowered,
+    optimised,
+    engine,
+    run: compiled.run,
+    runBorrowed: compiled.runBorrowed,
+    ...(code === undefined ? {} : { code }),
+    ...(code?.language === "javascript" ? { jsSource: code.text } : {}),
+  };
 }
 
 /**
@@ -204,7 +208,8 @@ function derivativeProgram(
   engine: Engine,
 ): IrFunction {
   if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const firstOrder = runPipeline(primal, engine === "js" ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
+  const optimisedFirst = backendOf(engine).input === "optimised";
+  const firstOrder = runPipeline(primal, optimisedFirst ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
   switch (kind) {
     case "gradient":
       return reverseGradient(firstOrder, { wrt });

@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
+import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
+import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
 import {
@@ -75,12 +76,6 @@ function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | unde
   return json as unknown[];
 }
 
-function parseEngine(s: string): Engine {
-  if (s !== "js" && s !== "interp")
-    fail("argument", `unknown engine \`${s}\``, undefined, { expected: "js or interp", found: s });
-  return s;
-}
-
 /** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */
 function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
   if (args) return prog.argTypesFromJson(name, args);
@@ -112,7 +107,7 @@ export function registerCommands(program: Command): void {
       .argument("<file>", "a Smooth source file")
       .description("run a definition and print its result as JSON"),
   )
-    .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
+    .option("--engine <engine>", `back end: ${describeEngines()}`, DEFAULT_ENGINE)
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
       const prog = load(file, o.prelude);

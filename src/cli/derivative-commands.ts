@@ -9,6 +9,7 @@
 import type { Command } from "commander";
 import type { DerivativeKind, Engine, SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
+import { DEFAULT_ENGINE, describeEngines } from "../backends/registry.js";
 import { forwardDerivative } from "../api/derivative-programs.js";
 import { reverseGradient, reverseJacobian } from "../api/reverse-programs.js";
 import { doubleRank } from "../ad/seed.js";
@@ -198,8 +199,7 @@ export function registerDerivativeCommands(
   withEntry: (c: Command) => Command,
   run: (kind: DerivativeView, file: string, o: DerivativeOptions) => void,
 ): void {
-  const engineOption = (c: Command) =>
-    c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
+  const engineOption = (c: Command) => c.option("--engine <engine>", `back end: ${describeEngines()}`, DEFAULT_ENGINE);
   const wrtOption = (c: Command) => c.option("--wrt <k>", "differentiate with respect to argument k only (0-based)");
   const command = (kind: DerivativeView, description: string) =>
     wrtOption(withEntry(program.command(kind).argument("<file>", "a Smooth source file")).description(description));

@@ -1,6 +1,6 @@
 // The JavaScript back end's entry point: a first-order IrFunction becomes a JavaScript function, made once with
-// `new Function`. See emit.ts for statements and errors, build.ts for loops over arrays, leaves.ts for how values are
-// held in locals.
+// `new Function`. See emit.ts for statements and errors, lowering.ts for primitives, build.ts for loops over arrays,
+// leaves.ts for how values are held in locals.
 //
 // Errors. Compiled code raises the interpreter's errors, with the same kind, message and span, in the same order:
 // a bad index throws the SmoothError of `indexOutOfRange` (src/prims/table.ts) at the get's span (the check is left
@@ -14,11 +14,11 @@
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
-import { leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
 import { RUNTIME } from "./runtime.js";
-import { varName } from "./writer.js";
-import { ownership } from "./ownership.js";
+import { slotNames, varName } from "./writer.js";
+import { ownership } from "../lowering/ownership.js";
 
 export interface CompiledFunction {
   /**

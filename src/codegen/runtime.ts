@@ -8,7 +8,7 @@ import type { Type } from "../types/types.js";
 import { indexOutOfRange, intDiv, intPow, sizesDiffer } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
-import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
+import { leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import { Arena } from "./arena.js";
 

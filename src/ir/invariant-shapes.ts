@@ -7,8 +7,7 @@
 import { splitLets } from "./builder.js";
 import type { Atom, Expr, Ifold } from "./ir.js";
 import type { Type } from "../types/types.js";
-
-const UPDATES = new Set(["setAt", "addAt", "addArray"]);
+import { PRIMS } from "../prims/table.js";
 
 /** For each top-level component of the state (one entry when the state is not a tuple): its shape is invariant. */
 export function invariantShapes(loop: Ifold): boolean[] {
@@ -33,7 +32,7 @@ export function invariantShapes(loop: Ifold): boolean[] {
       const start = init?.kind === "tuple" ? init.elems[d.index] : inner.type.k === "tuple" ? undefined : inner.init;
       return start !== undefined && fromComponent(start, k, depth + 1);
     }
-    if (d.kind === "prim" && UPDATES.has(d.op)) return fromComponent(d.args[0]!, k, depth + 1);
+    if (d.kind === "prim" && PRIMS[d.op].update === "in-shape") return fromComponent(d.args[0]!, k, depth + 1);
     if (d.kind === "var") return fromComponent(d, k, depth + 1);
     return false;
   };
@@ -82,7 +81,8 @@ export function invariantShapePaths(loop: Ifold): ShapeFlags {
       return { root: inner.root, path: [...inner.path, d.index] };
     }
     if (d?.kind === "var" && depth < 64) return projections(d, depth + 1);
-    if (d?.kind === "prim" && UPDATES.has(d.op) && depth < 64) return projections(d.args[0]!, depth + 1);
+    if (d?.kind === "prim" && PRIMS[d.op].update === "in-shape" && depth < 64)
+      return projections(d.args[0]!, depth + 1);
     return { root: a, path: [] };
   };
   /** The element at `path` of a tuple built in the body (following tuple constructions), if visible. */

@@ -1,13 +1,10 @@
 // jvp (forward mode with given tangents) and vjp (reverse mode with a reusable pullback). Both keep one compiled
 // program per function and argument types, across calls.
 
-import type { Specialised } from "../api/program.js";
+import { prepare, type Specialised } from "../api/program.js";
 import { hasTangent } from "../ad/dual-types.js";
 import { tangentType } from "../ad/seed.js";
-import { compileFunction } from "../codegen/compile.js";
-import { typeOf } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { runPipeline } from "../opt/pass.js";
 import { DERIVATIVE_PIPELINE } from "../opt/pipeline.js";
 import { shapeOf, shapesEqual, showShape } from "../runtime/stack.js";
 import type { Value } from "../runtime/value.js";
@@ -22,19 +19,7 @@ import { encodeArgs, register, Specialisations, targetOf, type Instance, type Ta
 
 /** Optimises and compiles an IR function as `SmoothProgram.derivative` does for the js engine. */
 function compileIr(lowered: ReturnType<typeof lowerEntry>, argTypes: readonly Type[]): Specialised {
-  const optimised = runPipeline(lowered, DERIVATIVE_PIPELINE);
-  const compiled = compileFunction(optimised);
-  return {
-    name: lowered.name,
-    argTypes,
-    resultType: typeOf(lowered.body),
-    lowered,
-    optimised,
-    engine: "js",
-    run: (args) => compiled(args),
-    runBorrowed: (args) => compiled(args, true),
-    jsSource: compiled.source,
-  };
+  return prepare(lowered, argTypes, "js", DERIVATIVE_PIPELINE);
 }
 
 function requireTangentResult(target: Target, inst: Instance, what: string): void {

@@ -9,10 +9,8 @@ import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual } from "../ir/equal.js";
 import { exprSize, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
-import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 import type { Pass } from "./pass.js";
-
-const COMMUTATIVE = new Set<PrimName>(["add", "mul", "max", "min", "eq", "ne", "and", "or"]);
 
 function atomKey(a: Atom): string {
   if (a.kind === "var") return `v${a.id}`;
@@ -24,7 +22,7 @@ function key(e: Expr): string | undefined {
   switch (e.kind) {
     case "prim": {
       const args = e.args.map(atomKey);
-      if (COMMUTATIVE.has(e.op)) args.sort();
+      if (PRIMS[e.op].commutative === true) args.sort();
       return `p:${e.op}:${e.type.k}:${args.join(",")}`;
     }
     case "tuple":

@@ -10,7 +10,7 @@ import { splitLets } from "../ir/builder.js";
 import { typeOf, type Atom, type Expr } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { Facts } from "./facts.js";
-import { PRIMS } from "../prims/table.js";
+import { PRIMS, primMayFail } from "../prims/table.js";
 
 export function mayFail(e: Expr, facts: Facts, zero: readonly Atom[] = []): boolean {
   const { bindings, tail } = splitLets(e);
@@ -34,8 +34,9 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       const [a, b] = e.args;
       if (e.op === "get") return !facts.inRangeOf(b!, a!);
       if (e.op === "checkIndex") return !facts.inRange(a!, b!);
-      if (e.op === "div" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
-      return PRIMS[e.op].fallible === true;
+      // An Index division fails only when its divisor is zero.
+      if (PRIMS[e.op].fails === "index-division" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
+      return primMayFail(e.op, e.type);
     }
     case "if":
       return (

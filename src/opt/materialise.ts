@@ -28,20 +28,13 @@ import {
 } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 import { Facts } from "./facts.js";
 import { mayFail } from "./failure.js";
 import type { Pass } from "./pass.js";
 
-export const TRANSCENDENTAL: ReadonlySet<PrimName> = new Set<PrimName>([
-  "exp",
-  "log",
-  "sin",
-  "cos",
-  "tan",
-  "sqrt",
-  "tanh",
-  "pow",
-]);
+/** A primitive costing a library call (PrimRule.cost): worth computing once per element rather than once per read. */
+export const isTranscendental = (op: PrimName): boolean => PRIMS[op].cost === "transcendental";
 
 type Loop = Build | Ifold;
 
@@ -133,10 +126,10 @@ class Scan {
       this.defs.set(v.id, rhs);
       this.letLoop.set(v.id, loop);
       this.order.set(v.id, this.order.size);
-      if (loop && rhs.kind === "prim" && TRANSCENDENTAL.has(rhs.op)) this.consider(rhs, loop);
+      if (loop && rhs.kind === "prim" && isTranscendental(rhs.op)) this.consider(rhs, loop);
       this.node(rhs, loop);
     }
-    if (loop && tail.kind === "prim" && TRANSCENDENTAL.has(tail.op)) this.consider(tail, loop);
+    if (loop && tail.kind === "prim" && isTranscendental(tail.op)) this.consider(tail, loop);
     this.node(tail, loop);
   }
 

@@ -1,6 +1,6 @@
 // The reference semantics of the functional array updates (src/prims/updates.ts): zerosLike, setAt, addAt, addArray.
 // Each returns a NEW array and leaves its operands untouched; the compiled code does the same update in place when
-// the array operand is not used again (src/codegen/ownership.ts), which is what makes reverse-mode accumulation O(1)
+// the array operand is not used again (src/lowering/ownership.ts), which is what makes reverse-mode accumulation O(1)
 // per element.
 //
 // addAt and addArray add Double and Index elements; Bool elements are left as they are (an adjoint has nothing in a

@@ -19,9 +19,13 @@
 
 import type { Atom, Expr, Ifold, IrFunction, Prim } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
+import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 
-const UPDATES = new Set(["setAt", "addAt", "addArray", "record"]);
-const ALLOCATES = new Set(["zerosLike", ...UPDATES]);
+/** setAt, addAt, addArray, record: the result is the first operand with elements changed (PrimRule.update). */
+const isUpdate = (op: PrimName) => PRIMS[op].update !== undefined;
+/** zerosLike and the updates: the result is a new array, or the owned operand updated in place (PrimRule.cost). */
+const allocates = (op: PrimName) => PRIMS[op].cost === "array";
 /** A use that no single-use test passes: inside a loop deeper than the binder. */
 const MANY = 2;
 
@@ -136,7 +140,7 @@ class Uses {
         if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
           read(e.args[0]!);
           e.args.slice(1).forEach((x) => use(x));
-        } else if (UPDATES.has(e.op)) {
+        } else if (isUpdate(e.op)) {
           use(e.args[0]!);
           e.args.slice(1).forEach((x) => (x.type.k === "array" ? read(x) : use(x)));
         } else e.args.forEach((x) => use(x));
@@ -236,8 +240,8 @@ class Freshness {
       case "lit":
         return this.passed(e, at);
       case "prim":
-        if (UPDATES.has(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
-        return ALLOCATES.has(e.op);
+        if (isUpdate(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
+        return allocates(e.op);
       case "build":
         this.expr(e.body);
         return true;
