@@ -31,7 +31,7 @@ export function prepareBuild(r: Reverse, v: Var, e: Build, b: AnfBuilder): Rever
   const index = freshVar(e.index.name, INT);
   // With loops inside the element, the primal build runs them anyway: they record their costly values, and the build
   // stores those records (and its own costly values) as residuals, so that the reverse recomputes none of them.
-  if (someNode(e.body, (x) => x.kind === "ifold")) {
+  if (someNode(e.body, (x) => x.kind === "ifold" || x.kind === "while")) {
     const stored = r.runningAnyway(() => storingNestedResiduals(r, v, e, b, { seed, state, index, targets }));
     if (stored !== undefined) return stored;
   }

@@ -34,8 +34,9 @@ import type { Reverse, ReverseLoop } from "./reverse.js";
  * the ifold's state, then the targets' adjoints) and emit the primal. Each component of the state has its own tape,
  * written only if the reverse reads that component's values (the reverse of `setAt out i x` needs nothing of `out`,
  * so a scan taping its output array would cost O(n²)); shapes come from the final state, which has the same ones.
+ * `value`: the loop's value when it is already computed (then the primal loop only runs if it tapes or records).
  */
-export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder): ReverseLoop {
+export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, value?: Atom): ReverseLoop {
   const targets = rev.targetsOf([e.body], [e.acc, e.index]);
   const stateType = e.acc.type;
   const parts = stateType.k === "tuple" ? stateType.elems : [stateType];
@@ -173,7 +174,8 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder): Rev
       ),
     };
   if (taped.length === 0 && residuals.length === 0) {
-    b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
+    // The loop's value, unless it is already known (a while's counting loop computed it: ./reverse-while.ts).
+    b.bindVar(v, value ?? mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
     return reverseLoop;
   }
   // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so

@@ -38,6 +38,8 @@ import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
 import { elementAt } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { prepareIfold, reverseIfold } from "./reverse-ifold.js";
+import { whileAsIfold } from "./reverse-while.js";
+import { primalCall, reverseCall, type CallResiduals } from "./reverse-call.js";
 import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -51,6 +53,8 @@ interface Step {
    * primal stores for it: an ifold's tape, a build's residuals).
    */
   readonly loop?: ReverseLoop;
+  /** For an active call of a customVjp function: its bwd rule and the residuals its fwd rule returned. */
+  readonly call?: CallResiduals;
 }
 
 export interface ReverseLoop {
@@ -69,14 +73,18 @@ interface Alias {
   readonly path: readonly Atom[];
 }
 
-/** Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. */
+/**
+ * Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. `outer` tells what
+ * variables bound outside `body` are defined as (functions with custom rules: ./custom.ts).
+ */
 export function reverseSweep(
   body: Expr,
   active: readonly Var[],
   seed: Atom,
   b: AnfBuilder,
+  outer: (v: Var) => Expr | undefined = () => undefined,
 ): { value: Atom; adjoint: (v: Var) => Atom } {
-  const r = new Reverse();
+  const r = new Reverse(outer);
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
   const { steps, result } = r.forward(body, b);
   r.contribute(result, seed, b);
@@ -100,6 +108,8 @@ export class Reverse {
    */
   private runsAnyway = false;
 
+  constructor(private readonly outer: (v: Var) => Expr | undefined = () => undefined) {}
+
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
   }
@@ -108,7 +118,7 @@ export class Reverse {
     return a.kind === "var" ? this.adj.get(a.id) : undefined;
   }
 
-  private isActive(a: Atom): a is Var {
+  isActive(a: Atom): a is Var {
     return a.kind === "var" && this.active.has(a.id);
   }
 
@@ -127,21 +137,32 @@ export class Reverse {
 
   private step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
     this.defs.set(v.id, rhs);
-    if (rhs.kind === "lam" || rhs.kind === "app" || rhs.kind === "jvp")
-      fail(
-        "unsupported",
-        "reverse mode needs a first-order program: a function value remains after inlining",
-        undefined,
-        {
-          found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
-        },
-      );
+    if (rhs.kind === "jvp")
+      fail("unsupported", "reverse mode needs a first-order program: a derivative of an unknown function remains");
     if (!letActivity(this, v, rhs)) {
+      // Functions (those with custom rules, and the lambdas they use) that do not depend on the input are primal code.
       b.bindVar(v, rhs);
       steps.push({ v, rhs });
       return;
     }
+    if (rhs.kind === "lam" || rhs.kind === "custom")
+      fail(
+        "unsupported",
+        "reverse mode needs a first-order program: a function value that depends on the differentiated input remains after inlining",
+        rhs.kind === "custom" ? rhs.span : undefined,
+        { found: rhs.kind === "lam" ? "a lambda" : "a function with custom rules" },
+      );
     this.active.add(v.id);
+    if (rhs.kind === "app") {
+      steps.push({ v, rhs, call: primalCall(v, rhs, b, (g) => this.defs.get(g.id) ?? this.outer(g)) });
+      return;
+    }
+    if (rhs.kind === "while") {
+      const { loop, value } = whileAsIfold(rhs, b);
+      letActivity(this, v, loop);
+      steps.push({ v, rhs: loop, loop: prepareIfold(this, v, loop, b, value) });
+      return;
+    }
     if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array")
       this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
     if (rhs.kind === "if") {
@@ -171,11 +192,11 @@ export class Reverse {
 
   backward(steps: readonly Step[], b: AnfBuilder): void {
     for (let k = steps.length - 1; k >= 0; k--) {
-      const { v, rhs, loop } = steps[k]!;
+      const { v, rhs, loop, call } = steps[k]!;
       if (!this.active.has(v.id)) continue;
       const vb = this.adj.get(v.id);
       if (vb === undefined) continue;
-      this.reverse(v, rhs, vb, b, loop);
+      this.reverse(v, rhs, vb, b, loop, call);
     }
   }
 
@@ -198,7 +219,14 @@ export class Reverse {
     this.adj.set(root.id, b.prim("addAt", [acc, at, value], `d${root.name}`));
   }
 
-  private reverse(v: Var, rhs: Expr, vb: Adj, b: AnfBuilder, loop: ReverseLoop | undefined): void {
+  private reverse(
+    v: Var,
+    rhs: Expr,
+    vb: Adj,
+    b: AnfBuilder,
+    loop: ReverseLoop | undefined,
+    call: CallResiduals | undefined,
+  ): void {
     switch (rhs.kind) {
       case "var":
         return this.contribute(rhs, vb, b);
@@ -222,6 +250,8 @@ export class Reverse {
         return reverseBuild(this, rhs, vb as Atom, b, loop);
       case "ifold":
         return reverseIfold(this, v, rhs, vb, b, loop!);
+      case "app":
+        return reverseCall(this, v, rhs, vb, b, call);
       default:
         throw new Error(`reverse: unexpected ${rhs.kind}`);
     }

@@ -10,7 +10,13 @@ import { compileFunction } from "../codegen/compile.js";
 import { runFunction } from "../eval/interpreter.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import {
+  DERIVATIVE_PIPELINE,
+  PASSES,
+  REVERSE_PRIMAL_PIPELINE,
+  REVERSE_PRIMAL_REFERENCE,
+  STANDARD_PIPELINE,
+} from "../opt/pipeline.js";
 import { someNode } from "../ir/free.js";
 import { forwardDerivative } from "./derivative-programs.js";
 import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
@@ -204,7 +210,7 @@ function derivativeProgram(
   engine: Engine,
 ): IrFunction {
   if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const firstOrder = runPipeline(primal, engine === "js" ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
+  const firstOrder = runPipeline(primal, engine === "js" ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE);
   switch (kind) {
     case "gradient":
       return reverseGradient(firstOrder, { wrt });

@@ -363,6 +363,27 @@ class Lowering {
       case "grad":
       case "mgrad":
         return this.seeded(atomArg(0), atomArg(1), blk, name, span);
+      case "while": {
+        if (containsFun(type))
+          fail("type", "the state of a while loop cannot be a function", span, { found: showType(type) });
+        const init = atomArg(2);
+        const [acc, cond, body] = this.binderWhile(args[0]!, args[1]!, type, env);
+        return blk.bind(name, { kind: "while", init, acc, cond, body, type, span });
+      }
+      case "custom": {
+        const fn = atomArg(0);
+        const rules = args.map((_, i) => atomArg(i)).slice(1);
+        if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
+        if (containsFun(fn.type.param) || containsFun(fn.type.result))
+          fail(
+            "type",
+            `a function with custom derivative rules must take one argument and return a value, without functions in either (a tuple for several arguments)`,
+            span,
+            { found: showType(fn.type) },
+          );
+        const mode = b.lowering.mode;
+        return blk.bind(name, { kind: "custom", mode, fn, rules, type: fn.type, span });
+      }
       case "ifold": {
         if (containsFun(type))
           fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
@@ -433,6 +454,30 @@ class Lowering {
     const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
     const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
     return [acc, index, blk.finish(r)];
+  }
+
+  /**
+   * `fun s -> cond` and `fun s -> next` given to while: one state binder for both (the second lambda's parameter is
+   * bound to the same variable); a function value that is not a lambda is applied.
+   */
+  private binderWhile(condArg: Arg, nextArg: Arg, stateType: Type, env: Env): [Var, Expr, Expr] {
+    const lambdaParam = (a: Arg) => {
+      const f = "expr" in a ? a.expr : undefined;
+      return f?.kind === "lam" && f.params.length === 1 ? { p: f.params[0]!, body: f.body } : undefined;
+    };
+    const [c, n] = [lambdaParam(condArg), lambdaParam(nextArg)];
+    const acc = freshVar(c && c.p.name !== "_" ? c.p.name : n && n.p.name !== "_" ? n.p.name : "s", stateType);
+    const scope = (a: Arg, lam: { p: { name: string }; body: SExpr } | undefined, result: Type): Expr => {
+      if (lam) {
+        const inner = new Map(env);
+        if (lam.p.name !== "_") inner.set(lam.p.name, acc);
+        return this.subBlock(lam.body, inner, result);
+      }
+      const blk = new AnfBuilder();
+      const fn = "atom" in a ? a.atom : this.expr(a.expr, env, blk, "f");
+      return blk.finish(blk.bind("r", { kind: "app", fn, arg: acc, type: result }));
+    };
+    return [acc, scope(condArg, c, BOOL), scope(nextArg, n, stateType)];
   }
 
   private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
