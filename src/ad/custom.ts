@@ -175,6 +175,25 @@ export function floatClosedFunctions(lam: Lam, b: AnfBuilder): Lam {
   const node = (e: Expr): Expr => (e.kind === "let" ? scope(e) : mapNode(e, (a) => a, scope));
   const body = scope(lam.body);
   for (const x of floated) b.bindVar(x.v, x.rhs);
+  // What stays is a custom function that uses a value of the lambda (through the lambdas it is made of): an error
+  // naming that value.
+  const defs = new Map<number, Expr>();
+  forEachNode(body, (n) => {
+    if (n.kind === "let") defs.set(n.v.id, n.rhs);
+  });
+  forEachNode(body, (n) => {
+    if (n.kind !== "custom") return;
+    const seen = new Set<number>();
+    const pending = [...freeVars(n).values()];
+    while (pending.length > 0) {
+      const v = pending.pop()!;
+      if (seen.has(v.id) || !inside.has(v.id)) continue;
+      seen.add(v.id);
+      const d = defs.get(v.id);
+      if (d?.kind === "lam" || d?.kind === "custom") pending.push(...freeVars(d).values());
+      else capturedByCustomRule(n, v);
+    }
+  });
   return { ...lam, body };
 }
 
