@@ -10,7 +10,7 @@ import { freshVar, mkTuple, type Atom, type Build, type Expr, type Var } from ".
 import { copyFresh, substitute } from "../ir/rename.js";
 import { arrayOf, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, hoistResiduals, pruned, readingResiduals } from "./reverse-support.js";
+import { costly, hoistResiduals, prunedKeeping, readingResiduals } from "./reverse-support.js";
 import type { Reverse, ReverseLoop } from "./reverse.js";
 
 /**
@@ -72,7 +72,8 @@ export function buildReverseBody(
 ): { body: Expr; walked: readonly Binding[] } {
   let walked: readonly Binding[] = [];
   const body = r.saving(targets, () =>
-    pruned(
+    // The element's index stays bound even if the recomputation does not read it: residuals read with it later.
+    prunedKeeping(
       nested((bb) => {
         r.unpack(targets, loop.state, bb);
         bb.bindVar(copy.index, loop.index);
@@ -84,6 +85,7 @@ export function buildReverseBody(
         r.backward(steps, bb);
         return r.pack(targets, bb);
       }),
+      [copy.index],
     ),
   );
   return { body, walked };

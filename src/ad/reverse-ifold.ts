@@ -9,7 +9,7 @@ import { isFreeIn } from "../ir/free.js";
 import { freshVar, lit, mkTuple, type Atom, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
-import { arrayOf, BOOL, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
+import { arrayOf, BOOL, INT, isScalar, tupleOf, typeEq, type Type } from "../types/types.js";
 import { activeComponents } from "./activity.js";
 import { adjTuple, addAdjoints, materialize, type Adj } from "./adjoints.js";
 import { hasTangent } from "./dual-types.js";
@@ -28,6 +28,17 @@ import {
   zeroScalar,
 } from "./reverse-support.js";
 import type { Reverse, ReverseLoop } from "./reverse.js";
+import { loggingBody, logType, restoreBefore } from "./reverse-undo.js";
+
+/**
+ * An array component of the state restored by undo logs: `log` has an entry per iteration, with the position and
+ * the old element of each of the body's `sites` updates.
+ */
+interface Undo {
+  readonly component: number;
+  readonly log: Var;
+  readonly sites: readonly Type[];
+}
 
 /**
  * When the primal reaches an active ifold: prepare its reverse loop (a function of the loop's state: the adjoint of
@@ -43,10 +54,12 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
   // The state components that depend on the inputs: only they get adjoints.
   const varied = activeComponents(rev, v, parts.length);
   const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
-  const state = freshVar(
-    "dstate",
-    targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]),
-  );
+  /** The reverse loop's state: the state's adjoint, the targets' adjoints, and the array restored by undo logs. */
+  const stateVar = (undo: Undo | undefined) => {
+    const extra = [...targets.map((t) => t.type), ...(undo ? [parts[undo.component]!] : [])];
+    return freshVar("dstate", extra.length === 0 ? stateType : tupleOf([stateType, ...extra]));
+  };
+  let state = stateVar(undefined);
   const k = freshVar("k", INT);
   // A state whose shape changes from one iteration to the next (a growing vector) cannot be taped in a regular
   // array: the reverse then recomputes the state before iteration i from the start, O(i) (correct, quadratic).
@@ -62,12 +75,17 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
     const s = bb.bind("state", mkIfold(again.init, i, again.acc, again.index, again.body));
     return stateType.k === "tuple" ? bb.proj(c, s, "s") : s;
   };
-  /** The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start. */
+  /**
+   * The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start; with
+   * `undo`, that component is the array the state carries with iteration i's updates undone.
+   */
   const reverseBody = (
     recompute: boolean,
     state: Var,
     k: Var,
+    undo?: Undo,
   ): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
+    const total = 1 + targets.length + (undo ? 1 : 0);
     const copy = copyFresh(e) as Ifold;
     let bindings: readonly Binding[] = [];
     let last: Atom | undefined;
@@ -77,16 +95,23 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
         nested((bb) => {
           last = bb.prim("sub", [e.count, litIndex(1)], "last");
           bb.bindVar(copy.index, mkPrim("sub", [last, k]));
+          const carried = undo && bb.proj(total - 1, state, "cur");
+          const restored =
+            undo && !recompute ? restoreBefore(bb, carried!, undo.log, undo.sites.length, copy.index) : carried;
           const saved = parts.map((_, c) =>
-            recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s"),
+            recompute
+              ? recomputedState(bb, copy.index, c)
+              : undo?.component === c
+                ? restored!
+                : bb.prim("get", [tapes[c]!, copy.index], "s"),
           );
           bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
           activateState(rev, copy.acc, varied);
           saved.forEach((x, c) => {
             if (x.kind === "var" && hasTangent(x.type) && varied.has(c)) rev.active.add(x.id);
           });
-          const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
-          rev.unpack(targets, state, bb, 1, targets.length + 1);
+          const seed = total === 1 ? state : bb.proj(0, state, "ds");
+          rev.unpack(targets, state, bb, 1, total);
           const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
           const mark = bb.size;
           const { steps, result } = rev.forward(recomputed, bb);
@@ -97,15 +122,24 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
           const viaParts =
             stateType.k === "tuple" ? adjTuple(saved.map((x) => rev.adjointOfAtom(x))) : rev.adjointOfAtom(saved[0]!);
           const dacc = materialize(addAdjoints(rev.adjointOf(copy.acc), viaParts, stateType, bb), stateType, v, bb);
-          if (targets.length === 0) return dacc;
-          return mkTuple([dacc, ...targets.map((t) => materialize(rev.adjointOf(t), t.type, t, bb))]);
+          if (total === 1) return dacc;
+          const adjoints = targets.map((t) => materialize(rev.adjointOf(t), t.type, t, bb));
+          return mkTuple([dacc, ...adjoints, ...(restored ? [restored] : [])]);
         }),
         [copy.index, last],
       ),
     );
     return { body, bindings, copy };
   };
-  const taping = reverseBody(false, state, k);
+  let taping = reverseBody(false, state, k);
+  // An array component the reverse reads, which the body only updates in place: the reverse carries it and undoes
+  // each iteration's updates from logs the primal writes, instead of reading a tape of whole arrays.
+  // (Threaded through updates only, it keeps its shape, also where invariantShapePaths cannot tell.)
+  const undo = undoPlan(e, parts, (c) => isFreeIn(tapes[c]!, taping.body));
+  if (undo !== undefined) {
+    state = stateVar(undo);
+    taping = reverseBody(false, state, k, undo);
+  }
   let body = taping.body;
   const copy = taping.copy;
   const recomputedBindings = taping.bindings;
@@ -139,16 +173,24 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
     ({ body, loopBody: walkBody, residuals } = narrowResiduals(body, walkBody!, residuals, copy.index));
   }
   const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
+  // Undoing updates needs the iterations from the last to the first.
   const order = (x: Expr, st: Var, i: Var) =>
-    stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
+    !undo && stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
   // When a taped component may change shape, a second reverse loop recomputing the states is chosen at run time.
   const checked = taped.some(({ component }) => guarded[component]);
   let fallback: ReverseLoop["fallback"];
   if (checked) {
     const [state2, k2] = [freshVar("dstate", state.type), freshVar("k", INT)];
-    fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2).body, state2, k2), regular };
+    fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2, undo).body, state2, k2), regular };
   }
-  const reverseLoop: ReverseLoop = { state, index: k, body: order(body, state, k), targets, fallback };
+  const reverseLoop: ReverseLoop = {
+    state,
+    index: k,
+    body: order(body, state, k),
+    targets,
+    fallback,
+    ...(undo ? { carried: undo.component } : {}),
+  };
   // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
   // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
   let loop = residuals.length > 0 ? { ...walk!.loop, body: walkBody! } : { acc: e.acc, index: e.index, body: e.body };
@@ -173,7 +215,7 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
         residuals.map((r) => r.original),
       ),
     };
-  if (taped.length === 0 && residuals.length === 0) {
+  if (taped.length === 0 && residuals.length === 0 && undo === undefined) {
     // The loop's value, unless it is already known (a while's counting loop computed it: ./reverse-while.ts).
     b.bindVar(v, value ?? mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
     return reverseLoop;
@@ -196,18 +238,38 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
       ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`)
       : emptyTape(b, r.copy.type),
   );
+  // The undo log: per iteration, the position and the element each update overwrote.
+  const logTapes = undo ? [undo.log] : [];
+  const log0 = undo
+    ? [
+        b.build(
+          e.count,
+          (_i, bb) =>
+            bb.tuple(
+              undo.sites.flatMap((t) => [litIndex(0), zeroScalar(t)]),
+              "log",
+            ),
+          "log",
+        ),
+      ]
+    : [];
+  const logged = undo && loggingBody(loop.body, loop.acc, stateType.k === "tuple" ? undo.component : -1);
+  if (undo && (logged === undefined || !typeEq(logType(logged.sites), logType(undo.sites))))
+    throw new Error("reverse: the primal loop's updates differ from the recomputed body's");
   const st = freshVar(
     "st",
     tupleOf([
       stateType,
       ...taped.map(({ tape }) => tape.type),
       ...residuals.map((r) => r.tape.type),
+      ...logTapes.map((t) => t.type),
       ...(checked ? [BOOL] : []),
     ]),
   );
   const loopBody = nested((bb) => {
     bb.bindVar(loop.acc, mkProj(0, st));
-    const next = bb.bind("s", loop.body);
+    const step = bb.bind("s", logged?.body ?? loop.body);
+    const next = logged ? bb.proj(0, step, "s") : step;
     const at = bb.prim("add", [loop.index, litIndex(1)], "at");
     let ok: Atom = lit(true, BOOL);
     const written = taped.map(({ component }, j) => {
@@ -230,17 +292,26 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
         ? bb.prim("setAt", [tape, loop.index, r.original], "r")
         : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
     });
+    const logs = logTapes.map((t) => {
+      const tape = bb.proj(taped.length + residuals.length + 1, st, "log");
+      const entry = bb.tuple(
+        undo!.sites.flatMap((_, j) => [bb.proj(2 * j + 1, step, "pos"), bb.proj(2 * j + 2, step, "old")]),
+        "entry",
+      );
+      return bb.prim("setAt", [tape, loop.index, entry], t.name);
+    });
     const flag = checked
-      ? [bb.prim("and", [bb.proj(taped.length + residuals.length + 1, st, "regular"), ok], "regular")]
+      ? [bb.prim("and", [bb.proj(taped.length + residuals.length + logs.length + 1, st, "regular"), ok], "regular")]
       : [];
-    return mkTuple([next, ...written, ...kept, ...flag]);
+    return mkTuple([next, ...written, ...kept, ...logs, ...flag]);
   });
-  const init0 = [e.init, ...tape0, ...residual0, ...(checked ? [lit(true, BOOL)] : [])];
+  const init0 = [e.init, ...tape0, ...residual0, ...log0, ...(checked ? [lit(true, BOOL)] : [])];
   const all = b.bind(v.name, mkIfold(b.tuple(init0, "st0"), e.count, st, loop.index, loopBody, e.span));
   b.bindVar(v, mkProj(0, all));
   taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
   residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
-  if (checked) b.bindVar(regular, mkProj(taped.length + residuals.length + 1, all));
+  logTapes.forEach((t, j) => b.bindVar(t, mkProj(taped.length + residuals.length + j + 1, all)));
+  if (checked) b.bindVar(regular, mkProj(taped.length + residuals.length + logTapes.length + 1, all));
   return reverseLoop;
 }
 
@@ -281,13 +352,30 @@ function activateState(rev: Reverse, acc: Var, varied: ReadonlySet<number>): voi
   if (acc.type.k === "tuple" && varied.size < acc.type.elems.length) rev.components.set(acc.id, varied);
 }
 
+/**
+ * Which array component of the state (if any) the reverse carries and restores from undo logs: the first `read` one
+ * whose updates the body threads (./reverse-undo.ts), with a log tape per update.
+ */
+function undoPlan(e: Ifold, parts: readonly Type[], read: (c: number) => boolean): Undo | undefined {
+  const tuple = e.acc.type.k === "tuple";
+  for (let c = 0; c < parts.length; c++) {
+    if (parts[c]!.k !== "array" || !read(c)) continue;
+    const logged = loggingBody(e.body, e.acc, tuple ? c : -1);
+    if (logged === undefined) continue;
+    return { component: c, log: freshVar("log", arrayOf(logType(logged.sites))), sites: logged.sites };
+  }
+  return undefined;
+}
+
 export function reverseIfold(rev: Reverse, v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
   const targets = loop.targets;
   const ds = materialize(vb, v.type, v, b);
+  // The array the reverse restores starts as the loop's final one.
+  const carried = loop.carried === undefined ? [] : [e.acc.type.k === "tuple" ? b.proj(loop.carried, v, "cur") : v];
   const init =
-    targets.length === 0
+    targets.length + carried.length === 0
       ? ds
-      : b.tuple([ds, ...targets.map((t) => materialize(rev.adjointOf(t), t.type, t, b))], "dstate0");
+      : b.tuple([ds, ...targets.map((t) => materialize(rev.adjointOf(t), t.type, t, b)), ...carried], "dstate0");
   const taped = mkIfold(init, e.count, loop.state, loop.index, loop.body);
   const f = loop.fallback;
   const res = b.bind(
@@ -302,11 +390,11 @@ export function reverseIfold(rev: Reverse, v: Var, e: Ifold, vb: Adj, b: AnfBuil
           type: taped.type,
         },
   );
-  if (targets.length === 0) {
+  if (targets.length + carried.length === 0) {
     rev.contribute(e.init, res, b);
     return;
   }
   // The targets' adjoints first: the initial state may be one of them too.
-  rev.unpack(targets, res, b, 1, targets.length + 1);
+  rev.unpack(targets, res, b, 1, targets.length + carried.length + 1);
   rev.contribute(e.init, b.proj(0, res, "dinit"), b);
 }

@@ -66,6 +66,8 @@ export interface ReverseLoop {
   readonly index: Var;
   readonly body: Expr;
   readonly targets: readonly Var[];
+  /** An ifold's state component the reverse carries as its last state component, restored by undo logs. */
+  readonly carried?: number;
 }
 
 interface Alias {
