@@ -55,6 +55,10 @@ describe("customJvp", () => {
     const ys = flat(vmap(log1pexp)(xs));
     expect(ys[1]).toBe(Infinity);
     [0, 2].forEach((i) => expect(ys[i]).toBeCloseTo(Math.log(1 + Math.exp(xs[i]!)), 15));
+    // The Jacobian of the mapped function: σ on the diagonal (1 at 1000).
+    const jac = jacobian(vmap(log1pexp), { mode: "reverse" })(xs) as Float64Array[];
+    [sigmoid(0.5), 1, sigmoid(-2)].forEach((d, i) => expect(jac[i]![i]).toBeCloseTo(d, 15));
+    expect(jac.every((row, i) => row.every((x, j) => i === j || x === 0))).toBe(true);
     expect(compile(log1pexp)(-2)).toBeCloseTo(Math.log1p(Math.exp(-2)), 15);
     const loss = (v: Tensor) => sum(map((x: Tensor) => mul(2, log1pexp(x)), v));
     expect(flat(grad(loss)(new Float64Array([0.5, 1000])))).toEqual([2 * sigmoid(0.5), 2]);

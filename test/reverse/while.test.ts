@@ -39,10 +39,7 @@ describe("the while examples: both engines, both modes, finite differences and c
   });
 
   test("an adaptive ODE integrator: the step sizes depend on k too", () => {
-    for (const [k, y0] of [
-      [0.7, 2],
-      [3, -1],
-    ] as const) {
+    for (const [k, y0] of [[0.7, 2]] as const) {
       const p = new Point(examples, "decay", [k, y0]);
       const [row] = p.checkAll(rnd) as [number[]];
       // The solver's error is about its tolerance: the closed form holds to about that.
