@@ -65,7 +65,8 @@ export function loggingBody(
 
 class Threading {
   private readonly kinds = new Map<number, Kind>();
-  private readonly consumed = new Set<number>();
+  /** Versions already updated (on the path being walked: the branches of an `if` update their own). */
+  private consumed = new Set<number>();
 
   constructor(acc: Var, component: number) {
     this.kinds.set(acc.id, component < 0 ? { k: "version", initial: true } : { k: "holder", at: component });
@@ -152,7 +153,13 @@ class Threading {
    * position -1), and its result is a version (or holder) when both branches' are.
    */
   private branch(v: Var, e: Expr & { kind: "if" }, b: AnfBuilder, logs: UpdateLog[]): Kind | undefined {
-    const [yes, no] = [this.scope(e.then), this.scope(e.else)];
+    const before = this.consumed;
+    this.consumed = new Set(before);
+    const yes = this.scope(e.then);
+    const afterYes = this.consumed;
+    this.consumed = new Set(before);
+    const no = this.scope(e.else);
+    this.consumed = new Set([...afterYes, ...this.consumed]);
     const kind = sameKind(yes.result, no.result);
     if (kind === null) throw new NotThreaded();
     if (yes.logs.length + no.logs.length === 0) {

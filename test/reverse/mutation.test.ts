@@ -21,6 +21,18 @@ let tupled = fun (v: Vector) (c: Double) ->
     let j = (i * 3 + 1) - (i * 3 + 1) / length a * length a
     (addAt (setAt a i (x * c + s)) j (0.5 * x), s + x * x)) (v, 0.) (length v)
   vectorSum a + s
+// Updates in both branches of nested ifs (each branch updates the state's array: one path, one chain of updates).
+let branchy = fun (v: Vector) (c: Double) ->
+  let (a, s) = ifold (fun (st: Vector * Double) (i: Index) ->
+    let (a, s) = st
+    if a[i] * c > 0.1 then
+      (if a[0] > s then (setAt a i (a[i] * a[0]), s + a[i]) else (addAt (setAt a 0 (s * 0.5)) i (a[i] * a[i]), s * c))
+    else st) (v, 0.25) (length v)
+  vectorDot a a + s * s
+// Whole rows replaced: the overwritten element is an array, which is taped as before.
+let rows = fun (m: Matrix) ->
+  let r = ifold (fun (a: Matrix) (i: Index) -> setAt a i (build (length a[i]) (fun j -> a[i][j] * a[i][0]))) m (length m)
+  ifold (fun s i -> s + r[i][0] * r[i][1]) 0. (length r)
 // A while whose state is an array and a step counter, updated until a condition on the array holds.
 let relax = fun (v: Vector) ->
   let (a, _k) = while (fun (st: Vector * Index) -> (fst st)[0] < 10 && snd st < 50)
@@ -53,10 +65,12 @@ const tapesArrays = (e: Expr): boolean =>
   someNode(e, (n) => n.kind === "let" && n.v.type.k === "array" && n.v.type.elem.k === "array");
 
 describe("in-place updates of a loop's array state, reversed from undo logs", () => {
-  test("two updates of one element per iteration; a tuple state with setAt and addAt", () => {
+  test("two updates of one element per iteration; a tuple state with setAt and addAt; updates in branches", () => {
     for (const [name, args] of [
       ["twice", [v]],
       ["tupled", [v, 0.7]],
+      ["branchy", [v, 0.7]],
+      ["branchy", [v.map(Math.abs), 1.5]],
     ] as const) {
       const point = new Point(p, name, args);
       point.checkAll(rnd);
@@ -75,9 +89,16 @@ describe("in-place updates of a loop's array state, reversed from undo logs", ()
     v.forEach((x, j) => expect(row![j]).toBeCloseTo(2 * (rank.indexOf(x) + 1) * x, 12));
   });
 
-  test("a read of the updated version falls back to taping the array, and is still right", () => {
+  test("a read of the updated version, or rows replaced whole, fall back to taping the array, and are still right", () => {
     const point = new Point(p, "readsAfter", [v]);
     point.checkAll(rnd);
     expect(tapesArrays(point.specs("gradient").js.optimised.body)).toBe(true);
+    new Point(p, "rows", [
+      [
+        [0.3, -1.2],
+        [0.8, 1.9],
+        [-0.4, 2],
+      ],
+    ]).checkAll(rnd);
   });
 });
