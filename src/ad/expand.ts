@@ -125,8 +125,10 @@ class Expander {
     const def = e.fn.kind === "var" ? this.defs.get(e.fn.id) : undefined;
     if (def?.kind === "lam" && !containsJvp(def.body)) {
       this.expanded++;
-      // A fresh copy, whose custom functions (and the lambdas they use) capturing nothing of it go in front of it.
-      const lam = floatClosedFunctions(copyFresh(def) as Lam, b);
+      // Custom functions (and the lambdas they use) that capture nothing of the lambda go in front of it, out of a
+      // fresh copy. Reverse mode always works on a copy (it binds the lambda's variables again); D does not.
+      const copied = e.reverse || someNode(def.body, (n) => n.kind === "custom");
+      const lam = copied ? floatClosedFunctions(copyFresh(def) as Lam, b) : def;
       return b.emit(e.reverse ? reverseLambda(lam, (v) => this.defs.get(v.id)) : forwardTransform(lam));
     }
     if (def?.kind === "custom") {

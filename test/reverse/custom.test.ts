@@ -114,6 +114,23 @@ describe("customVjp", () => {
   });
 });
 
+describe("nested derivatives through custom rules", () => {
+  test("forward over forward, reverse over forward and reverse over reverse agree with the Hessian", () => {
+    const q = load(`${source}
+let d2soft = fun (x: Double) -> snd (snd (diff (diff softplusLoss) x))
+let reverseOverForward = fun (x: Double) -> snd (vjp (fun y -> snd (diff softplusLoss y)) x 1.)
+let d2fixed = fun (a: Double) -> snd (snd (diff (diff fixedPointLoss) a))
+let reverseOverReverse = fun (a: Double) -> snd (vjp (fun b -> snd (vjp fixedPointLoss b 1.)) a 1.)
+`);
+    const s = sigmoid(0.5);
+    for (const name of ["d2soft", "reverseOverForward"])
+      expectClose(new Point(q, name, [0.5]).primal(), 2 * s * (1 - s), 1e-12, name);
+    const [[h]] = new Point(examples, "fixedPointLoss", [0.5]).hessian() as [[number]];
+    for (const name of ["d2fixed", "reverseOverReverse"])
+      expectClose(new Point(q, name, [0.5]).primal(), h, 1e-12, name);
+  });
+});
+
 describe("what stays unsupported is a located error", () => {
   test("a custom function that captures a variable of the function being differentiated", () => {
     const p = load(`
