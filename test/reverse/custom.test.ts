@@ -51,6 +51,16 @@ describe("customJvp: a numerically stable log1pexp", () => {
     const dv = w.map((x, i) => (x - u[i]! * uw) / r + (i === 0 ? sigmoid(v[0]!) : 0));
     expectClose(p.reverseJacobian(), [[...dv, ...u]], 1e-12, "the gradient by hand");
     expectClose(p.hessian(), p.fdHessian(), 1e-6, "Hessian vs finite differences of the gradient");
+    // A Vector result: the Jacobian by rows (one reverse sweep per output, the rule transposed in each), (I - nnᵀ)/|v|.
+    const q = load(`${source}\nlet twice = fun (v: Vector) -> normalize (vectorSMul v 2.)`);
+    const jac = new Point(q, "twice", [[1, 2, 2]]).checkAll(rnd);
+    const n = [1 / 3, 2 / 3, 2 / 3];
+    expectClose(
+      jac,
+      n.map((a, i) => n.map((b, j) => ((i === j ? 1 : 0) - a * b) / 3)),
+      1e-12,
+      "(I - nnᵀ) 2/|2v|",
+    );
   });
 
   test("inside a build, an ifold and a while; vjp and jvp of it in the language", () => {
