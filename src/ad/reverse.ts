@@ -40,6 +40,7 @@ import { prepareBuild, reverseBuild } from "./reverse-build.js";
 import { prepareIfold, reverseIfold } from "./reverse-ifold.js";
 import { whileAsIfold } from "./reverse-while.js";
 import { primalCall, reverseCall, type CallResiduals } from "./reverse-call.js";
+import { capturedByCustomRule } from "./custom.js";
 import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
@@ -141,19 +142,17 @@ export class Reverse {
     this.defs.set(v.id, rhs);
     if (rhs.kind === "jvp")
       fail("unsupported", "reverse mode needs a first-order program: a derivative of an unknown function remains");
-    if (!letActivity(this, v, rhs)) {
-      // Functions (those with custom rules, and the lambdas they use) that do not depend on the input are primal code.
+    // Functions (those with custom rules, and the lambdas they are made of) are primal code: a custom function's rules
+    // say how its result depends on its argument, so it must not capture a value that depends on the input.
+    if (rhs.kind === "custom") {
+      const captured = this.capturedActive(rhs);
+      if (captured !== undefined) capturedByCustomRule(rhs, captured);
+    }
+    if (rhs.kind === "lam" || rhs.kind === "custom" || !letActivity(this, v, rhs)) {
       b.bindVar(v, rhs);
       steps.push({ v, rhs });
       return;
     }
-    if (rhs.kind === "lam" || rhs.kind === "custom")
-      fail(
-        "unsupported",
-        "reverse mode needs a first-order program: a function value that depends on the differentiated input remains after inlining",
-        rhs.kind === "custom" ? rhs.span : undefined,
-        { found: rhs.kind === "lam" ? "a lambda" : "a function with custom rules" },
-      );
     this.active.add(v.id);
     if (rhs.kind === "app") {
       steps.push({ v, rhs, call: primalCall(v, rhs, b, (g) => this.defs.get(g.id) ?? this.outer(g)) });
@@ -183,6 +182,20 @@ export class Reverse {
     }
     b.bindVar(v, rhs);
     steps.push({ v, rhs });
+  }
+
+  /** An active variable a custom function uses, directly or through the lambdas it is made of. */
+  private capturedActive(e: Expr): Var | undefined {
+    const seen = new Set<number>();
+    const pending = [...freeVars(e).values()];
+    for (let x = pending.pop(); x !== undefined; x = pending.pop()) {
+      if (seen.has(x.id)) continue;
+      seen.add(x.id);
+      if (this.active.has(x.id)) return x;
+      const d = this.defs.get(x.id);
+      if (d?.kind === "lam" || d?.kind === "custom") pending.push(...freeVars(d).values());
+    }
+    return undefined;
   }
 
   /** The alias of `arr[i]`: arr's root and path, one index longer. */

@@ -158,6 +158,22 @@ let f = fun (x: Double) ->
     expect((err as SmoothError).span?.start).toBeGreaterThan(0);
   });
 
+  test("the same in reverse mode, for a gradient of the whole definition", () => {
+    const p = load("let f = fun (x: Double) -> customJvp (fun (z: Double) -> z * x) (fun z dz -> (z * x, dz * x)) x");
+    const point = new Point(p, "f", [2]);
+    for (const kind of ["gradient", "forward"] as const) {
+      let err: unknown;
+      try {
+        point.run(kind);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, kind).toBeInstanceOf(SmoothError);
+      expect((err as SmoothError).message, kind).toMatch(/custom derivative rule .* uses `x`/);
+      expect((err as SmoothError).span?.start, kind).toBeGreaterThan(0);
+    }
+  });
+
   test("a function with custom rules must take and return first-order values", () => {
     const p = load(`
 let g = customJvp (fun (x: Double) (y: Double) -> x * y) (fun x dx -> ((fun y -> x * y), (fun y -> dx * y)))
