@@ -47,7 +47,14 @@ interface Undo {
  * so a scan taping its output array would cost O(n²)); shapes come from the final state, which has the same ones.
  * `value`: the loop's value when it is already computed (then the primal loop only runs if it tapes or records).
  */
-export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, value?: Atom): ReverseLoop {
+export function prepareIfold(
+  rev: Reverse,
+  v: Var,
+  e: Ifold,
+  b: AnfBuilder,
+  value?: Atom,
+  allowUndo = true,
+): ReverseLoop {
   const targets = rev.targetsOf([e.body], [e.acc, e.index]);
   const stateType = e.acc.type;
   const parts = stateType.k === "tuple" ? stateType.elems : [stateType];
@@ -135,7 +142,7 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
   // An array component the reverse reads, which the body only updates in place: the reverse carries it and undoes
   // each iteration's updates from logs the primal writes, instead of reading a tape of whole arrays.
   // (Threaded through updates only, it keeps its shape, also where invariantShapePaths cannot tell.)
-  const undo = undoPlan(e, parts, (c) => isFreeIn(tapes[c]!, taping.body));
+  const undo = allowUndo ? undoPlan(e, parts, (c) => isFreeIn(tapes[c]!, taping.body)) : undefined;
   if (undo !== undefined) {
     state = stateVar(undo);
     taping = reverseBody(false, state, k, undo);
@@ -194,6 +201,12 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
   // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
   // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
   let loop = residuals.length > 0 ? { ...walk!.loop, body: walkBody! } : { acc: e.acc, index: e.index, body: e.body };
+  // The primal loop's body (the forward walk's, when it records residuals) must log the same updates; if it does not,
+  // the loop is prepared again with tapes (nothing has been emitted yet).
+  const sitesOf = (x: Expr) => loggingBody(x, loop.acc, stateType.k === "tuple" ? undo!.component : -1)?.sites;
+  const same = (sites: readonly Type[] | undefined) =>
+    sites !== undefined && typeEq(logType(sites), logType(undo!.sites));
+  if (undo && !same(sitesOf(loop.body))) return prepareIfold(rev, v, e, b, value, false);
   const early =
     residuals.length > 0
       ? stateIndependent(
@@ -254,8 +267,7 @@ export function prepareIfold(rev: Reverse, v: Var, e: Ifold, b: AnfBuilder, valu
       ]
     : [];
   const logged = undo && loggingBody(loop.body, loop.acc, stateType.k === "tuple" ? undo.component : -1);
-  if (undo && (logged === undefined || !typeEq(logType(logged.sites), logType(undo.sites))))
-    throw new Error("reverse: the primal loop's updates differ from the recomputed body's");
+  if (undo && !same(logged?.sites)) throw new Error("reverse: the primal loop's updates differ from the checked ones");
   const st = freshVar(
     "st",
     tupleOf([

@@ -19,8 +19,15 @@ import { freshVar, isAtom, mkTuple, typeOf, type Atom, type Expr, type Var } fro
 import { INT, isScalar, tupleOf, type Type } from "../types/types.js";
 import { zeroScalar } from "./reverse-support.js";
 
-/** How a value relates to the threaded array: a version of it, a tuple holding one at a component, or neither. */
-type Kind = { readonly k: "version"; readonly initial: boolean } | { readonly k: "holder"; readonly at: number };
+/**
+ * How a value relates to the threaded array: a version of it, or a tuple holding one at a component (maybe inside a
+ * tuple there: a branch that also returns residuals, ./reverse-if.ts); undefined for neither.
+ */
+type Kind =
+  | { readonly k: "version"; readonly initial: boolean }
+  | { readonly k: "holder"; readonly at: number; readonly inner: Kind };
+
+const VERSION: Kind = { k: "version", initial: false };
 
 /** What the primal loop logs per update: its position (an Index) and the element it overwrote (a scalar). */
 export interface UpdateLog {
@@ -50,8 +57,10 @@ export function loggingBody(
   const t = new Threading(acc, component);
   try {
     const out = t.scope(body);
-    const want = component < 0 ? "version" : "holder";
-    if (out.result?.k !== want || (out.result.k === "holder" && out.result.at !== component)) return undefined;
+    const r = out.result;
+    const threaded =
+      component < 0 ? r?.k === "version" : r?.k === "holder" && r.at === component && r.inner.k === "version";
+    if (!threaded) return undefined;
     if (out.logs.length === 0) return undefined;
     const b = new AnfBuilder();
     const next = b.bind("next", out.expr);
@@ -69,7 +78,8 @@ class Threading {
   private consumed = new Set<number>();
 
   constructor(acc: Var, component: number) {
-    this.kinds.set(acc.id, component < 0 ? { k: "version", initial: true } : { k: "holder", at: component });
+    const initial: Kind = { k: "version", initial: true };
+    this.kinds.set(acc.id, component < 0 ? initial : { k: "holder", at: component, inner: initial });
     this.initialHolder = component < 0 ? undefined : acc.id;
   }
 
@@ -113,14 +123,14 @@ class Threading {
         const k = this.kindOf(rhs.arg);
         if (k?.k !== "holder") throw new NotThreaded();
         if (rhs.index !== k.at) return undefined;
+        if (k.inner.k === "holder") return k.inner;
         return { k: "version", initial: rhs.arg.kind === "var" && rhs.arg.id === this.initialHolder };
       }
       case "tuple": {
-        if (rhs.elems.some((a) => this.kindOf(a)?.k === "holder")) throw new NotThreaded();
-        const at = rhs.elems.flatMap((a, k) => (this.kindOf(a)?.k === "version" ? [k] : []));
+        const at = rhs.elems.flatMap((a, k) => (this.kindOf(a) !== undefined ? [k] : []));
         if (at.length !== 1) throw new NotThreaded();
         b.bindVar(v, rhs);
-        return { k: "holder", at: at[0]! };
+        return { k: "holder", at: at[0]!, inner: this.kindOf(rhs.elems[at[0]!]!)! };
       }
       case "prim": {
         const [a, p, x] = rhs.args as [Atom, Atom, Atom];
@@ -141,7 +151,7 @@ class Threading {
         this.consumed.add((a as Var).id);
         logs.push({ pos: p, old: b.prim("get", [a, p], "old") });
         b.bindVar(v, rhs);
-        return { k: "version", initial: false };
+        return VERSION;
       }
       default:
         throw new NotThreaded();
@@ -186,9 +196,10 @@ class Threading {
 /** The kind of an `if`'s result from its branches' (null: they disagree, so the array is not threaded). */
 function sameKind(a: Kind | undefined, b: Kind | undefined): Kind | undefined | null {
   if (a === undefined || b === undefined) return a === b ? undefined : null;
-  if (a.k === "version" && b.k === "version") return { k: "version", initial: a.initial && b.initial };
-  if (a.k === "holder" && b.k === "holder" && a.at === b.at) return a;
-  return null;
+  if (a.k === "version" && b.k === "version") return a.initial && b.initial ? a : VERSION;
+  if (a.k !== "holder" || b.k !== "holder" || a.at !== b.at) return null;
+  const inner = sameKind(a.inner, b.inner);
+  return inner ? { k: "holder", at: a.at, inner } : null;
 }
 
 /** The type of one iteration's log: (position, old element) for each update, in program order. */

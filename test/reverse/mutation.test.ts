@@ -29,6 +29,17 @@ let branchy = fun (v: Vector) (c: Double) ->
       (if a[0] > s then (setAt a i (a[i] * a[0]), s + a[i]) else (addAt (setAt a 0 (s * 0.5)) i (a[i] * a[i]), s * c))
     else st) (v, 0.25) (length v)
   vectorDot a a + s * s
+// A costly value in a branch (stored beside the branch's result by the primal, ./src/ad/reverse-if.ts) and one before
+// it (recorded by the primal loop): the primal loop is the forward walk of the body, and logs the same updates.
+let costly = fun (v: Vector) (c: Double) ->
+  let (a, s) = ifold (fun (st: Vector * Double) (i: Index) ->
+    let (a, s) = st
+    let t = sin (s * c)
+    if a[i] * t > 0.1 then
+      let e = exp (a[i] * s)
+      (setAt a i (e * a[0]), s + e * t)
+    else (a, s * t)) (v, 0.25) (length v)
+  vectorDot a a + s * s
 // Whole rows replaced: the overwritten element is an array, which is taped as before.
 let rows = fun (m: Matrix) ->
   let r = ifold (fun (a: Matrix) (i: Index) -> setAt a i (build (length a[i]) (fun j -> a[i][j] * a[i][0]))) m (length m)
@@ -71,6 +82,8 @@ describe("in-place updates of a loop's array state, reversed from undo logs", ()
       ["tupled", [v, 0.7]],
       ["branchy", [v, 0.7]],
       ["branchy", [v.map(Math.abs), 1.5]],
+      ["costly", [v, 0.7]],
+      ["costly", [v, 3]],
     ] as const) {
       const point = new Point(p, name, args);
       point.checkAll(rnd);
