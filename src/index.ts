@@ -16,6 +16,7 @@ export {
 } from "./library/transforms.js";
 export { jvp, vjp } from "./library/jvp.js";
 export { vmap, type VmapOptions } from "./library/vmap.js";
+export { customJvp, customVjp } from "./library/custom.js";
 export { inspect, type Inspection } from "./library/inspect.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";

@@ -12,7 +12,17 @@
 
 import { AnfBuilder, mkIf, nested } from "../ir/builder.js";
 import { someNode } from "../ir/free.js";
-import { freshVar, mkLam, mkTuple, typeOf, type Expr, type IrFunction, type Jvp, type Lam } from "../ir/ir.js";
+import {
+  freshVar,
+  mkLam,
+  mkTuple,
+  typeOf,
+  type Expr,
+  type IrFunction,
+  type Jvp,
+  type Lam,
+  type Var,
+} from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
@@ -22,6 +32,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
 import { cannotFail, forwardTransform } from "./forward.js";
 import { reverseSweep } from "./reverse.js";
+import { expandCustom, floatClosedFunctions } from "./custom.js";
 
 export const forwardAdPass: Pass = {
   name: "forward-ad",
@@ -42,7 +53,7 @@ export function expandJvps(fn: IrFunction): IrFunction {
   if (!containsJvp(fn.body)) return fn;
   for (let round = 0; containsJvp(fn.body); round++) {
     if (round === MAX_ROUNDS) throw new Error(`forward-ad: jvp nodes remain after ${MAX_ROUNDS} rounds in ${fn.name}`);
-    fn = inlineFunction(fn);
+    fn = inlineFunction(fn, { resolveCustom: false });
     if (!containsJvp(fn.body)) break;
     const expander = new Expander();
     const body = expander.scope(fn.body);
@@ -56,11 +67,10 @@ export function expandJvps(fn: IrFunction): IrFunction {
  * `vjp f` for a known lambda f = fun x -> body: `fun x -> fun ct -> (body, the adjoint of x)`, the reverse sweep of
  * the (first-order) body with x the only active variable: f's free variables are constants, as in forward mode.
  */
-function reverseLambda(lam: Lam): Lam {
-  const f = copyFresh(lam) as Lam;
+function reverseLambda(f: Lam, customs: (v: Var) => Expr | undefined): Lam {
   const ct = freshVar("ct", typeOf(f.body));
   const body = nested((b) => {
-    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b);
+    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, customs);
     return mkTuple([value, adjoint(f.param)]);
   });
   return mkLam(f.param, mkLam(ct, body));
@@ -104,6 +114,8 @@ class Expander {
       case "build":
       case "ifold":
         return { ...e, body: this.scope(e.body) };
+      case "while":
+        return { ...e, cond: this.scope(e.cond), body: this.scope(e.body) };
       default:
         return e;
     }
@@ -113,7 +125,15 @@ class Expander {
     const def = e.fn.kind === "var" ? this.defs.get(e.fn.id) : undefined;
     if (def?.kind === "lam" && !containsJvp(def.body)) {
       this.expanded++;
-      return b.emit(e.reverse ? reverseLambda(def) : forwardTransform(def));
+      // Custom functions (and the lambdas they use) that capture nothing of the lambda go in front of it, out of a
+      // fresh copy. Reverse mode always works on a copy (it binds the lambda's variables again); D does not.
+      const copied = e.reverse || someNode(def.body, (n) => n.kind === "custom");
+      const lam = copied ? floatClosedFunctions(copyFresh(def) as Lam, b) : def;
+      return b.emit(e.reverse ? reverseLambda(lam, (v) => this.defs.get(v.id)) : forwardTransform(lam));
+    }
+    if (def?.kind === "custom") {
+      this.expanded++;
+      return expandCustom(def, e, b);
     }
     if (def?.kind === "if") {
       this.expanded++;

@@ -12,7 +12,7 @@
 // Every dual Double bound here is split at once into its primal and tangent (projections, or the atoms it was built
 // from), so that rules see literal zero tangents and skip their terms, and no component is projected twice.
 
-import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, nested } from "../ir/builder.js";
+import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, mkWhile, nested } from "../ir/builder.js";
 import { freeVars } from "../ir/free.js";
 import {
   freshVar,
@@ -21,6 +21,7 @@ import {
   mkTuple,
   type Atom,
   type Expr,
+  type Custom,
   type Jvp,
   type Lam,
   type Prim,
@@ -31,6 +32,7 @@ import { PRIMS, primMayFail } from "../prims/table.js";
 import { DOUBLE, INT, type Type } from "../types/types.js";
 import { scaleTerm, sumTerms, type Partial } from "./derivatives.js";
 import { dualType, hasTangent } from "./dual-types.js";
+import { capturedByCustomRule } from "./custom.js";
 
 /**
  * D[e]: an expression computing the dual of `e`, where `env` maps variables (by id) to atoms holding their duals;
@@ -39,7 +41,11 @@ import { dualType, hasTangent } from "./dual-types.js";
 export function forwardTransform(e: Expr, env: ReadonlyMap<number, Atom> = new Map()): Expr {
   const t = new Forward(env);
   const b = new AnfBuilder();
-  for (const v of freeVars(e).values()) if (!t.has(v)) t.bindDual(v, t.constDual(v, b), b);
+  for (const v of freeVars(e).values())
+    if (!t.has(v)) {
+      t.bindDual(v, t.constDual(v, b), b);
+      t.constants.add(v.id);
+    }
   const out = b.finish(e.kind === "lam" ? t.lambda(e) : t.expr(e, b, "r"));
   // The parts of duals that go unused (a tangent never read, a pair only read by parts) are dropped at once.
   return removeDeadLets(out, (_v, rhs) => cannotFail(rhs)).expr;
@@ -78,6 +84,8 @@ class Forward {
   private readonly env: Map<number, Atom>;
   /** Components of dual tuples built or split here; for a dual Double, [primal, tangent]. Keyed by the tuple's id. */
   private readonly parts = new Map<number, readonly Atom[]>();
+  /** Free variables of the transformed term: constants to this derivative (their duals have tangent zero). */
+  readonly constants = new Set<number>();
 
   constructor(env: ReadonlyMap<number, Atom>) {
     this.env = new Map(env);
@@ -200,10 +208,39 @@ class Forward {
         });
         return b.bind(dualName(name, e.type), mkIfold(init, count, acc, index, body, e.span));
       }
+      case "while": {
+        // A while over dual states; the condition is D of the original, whose Bool is computed from primal parts.
+        const init = this.atom(e.init, b);
+        const acc = freshVar(dualName(e.acc.name, e.acc.type), dualType(e.acc.type));
+        const scope = (x: Expr) =>
+          nested((bb) => {
+            // The state's parts are split afresh in each scope (a split made in the condition is not in the body's).
+            this.parts.delete(acc.id);
+            this.bindDual(e.acc, acc, bb);
+            return this.expr(x, bb, "r");
+          });
+        const cond = scope(e.cond);
+        const body = scope(e.body);
+        return b.bind(dualName(name, e.type), mkWhile(init, acc, cond, body, e.span));
+      }
+      case "custom":
+        return this.custom(e, b, name);
       case "jvp":
         // The pass expands innermost derivatives first, so the term being transformed never contains one.
         throw new Error("forward: a jvp node inside the term being differentiated (expand the inner one first)");
     }
+  }
+
+  /**
+   * D of a function with custom rules, made inside the term being differentiated: the rules say how the function
+   * itself is differentiated, not how its pieces depend on this derivative's input, so they must be constants here
+   * (the node is rebuilt as it is, and its dual is `jvp` of it, expanded by the rules: ./custom.ts).
+   */
+  private custom(e: Custom, b: AnfBuilder, name: string): Atom {
+    const parts = [e.fn, ...e.rules];
+    const captured = parts.find((a) => a.kind === "var" && !this.constants.has(a.id));
+    if (captured !== undefined) capturedByCustomRule(e, captured);
+    return this.constDual(b.bind(name, e), b, name);
   }
 
   /** fun x' -> D[body]. */

@@ -14,7 +14,7 @@ import { isScalar, type Type } from "../types/types.js";
 export function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return PRIMS[rhs.op].cost === "transcendental" && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
-  return rhs.kind === "ifold" || rhs.kind === "if";
+  return rhs.kind === "ifold" || rhs.kind === "while" || rhs.kind === "if";
 }
 
 /** `body` with each let of a stored residual reading element i of its array instead, and what only fed it dropped. */

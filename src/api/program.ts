@@ -10,7 +10,12 @@ import type { GeneratedCode } from "../backends/backend.js";
 import { backendOf, DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import {
+  DERIVATIVE_PIPELINE,
+  REVERSE_PRIMAL_PIPELINE,
+  REVERSE_PRIMAL_REFERENCE,
+  STANDARD_PIPELINE,
+} from "../opt/pipeline.js";
 import { forwardDerivative } from "./derivative-programs.js";
 import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
@@ -209,7 +214,7 @@ function derivativeProgram(
 ): IrFunction {
   if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
   const optimisedFirst = backendOf(engine).input === "optimised";
-  const firstOrder = runPipeline(primal, optimisedFirst ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
+  const firstOrder = runPipeline(primal, optimisedFirst ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE);
   switch (kind) {
     case "gradient":
       return reverseGradient(firstOrder, { wrt });

@@ -17,7 +17,7 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { printIr } from "../ir/print.js";
 import { runPipeline } from "../opt/pass.js";
-import { STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { REVERSE_PRIMAL_PIPELINE } from "../opt/pipeline.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -190,7 +190,7 @@ export function derivativeForDev(prog: SmoothProgram, o: DerivativeOptions, argT
   const scalar = typeOf(primal.body).k === "double";
   const mode = parseMode(o.mode) ?? (scalar ? "reverse" : "forward");
   if (mode === "forward") return forwardDerivative(primal, { wrt, paramNames: prog.definition(o.fn).paramNames });
-  const firstOrder = runPipeline(primal, STANDARD_PIPELINE);
+  const firstOrder = runPipeline(primal, REVERSE_PRIMAL_PIPELINE);
   return scalar ? reverseGradient(firstOrder, { wrt }) : reverseJacobian(firstOrder, { wrt });
 }
 

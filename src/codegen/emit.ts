@@ -15,7 +15,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
+import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import { JS_LOWERING } from "./lowering.js";
 import {
   invariantDimensionSlots,
@@ -47,7 +47,7 @@ export class Emitter {
   /** The array updates that may overwrite their operand (ownership.ts); the others copy it first. */
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
-  copyOnEntry: ReadonlyMap<Ifold, Fresh> = new Map();
+  copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
 
   constructor(indent: number) {
     this.out = new CodeWriter(indent);
@@ -138,13 +138,16 @@ export class Emitter {
         return emitBuild(this, e, base);
       case "ifold":
         return this.ifold(e);
+      case "while":
+        return this.while(e);
       case "jvp":
         throw new Error("codegen: a jvp node reached the code generator (the forward-ad pass expands them)");
       case "lam":
       case "app":
+      case "custom":
         return fail(
           "unsupported",
-          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : "call"})`,
+          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : e.kind === "app" ? "call" : "function with a custom derivative"})`,
           undefined,
           {
             hint: "the compiled back end takes first-order programs: functions must be inlined away first",
@@ -306,7 +309,7 @@ export class Emitter {
   }
 
   /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
-  private copiedOnEntry(e: Ifold, init: string[]): string[] {
+  private copiedOnEntry(e: Ifold | While, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
     if (copy === undefined) return init;
     let at = 0;
@@ -333,11 +336,12 @@ export class Emitter {
     return init;
   }
 
-  private ifold(e: Ifold): Slots {
+  /**
+   * The mutable locals of a loop's state (ifold or while), initialised from `init`: dimensions of state components
+   * whose shape never changes are the initial value's own locals (not reassigned). Binds the state variable.
+   */
+  private loopState(e: Ifold | While): Slots {
     const init = this.copiedOnEntry(e, [...this.atom(e.init)]);
-    const count = this.atom(e.count)[0]!;
-    this.checkCount(count, "ifold count", e.span);
-    // Dimensions of state components whose shape never changes are the initial value's own locals (not reassigned).
     const state = slotNames(varName(e.acc.id), e.acc.type);
     const fixed = invariantDimensionSlots(e);
     fixed.forEach((q) => (state[q] = init[q]!));
@@ -350,8 +354,26 @@ export class Emitter {
     );
     this.markDimensions(state, e.acc.type);
     this.bind(e.acc, state);
+    return state;
+  }
+
+  private ifold(e: Ifold): Slots {
+    const count = this.atom(e.count)[0]!;
+    this.checkCount(count, "ifold count", e.span);
+    const state = this.loopState(e);
     const i = this.loopVariable(e.index, count);
     this.out.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
+    this.assign(state, this.expr(e.body, this.fresh()));
+    this.out.close();
+    return state;
+  }
+
+  /** `for (;;) { cond; if (!c) break; state = body }`: the condition is evaluated before every iteration. */
+  private while(e: While): Slots {
+    const state = this.loopState(e);
+    this.out.open("for (;;) {");
+    const go = this.expr(e.cond, this.fresh())[0]!;
+    this.out.line(`if (!${go}) break;`);
     this.assign(state, this.expr(e.body, this.fresh()));
     this.out.close();
     return state;

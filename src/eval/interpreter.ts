@@ -2,17 +2,17 @@
 // and every transformation are tested against it.
 //
 // Environments. The environment is one mutable Map per function activation, keyed by Var.id. A binder (let, the index
-// of build, the accumulator and index of ifold) sets its variable for the extent of its body and then restores what
-// was there before, so at every point the map holds exactly the variables in lexical scope, even if a transformation
-// reuses an id in a nested scope. A lambda copies the map when it is created (its closure), and each application
-// starts from a fresh copy of that closure, so a later rebinding (the next loop iteration, the next call) can never
-// change what a closure sees.
+// of build, the accumulator and index of ifold, the state of while) sets its variable for the extent of its body and
+// then restores what was there before, so at every point the map holds exactly the variables in lexical scope, even
+// if a transformation reuses an id in a nested scope. A lambda copies the map when it is created (its closure), and
+// each application starts from a fresh copy of that closure, so a later rebinding (the next loop iteration, the next
+// call) can never change what a closure sees.
 //
-// Loops (build, ifold) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
+// Loops (build, ifold, while) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
 // with the number of iterations or the length of a let chain.
 
 import type { Span } from "../syntax/source.js";
-import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
+import type { Atom, Build, Expr, Ifold, IrFunction, Var, While } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import { negativeLoopCount, stackValues } from "../runtime/stack.js";
 import { tuple, type FunValue, type Value } from "../runtime/value.js";
@@ -103,6 +103,11 @@ function evalExpr(e: Expr, env: Env): Value {
       return evalBuild(e, env);
     case "ifold":
       return evalIfold(e, env);
+    case "while":
+      return evalWhile(e, env);
+    case "custom":
+      // The function itself: its rules only matter to differentiation.
+      return evalAtom(e.fn, env);
     case "jvp":
       throw new Error("interpreter: expand jvp nodes first (the forward-ad pass)");
   }
@@ -133,6 +138,20 @@ function evalIfold(e: Ifold, env: Env): Value {
   }
   restore(env, savedIndex);
   restore(env, savedAcc);
+  return acc;
+}
+
+function evalWhile(e: While, env: Env): Value {
+  let acc = evalAtom(e.init, env);
+  const saved = bind(env, e.acc, acc);
+  for (;;) {
+    env.set(e.acc.id, acc);
+    const go = evalExpr(e.cond, env);
+    if (typeof go !== "boolean") throw new Error("interpreter: while condition is not a Bool");
+    if (!go) break;
+    acc = evalExpr(e.body, env);
+  }
+  restore(env, saved);
   return acc;
 }
 

@@ -25,6 +25,10 @@ export function operands(e: Expr): readonly Atom[] {
       return [e.size];
     case "ifold":
       return [e.init, e.count];
+    case "while":
+      return [e.init];
+    case "custom":
+      return [e.fn, ...e.rules];
     case "let":
     case "lam":
       return [];
@@ -42,6 +46,8 @@ export function children(e: Expr): readonly Expr[] {
     case "build":
     case "ifold":
       return [e.body];
+    case "while":
+      return [e.cond, e.body];
     default:
       return [];
   }
@@ -58,6 +64,8 @@ export function binders(e: Expr): readonly Var[] {
       return [e.index];
     case "ifold":
       return [e.acc, e.index];
+    case "while":
+      return [e.acc];
     default:
       return [];
   }
@@ -149,5 +157,9 @@ export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => At
       return { ...e, size: atom(e.size), body: scope(e.body) };
     case "ifold":
       return { ...e, init: atom(e.init), count: atom(e.count), body: scope(e.body) };
+    case "while":
+      return { ...e, init: atom(e.init), cond: scope(e.cond), body: scope(e.body) };
+    case "custom":
+      return { ...e, fn: atom(e.fn), rules: e.rules.map(atom) };
   }
 }

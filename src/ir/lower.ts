@@ -18,9 +18,8 @@ import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/ty
 import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
-
-type Env = ReadonlyMap<string, Atom>;
+import { binder1, binder2, binderWhile, type Arg, type Env, type Scopes } from "./lower-binders.js";
+import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
 
 /** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
 function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
@@ -214,6 +213,12 @@ class Lowering {
     }
   }
 
+  /** What the binders of loops (./lower-binders.ts) need of the lowering. */
+  private readonly scopes: Scopes = {
+    subBlock: (e, env, type) => this.subBlock(e, env, type),
+    expr: (e, env, blk, name) => this.expr(e, env, blk, name),
+  };
+
   private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
     const blk = new AnfBuilder();
     const a = this.coerce(this.expr(e, env, blk, name), type, blk);
@@ -348,7 +353,7 @@ class Lowering {
         if (containsFun(type.elem))
           fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
         const size = atomArg(0);
-        const [index, body] = this.binder1(args[1]!, type.elem, env);
+        const [index, body] = binder1(this.scopes, args[1]!, type.elem, env);
         return blk.bind(name, { kind: "build", size, index, body, type, span });
       }
       case "jvp": {
@@ -363,12 +368,33 @@ class Lowering {
       case "grad":
       case "mgrad":
         return this.seeded(atomArg(0), atomArg(1), blk, name, span);
+      case "while": {
+        if (containsFun(type))
+          fail("type", "the state of a while loop cannot be a function", span, { found: showType(type) });
+        const init = atomArg(2);
+        const [acc, cond, body] = binderWhile(this.scopes, args[0]!, args[1]!, type, env);
+        return blk.bind(name, { kind: "while", init, acc, cond, body, type, span });
+      }
+      case "custom": {
+        const fn = atomArg(0);
+        const rules = args.map((_, i) => atomArg(i)).slice(1);
+        if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
+        if (containsFun(fn.type.param) || containsFun(fn.type.result))
+          fail(
+            "type",
+            `a function with custom derivative rules must take one argument and return a value, without functions in either (a tuple for several arguments)`,
+            span,
+            { found: showType(fn.type) },
+          );
+        const mode = b.lowering.mode;
+        return blk.bind(name, { kind: "custom", mode, fn, rules, type: fn.type, span });
+      }
       case "ifold": {
         if (containsFun(type))
           fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
         const init = atomArg(1);
         const count = atomArg(2);
-        const [acc, index, body] = this.binder2(args[0]!, type, env);
+        const [acc, index, body] = binder2(this.scopes, args[0]!, type, env);
         return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
       }
     }
@@ -391,48 +417,6 @@ class Lowering {
       t = t.result;
     }
     return out;
-  }
-
-  /** `fun i -> body` given to build: binds the index directly when the argument is a lambda, else applies it. */
-  private binder1(arg: Arg, resultType: Type, env: Env): [Var, Expr] {
-    const f = "expr" in arg ? arg.expr : undefined;
-    if (f?.kind === "lam" && f.params.length === 1) {
-      const p = f.params[0]!;
-      const v = freshVar(p.name === "_" ? "i" : p.name, INT);
-      const inner = new Map(env);
-      if (p.name !== "_") inner.set(p.name, v);
-      return [v, this.subBlock(f.body, inner, resultType)];
-    }
-    const v = freshVar("i", INT);
-    const blk = new AnfBuilder();
-    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
-    const r = blk.bind("r", { kind: "app", fn, arg: v, type: resultType });
-    return [v, blk.finish(r)];
-  }
-
-  /** `fun acc i -> body` given to ifold. */
-  private binder2(arg: Arg, stateType: Type, env: Env): [Var, Var, Expr] {
-    const f = "expr" in arg ? arg.expr : undefined;
-    const params = f?.kind === "lam" ? f.params : [];
-    const nested = f?.kind === "lam" && params.length === 1 && f.body.kind === "lam" && f.body.params.length === 1;
-    if (f?.kind === "lam" && (params.length === 2 || nested)) {
-      const [p, q] = nested ? [params[0]!, (f.body as SExpr & { kind: "lam" }).params[0]!] : [params[0]!, params[1]!];
-      const body = nested ? (f.body as SExpr & { kind: "lam" }).body : f.body;
-      const acc = freshVar(p.name === "_" ? "acc" : p.name, stateType);
-      const index = freshVar(q.name === "_" ? "i" : q.name, INT);
-      const inner = new Map(env);
-      if (p.name !== "_") inner.set(p.name, acc);
-      if (q.name !== "_") inner.set(q.name, index);
-      return [acc, index, this.subBlock(body, inner, stateType)];
-    }
-    const acc = freshVar("acc", stateType);
-    const index = freshVar("i", INT);
-    const blk = new AnfBuilder();
-    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
-    if (fn.type.k !== "fun" || fn.type.result.k !== "fun") throw new Error("ifold function without a function type");
-    const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
-    const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
-    return [acc, index, blk.finish(r)];
   }
 
   private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
@@ -481,9 +465,6 @@ class Lowering {
     return blk.bind(e.name, lam);
   }
 }
-
-/** An argument of a builtin: surface syntax still to lower, or an atom. */
-type Arg = { readonly expr: SExpr } | { readonly atom: Atom };
 
 function patternName(p: Pattern): string {
   return p.kind === "pvar" && p.name !== "_" ? p.name : "t";

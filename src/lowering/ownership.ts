@@ -8,8 +8,8 @@
 // after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
-// a tuple component, projection, `if` result or ifold state component made only of fresh owned values. An ifold's
-// state component is fresh when its initial value is and the body returns a fresh value for it assuming it is
+// a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's (ifold's
+// or while's) state component is fresh when its initial value is and the body returns a fresh value for it assuming it is
 // (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the loop.
 // Parameters and `get` views are never fresh.
 //
@@ -17,7 +17,7 @@
 // a use of component k only, so the components of a tuple of accumulators are owned separately; a use of the whole
 // tuple is a use of every component.
 
-import type { Atom, Expr, Ifold, IrFunction, Prim } from "../ir/ir.js";
+import type { Atom, Expr, Ifold, IrFunction, Prim, While } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { PrimName } from "../prims/names.js";
 import { PRIMS } from "../prims/table.js";
@@ -41,7 +41,7 @@ export interface Ownership {
    * body updates them in place, but the initial value is shared (a view, a parameter). One copy instead of one per
    * iteration.
    */
-  readonly copyOnEntry: Map<Ifold, Fresh>;
+  readonly copyOnEntry: Map<Ifold | While, Fresh>;
 }
 
 export function ownership(fn: IrFunction): Ownership {
@@ -178,6 +178,16 @@ class Uses {
         this.depthOf.set(e.index.id, depth + 1);
         merge(this.walk(e.body, depth + 1));
         break;
+      case "while":
+        use(e.init);
+        this.depthOf.set(e.acc.id, depth + 1);
+        merge(this.walk(e.cond, depth + 1));
+        merge(this.walk(e.body, depth + 1));
+        break;
+      case "custom":
+        use(e.fn);
+        e.rules.forEach((r) => use(r));
+        break;
     }
     this.end.set(e, this.clock++);
     return out;
@@ -259,7 +269,8 @@ class Freshness {
         return both(this.result(e.then, end), this.result(e.else, end));
       }
       case "ifold":
-        return this.ifold(e, at);
+      case "while":
+        return this.loop(e, at);
       case "lam":
         this.expr(e.body);
         return false;
@@ -268,7 +279,7 @@ class Freshness {
     }
   }
 
-  private ifold(e: Ifold, at: number): Fresh {
+  private loop(e: Ifold | While, at: number): Fresh {
     const init = this.passed(e.init, at);
     const end = this.uses.end.get(e) ?? at;
     // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
@@ -278,6 +289,7 @@ class Freshness {
       const sub = new Freshness(this.uses, trial);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
+      if (e.kind === "while") sub.expr(e.cond);
       const out = both(assumed, sub.result(e.body, end));
       if (same(out, assumed)) {
         // Components the body keeps fresh but whose initial value is shared are copied once, on entry.

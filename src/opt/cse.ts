@@ -35,12 +35,14 @@ function key(e: Expr): string | undefined {
       return `b:${atomKey(e.size)}:${exprSize(e)}`;
     case "ifold":
       return `f:${atomKey(e.init)}:${atomKey(e.count)}:${exprSize(e)}`;
+    case "while":
+      return `w:${atomKey(e.init)}:${exprSize(e)}`;
     default:
       return undefined; // lambdas, applications and jvp are left to the inliner and AD
   }
 }
 
-const needsFullCompare = (e: Expr) => e.kind === "if" || e.kind === "build" || e.kind === "ifold";
+const needsFullCompare = (e: Expr) => e.kind === "if" || e.kind === "build" || e.kind === "ifold" || e.kind === "while";
 
 export function eliminateCommonSubexpressions(fn: IrFunction): { fn: IrFunction; replaced: number } {
   const c = new Cse();

@@ -28,6 +28,11 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
     case "app":
     case "jvp":
       return true;
+    case "custom":
+      return false;
+    case "while":
+      // It may not end: never moved where it would not have run.
+      return true;
     case "let":
       return mayFail(e, facts, zero);
     case "prim": {

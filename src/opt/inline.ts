@@ -23,16 +23,32 @@ import type { Pass } from "./pass.js";
 
 export const inlinePass: Pass = {
   name: "inline",
-  run: inlineFunction,
+  run: (fn) => inlineFunction(fn),
 };
 
-export function inlineFunction(fn: IrFunction): IrFunction {
-  const inlined = new Inliner().scope(fn.body);
+/** Inlining that keeps the functions with custom rules: for a primal that reverse mode differentiates next. */
+export const inlineKeepingCustomPass: Pass = {
+  name: "inline-keep-custom",
+  run: (fn) => inlineFunction(fn, { resolveCustom: false }),
+};
+
+export interface InlineOptions {
+  /**
+   * Replace each function with custom derivative rules by its function (default: when no `jvp` node is left, so no
+   * derivative can meet it any more). Reverse mode's first-order primal keeps them (src/ad/custom.ts).
+   */
+  readonly resolveCustom?: boolean;
+}
+
+export function inlineFunction(fn: IrFunction, opts: InlineOptions = {}): IrFunction {
+  const resolve = opts.resolveCustom ?? !someNode(fn.body, (e) => e.kind === "jvp");
+  const inlined = new Inliner(resolve).scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
   // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass checks.
   const pendingJvp = someNode(body, (e) => e.kind === "jvp");
-  if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp) assertFirstOrder(out);
+  if (resolve && !fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp)
+    assertFirstOrder(out);
   return out;
 }
 
@@ -50,6 +66,8 @@ function assertFirstOrder(fn: IrFunction): void {
 }
 
 class Inliner {
+  constructor(private readonly resolveCustom: boolean) {}
+
   /** Let-bound variable -> its inlined right-hand side (never a let). */
   private readonly defs = new Map<number, Expr>();
   /** Variables bound to atoms, replaced by those atoms. */
@@ -95,6 +113,13 @@ class Inliner {
       }
       case "app":
         return this.apply(this.atom(e.fn), this.atom(e.arg), b);
+      case "custom":
+        if (this.resolveCustom) return this.atom(e.fn);
+        return mapNode(
+          e,
+          (a) => this.atom(a),
+          (body) => this.scope(body),
+        );
       default:
         return mapNode(
           e,

@@ -145,6 +145,10 @@ class Scan {
       case "build":
       case "ifold":
         return this.walk(e.body, e);
+      case "while":
+        // No index: nothing in it is a function of one. Its lets count as bound in no loop of the scan.
+        this.walk(e.cond, null);
+        return this.walk(e.body, null);
       default:
         return;
     }

@@ -55,7 +55,7 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
       defs.set(n.v.id, n.rhs);
     }
     if (n.kind === "build" || n.kind === "ifold") bound.add(n.index.id);
-    if (n.kind === "ifold") bound.add(n.acc.id);
+    if (n.kind === "ifold" || n.kind === "while") bound.add(n.acc.id);
     if (n.kind === "lam") bound.add(n.param.id);
   });
   const isIndex = (a: Atom): boolean => {

@@ -25,7 +25,7 @@ import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
 import { keepTransposedView } from "./transposed-view.js";
 
-const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold" || n.kind === "while");
 /** An element costing a transcendental is not recomputed at each of several reads (../materialise.ts shares it). */
 const hasTranscendental = (e: Expr) => someNode(e, (n) => n.kind === "prim" && isTranscendental(n.op));
 
