@@ -12,6 +12,7 @@
 // naming them can be read with a stale meaning: an ifold's state at the end of its body, an if result inside its
 // branches before it is bound, a build's buffers and records before the build's value is bound.
 
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { arrayOf, type Type } from "../types/types.js";
@@ -173,7 +174,9 @@ export class Emitter {
   checkCount(n: string, what: "build size" | "ifold count", span: Span | undefined): void {
     if (isNonNegativeIntLiteral(n) || this.dimensions.has(n) || this.loopBounds.has(n)) return;
     const at = this.spanRef(span);
-    this.failIf(`${n} < 0`, [n], ([count]) => `$rt.negativeCount("${what}", ${count}, ${at})`);
+    // A build's size is also checked against the array limit (../runtime/limits.ts) before anything is allocated.
+    const test = what === "build size" ? `${n} < 0 || ${n} > ${MAX_ARRAY_ELEMENTS}` : `${n} < 0`;
+    this.failIf(test, [n], ([count]) => `$rt.badCount("${what}", ${count}, ${at})`);
   }
 
   /** `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays). */
@@ -237,6 +240,18 @@ export class Emitter {
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
     const args = e.args.map((a) => this.atom(a)[0]!);
+    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+      // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
+      const t = args[e.tangent]!;
+      const plain = rule.js(
+        args,
+        e.args.map((a) => a.type),
+        this.spanRef(e.span),
+      );
+      const known = e.args[e.tangent]!.kind === "lit";
+      this.out.line(`const ${base} = ${!known ? `${t} === 0 ? 0 : ${plain}` : Number(t) === 0 ? "0" : plain};`);
+      return [base];
+    }
     this.out.line(
       `const ${base} = ${rule.js(
         args,

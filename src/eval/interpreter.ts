@@ -14,6 +14,7 @@
 import type { Span } from "../syntax/source.js";
 import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
+import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { negativeLoopCount, stackValues } from "../runtime/stack.js";
 import { tuple, type FunValue, type Value } from "../runtime/value.js";
 
@@ -61,6 +62,8 @@ function evalExpr(e: Expr, env: Env): Value {
     }
     case "prim": {
       const args = e.args.map((a) => evalAtom(a, env));
+      // A zero tangent is a symbolic zero (Prim.tangent): its product or quotient is 0 whatever the other operand.
+      if (e.tangent !== undefined && (e.op === "mul" || e.op === "div") && args[e.tangent] === 0) return 0;
       return PRIMS[e.op].evaluate(
         args,
         e.args.map((a) => a.type),
@@ -140,6 +143,7 @@ function evalIfold(e: Ifold, env: Env): Value {
 function loopCount(v: Value, what: "build size" | "ifold count", span: Span | undefined): number {
   if (typeof v !== "number" || !Number.isInteger(v)) throw new Error(`interpreter: ${what} is not an Index`);
   if (v < 0) negativeLoopCount(what, v, span);
+  if (what === "build size" && v > MAX_ARRAY_ELEMENTS) arrayTooLarge("a build", v, span);
   return v;
 }
 

@@ -132,8 +132,17 @@ class Lowering {
         if (global) return this.specialise(global, this.typeOfNode(e), e.span);
         return this.builtinValue(e, blk);
       }
-      case "num":
-        return lit(e.value, this.typeOfNode(e).k === "int" ? INT : DOUBLE);
+      case "num": {
+        const isIndex = this.typeOfNode(e).k === "int";
+        // Index arithmetic is 32-bit: a larger literal cannot be one (compiled code and the interpreter would differ).
+        if (isIndex && !(Number.isInteger(e.value) && Math.abs(e.value) <= 2 ** 31 - 1))
+          fail("type", `the integer literal ${e.value} does not fit in an Index (32-bit)`, e.span, {
+            expected: `an integer from -${2 ** 31 - 1} to ${2 ** 31 - 1}`,
+            found: String(e.value),
+            hint: `a Double is meant? write \`${e.value}.\``,
+          });
+        return lit(e.value, isIndex ? INT : DOUBLE);
+      }
       case "bool":
         return lit(e.value, BOOL);
       case "lam":

@@ -133,6 +133,8 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
 }
 
 function describeArray(xs: readonly unknown[], expected: MType | undefined, where: Where, path: string): Tree {
+  // A sparse array (`[1, , 3]`): array methods skip its holes, so a hole is refused here, where it can be named.
+  for (let i = 0; i < xs.length; i++) if (!(i in xs)) return cannotPass(undefined, where, `${path}[${i}]`);
   if (expected?.k === "tuple" && xs.length === expected.elems.length)
     return { k: "tuple", elems: xs.map((x, i) => describe(x, expected.elems[i], where, `${path}[${i}]`)) };
   const elemHint = expected?.k === "array" ? expected.elem : undefined;

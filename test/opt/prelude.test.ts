@@ -83,8 +83,9 @@ describe("prelude programs after inline + simplify", () => {
     expect(printIr(out)).toMatchInlineSnapshot(`
       "let logsumexp (v: Vector) =
         let t = length v in
-        let m = stopGradient (ifold (fun m_2 i -> max m_2 v[i]) v[0] t) in
-        m + log (ifold (fun s i_2 -> s + exp (v[i_2] - m)) 0. t)"
+        let mx = ifold (fun m i -> max m v[i]) v[0] t in
+        let m_2 = stopGradient (if mx - mx = 0. then mx else 0.) in
+        m_2 + log (ifold (fun s i_2 -> s + exp (v[i_2] - m_2)) 0. t)"
     `);
     const m = Math.max(...a);
     let s = 0;
