@@ -13,7 +13,8 @@
 // first-order, no lambda or application may remain: one that does is a compiler bug and is reported as such.
 
 import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
-import { mapNode, someNode } from "../ir/free.js";
+import { exprSize, mapNode, someNode } from "../ir/free.js";
+import { fail } from "../syntax/diagnostics.js";
 import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
@@ -21,13 +22,16 @@ import { containsFun } from "../types/types.js";
 import { removeDeadLets } from "./dce.js";
 import type { Pass } from "./pass.js";
 
+/** The most IR nodes inlining may copy in one function (issue 15: a size guard rather than running out of memory). */
+export const MAX_INLINED_NODES = 20_000_000;
+
 export const inlinePass: Pass = {
   name: "inline",
-  run: inlineFunction,
+  run: (fn) => inlineFunction(fn),
 };
 
-export function inlineFunction(fn: IrFunction): IrFunction {
-  const inlined = new Inliner().scope(fn.body);
+export function inlineFunction(fn: IrFunction, maxCopied = MAX_INLINED_NODES): IrFunction {
+  const inlined = new Inliner(maxCopied).scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
   // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass checks.
@@ -50,6 +54,8 @@ function assertFirstOrder(fn: IrFunction): void {
 }
 
 class Inliner {
+  constructor(private readonly maxCopied: number) {}
+
   /** Let-bound variable -> its inlined right-hand side (never a let). */
   private readonly defs = new Map<number, Expr>();
   /** Variables bound to atoms, replaced by those atoms. */
@@ -95,6 +101,13 @@ class Inliner {
       }
       case "app":
         return this.apply(this.atom(e.fn), this.atom(e.arg), b);
+      case "lam": {
+        // (issue 15) A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has
+        // applied, already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain
+        // of higher-order helpers (g_i k x = g_{i-1} k x + 1) would double in size per level.
+        const body = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type)).expr;
+        return { ...e, body };
+      }
       default:
         return mapNode(
           e,
@@ -106,10 +119,29 @@ class Inliner {
 
   private apply(fn: Atom, arg: Atom, b: AnfBuilder): Expr {
     const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
-    if (def?.kind === "lam") return this.into(copyFresh(def.body, new Map([[def.param.id, arg]])), b);
+    if (def?.kind === "lam") {
+      this.guardSize(def.body);
+      return this.into(copyFresh(def.body, new Map([[def.param.id, arg]])), b);
+    }
     if (def?.kind === "if") return this.pushInto(def, (f) => mkApp(f, arg));
     // Not known here: the parameter of a lambda being inlined at its definition. Its copies resolve it.
     return mkApp(fn, arg);
+  }
+
+  /** Nodes copied by beta-reduction so far: a program whose inlining would exceed the limit is refused, not run away. */
+  private copied = 0;
+
+  private guardSize(body: Expr): void {
+    this.copied += exprSize(body);
+    if (this.copied > this.maxCopied)
+      fail(
+        "unsupported",
+        `the program is too large once its functions are inlined (over ${this.maxCopied} nodes)`,
+        undefined,
+        {
+          hint: "every call of a function is compiled as a copy of its body: call large functions fewer times, or from a loop",
+        },
+      );
   }
 
   /** A function-typed component of a tuple. */
