@@ -211,7 +211,13 @@ export class Emitter {
     if (e.op === "sameSize") {
       const [n, m] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
       const at = this.spanRef(e.span);
-      if (n !== m) this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
+      if (n !== m) {
+        this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
+        // Past the check the two are equal: a loop up to n reads an array of length m in range (the prelude's shape
+        // checks then cost one comparison, and no bounds check in the loop).
+        this.equalSizes.set(`${n} ${m}`, this.out.scope);
+        this.equalSizes.set(`${m} ${n}`, this.out.scope);
+      }
       return [n];
     }
     if (e.op === "field") {
@@ -313,6 +319,14 @@ export class Emitter {
   /** Bounds checks already made, with the block they were made in (they hold while it is open: CodeWriter.isOpen). */
   private readonly checked = new Map<string, number>();
 
+  /** Sizes `sameSize` has checked equal, in a scope still open (see boundsCheck). */
+  private readonly equalSizes = new Map<string, number>();
+
+  private provedEqual(n: string, m: string): boolean {
+    const scope = this.equalSizes.get(`${n} ${m}`);
+    return scope !== undefined && this.out.isOpen(scope);
+  }
+
   boundsCheck(i: string, length: string, span: Span | undefined): void {
     // The same check earlier in the same run passed (a failed check leaves the function), so it holds here too.
     const key = `${i} ${length}`;
@@ -322,7 +336,7 @@ export class Emitter {
     const bound = this.loopBounds.get(i);
     // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
     for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++)
-      if (b === length) return;
+      if (b === length || this.provedEqual(b, length)) return;
     const fails =
       bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
     const at = this.spanRef(span);

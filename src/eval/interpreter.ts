@@ -11,6 +11,7 @@
 // Loops (build, ifold) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
 // with the number of iterations or the length of a let chain.
 
+import { SmoothError } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
@@ -94,7 +95,13 @@ function evalExpr(e: Expr, env: Env): Value {
     case "app": {
       const f = evalAtom(e.fn, env);
       if (typeof f !== "object" || f.tag !== "fun") throw new Error("interpreter: application of a non-function");
-      return f.apply(evalAtom(e.arg, env));
+      if (e.span === undefined) return f.apply(evalAtom(e.arg, env));
+      try {
+        return f.apply(evalAtom(e.arg, env));
+      } catch (err) {
+        // An error inside a prelude function is reported at the user's call too (as inlining does for compiled code).
+        throw err instanceof SmoothError ? err.calledFrom(e.span) : err;
+      }
     }
     case "if": {
       // Lazy: only the taken branch runs (the other may, say, index out of range).

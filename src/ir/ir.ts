@@ -71,6 +71,8 @@ export interface App {
   readonly fn: Atom;
   readonly arg: Atom;
   readonly type: Type;
+  /** Where the user wrote the call: an error inside an inlined prelude function is reported there (Span.caller). */
+  readonly span?: Span;
 }
 export interface If {
   readonly kind: "if";

@@ -314,7 +314,8 @@ class Lowering {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
       const arg = this.coerce(this.expr(spine[next]!.arg, env, blk), ft.param, blk);
-      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result });
+      const span = spine[spine.length - 1]!.span; // the whole call, for each of its curried applications
+      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result, span });
     }
     return acc;
   }

@@ -15,6 +15,7 @@
 import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
 import { exprSize, mapNode, someNode } from "../ir/free.js";
 import { fail } from "../syntax/diagnostics.js";
+import { calledFrom, inPrelude, type Span } from "../syntax/source.js";
 import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
@@ -100,7 +101,7 @@ class Inliner {
         return containsFun(node.type) ? this.project(node.index, node.arg) : node;
       }
       case "app":
-        return this.apply(this.atom(e.fn), this.atom(e.arg), b);
+        return this.apply(this.atom(e.fn), this.atom(e.arg), b, e.span);
       case "lam": {
         // (issue 15) A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has
         // applied, already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain
@@ -117,11 +118,12 @@ class Inliner {
     }
   }
 
-  private apply(fn: Atom, arg: Atom, b: AnfBuilder): Expr {
+  private apply(fn: Atom, arg: Atom, b: AnfBuilder, span?: Span): Expr {
     const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
     if (def?.kind === "lam") {
       this.guardSize(def.body);
-      return this.into(copyFresh(def.body, new Map([[def.param.id, arg]])), b);
+      const copy = copyFresh(def.body, new Map([[def.param.id, arg]]));
+      return this.into(span === undefined || inPrelude(span) ? copy : withCaller(copy, span), b);
     }
     if (def?.kind === "if") return this.pushInto(def, (f) => mkApp(f, arg));
     // Not known here: the parameter of a lambda being inlined at its definition. Its copies resolve it.
@@ -160,4 +162,39 @@ class Inliner {
     };
     return mkIf(cond.cond, branch(cond.then), branch(cond.else));
   }
+}
+
+/**
+ * `e` with the user's call `caller` recorded on the spans it has from the prelude (Span.caller): an error the inlined
+ * prelude code raises is then reported where the user called it, as the interpreter reports it.
+ */
+function withCaller(e: Expr, caller: Span): Expr {
+  const scope = (x: Expr): Expr => {
+    if (x.kind === "let") {
+      const lets: { v: Var; rhs: Expr }[] = [];
+      let tail: Expr = x;
+      for (; tail.kind === "let"; tail = tail.body) lets.push({ v: tail.v, rhs: node(tail.rhs) });
+      return lets.reduceRight<Expr>((body, l) => mkLet(l.v, l.rhs, body), node(tail));
+    }
+    return node(x);
+  };
+  const node = (x: Expr): Expr => {
+    switch (x.kind) {
+      case "prim":
+      case "app":
+        return x.span === undefined ? x : { ...x, span: calledFrom(x.span, caller) };
+      case "build":
+      case "ifold": {
+        const body = scope(x.body);
+        return { ...x, body, ...(x.span === undefined ? {} : { span: calledFrom(x.span, caller) }) };
+      }
+      case "lam":
+        return { ...x, body: scope(x.body) };
+      case "if":
+        return { ...x, then: scope(x.then), else: scope(x.else) };
+      default:
+        return x;
+    }
+  };
+  return scope(e);
 }

@@ -68,7 +68,7 @@ describe("prelude programs after inline + simplify", () => {
     const out = optimise(fn);
     expect(printIr(out)).toMatchInlineSnapshot(`
       "let vectorDot (v1: Vector) (v2: Vector) =
-        ifold (fun s i -> s + v1[i] * v2[i]) 0. (length v1)"
+        ifold (fun s i -> s + v1[i] * v2[i]) 0. (sameSize (length v1) (length v2))"
     `);
     let dot = 0;
     for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
@@ -122,7 +122,7 @@ describe("prelude programs after inline + simplify", () => {
           let t_4 = length m1[0] in
           build t (fun j_2 ->
             let t_5 = m2T[j_2] in
-            ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. t_4))"
+            ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. (sameSize t_4 t_2)))"
     `);
     const x = [
       [1, 2, 3],
