@@ -11,7 +11,10 @@ import { isScalar, type Type } from "../types/types.js";
 
 const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"]);
 
-/** Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it costs about as much as recomputing it). */
+/**
+ * Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it
+ * costs about as much as recomputing it).
+ */
 export function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
@@ -112,7 +115,9 @@ export function forwardOrder(body: Expr, k: Var): Expr {
   );
 }
 
-/** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */
+/**
+ * Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error).
+ */
 export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
 }

@@ -199,7 +199,10 @@ export class Arena {
     );
   }
 
-  /** Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation (n = 0 or large). */
+  /**
+   * Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation (n = 0 or
+   * large).
+   */
   private place(bytes: number, n: number): boolean {
     if (n > MAX_ARRAY_ELEMENTS) arrayTooLarge("an array", n, undefined);
     if (!(n > 0) || bytes > LARGE_BYTES) return false;

@@ -45,7 +45,9 @@ interface Level {
   readonly lets: readonly Let[];
 }
 
-/** The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`. */
+/**
+ * The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`.
+ */
 function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
   const lets: Let[] = [];
   let e = body;
@@ -112,7 +114,9 @@ function copyOf(b: Build): Prim | undefined {
     : undefined;
 }
 
-/** A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would. */
+/**
+ * A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would.
+ */
 function emitCopy(em: Emitter, b: Build, get: Prim, base: string): Slots {
   const n = em.atom(b.size)[0]!;
   em.checkCount(n, "build size", b.span);

@@ -152,7 +152,8 @@ export class Emitter {
   /**
    * `if (failed)` raise an error. The error is not raised where the check is: the check saves the error site's
    * number in `$ek` and the numbers the message needs (`values`) in the locals `$e0`, `$e1`, ..., and leaves the whole
-   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that throws,
+   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that
+   * throws,
    * placed after the body. A call, or even an array literal, on the failure path of a check in a hot loop makes V8
    * compile the loop up to three times slower, though that path never runs; storing numbers and a `break` do not.
    */
@@ -179,7 +180,9 @@ export class Emitter {
     this.failIf(test, [n], ([count]) => `$rt.badCount("${what}", ${count}, ${at})`);
   }
 
-  /** `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays). */
+  /**
+   * `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays).
+   */
   declareMutable(names: Slots, t: Type, inits?: Slots, positions?: readonly number[]): void {
     const defaults = defaultSlots(t);
     const parts = names.map((n, i) => `${n} = ${inits ? inits[i] : defaults[positions ? positions[i]! : i]}`);

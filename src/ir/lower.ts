@@ -271,7 +271,9 @@ class Lowering {
     return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
   }
 
-  /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
+  /**
+   * A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double.
+   */
   private numericPrim(
     op: PrimName,
     a: Atom,
@@ -322,7 +324,8 @@ class Lowering {
 
   /**
    * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
-   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
+   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already
+   * lowered.
    */
   private saturated(
     b: Builtin,
@@ -385,7 +388,8 @@ class Lowering {
   }
 
   /**
-   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot tangents,
+   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
+   * tangents,
    * vectorised over the positions of x (a build for a Vector, two for a Matrix; none for a Double).
    */
   private seeded(f: Atom, x: Atom, blk: AnfBuilder, name: string, span: Span): Atom {
@@ -456,7 +460,10 @@ class Lowering {
     );
   }
 
-  /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
+  /**
+   * `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables
+   * are constants.
+   */
   private deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
     const x = this.expr(e.arg, env, blk, "x");

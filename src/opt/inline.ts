@@ -35,7 +35,8 @@ export function inlineFunction(fn: IrFunction, maxCopied = MAX_INLINED_NODES): I
   const inlined = new Inliner(maxCopied).scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
-  // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass checks.
+  // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass
+  // checks.
   const pendingJvp = someNode(body, (e) => e.kind === "jvp");
   if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp) assertFirstOrder(out);
   return out;
@@ -130,7 +131,9 @@ class Inliner {
     return mkApp(fn, arg);
   }
 
-  /** Nodes copied by beta-reduction so far: a program whose inlining would exceed the limit is refused, not run away. */
+  /**
+   * Nodes copied by beta-reduction so far: a program whose inlining would exceed the limit is refused, not run away.
+   */
   private copied = 0;
 
   private guardSize(body: Expr): void {

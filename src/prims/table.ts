@@ -266,7 +266,8 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: "array-structural",
   },
   // The bounds check of `get` on its own: pull-array fusion turns `(build n f)[j]` into `f (checkIndex j n)`, so the
-  // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's check.
+  // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's
+  // check.
   checkIndex: {
     derivative: D.NO_TANGENT,
     fallible: true,

@@ -61,7 +61,9 @@ class Scope {
     private readonly vars: Pick<ReadonlyMap<string, Binding>, "get" | "keys">,
     private readonly parent?: Scope,
   ) {}
-  /** The top-level definitions seen so far, as a view of `latest` (not a copy: checking stays linear in their number). */
+  /**
+   * The top-level definitions seen so far, as a view of `latest` (not a copy: checking stays linear in their number).
+   */
   static globals(latest: ReadonlyMap<string, CheckedDef>): Scope {
     return new Scope({
       get: (name) => {

@@ -148,7 +148,8 @@ describe("licm", () => {
         "  build m (fun i_2 -> s + w[i_2])",
       ].join("\n"),
     );
-    expect(runFunction(out, [vec([1, 2, 3]), vec([])])).toEqual(runFunction(fn, [vec([1, 2, 3]), vec([])])); // no error: no iteration
+    // no error: no iteration
+    expect(runFunction(out, [vec([1, 2, 3]), vec([])])).toEqual(runFunction(fn, [vec([1, 2, 3]), vec([])]));
   });
 
   test("nothing leaves a conditional's branch: a loop inside one hoists to the start of the branch", () => {
