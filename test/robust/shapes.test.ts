@@ -31,10 +31,44 @@ function error(f: () => unknown): SmoothError {
 
 describe("shape preconditions of the prelude, reported at the user's call", () => {
   test.each<[string, unknown[], string]>([
-    ["dot", [[1, 2], [1, 2, 3]], "user.smooth:1:42"],
-    ["add", [[1, 2], [1, 2, 3]], "user.smooth:2:42"],
-    ["mm", [[[1, 2], [3, 4]], [[1], [2], [3]]], "user.smooth:3:41"],
-    ["madd", [[[1, 2]], [[1, 2], [3, 4]]], "user.smooth:4:43"],
+    [
+      "dot",
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      "user.smooth:1:42",
+    ],
+    [
+      "add",
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      "user.smooth:2:42",
+    ],
+    [
+      "mm",
+      [
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [[1], [2], [3]],
+      ],
+      "user.smooth:3:41",
+    ],
+    [
+      "madd",
+      [
+        [[1, 2]],
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ],
+      "user.smooth:4:43",
+    ],
     ["zip", [[1], [1, 2]], "user.smooth:5:42"],
   ])("%s %j", (name, args, at) => {
     const messages = ENGINES.map((engine) => {
@@ -49,7 +83,10 @@ describe("shape preconditions of the prelude, reported at the user's call", () =
 
   test("a gradient of a mismatched call fails the same way (it used to go along)", () => {
     for (const engine of ENGINES) {
-      const argTypes = p.argTypesFromJson("dot", [[1, 2], [1, 2, 3]]);
+      const argTypes = p.argTypesFromJson("dot", [
+        [1, 2],
+        [1, 2, 3],
+      ]);
       const grad = p.derivative("dot", argTypes, [0, 1], engine, undefined, "value-gradient");
       const e = error(() => grad.run([vec([1, 2]), vec([1, 2, 3])]));
       expect(e.headline).toMatch(/^user\.smooth:1:42: shape error: the sizes 2 and 3 differ/);
