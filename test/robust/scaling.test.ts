@@ -1,10 +1,12 @@
 // Passes that grew faster than the program (issue 15 item 2), as regression tests on sizes, never on time: the inliner
 // on a chain of higher-order helpers (it doubled its work per level), the checker on many definitions (each copied
-// all the earlier ones), and the inliner's size guard.
+// all the earlier ones), the inliner's size guard, and the interpreter's reverse mode (it copied the adjoint array at
+// every step of a sum's gradient: quadratic).
 
 import { describe, expect, test } from "vitest";
 import { loadProgram } from "../../src/api/program.js";
 import { lowerEntry } from "../../src/ir/lower.js";
+import { ownership } from "../../src/codegen/ownership.js";
 import { inlineFunction } from "../../src/opt/inline.js";
 import { runPipeline } from "../../src/opt/pass.js";
 import { PASSES } from "../../src/opt/pipeline.js";
@@ -53,5 +55,19 @@ describe("the checker", () => {
     const p = loadProgram({ name: "defs.smooth", text: lines.join("\n") });
     expect(p.checked.defs.length).toBeGreaterThan(20_000);
     expect(p.runJson("main", [1], "js")).toBe(20_000);
+  });
+});
+
+describe("the interpreter's reverse mode", () => {
+  test("a sum's gradient at n = 10^5 accumulates in place (the updates the ownership analysis allows)", () => {
+    const p = loadProgram({ name: "sum.smooth", text: "let f = fun (v: Vector) -> vectorSum v" });
+    const n = 100_000;
+    const v = Array.from({ length: n }, (_, i) => i % 7);
+    const argTypes = p.argTypesFromJson("f", [v]);
+    const spec = p.derivative("f", argTypes, [0], "interp", undefined, "gradient");
+    // The program the interpreter runs is first-order, and its adjoint accumulation is an in-place update.
+    expect(ownership(spec.lowered).inPlace.size).toBeGreaterThan(0);
+    const grad = spec.run([{ tag: "dense", elemKind: "double", shape: [n], data: Float64Array.from(v) }]);
+    expect(typeof grad === "object" && grad.tag === "dense" && grad.data.every((x) => x === 1)).toBe(true);
   });
 });
