@@ -88,7 +88,7 @@ describe("the GradBench tool", () => {
       tool.respond(JSON.stringify({ id: 1, kind: "evaluate", module: "llsq", function: "gradient", input })),
     ) as { success?: boolean; error?: string };
     expect(reply.success).toBe(false);
-    expect(reply.error).toContain("`n` must be an integer from 2 to");
+    expect(reply.error).toContain("`n` (with 2 coefficients in `x`) must be an integer from 2 to 22369621");
   });
 
   test("a reader that stops early ends the tool quietly (EPIPE), as `node dist/gradbench/main.js` too", () => {

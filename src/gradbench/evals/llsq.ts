@@ -18,7 +18,11 @@ export const llsqEval = (): EvalModule =>
     },
     args(_fn, input) {
       const { x, n } = inputObject(input, ["x", "n"]);
-      // t_i = -1 + 2i/(n-1) needs n >= 2; a gradient stores per iteration, so n is bounded up front like an array.
-      return [toValue(x, VECTOR, "the input's `x`"), integerIn(n, "the input's `n`", 2, MAX_ARRAY_ELEMENTS)];
+      const xs = toValue(x, VECTOR, "the input's `x`");
+      const m = typeof xs === "object" && xs.tag === "dense" ? xs.shape[0]! : 0;
+      // t_i = -1 + 2i/(n-1) needs n >= 2. The compiled gradient keeps each point's inner tape (m + 1 Doubles) until
+      // the call ends (ARCHITECTURE.md, reverse-mode memory), so n (m + 1) is bounded up front like one array.
+      const maxN = Math.max(2, Math.floor(MAX_ARRAY_ELEMENTS / (m + 1)));
+      return [xs, integerIn(n, `the input's \`n\` (with ${m} coefficients in \`x\`)`, 2, maxN)];
     },
   });
