@@ -271,7 +271,11 @@ class Forward {
       a.kind === "lit" ? [a, ZERO] : a.type.k === "double" ? this.split(this.atom(a, b), b) : [this.atom(a, b), ZERO],
     );
     const primals = parts.map(([p]) => p);
-    const y = b.prim(e.op, primals, name, e.span);
+    // A tangent operation of an inner derivative keeps its symbolic-zero semantics as a primal of this one.
+    const y =
+      e.tangent === undefined
+        ? b.prim(e.op, primals, name, e.span)
+        : b.bind(name, { ...mkPrim(e.op, primals, e.span), tangent: e.tangent });
     if (e.type.k !== "double") return y; // an Index or Bool result: no tangent
     const tangents = parts.map(([, t]) => t);
     const tname = `d${name}`;
@@ -293,7 +297,7 @@ class Forward {
         const terms = rule.partials.flatMap((p, i) =>
           isZero(tangents[i]!) ? [] : [this.term(p, primals, y, tangents[i]!, b, tname)],
         );
-        return this.pair(y, sumTerms(terms, b, tname), b, name);
+        return this.pair(y, sumTerms(terms, b, tname, true), b, name);
       }
       case "no-tangent":
         throw new Error(`forward: ${e.op} has a Double result but no tangent rule`);
@@ -309,12 +313,12 @@ class Forward {
     b: AnfBuilder,
     name: string,
   ): { term: Atom; negate: boolean } {
-    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name);
+    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name, true);
     const term = b.if(
       b.prim("eq", [t, ZERO], "still"),
       () => ZERO,
       (bb) => {
-        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name);
+        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name, true);
         return s.negate ? bb.prim("neg", [s.term], name) : s.term;
       },
       name,

@@ -244,11 +244,13 @@ export function prepareIfold(
     const elem = tape.type.k === "array" ? tape.type.elem : tape.type;
     // An array state's tape is allocated by recording entry 0 (no copies of the initial state in the others).
     if (!isScalar(elem)) return b.prim("record", [emptyTape(b, elem), litIndex(0), first, entries], "tape0");
-    return b.prim("setAt", [b.build(entries, () => zeroScalar(elem), "tape0"), litIndex(0), first], "tape0");
+    // Located at the user's loop: a count too large for a tape (2^31 - 1 wraps to a negative size) is reported there.
+    const zeros = b.build(entries, () => zeroScalar(elem), "tape0", "i", e.span);
+    return b.prim("setAt", [zeros, litIndex(0), first], "tape0");
   });
   const residual0 = residuals.map((r) =>
     isScalar(r.copy.type)
-      ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`)
+      ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`, "i", e.span)
       : emptyTape(b, r.copy.type),
   );
   // The undo log: per iteration, the position and the element each update overwrote.

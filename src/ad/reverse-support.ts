@@ -10,7 +10,10 @@ import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS } from "../prims/table.js";
 import { isScalar, type Type } from "../types/types.js";
 
-/** Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it costs about as much as recomputing it). */
+/**
+ * Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it
+ * costs about as much as recomputing it).
+ */
 export function costly(rhs: Expr): boolean {
   if (rhs.kind === "prim") return PRIMS[rhs.op].cost === "transcendental" && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
@@ -111,7 +114,9 @@ export function forwardOrder(body: Expr, k: Var): Expr {
   );
 }
 
-/** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */
+/**
+ * Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error).
+ */
 export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
 }

@@ -381,7 +381,9 @@ export class Reverse {
     }
   }
 
-  /** The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root. */
+  /**
+   * The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root.
+   */
   targetsOf(exprs: readonly Expr[], bound: readonly Var[] = []): Var[] {
     const out = new Map<number, Var>();
     for (const e of exprs)

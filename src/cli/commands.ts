@@ -1,7 +1,6 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
 import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
@@ -30,23 +29,20 @@ import type { Type } from "../types/types.js";
 
 function readSource(path: string): SourceFile {
   try {
-    return { name: path, text: readFileSync(path, "utf8") };
+    // Standard input by file descriptor: `/dev/stdin` cannot be opened by name when it is a socket.
+    const fromStdin = path === "-" || path === "/dev/stdin";
+    return { name: fromStdin ? "<stdin>" : path, text: readFileSync(fromStdin ? 0 : path, "utf8") };
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
     return fail("argument", `cannot read ${path}: ${why}`);
   }
 }
 
-/** The prelude file itself is loaded without a second copy of the prelude. */
+/** The prelude file itself is loaded without a second copy of the prelude. FILE is read once (it may be a pipe). */
 function load(path: string, prelude: boolean): SmoothProgram {
-  const isPrelude = (() => {
-    try {
-      return readFileSync(resolve(path), "utf8") === preludeFile().text;
-    } catch {
-      return false;
-    }
-  })();
-  return loadProgram(readSource(path), { prelude: prelude && !isPrelude });
+  const source = readSource(path);
+  const isPrelude = source.text === preludeFile().text;
+  return loadProgram(source, { prelude: prelude && !isPrelude });
 }
 
 function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | undefined {

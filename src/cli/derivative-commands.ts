@@ -1,4 +1,5 @@
-// `smooth grad`, `smooth jacobian`, `smooth hessian`, and the derivative programs shown by `smooth show` / `smooth dev`.
+// `smooth grad`, `smooth jacobian`, `smooth hessian`, and the derivative programs shown by `smooth show` / `smooth
+// dev`.
 //
 // Output formats: grad prints {"value": v, "gradient": [g0, g1, ...]} with one entry per argument (the argument's
 // shape; null for an Index or Bool argument, or one not selected by --wrt); jacobian prints

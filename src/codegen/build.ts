@@ -48,7 +48,9 @@ export function sliceOf(k: ScalarKind, data: string, from: string, to: string): 
   return `$a.slice${ARENA_KIND[k]}(${data}, ${from}, ${to})`;
 }
 
-/** A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would. */
+/**
+ * A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would.
+ */
 function emitCopy(em: Emitter, b: Build, get: Prim, base: string): Slots {
   const n = em.atom(b.size)[0]!;
   em.checkCount(n, "build size", b.span);

@@ -12,6 +12,7 @@
 // naming them can be read with a stale meaning: an ifold's state at the end of its body, an if result inside its
 // branches before it is bound, a build's buffers and records before the build's value is bound.
 
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
@@ -39,7 +40,7 @@ export class Emitter {
   readonly types: Type[] = [];
   private readonly env = new Map<number, Slots>();
   /** What is known of Index slots: loop ranges, dimensions, checks made (src/lowering/bounds.ts). */
-  private readonly bounds: BoundsFacts;
+  readonly bounds: BoundsFacts;
   private temps = 0;
   private readonly errorSites: string[] = [];
   /** How many `$e` locals failing checks need. */
@@ -159,7 +160,8 @@ export class Emitter {
   /**
    * `if (failed)` raise an error. The error is not raised where the check is: the check saves the error site's
    * number in `$ek` and the numbers the message needs (`values`) in the locals `$e0`, `$e1`, ..., and leaves the whole
-   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that throws,
+   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that
+   * throws,
    * placed after the body. A call, or even an array literal, on the failure path of a check in a hot loop makes V8
    * compile the loop up to three times slower, though that path never runs; storing numbers and a `break` do not.
    */
@@ -181,10 +183,14 @@ export class Emitter {
   checkCount(n: string, what: "build size" | "ifold count", span: Span | undefined): void {
     if (this.bounds.nonNegative(n)) return;
     const at = this.spanRef(span);
-    this.failIf(`${n} < 0`, [n], ([count]) => `$rt.negativeCount("${what}", ${count}, ${at})`);
+    // A build's size is also checked against the array limit (../runtime/limits.ts) before anything is allocated.
+    const test = what === "build size" ? `${n} < 0 || ${n} > ${MAX_ARRAY_ELEMENTS}` : `${n} < 0`;
+    this.failIf(test, [n], ([count]) => `$rt.badCount("${what}", ${count}, ${at})`);
   }
 
-  /** `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays). */
+  /**
+   * `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays).
+   */
   declareMutable(names: Slots, t: Type, inits?: Slots, positions?: readonly number[]): void {
     const defaults = defaultSlots(t);
     const parts = names.map((n, i) => `${n} = ${inits ? inits[i] : defaults[positions ? positions[i]! : i]}`);
@@ -211,6 +217,18 @@ export class Emitter {
     if ("slots" in lowering) return lowering.slots(this, e, base);
     this.learnRange(e, base);
     const args = e.args.map((a) => this.atom(a)[0]!);
+    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+      // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
+      const t = args[e.tangent]!;
+      const plain = lowering.expr(
+        args,
+        e.args.map((a) => a.type),
+        this.spanRef(e.span),
+      );
+      const known = e.args[e.tangent]!.kind === "lit";
+      this.out.line(`const ${base} = ${!known ? `${t} === 0 ? 0 : ${plain}` : Number(t) === 0 ? "0" : plain};`);
+      return [base];
+    }
     this.out.line(
       `const ${base} = ${lowering.expr(
         args,

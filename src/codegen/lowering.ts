@@ -100,7 +100,10 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
     slots: (em, e) => {
       const [n, m] = e.args.map((a) => em.atom(a)[0]!) as [string, string];
       const at = em.spanRef(e.span);
-      if (n !== m) em.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
+      if (n !== m) {
+        em.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
+        em.bounds.equalSizes(n, m);
+      }
       return [n];
     },
   },

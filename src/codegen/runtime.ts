@@ -2,6 +2,7 @@
 // build's buffer); the rest convert arguments and results, or raise the errors the interpreter raises, with the same
 // kinds, messages and spans (the spans come from the closure array `$spans`, never from program text).
 
+import { arrayTooLarge } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
@@ -80,7 +81,8 @@ export const RUNTIME = {
   intPow,
   indexOutOfRange,
   sizesDiffer,
-  negativeCount: negativeLoopCount,
+  badCount: (what: "build size" | "ifold count", n: number, span: Span | undefined): never =>
+    n < 0 ? negativeLoopCount(what, n, span) : arrayTooLarge("a build", n, span),
   irregular,
   noError: (): never => {
     throw new Error("compiled code left its body without a result or an error");

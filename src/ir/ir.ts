@@ -41,6 +41,13 @@ export interface Prim {
   readonly type: Type;
   /** Where the user wrote it: used by runtime errors (an index out of range). */
   readonly span?: Span;
+  /**
+   * Set on the arithmetic forward mode writes for tangents (src/ad/derivatives.ts, `scaleTerm` and `sumTerms`): the
+   * position of a tangent operand. A zero tangent is a symbolic zero: a product or quotient whose tangent operand is
+   * 0 is 0, even when the partial derivative it multiplies is infinite or NaN (JAX's symbolic zeros; both back ends
+   * honour it). Only such nodes get the derivative pipeline's zero-tangent rules, so a primal value never does.
+   */
+  readonly tangent?: 0 | 1;
 }
 export interface Tuple {
   readonly kind: "tuple";
@@ -64,6 +71,8 @@ export interface App {
   readonly fn: Atom;
   readonly arg: Atom;
   readonly type: Type;
+  /** Where the user wrote the call: an error inside an inlined prelude function is reported there (Span.caller). */
+  readonly span?: Span;
 }
 export interface If {
   readonly kind: "if";

@@ -131,8 +131,17 @@ class Lowering {
         if (global) return this.specialise(global, this.typeOfNode(e), e.span);
         return this.builtinValue(e, blk);
       }
-      case "num":
-        return lit(e.value, this.typeOfNode(e).k === "int" ? INT : DOUBLE);
+      case "num": {
+        const isIndex = this.typeOfNode(e).k === "int";
+        // Index arithmetic is 32-bit: a larger literal cannot be one (compiled code and the interpreter would differ).
+        if (isIndex && !(Number.isInteger(e.value) && Math.abs(e.value) <= 2 ** 31 - 1))
+          fail("type", `the integer literal ${e.value} does not fit in an Index (32-bit)`, e.span, {
+            expected: `an integer from -${2 ** 31 - 1} to ${2 ** 31 - 1}`,
+            found: String(e.value),
+            hint: `a Double is meant? write \`${e.value}.\``,
+          });
+        return lit(e.value, isIndex ? INT : DOUBLE);
+      }
       case "bool":
         return lit(e.value, BOOL);
       case "lam":
@@ -267,7 +276,9 @@ class Lowering {
     return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
   }
 
-  /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
+  /**
+   * A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double.
+   */
   private numericPrim(
     op: PrimName,
     a: Atom,
@@ -310,14 +321,16 @@ class Lowering {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
       const arg = this.coerce(this.expr(spine[next]!.arg, env, blk), ft.param, blk);
-      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result });
+      const span = spine[spine.length - 1]!.span; // the whole call, for each of its curried applications
+      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result, span });
     }
     return acc;
   }
 
   /**
    * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
-   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
+   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already
+   * lowered.
    */
   private saturated(
     b: Builtin,
@@ -401,7 +414,8 @@ class Lowering {
   }
 
   /**
-   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot tangents,
+   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
+   * tangents,
    * vectorised over the positions of x (a build for a Vector, two for a Matrix; none for a Double).
    */
   private seeded(f: Atom, x: Atom, blk: AnfBuilder, name: string, span: Span): Atom {
@@ -430,7 +444,10 @@ class Lowering {
     );
   }
 
-  /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
+  /**
+   * `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables
+   * are constants.
+   */
   private deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
     const x = this.expr(e.arg, env, blk, "x");

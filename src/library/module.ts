@@ -46,13 +46,9 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
 
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
 function numberLiteral(x: number): string {
-  const s = Object.is(x, -0)
-    ? "0."
-    : Number.isInteger(x) && Math.abs(x) < 2 ** 31
-      ? String(x)
-      : /[.e]/.test(String(x))
-        ? String(x)
-        : `${x}.`;
+  // -0 is the Double -0. (a negated literal), not the integer 0.
+  if (Object.is(x, -0)) return "(-0.)";
+  const s = Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? String(x) : /[.e]/.test(String(x)) ? String(x) : `${x}.`;
   return x < 0 ? `(${s})` : s;
 }
 

@@ -5,7 +5,8 @@
 //  - a number is a Double, or an Index where the function's parameter type says so; a boolean is a Bool;
 //  - a Float64Array is a Vector, an Int32Array an Array<Index>, an NDArray a dense array of its rank;
 //  - a JS array is a Smooth array when its elements are all of one kind (numbers, arrays, or objects), which must then
-//    have the same shape (a matrix is an array of rows); a JS array mixing kinds (`[2, v]`) is a tuple, and so is any JS
+//    have the same shape (a matrix is an array of rows); a JS array mixing kinds (`[2, v]`) is a tuple, and so is any
+// JS
 //    array where the parameter type of a Smooth function expects a tuple;
 //  - a plain object is a tuple of its values in `Object.keys` order (insertion order for non-numeric keys).
 
@@ -106,7 +107,9 @@ export function showTree(t: Tree): string {
 export const keyOf = (trees: readonly Tree[], shapes: boolean): string =>
   trees.map((t) => treeKey(t, shapes)).join("|");
 
-/** The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones). */
+/**
+ * The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones).
+ */
 export function describe(value: unknown, hint: MType | undefined, where: Where, path = ""): Tree {
   const h = hint === undefined ? undefined : prune(hint);
   const expected = h === undefined || h.k === "tvar" ? undefined : h;
@@ -133,6 +136,8 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
 }
 
 function describeArray(xs: readonly unknown[], expected: MType | undefined, where: Where, path: string): Tree {
+  // A sparse array (`[1, , 3]`): array methods skip its holes, so a hole is refused here, where it can be named.
+  for (let i = 0; i < xs.length; i++) if (!(i in xs)) return cannotPass(undefined, where, `${path}[${i}]`);
   if (expected?.k === "tuple" && xs.length === expected.elems.length)
     return { k: "tuple", elems: xs.map((x, i) => describe(x, expected.elems[i], where, `${path}[${i}]`)) };
   const elemHint = expected?.k === "array" ? expected.elem : undefined;

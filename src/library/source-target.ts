@@ -66,7 +66,8 @@ export class SourceTarget implements Target {
     const hit = this.instances.get(key);
     if (hit) return hit;
     const argTypes = trees.map(treeType);
-    // The scheme, instantiated afresh, must accept the arguments' types (a Matrix where a Vector is expected fails here).
+    // The scheme, instantiated afresh, must accept the arguments' types (a Matrix where a Vector is expected fails
+    // here).
     const params = paramTypes(instantiate(this.def.scheme));
     const namer = new TypeNamer();
     argTypes.forEach((t, k) => {

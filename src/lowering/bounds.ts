@@ -30,6 +30,8 @@ export class BoundsFacts {
   private readonly plusOne = new Map<string, string>();
   /** Checks already made, with the block they were made in. */
   private readonly checked = new Map<string, number>();
+  /** Sizes a shape check (`sameSize`) has found equal, with the block it was made in. */
+  private readonly equalSized = new Map<string, number>();
 
   constructor(
     private readonly blocks: Blocks,
@@ -67,6 +69,20 @@ export class BoundsFacts {
     }
   }
 
+  /**
+   * `n` and `m` were checked equal here: past the check a loop up to n reads an array of length m in range (the
+   * prelude's shape checks then cost one comparison, and no bounds check in the loop).
+   */
+  equalSizes(n: string, m: string): void {
+    this.equalSized.set(`${n} ${m}`, this.blocks.scope);
+    this.equalSized.set(`${m} ${n}`, this.blocks.scope);
+  }
+
+  private provedEqual(n: string, m: string): boolean {
+    const made = this.equalSized.get(`${n} ${m}`);
+    return made !== undefined && this.blocks.isOpen(made);
+  }
+
   /** What reading element `i` of an array of length `length` must check here (and, from here on, need not again). */
   indexCheck(i: string, length: string): IndexCheck {
     // The same check earlier in the same run passed (a failed check leaves the function), so it holds here too.
@@ -77,7 +93,7 @@ export class BoundsFacts {
     const bound = this.loopBounds.get(i);
     // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
     for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++)
-      if (b === length) return "none";
+      if (b === length || this.provedEqual(b, length)) return "none";
     return bound !== undefined || this.nonNegativeLiteral(i) ? "upper" : "both";
   }
 

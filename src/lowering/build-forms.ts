@@ -51,7 +51,9 @@ export interface Level {
   readonly lets: readonly Let[];
 }
 
-/** The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`. */
+/**
+ * The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`.
+ */
 function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
   const lets: Let[] = [];
   let e = body;

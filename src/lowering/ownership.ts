@@ -4,13 +4,16 @@
 // was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
 // use on any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many
 // times). Reading a scalar element of `a` or its length, or copying `a` into another array (the value operand of an
-// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end`
+// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come
+// before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before
+// its body, a branch or loop's `end`
 // after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
-// a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's (ifold's
-// or while's) state component is fresh when its initial value is and the body returns a fresh value for it assuming it is
-// (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the loop.
+// a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's
+// (ifold's or while's) state component is fresh when its initial value is and the body returns a fresh value for it
+// assuming it is (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the
+// loop.
 // Parameters and `get` views are never fresh.
 //
 // Uses are counted per path: the branches of an `if` take the larger count, not the sum. A projection `proj(k, t)` is

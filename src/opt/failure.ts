@@ -4,7 +4,8 @@
 // moving it never makes a program fail that did not.
 //
 // `zero` lists loop counts assumed to be 0: a loop counted by one of them runs no iteration, so its body cannot fail.
-// With the count of the loop being hoisted from, this finds what can fail only when that loop runs.
+// With the count of the loop being hoisted from, this finds what can fail only when that loop runs (and lets a
+// `sameSize` shape check move too: see below).
 
 import { splitLets } from "../ir/builder.js";
 import { typeOf, type Atom, type Expr } from "../ir/ir.js";
@@ -41,6 +42,10 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       if (e.op === "checkIndex") return !facts.inRange(a!, b!);
       // An Index division fails only when its divisor is zero.
       if (PRIMS[e.op].fails === "index-division" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
+      // A prelude shape check is a precondition on the arguments of the whole computation it guards: it may move in
+      // front of a loop (`zero` given) even one that would run no iteration — the call it comes from fails on such
+      // arguments anyway. This keeps a vectorised derivative's primal out of its loop over positions.
+      if (e.op === "sameSize") return zero.length === 0 && !facts.sameValue(a!, b!);
       return primMayFail(e.op, e.type);
     }
     case "if":

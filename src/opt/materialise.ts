@@ -57,7 +57,8 @@ export function materialiseShared(fn: IrFunction): { fn: IrFunction; materialise
     if (group) group.push(o);
     else groups.push([o]);
   }
-  // Occurrence node -> the array and index that read it instead; top-level binder id (or -1: the start) -> new lets after it.
+  // Occurrence node -> the array and index that read it instead; top-level binder id (or -1: the start) -> new lets
+  // after it.
   const replace = new Map<Expr, { array: Var; index: Var }>();
   const after = new Map<number, Binding[]>();
   let materialised = 0;
@@ -196,7 +197,9 @@ class Scan {
     return !mayFail(g.body, facts);
   }
 
-  /** The top-level binder after which g's free variables are all bound (-1: at the start), if they all are top-level. */
+  /**
+   * The top-level binder after which g's free variables are all bound (-1: at the start), if they all are top-level.
+   */
   placement(g: Build): number | undefined {
     let last = -1;
     for (const u of freeVars(g).values()) {

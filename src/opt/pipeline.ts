@@ -32,7 +32,8 @@ export const PASSES: Readonly<Record<string, Pass>> = {
 export const STANDARD_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES.optimise!];
 
 /**
- * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the paper's
+ * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the
+ * paper's
  * assumption that Doubles are finite (`x * 0 = 0` for the zero tangents of what is not differentiated), which is
  * what turns a vectorised forward derivative into the matrix-calculus identity (paper 000 §4.1, ./strategy.ts).
  */

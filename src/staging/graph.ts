@@ -216,7 +216,9 @@ export function withTrace<R>(trace: Trace, body: () => R): R {
   }
 }
 
-/** Checks that `node` may be used by `op` here: traced by the active trace, in the current scope or one enclosing it. */
+/**
+ * Checks that `node` may be used by `op` here: traced by the active trace, in the current scope or one enclosing it.
+ */
 export function checkVisible(node: Node, op: string): void {
   const trace = active;
   if (!trace || node.scope.trace !== trace) {

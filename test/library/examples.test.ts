@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 const dir = fileURLToPath(new URL("../../examples/", import.meta.url));
 const examples = readdirSync(dir).filter((f) => f.endsWith(".mjs"));
 
-/** A line each of the library's examples must print (its result), so an example that runs but computes nonsense fails. */
+/**
+ * A line each of the library's examples must print (its result), so an example that runs but computes nonsense fails.
+ */
 const EXPECTED: Record<string, RegExp> = {
   "logistic_regression.mjs": /accuracy (99|100)\.\d%/,
   "mlp.mjs": /training accuracy (9[5-9]|100)\.\d% on 200 points/,
