@@ -3,7 +3,18 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "site/**", "**/*.mjs", "**/*.js", "**/*.cjs"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "coverage/**",
+      "site/**",
+      "src/generated/**",
+      "**/*.mjs",
+      "**/*.js",
+      "**/*.cjs",
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
