@@ -19,6 +19,7 @@ export {
 export { jvp, vjp } from "./library/jvp.js";
 export { vmap, type VmapOptions } from "./library/vmap.js";
 export { inspect, type Inspection } from "./library/inspect.js";
+export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 

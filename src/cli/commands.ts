@@ -15,6 +15,7 @@ import {
   showDerivative,
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
+import { writeAotModule, type ModuleOptions } from "./module-command.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -179,9 +180,17 @@ export function registerCommands(program: Command): void {
   });
 
   withEntry(program.command("compile").argument("<file>", "a Smooth source file"))
-    .description("print the JavaScript generated for a definition")
-    .action((file: string, o: CommonOptions) => {
+    .description("print the JavaScript generated for a definition, or write it as a standalone ES module")
+    .option("--module <out>", "write a standalone ES module (no eval; needs --args) exporting `value`")
+    .option("--grad", "with --module: also export `gradient` (one per argument holding Doubles, or --wrt's)")
+    .option("--wrt <k>", "with --grad: the gradient with respect to argument k only (0-based)")
+    .action((file: string, o: CommonOptions & Partial<ModuleOptions>) => {
       const prog = load(file, o.prelude);
+      if (o.module !== undefined) {
+        process.stdout.write(writeAotModule(prog, parseArgs(o), { ...o, module: o.module }) + "\n");
+        return;
+      }
+      if (o.grad || o.wrt !== undefined) fail("argument", "--grad and --wrt apply to --module");
       const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "js");
       process.stdout.write(spec.jsSource + "\n");
     });
