@@ -10,6 +10,7 @@ export default tseslint.config(
       "coverage/**",
       "site/**",
       "src/generated/**",
+      ".on-demand/**",
       "**/*.mjs",
       "**/*.js",
       "**/*.cjs",

@@ -8,6 +8,24 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { add, compilations, dot, exp, get, grad, ifold, log, mul, ndarray, smooth, sub } from "../dist/index.js";
 import { random } from "./lib.mjs";
+import { importOnDemand, installCommand, installOnDemand } from "../scripts/on-demand.mjs";
+
+// TensorFlow.js and jax-js are not in devDependencies (273 MB): installed here on first use into .on-demand/
+// (package.json's "onDemandDependencies"), unless --no-install.
+const PEERS = ["@tensorflow/tfjs", "@jax-js/jax"];
+if (!process.argv.includes("--no-install")) {
+  try {
+    installOnDemand(PEERS);
+  } catch (e) {
+    console.error(`could not install ${PEERS.join(" and ")}: ${e.message}`);
+  }
+}
+/** The peer's module; a missing one says how to install it. */
+async function peer(name) {
+  const mod = await importOnDemand(name);
+  if (!mod) throw new Error(`${name} is not installed (install it with \`${installCommand(PEERS)}\`)`);
+  return mod;
+}
 
 const N = 1000;
 const D = 10;
@@ -100,7 +118,7 @@ rows.push({
 // ---- TensorFlow.js, CPU backend (pure JavaScript) ----
 const notes = [];
 try {
-  const tf = await import("@tensorflow/tfjs");
+  const tf = await peer("@tensorflow/tfjs");
   await tf.setBackend("cpu");
   const Xt = tf.tensor2d(Float32Array.from(X), [N, D]);
   const yt = tf.tensor1d(Float32Array.from(y));
@@ -123,7 +141,7 @@ try {
 // ---- jax-js, Wasm backend (Node 20 has no Float16Array: a stand-in lets the module load; float16 is not used) ----
 try {
   globalThis.Float16Array ??= class Float16Array extends Float32Array {};
-  const jax = await import("@jax-js/jax");
+  const jax = await peer("@jax-js/jax");
   await jax.init("wasm");
   const np = jax.numpy;
   const Xj = np.array(Float32Array.from(X)).reshape([N, D]);
