@@ -20,7 +20,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ["./tsconfig.test.json", "./playground/tsconfig.json"],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       "@typescript-eslint/no-unused-vars": [
