@@ -35,7 +35,12 @@ export function serve(root, { port = 0, csp = false } = {}) {
   return new Promise((resolve) => {
     server.listen(port, "127.0.0.1", () => {
       const { port: bound } = server.address();
-      resolve({ url: `http://127.0.0.1:${bound}/`, close: () => new Promise((r) => server.close(r)) });
+      const close = () =>
+        new Promise((r) => {
+          server.close(r);
+          server.closeAllConnections();
+        });
+      resolve({ url: `http://127.0.0.1:${bound}/`, close });
     });
   });
 }

@@ -17,6 +17,12 @@ export interface Page {
   select(selector: string, value: string): Promise<string[]>;
   screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown>;
   setViewport(v: { width: number; height: number }): Promise<void>;
+  readonly keyboard: {
+    down(key: string): Promise<void>;
+    up(key: string): Promise<void>;
+    press(key: string): Promise<void>;
+    type(text: string): Promise<void>;
+  };
   on(event: "console" | "pageerror", handler: (x: { text?: () => string; message?: string }) => void): void;
 }
 export interface Browser {
