@@ -83,7 +83,7 @@ function parseEngine(s: string): Engine {
 }
 
 /** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */
-function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
+export function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
   if (args) return prog.argTypesFromJson(name, args);
   const types: Type[] = [];
   for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result))
@@ -232,6 +232,12 @@ export function registerCommands(program: Command): void {
         trace: (name, fn) => process.stdout.write(`\n// after ${name}\n${printIr(fn)}\n`),
       });
     });
+
+  program
+    .command("repl")
+    .argument("[file]", "a Smooth source file whose definitions the session starts with")
+    .description("an interactive loop: definitions, expressions, :type, :grad, :show (:help lists them)")
+    .action(async (file: string | undefined) => (await import("./repl.js")).repl(file));
 
   program
     .command("gradbench")
