@@ -86,14 +86,15 @@ describe("the packed tarball", () => {
     expect(numbers(run(at, "main.js"))).toEqual(EXPECTED);
   });
 
-  it("type-checks under tsc --strict and runs", () => {
+  it.each(["module", "commonjs"])("type-checks under tsc --strict (a %s project) and runs", (type) => {
     const at = project(
-      "ts",
-      { type: "module" },
+      `ts-${type}`,
+      { type },
       {
         "tsconfig.json": JSON.stringify({
           compilerOptions: {
             strict: true,
+            // nodenext: a CommonJS project's `import` becomes require(esm), which TypeScript accepts from 5.8.
             module: "nodenext",
             moduleResolution: "nodenext",
             target: "es2022",
@@ -105,17 +106,19 @@ describe("the packed tarball", () => {
         }),
         "main.ts": [
           `import { smooth, grad, type SmoothModule } from "smooth-ad";`,
+          `import { loadModule } from "smooth-ad/node";`,
           `const m: SmoothModule = smooth\`${SOURCE}\`;`,
-          `const g: Float64Array = grad(m.f)(new Float64Array([1, 2, 3])) as Float64Array;`,
+          `const g: Float64Array = grad(m.f!)(new Float64Array([1, 2, 3])) as Float64Array;`,
           `const type: string = m.f!.definitionType;`,
-          `console.log(JSON.stringify([...g]) + "\\t" + type);`,
+          `console.log(JSON.stringify([...g]) + "\\t" + type + "\\t" + typeof loadModule);`,
           "",
         ].join("\n"),
       },
     );
     execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: at, encoding: "utf8" });
-    const [gradient, type] = run(at, "out/main.js").trim().split("\t");
+    const [gradient, definitionType, loader] = run(at, "out/main.js").trim().split("\t");
     expect(numbers(gradient!)).toEqual(EXPECTED);
-    expect(type).toBe("Vector -> Double");
+    expect(definitionType).toBe("Vector -> Double");
+    expect(loader).toBe("function");
   });
 });
