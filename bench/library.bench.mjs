@@ -2,7 +2,7 @@
 // features, compiled once and called 10⁴ times through the public API, against a hand-written JavaScript gradient,
 // TensorFlow.js (pure-JS CPU backend, float32) and jax-js (jit of grad, Wasm backend, float32), all in one run.
 // Each competitor's gradient is checked against Smooth's before it is timed.
-// Prints a markdown table and writes bench/results/library.md and .json.
+// Prints a markdown table and writes bench/results/library.md and .json (bench/scratch/ when a competitor did not run).
 // Run with `npm run bench:library` (builds first). Timings never gate `npm test`.
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -181,10 +181,12 @@ const md =
   `Speed-up = Smooth's calls/s over the row's.\n\n${table}\n` +
   (notes.length ? `\n${notes.map((n) => `- ${n}`).join("\n")}\n` : "");
 console.log(md);
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/library.md", import.meta.url), md);
+// A run without every competitor (one not installed, or failing) writes bench/scratch/, not the committed results.
+const out = new URL(notes.length === 0 ? "./results/" : "./scratch/", import.meta.url);
+mkdirSync(out, { recursive: true });
+writeFileSync(new URL("library.md", out), md);
 writeFileSync(
-  new URL("./results/library.json", import.meta.url),
+  new URL("library.json", out),
   JSON.stringify(
     { node: process.version, n: N, d: D, calls: CALLS, firstCallMs, stagedFirstMs, rows, notes },
     null,
