@@ -4,8 +4,7 @@
 // esbuild into src/generated/aot-runtime.ts (a text each module embeds); nothing here evaluates code.
 
 import { RUNTIME } from "../codegen/runtime.js";
-import { decode } from "../library/convert.js";
-import { encode } from "../library/convert.js";
+import { decode, encode } from "../library/convert.js";
 import { describe, keyOf, showTree, type Tree } from "../library/pytree.js";
 import type { Value } from "../runtime/value.js";
 import { fail, SmoothError } from "../syntax/diagnostics.js";
