@@ -3,12 +3,27 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "site/**", "**/*.mjs", "**/*.js", "**/*.cjs"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "coverage/**",
+      "site/**",
+      "src/generated/**",
+      ".on-demand/**",
+      "**/*.mjs",
+      "**/*.js",
+      "**/*.cjs",
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ["./tsconfig.test.json", "./playground/tsconfig.json"],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // Prettier wraps code at 120 columns but not comments: this keeps them within it too. A string or template

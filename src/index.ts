@@ -1,10 +1,12 @@
-// The Smooth library: `import { smooth, grad, ... } from "smooth"`. See the README's "The library" section.
+// The Smooth library: `import { smooth, grad, ... } from "smooth-ad"`. See the README's "The library" section.
+// It runs in Node and in browsers (no `node:` imports); reading .smooth files is in the Node-only entry
+// (src/node.ts, `smooth-ad/node`).
 //
-// Functions come in two ways — Smooth source (the `smooth` tag, smoothModule, loadModule) or TypeScript functions over
-// tensors, written with the operations re-exported below from src/staging/ — and every transform accepts both.
-// Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
+// Functions come in two ways — Smooth source (the `smooth` tag, smoothModule; loadModule in `smooth-ad/node`) or
+// TypeScript functions over tensors, written with the operations re-exported below from src/staging/ — and every
+// transform accepts both. Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
 
-export { smooth, smoothModule, loadModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
+export { smooth, smoothModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
 export { compile, compilations, type AnyFunction } from "./library/compile.js";
 export {
   grad,
@@ -18,6 +20,7 @@ export { jvp, vjp } from "./library/jvp.js";
 export { vmap, type VmapOptions } from "./library/vmap.js";
 export { customJvp, customVjp } from "./library/custom.js";
 export { inspect, type Inspection } from "./library/inspect.js";
+export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 

@@ -4,8 +4,6 @@
 // The reference interpreter runs the lowered program before any optimisation, so comparing the two back ends
 // tests the optimiser and the code generator together against the semantics.
 
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { GeneratedCode } from "../backends/backend.js";
 import { backendOf, DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
@@ -28,6 +26,7 @@ import type { SourceFile } from "../syntax/source.js";
 import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/infer.js";
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
+import { PRELUDE_TEXT } from "../generated/prelude.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -73,8 +72,8 @@ let preludeCache: { file: SourceFile; ast: Program } | undefined;
 
 export function preludeFile(): SourceFile {
   if (!preludeCache) {
-    const path = fileURLToPath(new URL("../../prelude/prelude.smooth", import.meta.url));
-    const file: SourceFile = { name: "<prelude>", text: readFileSync(path, "utf8") };
+    // The text of prelude/prelude.smooth, embedded by the build (scripts/generate.mjs): the core reads no files.
+    const file: SourceFile = { name: "<prelude>", text: PRELUDE_TEXT };
     preludeCache = { file, ast: parseProgram(file) };
   }
   return preludeCache.file;

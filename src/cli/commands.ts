@@ -15,6 +15,7 @@ import {
   showDerivative,
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
+import { writeAotModule, type ModuleOptions } from "./module-command.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -73,7 +74,7 @@ function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | unde
 }
 
 /** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */
-function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
+export function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
   if (args) return prog.argTypesFromJson(name, args);
   const types: Type[] = [];
   for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result))
@@ -170,9 +171,17 @@ export function registerCommands(program: Command): void {
   });
 
   withEntry(program.command("compile").argument("<file>", "a Smooth source file"))
-    .description("print the JavaScript generated for a definition")
-    .action((file: string, o: CommonOptions) => {
+    .description("print the JavaScript generated for a definition, or write it as a standalone ES module")
+    .option("--module <out>", "write a standalone ES module (no eval; needs --args) exporting `value`")
+    .option("--grad", "with --module: also export `gradient` (one per argument holding Doubles, or --wrt's)")
+    .option("--wrt <k>", "with --grad: the gradient with respect to argument k only (0-based)")
+    .action((file: string, o: CommonOptions & Partial<ModuleOptions>) => {
       const prog = load(file, o.prelude);
+      if (o.module !== undefined) {
+        process.stdout.write(writeAotModule(prog, parseArgs(o), { ...o, module: o.module }) + "\n");
+        return;
+      }
+      if (o.grad || o.wrt !== undefined) fail("argument", "--grad and --wrt apply to --module");
       const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "js");
       process.stdout.write(spec.jsSource + "\n");
     });
@@ -214,6 +223,12 @@ export function registerCommands(program: Command): void {
         trace: (name, fn) => process.stdout.write(`\n// after ${name}\n${printIr(fn)}\n`),
       });
     });
+
+  program
+    .command("repl")
+    .argument("[file]", "a Smooth source file whose definitions the session starts with")
+    .description("an interactive loop: definitions, expressions, :type, :grad, :show (:help lists them)")
+    .action(async (file: string | undefined) => (await import("./repl.js")).repl(file));
 
   program
     .command("gradbench")

@@ -14,6 +14,8 @@
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
+import type { Span } from "../syntax/source.js";
+import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
 import { RUNTIME } from "./runtime.js";
@@ -31,7 +33,24 @@ export interface CompiledFunction {
   readonly source: string;
 }
 
-export function compileFunction(fn: IrFunction): CompiledFunction {
+/**
+ * The JavaScript of a function, before it becomes one: `source` is the body of a function of the closure parameters
+ * `CLOSURE_PARAMS`, which returns the compiled function; `spans`, `types`, `paramTypes` and `resultType` are the values
+ * those parameters take (besides `$rt`, the helpers of runtime.ts). compileFunction makes it with `new Function`;
+ * the ahead-of-time module (src/aot/) writes it as a function declaration instead.
+ */
+export interface GeneratedFunction {
+  readonly source: string;
+  readonly spans: readonly Span[];
+  readonly types: readonly Type[];
+  readonly paramTypes: readonly Type[];
+  readonly resultType: Type;
+}
+
+/** The closure parameters of a GeneratedFunction's source, in order. */
+export const CLOSURE_PARAMS = ["$rt", "$spans", "$types", "$paramTypes", "$resultType"] as const;
+
+export function generateFunction(fn: IrFunction): GeneratedFunction {
   const em = new Emitter(2);
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
@@ -70,17 +89,22 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   const source =
     `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+  return { source, spans: em.spans, types: em.types, paramTypes, resultType };
+}
+
+export function compileFunction(fn: IrFunction): CompiledFunction {
+  const { source, spans, types, paramTypes, resultType } = generateFunction(fn);
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
+  const make = new Function(...CLOSURE_PARAMS, source) as (
     ...closure: unknown[]
   ) => (args: readonly Value[], borrowed?: boolean) => Value;
-  const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
+  const run = make(RUNTIME, spans, types, paramTypes, resultType);
   return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(
+export function runChecked(
   run: (args: readonly Value[], borrowed: boolean) => Value,
   args: readonly Value[],
   borrowed: boolean,

@@ -1,7 +1,6 @@
-// Smooth source as a module: the `smooth` tagged template (and loading a .smooth file) gives an object whose
-// properties are the file's definitions, each a compiled function that every transform accepts.
+// Smooth source as a module: the `smooth` tagged template (and loadModule in src/node.ts, for a file) gives an object
+// whose properties are the file's definitions, each a compiled function that every transform accepts.
 
-import { readFileSync } from "node:fs";
 import { loadProgram } from "../api/program.js";
 import { fail } from "../syntax/diagnostics.js";
 import { TypeNamer } from "../types/mtype.js";
@@ -62,9 +61,4 @@ export function smoothModule(text: string, options: { fileName?: string } = {}):
     module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
   }
   return Object.freeze(module);
-}
-
-/** The definitions of a `.smooth` file (messages name it by `path`). */
-export function loadModule(path: string): SmoothModule {
-  return smoothModule(readFileSync(path, "utf8"), { fileName: path });
 }

@@ -10,7 +10,9 @@ import type { Span } from "../syntax/source.js";
 export const MAX_ARRAY_ELEMENTS = limitFromEnvironment("SMOOTH_MAX_ARRAY_ELEMENTS", 2 ** 26);
 
 function limitFromEnvironment(name: string, fallback: number): number {
-  const text = typeof process === "undefined" ? undefined : process.env[name];
+  // Through globalThis: the core also runs in browsers, where there is no `process`.
+  const host = globalThis as { process?: { env?: Record<string, string | undefined> } };
+  const text = host.process?.env?.[name];
   const n = text === undefined ? NaN : Number(text);
   return Number.isSafeInteger(n) && n > 0 ? n : fallback;
 }
