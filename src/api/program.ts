@@ -12,8 +12,7 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { someNode } from "../ir/free.js";
-import { forwardDerivative } from "./derivative-programs.js";
-import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
+import { derivativeFunction, type DerivativeKind } from "./derivatives.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
@@ -27,13 +26,7 @@ import { describeParam, entryArgTypes } from "./entry-types.js";
 
 export type Engine = "interp" | "js";
 
-/**
- * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
- * tangent), gradient (reverse mode; a Double result), value-gradient (the value, then the gradients), vjp (reverse mode
- * with the cotangent as an extra last argument; returns the value and the adjoints), jacobian-rows (reverse mode, one
- * sweep per output scalar), hessian (forward over reverse: the Jacobian of the reverse-mode gradient).
- */
-export type DerivativeKind = "forward" | "gradient" | "value-gradient" | "vjp" | "jacobian-rows" | "hessian";
+export type { DerivativeKind } from "./derivatives.js";
 
 export interface LoadOptions {
   /** Load the M̃ prelude first (default true). */
@@ -149,7 +142,7 @@ export class SmoothProgram {
     if (hit) return hit;
     const def = this.definition(name);
     const primal = lowerEntry(this.checked, name, argTypes);
-    const program = derivativeProgram(primal, kind, wrt, def.paramNames, engine);
+    const program = derivativeFunction(primal, kind, wrt, engine === "js", def.paramNames);
     const spec = prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
     this.cache.set(key, spec);
     return spec;
@@ -170,7 +163,12 @@ export class SmoothProgram {
  * program as it is, except that derivative nodes (`jvp`) are expanded first: differentiation is a program
  * transformation, and the interpreter runs programs.
  */
-function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine, passes: readonly Pass[]): Specialised {
+export function prepare(
+  lowered: IrFunction,
+  argTypes: readonly Type[],
+  engine: Engine,
+  passes: readonly Pass[],
+): Specialised {
   const optimised = runPipeline(lowered, passes);
   const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
   if (engine === "js") {
@@ -188,35 +186,6 @@ function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine,
   const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
   const run = (args: readonly Value[]) => runFunction(reference, args);
   return { ...common, run, runBorrowed: run };
-}
-
-/**
- * The derivative program of a lowered entry point. Reverse mode works on first-order IR: derivatives inside the
- * program are expanded and functions inlined first; for the compiled back end the primal is also optimised first
- * (fused, hoisted), so the reverse sweep is written for the program that would actually run. The interpreter's
- * reference transforms the unoptimised primal, so comparing the back ends also tests the optimiser on both sides.
- */
-function derivativeProgram(
-  primal: IrFunction,
-  kind: DerivativeKind,
-  wrt: readonly number[],
-  paramNames: readonly (string | undefined)[],
-  engine: Engine,
-): IrFunction {
-  if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const firstOrder = runPipeline(primal, engine === "js" ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
-  switch (kind) {
-    case "gradient":
-      return reverseGradient(firstOrder, { wrt });
-    case "value-gradient":
-      return reverseGradient(firstOrder, { wrt, withValue: true });
-    case "vjp":
-      return vjpFunction(firstOrder, { wrt });
-    case "jacobian-rows":
-      return reverseJacobian(firstOrder, { wrt });
-    case "hessian":
-      return forwardDerivative(reverseGradient(firstOrder, { wrt }), { wrt, paramNames });
-  }
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

@@ -94,6 +94,8 @@ const describeNumber = (x: unknown): string => (typeof x === "number" ? String(x
  * sharing one (a function returning its argument) is copied, so results never alias arguments.
  */
 export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly ArrayBufferLike[] = []): unknown {
+  // A list of one (argnums: [k]) is the one value itself in the program.
+  if (tree?.k === "tuple" && tree.elems.length === 1 && !tree.keys) return [decode(v, type, tree.elems[0], inputs)];
   switch (type.k) {
     case "double":
     case "int":
@@ -110,6 +112,14 @@ export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly Array
       if (typeof v === "object" && v.tag === "dense")
         return decodeDense(v, tree?.k === "dense" ? tree.style : "typed", inputs);
       const a = v as TupleArray;
+      // A tuple form for an array of tuples: the tuple of its component arrays (a batch of objects is an object of
+      // batches, as JAX gives it).
+      if (tree?.k === "tuple") {
+        const fields = a.fields.map((f, i) =>
+          decode(f, wrapArrays(componentType(type, i), a.depth), tree.elems[i], inputs),
+        );
+        return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, fields[i]])) : fields;
+      }
       const elemTree = tree?.k === "list" ? tree.elem : undefined;
       return Array.from({ length: arrayLength(a) }, (_, i) => decode(arrayGet(a, i), type.elem, elemTree, inputs));
     }
@@ -151,30 +161,16 @@ function rowsOf(data: NDData, shape: readonly number[]): unknown {
   return rec(0, 0);
 }
 
-/**
- * A Jacobian block with respect to an argument of type `argType` (structure `tree`): `v` has type Array^prefix<argType>
- * (one adjoint per output position). The block mirrors the argument: each array (or Double) in it becomes an array
- * with the output's dimensions first, then its own, in the argument's style (see decodeDense).
- */
-export function decodeBlock(v: Value, prefix: number, argType: Type, tree: Tree): unknown {
-  if (prefix === 0) return decode(v, argType, tree);
-  if (typeof v === "object" && v.tag === "dense") return decodeDense(v, tree.k === "dense" ? tree.style : "typed");
-  if (argType.k === "tuple" && tree.k === "tuple" && typeof v === "object" && v.tag === "tuparr") {
-    const elems = argType.elems.map((t, i) => decodeBlock(v.fields[i]!, prefix, t, tree.elems[i]!));
-    return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, elems[i]])) : elems;
-  }
-  let type = argType;
-  for (let i = 0; i < prefix; i++) type = { k: "array", elem: type };
-  return decode(v, type);
+/** The tuple component i of the innermost tuple of an array-of-tuples type. */
+function componentType(t: Type, i: number): Type {
+  let u = t;
+  while (u.k === "array") u = u.elem;
+  if (u.k !== "tuple") throw new Error("componentType: not an array of tuples");
+  return u.elems[i]!;
 }
 
-/** A dense array of shape A ++ B (A having `leading` dimensions) transposed to shape B ++ A. */
-export function swapBlocks(v: DenseArray, leading: number): DenseArray {
-  const a = v.shape.slice(0, leading);
-  const b = v.shape.slice(leading);
-  const na = shapeSize(a);
-  const nb = shapeSize(b);
-  const out = allocFlat(v.elemKind, na * nb);
-  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) out[j * na + i] = v.data[i * nb + j]!;
-  return { tag: "dense", elemKind: v.elemKind, shape: [...b, ...a], data: out };
-}
+const wrapArrays = (t: Type, depth: number): Type => {
+  let u = t;
+  for (let d = 0; d < depth; d++) u = { k: "array", elem: u };
+  return u;
+};

@@ -33,7 +33,7 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
     if (typeof v !== "number" || !Number.isFinite(v))
       fail(
         "argument",
-        `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
+        `interpolation ${i} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
         undefined,
         {
           expected: "a finite number (write anything else in the Smooth source itself)",

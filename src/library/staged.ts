@@ -6,6 +6,7 @@
 // remembered so that results come back as objects.
 
 import { loadProgram } from "../api/program.js";
+import { lowerEntry } from "../ir/lower.js";
 import { fail } from "../syntax/diagnostics.js";
 import { stageFunction, type JsFunction, type StaticType } from "../staging/index.js";
 import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
@@ -65,7 +66,11 @@ class StagedTarget implements Target {
   }
 
   where(k: number): Where {
-    return { what: `argument ${k + 1} of ${this.label}` };
+    return { what: `argument ${k} of ${this.label}` };
+  }
+
+  argument(k: number): string {
+    return this.where(k).what;
   }
 
   checkArity(n: number): void {
@@ -90,13 +95,14 @@ class StagedTarget implements Target {
     };
     const def = stageFunction(wrapped, argTypes, `staged${staged++}`, { shapes: trees.map(staticOf) });
     const program = loadProgram({ name: `<staged ${this.fn.name || "function"}>`, text: def.source });
+    const form = result?.keyed ? result.tree : undefined;
     const inst: Instance = {
-      program,
-      name: def.name,
       argTypes,
       resultType: def.resultType,
       paramNames: [],
-      ...(result?.keyed ? { resultTree: result.tree } : {}),
+      derivative: false,
+      lower: () => lowerEntry(program.checked, def.name, argTypes),
+      resultForm: () => form,
     };
     this.instances.set(key, inst);
     return inst;
