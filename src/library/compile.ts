@@ -1,7 +1,9 @@
 // `compile(f)`: a plain function over library values that runs compiled JavaScript, specialised once per argument
 // types (or shapes, for staged functions) and reused for every later call with arguments of the same kind.
 
+import { isStagedCall } from "../staging/index.js";
 import { fail } from "../syntax/diagnostics.js";
+import { stagedCall } from "./staged-call.js";
 import { decode } from "./convert.js";
 import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
@@ -13,6 +15,7 @@ export type AnyFunction = (...args: any[]) => any;
 export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
   const specs = new Specialisations(target);
   const fn = (...args: unknown[]): unknown => {
+    if (isStagedCall(args)) return stagedCall(target, description, args);
     const { inst, trees, values, inputs } = specs.lookup(args);
     return decode(compiledProgram(inst).run(values), inst.resultType, inst.resultForm(trees), inputs);
   };

@@ -5,6 +5,7 @@
 // the function's body, or the body of a `build`/`ifold`/lambda or a branch of `cond`, which are traced as nested
 // scopes. A node may be used in its own scope and in scopes nested inside it, never outside (it would escape).
 
+import type { Type } from "../types/types.js";
 import { stagingFail } from "./errors.js";
 import type { StaticType } from "./static-type.js";
 
@@ -88,11 +89,38 @@ export class Scope {
   }
 }
 
+/**
+ * A function the staged one calls that is not a staged operation (a library function, e.g. grad(g), called with
+ * tensors): the emitted definition takes it as an extra parameter, which the caller binds to the function's program.
+ */
+export interface External {
+  /** The parameter's generated name. */
+  readonly name: string;
+  readonly type: Type;
+  /** What the caller needs to bind it (opaque to the tracer). */
+  readonly payload: unknown;
+}
+
 /** One staging of one function: its scopes and a counter for fresh names. */
 export class Trace {
   private nextId = 0;
   readonly root: Scope;
   current: Scope;
+  readonly externals: External[] = [];
+  private readonly externalKeys = new Map<unknown, External>();
+  /** How many operations have been recorded (bounded: a trace that does not end is stopped). */
+  operations = 0;
+
+  /** The external function for `key` (one parameter per distinct function called). */
+  external(key: unknown, type: Type, payload: unknown): External {
+    let e = this.externalKeys.get(key);
+    if (!e) {
+      e = { name: `ext${this.externals.length}`, type, payload };
+      this.externals.push(e);
+      this.externalKeys.set(key, e);
+    }
+    return e;
+  }
 
   constructor() {
     this.root = new Scope(this, undefined, "the staged function");

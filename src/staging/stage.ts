@@ -10,7 +10,7 @@ import { containsFun, showType, type Type } from "../types/types.js";
 import { arrayGet, arrayLength, type ArrayValue, type Value } from "../runtime/value.js";
 import { emitDefinition } from "./emitter.js";
 import { describeJsValue, stagingFail } from "./errors.js";
-import { Trace, withTrace } from "./graph.js";
+import { Trace, withTrace, type External } from "./graph.js";
 import { describeStatic, sameType, staticOfType, typeOfStatic, type StaticType } from "./static-type.js";
 import { parameterValue, toOperand } from "./tensor.js";
 
@@ -20,6 +20,8 @@ export interface StagedFunction {
   readonly name: string;
   /** The type of the definition's result. */
   readonly resultType: Type;
+  /** Functions the definition takes after its arguments (library functions the staged one called). */
+  readonly externals: readonly External[];
 }
 
 export interface StageOptions {
@@ -68,8 +70,8 @@ export function stageFunction(
     const args = params.map((p) => parameterValue(trace, p));
     const out: unknown = (fn as (...a: unknown[]) => unknown)(...args);
     const result = toOperand(out, "stageFunction", "the result of the staged function");
-    const source = emitDefinition(name, params, { scope: trace.root, result: result.operand });
-    return { source, name, resultType: typeOfStatic(result.type) };
+    const source = emitDefinition(name, params, { scope: trace.root, result: result.operand }, trace.externals);
+    return { source, name, resultType: typeOfStatic(result.type), externals: trace.externals };
   });
 }
 
