@@ -12,10 +12,12 @@ export {
   jacobian,
   hessian,
   type ArgnumsOption,
+  type GradOptions,
   type JacobianOptions,
 } from "./library/transforms.js";
 export { jvp, vjp } from "./library/jvp.js";
-export { vmap, type VmapOptions } from "./library/vmap.js";
+export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
+export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
 export { inspect, type Inspection } from "./library/inspect.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";

@@ -37,6 +37,7 @@ export function encode(value: unknown, tree: Tree, where: () => Where, path = ""
       if (value instanceof NDArray) return dense(tree.elem, tree.shape, value.data);
       if (tree.shape.length === 1 && (value instanceof Float64Array || value instanceof Int32Array))
         return dense(tree.elem, tree.shape, value);
+      // Anything else (nested JS arrays, Float32Arrays, rows) is copied into one Float64 (or Int32) buffer.
       const data = allocFlat(tree.elem, shapeSize(tree.shape));
       fill(value, data, 0, tree.elem === "int", where, path);
       return dense(tree.elem, tree.shape, data);
@@ -62,7 +63,12 @@ const dense = (elemKind: DenseArray["elemKind"], shape: readonly number[], data:
 
 /** Copies a regular nested array (of numbers, booleans, typed rows or NDArrays) into `data` from `offset`. */
 function fill(value: unknown, data: FlatData, offset: number, ints: boolean, where: () => Where, path: string): number {
-  if (value instanceof NDArray || value instanceof Float64Array || value instanceof Int32Array) {
+  if (
+    value instanceof NDArray ||
+    value instanceof Float64Array ||
+    value instanceof Int32Array ||
+    value instanceof Float32Array
+  ) {
     const src = value instanceof NDArray ? value.data : value;
     data.set(src, offset);
     return offset + src.length;
@@ -136,6 +142,7 @@ export function decodeDense(v: DenseArray, style: Style, inputs: readonly ArrayB
   if (v.elemKind === "bool") return nestedOf(data, shape, (x) => x !== 0);
   if (style === "ndarray") return new NDArray(data as NDData, shape);
   if (style === "nested") return nestedOf(data, shape, (x) => x);
+  if (style === "float32") return rowsOf(Float32Array.from(data), shape);
   return rowsOf(data as NDData, shape);
 }
 
@@ -150,7 +157,7 @@ function nestedOf(data: FlatData, shape: readonly number[], elem: (x: number) =>
 }
 
 /** Rank 1: the typed array itself; higher ranks: JS arrays down to typed-array rows (views of one buffer). */
-function rowsOf(data: NDData, shape: readonly number[]): unknown {
+function rowsOf(data: NDData | Float32Array, shape: readonly number[]): unknown {
   if (shape.length === 1) return data;
   const rec = (d: number, offset: number): unknown => {
     const n = shape[d]!;

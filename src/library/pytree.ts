@@ -17,8 +17,11 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { NDArray } from "./ndarray.js";
 
-/** How an array was written: a typed array (or JS array of typed rows), plain nested numbers, or an NDArray. */
-export type Style = "typed" | "nested" | "ndarray";
+/**
+ * How an array was written: a Float64Array (or JS array of them as rows), a Float32Array (computed in Float64, given
+ * back as Float32Arrays), plain nested numbers, or an NDArray.
+ */
+export type Style = "typed" | "float32" | "nested" | "ndarray";
 
 export type Tree =
   | { readonly k: "double" }
@@ -114,6 +117,7 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
   if (typeof value === "boolean") return BOOL_TREE;
   if (value instanceof Float64Array) return { k: "dense", elem: "double", shape: [value.length], style: "typed" };
   if (value instanceof Int32Array) return { k: "dense", elem: "int", shape: [value.length], style: "typed" };
+  if (value instanceof Float32Array) return { k: "dense", elem: "double", shape: [value.length], style: "float32" };
   if (value instanceof NDArray)
     return {
       k: "dense",
@@ -168,7 +172,7 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
         k: "dense",
         elem: first.elem,
         shape: [xs.length, ...first.shape],
-        style: first.style === "nested" ? "nested" : "typed",
+        style: first.style === "nested" || first.style === "float32" ? first.style : "typed",
       };
     default:
       return { k: "list", elem: first, length: xs.length };
