@@ -1,11 +1,12 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
+import { declarations, interfaceName } from "../library/dts.js";
 import {
   derivativeForDev,
   gradJson,
@@ -168,6 +169,22 @@ export function registerCommands(program: Command): void {
         process.stdout.write(printIr(spec.optimised) + "\n");
       },
     );
+
+  program
+    .command("types")
+    .argument("<file>", "a Smooth source file")
+    .option("--out <file>", "where to write the declarations (default: FILE.d.ts, imported as FILE.js)")
+    .option("--name <name>", "the interface's name (default: from the file's name, e.g. ModelDefinitions)")
+    .option("--no-prelude", "do not load the M̃ prelude")
+    .description("write TypeScript declarations of a file's definitions, for loadModule<Definitions>(file)")
+    .action((file: string, o: { out?: string; name?: string; prelude: boolean }) => {
+      const prog = load(file, o.prelude);
+      const name = o.name ?? interfaceName(file);
+      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) fail("argument", `--name ${name} is not a TypeScript identifier`);
+      const out = o.out ?? `${file}.d.ts`;
+      writeFileSync(out, declarations(prog, name));
+      process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
+    });
 
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
     const prog = load(file, o.prelude);

@@ -4,12 +4,11 @@
 import { isStagedCall } from "../staging/index.js";
 import { fail } from "../syntax/diagnostics.js";
 import { stagedCall } from "./staged-call.js";
+import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
 import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
-/** Any function the library accepts or returns: arguments and results are library values (see the README). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- library values are checked at run time
-export type AnyFunction = (...args: any[]) => any;
+export type { AnyFunction };
 
 /** The compiled function of `target` (what `compile`, every transform and the functions of a Smooth module return). */
 export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
@@ -41,7 +40,7 @@ export function compiledFunction(target: Target, description: string, name: stri
  * const f = compile(m.f);
  * f(new Float64Array([1, 2, 3])); // 14
  */
-export function compile(f: AnyFunction): AnyFunction {
+export function compile<F extends AnyFunction>(f: F): CompiledFunction<F> {
   const target = targetOf(f, "compile");
   return compiledFunction(target, `compile(${target.label})`, "compiled");
 }

@@ -27,7 +27,7 @@ export type SmoothModule = { readonly [name: string]: SmoothFunction };
  * `;
  * const g = grad(m.loss)(w, x);
  */
-export function smooth(strings: TemplateStringsArray, ...values: unknown[]): SmoothModule {
+export function smooth<M = SmoothModule>(strings: TemplateStringsArray, ...values: unknown[]): M {
   let text = strings[0]!;
   values.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isFinite(v))
@@ -41,7 +41,7 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
       );
     text += numberLiteral(v) + strings[i + 1]!;
   });
-  return smoothModule(text);
+  return smoothModule<M>(text);
 }
 
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
@@ -56,8 +56,11 @@ function numberLiteral(x: number): string {
   return x < 0 ? `(${s})` : s;
 }
 
-/** The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). */
-export function smoothModule(text: string, options: { fileName?: string } = {}): SmoothModule {
+/**
+ * The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). `M` types them: the
+ * interface `smooth types FILE` writes for a file.
+ */
+export function smoothModule<M = SmoothModule>(text: string, options: { fileName?: string } = {}): M {
   const program = loadProgram({ name: options.fileName ?? "<smooth>", text });
   const module: Record<string, SmoothFunction> = {};
   for (const def of program.userDefs) {
@@ -65,10 +68,10 @@ export function smoothModule(text: string, options: { fileName?: string } = {}):
     const fn = compiledFunction(target, target.label, def.name);
     module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
   }
-  return Object.freeze(module);
+  return Object.freeze(module) as M;
 }
 
-/** The definitions of a `.smooth` file (messages name it by `path`). */
-export function loadModule(path: string): SmoothModule {
-  return smoothModule(readFileSync(path, "utf8"), { fileName: path });
+/** The definitions of a `.smooth` file (messages name it by `path`), typed by `M` (see `smooth types`). */
+export function loadModule<M = SmoothModule>(path: string): M {
+  return smoothModule<M>(readFileSync(path, "utf8"), { fileName: path });
 }

@@ -18,7 +18,8 @@ import { gradientFunction, hessianFunction, jacobianFunction, leavesOf, packType
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, showType, tupleOf, type Type } from "../types/types.js";
-import { compiledFunction, type AnyFunction } from "./compile.js";
+import { compiledFunction } from "./compile.js";
+import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { parseArgnums, type Argnums } from "./errors.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
@@ -106,21 +107,20 @@ class GradTarget extends DerivedTarget {
  * const dloss = grad(m.loss, { argnums: [0, 1] });
  * const [dw, db] = dloss(w, b, x);
  */
-export function grad(f: AnyFunction, options: GradOptions = {}): AnyFunction {
-  const target = new GradTarget(
-    targetOf(f, "grad"),
-    "grad",
-    parseArgnums(options.argnums, "grad"),
-    false,
-    !!options.hasAux,
-  );
+export function grad<F extends AnyFunction, const O extends GradOptions = {}>(f: F, options?: O): GradFunction<F, O> {
+  const o: GradOptions = options ?? {};
+  const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
   return compiledFunction(target, target.label, "grad");
 }
 
 /** Like {@link grad}, but returns `[value, gradient]` (with `hasAux`, `[[value, aux], gradient]`) from one program. */
-export function valueAndGrad(f: AnyFunction, options: GradOptions = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "valueAndGrad");
-  const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!options.hasAux);
+export function valueAndGrad<F extends AnyFunction, const O extends GradOptions = {}>(
+  f: F,
+  options?: O,
+): ValueAndGradFunction<F, O> {
+  const o: GradOptions = options ?? {};
+  const argnums = parseArgnums(o.argnums, "valueAndGrad");
+  const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!o.hasAux);
   return compiledFunction(target, target.label, "valueAndGrad");
 }
 
@@ -212,9 +212,12 @@ const prefixDims = (t: Type, outRank: number): Type => {
  * a matrix with one row per output), in the argument's form (rows of Float64Arrays, nested arrays or an NDArray); an
  * object argument gives an object of blocks. See {@link JacobianOptions} for the mode.
  */
-export function jacobian(f: AnyFunction, options: JacobianOptions = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "jacobian");
-  const mode = options.mode ?? "auto";
+export function jacobian<F extends AnyFunction, const O extends JacobianOptions = {}>(
+  f: F,
+  options?: O,
+): JacobianFunction<F, O> {
+  const argnums = parseArgnums(options?.argnums, "jacobian");
+  const mode = options?.mode ?? "auto";
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
     fail("argument", `jacobian: unknown mode \`${String(mode)}\``, undefined, { expected: "auto, forward or reverse" });
   const target = new JacobianTarget(targetOf(f, "jacobian"), argnums, mode === "auto" ? undefined : mode);
@@ -281,7 +284,10 @@ const rankOf = (t: Type): number => (t.k === "array" ? 1 + rankOf(t.elem) : 0);
  * (`{W1, b1, W2, b2}`), an object of objects of blocks: `H.W1.b1` is ∂²f/∂W1∂b1, of shape W1 ++ b1. With a list of
  * positions [i, j, ...], a list of lists: entry [i][j] is the block (or object of blocks) of ∂²f/∂x_i∂x_j.
  */
-export function hessian(f: AnyFunction, options: ArgnumsOption = {}): AnyFunction {
-  const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options.argnums, "hessian"));
+export function hessian<F extends AnyFunction, const O extends ArgnumsOption = {}>(
+  f: F,
+  options?: O,
+): HessianFunction<F, O> {
+  const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
   return compiledFunction(target, target.label, "hessian");
 }

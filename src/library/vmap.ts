@@ -10,7 +10,8 @@ import type { Atom } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import { mArray, prune, type MType } from "../types/mtype.js";
 import { arrayOf, tupleOf, type Type } from "../types/types.js";
-import { compiledFunction, type AnyFunction } from "./compile.js";
+import { compiledFunction } from "./compile.js";
+import type { AnyFunction, VmapFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
 import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
@@ -212,9 +213,9 @@ function batchLength(b: AnfBuilder, x: Atom, axis: number): Atom {
  * object of arrays, each with the batch axis at its out axis. The result is a function every transform accepts:
  * `jacobian(vmap(f))`, `vmap(vmap(f))`, `vmap(grad(f))` (per-example gradients), `inspect(vmap(f), ...)`.
  */
-export function vmap(f: AnyFunction, options: VmapOptions = {}): AnyFunction {
-  const inAxes = options.inAxes ?? 0;
-  const outAxes = options.outAxes ?? 0;
+export function vmap<F extends AnyFunction, const O extends VmapOptions = {}>(f: F, options?: O): VmapFunction<F, O> {
+  const inAxes = options?.inAxes ?? 0;
+  const outAxes = options?.outAxes ?? 0;
   const check = (a: unknown, what: string, nullable: boolean) => {
     if (!(nullable && a === null) && !(typeof a === "number" && Number.isInteger(a)))
       fail("argument", `vmap: ${what} ${String(a)} is not an axis`, undefined, {
