@@ -107,14 +107,14 @@ class GradTarget extends DerivedTarget {
  * const dloss = grad(m.loss, { argnums: [0, 1] });
  * const [dw, db] = dloss(w, b, x);
  */
-export function grad<F extends AnyFunction, const O extends GradOptions = {}>(f: F, options?: O): GradFunction<F, O> {
+export function grad<F extends AnyFunction, const O extends GradOptions = GradOptions>(f: F, options?: O): GradFunction<F, O> {
   const o: GradOptions = options ?? {};
   const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
   return compiledFunction(target, target.label, "grad");
 }
 
 /** Like {@link grad}, but returns `[value, gradient]` (with `hasAux`, `[[value, aux], gradient]`) from one program. */
-export function valueAndGrad<F extends AnyFunction, const O extends GradOptions = {}>(
+export function valueAndGrad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
   f: F,
   options?: O,
 ): ValueAndGradFunction<F, O> {
@@ -212,7 +212,7 @@ const prefixDims = (t: Type, outRank: number): Type => {
  * a matrix with one row per output), in the argument's form (rows of Float64Arrays, nested arrays or an NDArray); an
  * object argument gives an object of blocks. See {@link JacobianOptions} for the mode.
  */
-export function jacobian<F extends AnyFunction, const O extends JacobianOptions = {}>(
+export function jacobian<F extends AnyFunction, const O extends JacobianOptions = JacobianOptions>(
   f: F,
   options?: O,
 ): JacobianFunction<F, O> {
@@ -284,7 +284,7 @@ const rankOf = (t: Type): number => (t.k === "array" ? 1 + rankOf(t.elem) : 0);
  * (`{W1, b1, W2, b2}`), an object of objects of blocks: `H.W1.b1` is ∂²f/∂W1∂b1, of shape W1 ++ b1. With a list of
  * positions [i, j, ...], a list of lists: entry [i][j] is the block (or object of blocks) of ∂²f/∂x_i∂x_j.
  */
-export function hessian<F extends AnyFunction, const O extends ArgnumsOption = {}>(
+export function hessian<F extends AnyFunction, const O extends ArgnumsOption = ArgnumsOption>(
   f: F,
   options?: O,
 ): HessianFunction<F, O> {

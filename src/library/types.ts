@@ -197,7 +197,7 @@ export type BatchOutput<T> =
                 ? { -readonly [K in keyof T]: BatchOutput<T[K]> }
                 : Untyped;
 
-type InAxesOf<O> = O extends { readonly inAxes: infer A } ? A : 0;
+type InAxesOf<O> = O extends { readonly inAxes: infer A } ? (undefined extends A ? 0 : A) : 0;
 
 /** The arguments of a vmapped function: mapped ones batched, the others (inAxes null) as they are. */
 export type VmapInputs<P extends readonly unknown[], Axes> = Axes extends null

@@ -35,7 +35,7 @@ const [ga, aux] = grad(withAux, { hasAux: true })(p, x);
 const acc: number = aux.accuracy;
 const gaw: Float64Array = ga.w;
 // @ts-expect-error -- aux has no field `loss`
-aux.loss;
+void aux.loss;
 
 // Composition: grad of grad, jacobian of grad (the Hessian), vmap of grad (per-example gradients).
 declare const cubic: (x: number) => number;
@@ -81,7 +81,7 @@ const modelWrong: Float64Array = model.loss([x, 0.1], x, 1);
 model.predict([x], 1);
 const dPredict: Float64Array[] = jacobian(model.predict, { argnums: 1 })([x, x], x);
 // @ts-expect-error -- `losses` is not a definition of the module
-model.losses;
+void model.losses;
 
 export {
   modelLoss,
