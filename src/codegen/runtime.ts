@@ -5,7 +5,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import { indexOutOfRange, intDiv, intPow, sizesDiffer } from "../prims/table.js";
+import { indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
 import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
@@ -77,6 +77,7 @@ function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number)
 
 export const RUNTIME = {
   intDiv,
+  toIndex,
   intPow,
   indexOutOfRange,
   sizesDiffer,

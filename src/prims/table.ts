@@ -80,6 +80,13 @@ function intDivJs(a: string, b: string, span: string): string {
   return /^-?[0-9]+$/.test(b) && Number(b) !== 0 ? `((${a} / ${b}) | 0)` : `$rt.intDiv(${a}, ${b}, ${span})`;
 }
 
+/** The Index equal to x, which must be an integer in the 32-bit range. */
+export function toIndex(x: number, span?: Span): number {
+  if (!Number.isInteger(x) || x < -2147483648 || x > 2147483647)
+    fail("index", `${x} is used as an index or a count, but it is not a 32-bit integer`, span);
+  return x | 0;
+}
+
 export function intDiv(a: number, b: number, span?: Span): number {
   if (b === 0) fail("index", "integer division by zero", span);
   return (a / b) | 0;
@@ -208,6 +215,15 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
     evaluate: ([a]) => num(a!),
     js: ([a]) => a!,
+  },
+  toIndex: {
+    derivative: D.NO_TANGENT,
+    arity: 1,
+    syntax: { prefix: "toIndex" },
+    type: ([a]) => (a!.k === "double" ? INT : { expected: "a Double" }),
+    evaluate: ([a], _t, span) => toIndex(num(a!), span),
+    js: ([a], _t, span) => `$rt.toIndex(${a}, ${span})`,
+    fallible: true,
   },
   lt: compare("<", (a, b) => a < b, "<", false),
   gt: compare(">", (a, b) => a > b, ">", false),
