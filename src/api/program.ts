@@ -33,6 +33,11 @@ export interface LoadOptions {
   readonly prelude?: boolean;
   /** Files whose definitions come before the user's (after the prelude), each parsed under its own name. */
   readonly include?: readonly SourceFile[];
+  /**
+   * The user's definitions as a syntax tree, when they were not written in Smooth (translated from TypeScript by
+   * src/tsfront/): its spans point into `file`, which is not parsed.
+   */
+  readonly ast?: Program;
 }
 
 /** A specialised entry point, ready to run. */
@@ -77,7 +82,7 @@ export class SmoothProgram {
     readonly file: SourceFile,
     options: LoadOptions = {},
   ) {
-    const user = parseProgram(file);
+    const user = options.ast ?? parseProgram(file);
     const programs: Program[] = [];
     if (options.prelude ?? true) {
       preludeFile();

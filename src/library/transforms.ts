@@ -107,7 +107,10 @@ class GradTarget extends DerivedTarget {
  * const dloss = grad(m.loss, { argnums: [0, 1] });
  * const [dw, db] = dloss(w, b, x);
  */
-export function grad<F extends AnyFunction, const O extends GradOptions = GradOptions>(f: F, options?: O): GradFunction<F, O> {
+export function grad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
+  f: F,
+  options?: O,
+): GradFunction<F, O> {
   const o: GradOptions = options ?? {};
   const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
   return compiledFunction(target, target.label, "grad");

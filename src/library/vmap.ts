@@ -213,7 +213,10 @@ function batchLength(b: AnfBuilder, x: Atom, axis: number): Atom {
  * object of arrays, each with the batch axis at its out axis. The result is a function every transform accepts:
  * `jacobian(vmap(f))`, `vmap(vmap(f))`, `vmap(grad(f))` (per-example gradients), `inspect(vmap(f), ...)`.
  */
-export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOptions>(f: F, options?: O): VmapFunction<F, O> {
+export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOptions>(
+  f: F,
+  options?: O,
+): VmapFunction<F, O> {
   const inAxes = options?.inAxes ?? 0;
   const outAxes = options?.outAxes ?? 0;
   const check = (a: unknown, what: string, nullable: boolean) => {
