@@ -1,14 +1,15 @@
 // A plain JavaScript function given to a transform. With the TypeScript compiler at hand, its source is read: a
-// function that calls Smooth's tensor operations is traced (./staged.ts); any other is translated from its source
-// (./ts-target.ts, the TypeScript subset). Without the compiler, every plain function is traced.
+// function that calls Smooth's tensor operations or library functions is traced (./staged.ts); any other is
+// translated from its source (./ts-target.ts, the TypeScript subset). Without the compiler, every plain function is
+// traced.
 
 import * as tensorOps from "../staging/index.js";
 import type { JsFunction } from "../staging/index.js";
-import { functionSource } from "../tsfront/closure.js";
+import { functionSource, resolveValue } from "../tsfront/closure.js";
 import { typescript, typescriptAvailable } from "../tsfront/compiler.js";
-import type { FunctionSource } from "../tsfront/source.js";
+import type { FunctionSource, Resolved } from "../tsfront/source.js";
 import { stagedTarget } from "./staged.js";
-import type { Target } from "./target.js";
+import { libraryFunction, type Target } from "./target.js";
 import { TsTarget } from "./ts-target.js";
 
 const OPS: ReadonlySet<unknown> = new Set(Object.values(tensorOps).filter((v) => typeof v === "function"));
@@ -18,17 +19,42 @@ const OP_NAMES: ReadonlySet<string> = new Set(
     .map(([k]) => k),
 );
 
-/** Does the function call a tensor operation (by its value where the closure can be read, else by its name)? */
-function callsTensorOperations(src: FunctionSource): boolean {
+/**
+ * Must the function be traced? When it (or a function of its module or closure that it calls) calls a tensor operation
+ * or a function the library made (a module's definition, grad(g), ...): by value where the closure can be read, else
+ * a tensor operation by its name.
+ */
+function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): boolean {
+  if (seen.has(src)) return false;
+  seen.add(src);
   const ts = typescript();
+  const traced = (r: Resolved | undefined, name: string): boolean => {
+    if (r === undefined) return OP_NAMES.has(name);
+    if (r.k !== "function") return false;
+    if (r.value !== undefined && (OPS.has(r.value) || libraryFunction(r.value))) return true;
+    try {
+      return needsTracing(r.source(), seen);
+    } catch {
+      return false; // a function whose source cannot be read: the translation reports it
+    }
+  };
   let found = false;
   const visit = (n: import("typescript").Node): void => {
     if (found) return;
-    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
-      const name = n.expression.text;
-      const r = src.scope.lookup(name);
-      if (r?.k === "function" && r.value !== undefined ? OPS.has(r.value) : r === undefined && OP_NAMES.has(name))
-        found = true;
+    if (ts.isCallExpression(n)) {
+      let callee: import("typescript").Expression = n.expression;
+      while (ts.isParenthesizedExpression(callee)) callee = callee.expression;
+      // `(0, ns.add)(...)`: how bundlers call an imported function.
+      if (ts.isBinaryExpression(callee) && callee.operatorToken.kind === ts.SyntaxKind.CommaToken)
+        callee = callee.right;
+      if (ts.isIdentifier(callee)) found = traced(src.scope.lookup(callee.text), callee.text);
+      else if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) {
+        const owner = src.scope.lookup(callee.expression.text);
+        if (owner?.k === "object") {
+          const member = (owner.value as Record<string, unknown>)[callee.name.text];
+          found = typeof member === "function" && traced(resolveValue(member, callee.name.text), callee.name.text);
+        }
+      }
     }
     ts.forEachChild(n, visit);
   };
@@ -40,5 +66,5 @@ function callsTensorOperations(src: FunctionSource): boolean {
 export function plainTarget(fn: JsFunction): Target {
   if (!typescriptAvailable()) return stagedTarget(fn);
   const src = functionSource(fn as (...args: never[]) => unknown);
-  return callsTensorOperations(src) ? stagedTarget(fn) : new TsTarget(src);
+  return needsTracing(src) ? stagedTarget(fn) : new TsTarget(src);
 }

@@ -6,7 +6,7 @@ import type * as TS from "typescript";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { arithmetic, bare, expr, indexOf, number, packAs } from "./expressions.js";
+import { arithmetic, bare, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
 import { callbackValue, inlineFunction } from "./statements.js";
 import { isNumber, joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
@@ -25,6 +25,8 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
     if (ts.isIdentifier(owner) && !env.get(owner.text)) {
       if (owner.text === "Math") return math(fn, e, name, args, env, lets);
       if (owner.text === "Array" && name === "from") return arrayFrom(fn, e, args, env, lets);
+      const member = memberOfFree(fn, owner, name, env);
+      if (member?.k === "function") return userCall(fn, e, member.source(), args, env, lets);
     }
     return method(fn, e, callee.expression, name, args, env, lets);
   }
@@ -134,8 +136,7 @@ function math(fn: Fn, e: TS.CallExpression, name: string, args: readonly TS.Expr
       );
   };
   const d = (value: Expr) => lets.bind(value, T_DOUBLE, name, span);
-  const spread =
-    args.length === 1 && fn.ts.isSpreadElement(args[0]!) ? (args[0] as TS.SpreadElement).expression : undefined;
+  const spread = args.length === 1 && fn.ts.isSpreadElement(args[0]!) ? args[0].expression : undefined;
   if (UNARY[name]) {
     arity(1);
     return d(app(UNARY[name], [mathArg(fn, args[0]!, env, lets, what(0))], span));

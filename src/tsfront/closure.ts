@@ -130,19 +130,34 @@ export function closureOf(fn: (...args: never[]) => unknown): { resolver: Resolv
       if (!r) return undefined;
       if (r.type === "number") return { k: "number", value: numberValue(r) };
       if (r.type === "boolean") return { k: "boolean", value: r.value as boolean };
-      if (r.type === "function" && r.objectId) {
-        const value = local(s, r.objectId) as (...args: never[]) => unknown;
-        return { k: "function", source: () => functionSource(value, name), value };
-      }
-      if (r.type === "object" && r.objectId && (r.subtype === "typedarray" || r.subtype === "array")) {
-        const value = local(s, r.objectId);
-        const numbers = Array.from(value as ArrayLike<unknown>);
-        if (numbers.every((x) => typeof x === "number")) return { k: "numbers", value: numbers };
-      }
+      if ((r.type === "function" || r.type === "object") && r.objectId && r.subtype !== "null")
+        return resolveValue(local(s, r.objectId), name);
       return { k: "other", what: r.description ?? r.type };
     },
   };
   return { resolver, ...(loc ? { location: { line: loc.lineNumber, column: loc.columnNumber } } : {}) };
+}
+
+/** What a JavaScript value is to the translator (a closure's variable, or a property of an object it holds). */
+export function resolveValue(value: unknown, name: string): Resolved {
+  if (typeof value === "number") return { k: "number", value };
+  if (typeof value === "boolean") return { k: "boolean", value };
+  if (typeof value === "function") {
+    const f = value as (...args: never[]) => unknown;
+    return { k: "function", source: () => functionSource(f, name), value };
+  }
+  if (
+    value instanceof Float64Array ||
+    value instanceof Float32Array ||
+    value instanceof Int32Array ||
+    Array.isArray(value)
+  ) {
+    const numbers = Array.from(value as ArrayLike<unknown>);
+    if (numbers.every((x) => typeof x === "number")) return { k: "numbers", value: numbers };
+    return { k: "other", what: "an array that is not of numbers" };
+  }
+  if (typeof value === "object" && value !== null) return { k: "object", value };
+  return { k: "other", what: value === undefined ? "undefined" : typeof value };
 }
 
 /** Numbers come as values, except -0, NaN and the infinities, which come as descriptions. */

@@ -116,10 +116,10 @@ export class Env {
 
 /** Where control goes after a statement list: on, out of the function, out of or on to the next round of a loop. */
 export interface Ctx {
-  next(env: Env): Expr;
-  ret(val: Val, env: Env, node: TS.Node): Expr;
-  brk?(env: Env, node: TS.Node): Expr;
-  cont?(env: Env, node: TS.Node): Expr;
+  readonly next: (env: Env) => Expr;
+  readonly ret: (val: Val, env: Env, node: TS.Node) => Expr;
+  readonly brk?: (env: Env, node: TS.Node) => Expr;
+  readonly cont?: (env: Env, node: TS.Node) => Expr;
 }
 
 export interface Program {

@@ -6,12 +6,17 @@ import type * as TS from "typescript";
 import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import { call } from "./calls.js";
+import { resolveValue } from "./closure.js";
+import type { Resolved } from "./source.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, ifte, index, neg, not, num, tuple } from "./smooth-ast.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
 
-/** Strips what does not change a value: parentheses, `as`, `!`, `satisfies`, type assertions. */
+/**
+ * Strips what does not change a value: parentheses, `as`, `!`, `satisfies`, type assertions, and the `(0, f)` bundlers
+ * write around an imported function they call.
+ */
 export function bare(ts: Fn["ts"], e: TS.Expression): TS.Expression {
   for (;;) {
     if (
@@ -22,8 +27,25 @@ export function bare(ts: Fn["ts"], e: TS.Expression): TS.Expression {
       ts.isTypeAssertionExpression(e)
     )
       e = e.expression;
+    else if (
+      ts.isBinaryExpression(e) &&
+      e.operatorToken.kind === ts.SyntaxKind.CommaToken &&
+      ts.isNumericLiteral(e.left)
+    )
+      e = e.right;
     else return e;
   }
+}
+
+/** The value of `owner.name` where owner is a free name holding an object (a module namespace), if it is one. */
+export function memberOfFree(fn: Fn, owner: TS.Expression, name: string, env: Env): Resolved | undefined {
+  const ts = fn.ts;
+  const o = bare(ts, owner);
+  if (!ts.isIdentifier(o) || env.get(o.text)) return undefined;
+  const r = fn.src.scope.lookup(o.text);
+  if (r?.k !== "object") return undefined;
+  const value = (r.value as Record<string, unknown>)[name];
+  return resolveValue(value, name);
 }
 
 /** The value of an expression. */
@@ -37,7 +59,7 @@ export function expr(fn: Fn, node: TS.Expression, env: Env, lets: Lets): Val {
   }
   if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword)
     return atom(bool(e.kind === ts.SyntaxKind.TrueKeyword, span), T_BOOL);
-  if (ts.isIdentifier(e)) return identifier(fn, e, env);
+  if (ts.isIdentifier(e)) return identifier(fn, e, env, lets);
   if (ts.isPrefixUnaryExpression(e)) return prefix(fn, e, env, lets);
   if (ts.isBinaryExpression(e)) return binary(fn, e, env, lets);
   if (ts.isConditionalExpression(e)) return conditional(fn, e.condition, e.whenTrue, e.whenFalse, env, lets, e);
@@ -76,7 +98,7 @@ export function bindExpr(fn: Fn, lets: Lets, value: Expr, type: TsType, base: st
 
 const GLOBALS: Record<string, number> = { Infinity: Infinity, NaN: NaN };
 
-function identifier(fn: Fn, e: TS.Identifier, env: Env): Val {
+function identifier(fn: Fn, e: TS.Identifier, env: Env, lets: Lets): Val {
   const name = e.text;
   const span = fn.span(e);
   const b = env.get(name);
@@ -88,7 +110,9 @@ function identifier(fn: Fn, e: TS.Identifier, env: Env): Val {
   const r = fn.src.scope.lookup(name);
   if (r?.k === "number") return atom(num(r.value, span), Number.isInteger(r.value) ? T_INT : T_DOUBLE);
   if (r?.k === "boolean") return atom(bool(r.value, span), T_BOOL);
-  if (r?.k === "numbers") return constantArray(fn, e, r.value);
+  if (r?.k === "numbers") return constantArray(fn, e, r.value, lets);
+  if (r?.k === "object")
+    return fn.fail(e, `\`${name}\` is an object from outside the function: read its numbers or call its functions`);
   if (r?.k === "function")
     return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
   if (r?.k === "other") return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read as a constant`);
@@ -104,7 +128,7 @@ function identifier(fn: Fn, e: TS.Identifier, env: Env): Val {
 const MAX_CONSTANT_ARRAY = 4096;
 
 /** A list of numbers from outside the function, written into the program (a Vector). */
-function constantArray(fn: Fn, e: TS.Identifier, values: readonly number[]): Val {
+function constantArray(fn: Fn, e: TS.Identifier, values: readonly number[], lets: Lets): Val {
   const span = fn.span(e);
   if (values.length > MAX_CONSTANT_ARRAY || values.length === 0)
     fn.fail(
@@ -119,9 +143,11 @@ function constantArray(fn: Fn, e: TS.Identifier, values: readonly number[]): Val
   let body: Expr = num(values[values.length - 1]!, span);
   for (let k = values.length - 2; k >= 0; k--)
     body = ifte(binop("=", { kind: "var", name: i, span }, num(k, span), span), num(values[k]!, span), body, span);
-  return atom(
+  return lets.bind(
     app("build", [num(values.length, span), { kind: "lam", params: [{ name: i, span }], body, span }], span),
     tArray(T_DOUBLE),
+    e.text,
+    span,
   );
 }
 
@@ -413,6 +439,10 @@ function property(fn: Fn, e: TS.PropertyAccessExpression, env: Env, lets: Lets):
     if (x !== undefined) return atom(num(x, span), T_DOUBLE);
     if (table) return fn.fail(e, `\`${owner.text}.${name}\` is not supported`);
   }
+  const member = memberOfFree(fn, e.expression, name, env);
+  if (member?.k === "number") return atom(num(member.value, span), Number.isInteger(member.value) ? T_INT : T_DOUBLE);
+  if (member?.k === "boolean") return atom(bool(member.value, span), T_BOOL);
+  if (member?.k === "numbers" && ts.isIdentifier(e.name)) return constantArray(fn, e.name, member.value, lets);
   const a = expr(fn, e.expression, env, lets);
   if (a.kind === "record") {
     const k = a.keys.indexOf(name);

@@ -202,7 +202,7 @@ function counting(fn: Fn, s: TS.ForStatement, env: Env): Counting | undefined {
   const flip: Record<Counting["op"], Counting["op"]> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
   let op = ops[c.operatorToken.kind];
   let bound: TS.Expression;
-  let shift = 0;
+  let shift: number;
   const isI = (e: TS.Expression) => ts.isIdentifier(bare(ts, e)) && (bare(ts, e) as TS.Identifier).text === name;
   /** `i`, or `i + c` / `i - c` with c a constant integer (the bound then moves by -c / +c). */
   const counter = (e: TS.Expression): number | undefined => {
@@ -464,7 +464,7 @@ export function forEachLoop(fn: Fn, e: TS.CallExpression, receiver: TS.Expressio
         const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
         const bound = bindParams(fn, cb.parameters, [x, atom(k!, T_INT)], inner, l);
         // A `return` in the callback ends this iteration (as `continue`).
-        const forEachCtx: Ctx = { ...iterCtx, ret: (_v, after) => iterCtx.next(after), brk: undefined as never };
+        const forEachCtx: Ctx = { ...iterCtx, ret: (_v, after) => iterCtx.next(after), brk: undefined };
         if (!ts.isBlock(body)) return fn.fail(body, "forEach's callback is a block ({ ... }) of statements");
         return block(fn, body, bound, forEachCtx);
       },

@@ -45,7 +45,7 @@ class ProgramBuilder implements Program {
 
   define(src: FunctionSource, args: readonly TsType[], span: Span): { name: string; result: TsType } {
     let byTypes = this.made.get(src);
-    if (!byTypes) this.made.set(src, (byTypes = new Map()));
+    if (!byTypes) this.made.set(src, (byTypes = new Map<string, { name: string; result: TsType }>()));
     const key = typesKey(args);
     const known = byTypes.get(key);
     if (known) return known;

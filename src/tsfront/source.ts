@@ -17,6 +17,8 @@ export type Resolved =
   | { readonly k: "boolean"; readonly value: boolean }
   | { readonly k: "numbers"; readonly value: readonly number[] }
   | { readonly k: "function"; readonly source: () => FunctionSource; readonly value?: unknown }
+  /** An object (a module namespace a bundler made, say): its properties are read as free names are. */
+  | { readonly k: "object"; readonly value: object }
   | { readonly k: "other"; readonly what: string };
 
 export interface Resolver {
@@ -154,7 +156,7 @@ function constantValue(ts: typeof TS, e: TS.Expression): Resolved {
   if (ts.isNewExpression(e) && e.arguments?.length === 1) list = e.arguments[0];
   if (list && ts.isArrayLiteralExpression(list)) {
     const values = list.elements.map((x) => numberOf(ts, x));
-    if (values.every((x) => x !== undefined)) return { k: "numbers", value: values as number[] };
+    if (values.every((x) => x !== undefined)) return { k: "numbers", value: values };
   }
   return { k: "other", what: "a constant that is not a number, a boolean or a list of numbers" };
 }

@@ -620,7 +620,7 @@ export function bindParams(
       if (fn.ts.isIdentifier(p.name) && /^_/.test(p.name.text)) return; // an unused parameter (`_`)
       fn.fail(p, "this parameter has no value here");
     }
-    e = bindPattern(fn, p.name, v!, e, lets, true, "foreign", p);
+    e = bindPattern(fn, p.name, v, e, lets, true, "foreign", p);
   });
   return e;
 }

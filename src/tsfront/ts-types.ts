@@ -76,15 +76,13 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
       const r = b as typeof a;
       if (a.keys.length !== r.keys.length || a.keys.some((k, i) => k !== r.keys[i])) return undefined;
       const fields = a.fields.map((f, i) => joinType(f, r.fields[i]!));
-      return fields.every((f) => f !== undefined)
-        ? { k: "record", keys: a.keys, fields: fields as TsType[] }
-        : undefined;
+      return fields.every((f) => f !== undefined) ? { k: "record", keys: a.keys, fields: fields } : undefined;
     }
     case "tuple": {
       const r = b as typeof a;
       if (a.elems.length !== r.elems.length) return undefined;
       const elems = a.elems.map((e, i) => joinType(e, r.elems[i]!));
-      return elems.every((e) => e !== undefined) ? { k: "tuple", elems: elems as TsType[] } : undefined;
+      return elems.every((e) => e !== undefined) ? { k: "tuple", elems: elems } : undefined;
     }
     default:
       return a;

@@ -3,13 +3,13 @@
 // is compiled once per argument types; the interpreter runs the same translated program to the same numbers.
 
 import { describe, expect, it } from "vitest";
-import { compilations, compile, grad, jacobian } from "../../src/index.js";
+import { compilations, compile, grad, jacobian, type AnyFunction } from "../../src/index.js";
 import { decode } from "../../src/library/convert.js";
 import { interpretedProgram, libraryFunction, Specialisations } from "../../src/library/target.js";
 import * as corpus from "./corpus.js";
 import { expectClose, rng } from "../library/helpers.js";
 
-type Fn = (...args: never[]) => number;
+type Fn = AnyFunction;
 const random = rng(2024);
 const vec = (n: number, scale = 1, offset = 0) => Float64Array.from({ length: n }, () => offset + scale * random());
 const rows = (r: number, c: number) => Array.from({ length: r }, () => Array.from(vec(c)));

@@ -9,8 +9,8 @@ const DRAG = 0.05;
 export function projectileMiss(v0: Float64Array, target: number, steps: number): number {
   let x = 0;
   let y = 0;
-  let vx = v0[0];
-  let vy = v0[1];
+  let vx = v0[0]!;
+  let vy = v0[1]!;
   const dt = 0.01;
   for (let i = 0; i < steps; i++) {
     const speed = Math.sqrt(vx * vx + vy * vy);
@@ -25,10 +25,10 @@ export function projectileMiss(v0: Float64Array, target: number, steps: number):
 /** Cross-entropy of a softmax, with the maximum subtracted for stability. */
 export function softmaxCrossEntropy(logits: Float64Array, label: number): number {
   let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]);
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]!);
   let total = 0;
-  for (let i = 0; i < logits.length; i++) total += Math.exp(logits[i] - max);
-  return Math.log(total) + max - logits[label];
+  for (let i = 0; i < logits.length; i++) total += Math.exp(logits[i]! - max);
+  return Math.log(total) + max - logits[label]!;
 }
 
 function sigmoid(x: number): number {
@@ -44,18 +44,18 @@ export function lstmCell(W: Float64Array, b: Float64Array, x: Float64Array, h: F
   const m = h.length;
   const gates = new Float64Array(4 * m);
   for (let r = 0; r < 4 * m; r++) {
-    let s = b[r];
-    for (let j = 0; j < n; j++) s += W[r * (n + m) + j] * x[j];
-    for (let j = 0; j < m; j++) s += W[r * (n + m) + n + j] * h[j];
+    let s = b[r]!;
+    for (let j = 0; j < n; j++) s += W[r * (n + m) + j]! * x[j]!;
+    for (let j = 0; j < m; j++) s += W[r * (n + m) + n + j]! * h[j]!;
     gates[r] = s;
   }
   let out = 0;
   for (let k = 0; k < m; k++) {
-    const input = sigmoid(gates[k]);
-    const forget = sigmoid(gates[m + k]);
-    const output = sigmoid(gates[2 * m + k]);
-    const candidate = Math.tanh(gates[3 * m + k]);
-    const cell = forget * c[k] + input * candidate;
+    const input = sigmoid(gates[k]!);
+    const forget = sigmoid(gates[m + k]!);
+    const output = sigmoid(gates[2 * m + k]!);
+    const candidate = Math.tanh(gates[3 * m + k]!);
+    const cell = forget * c[k]! + input * candidate;
     out += output * Math.tanh(cell) + cell;
   }
   return out;
@@ -64,7 +64,7 @@ export function lstmCell(W: Float64Array, b: Float64Array, x: Float64Array, h: F
 /** A polynomial by Horner's rule. */
 export function horner(coefficients: Float64Array, x: number): number {
   let acc = 0;
-  for (let i = coefficients.length - 1; i >= 0; i--) acc = acc * x + coefficients[i];
+  for (let i = coefficients.length - 1; i >= 0; i--) acc = acc * x + coefficients[i]!;
   return acc;
 }
 
@@ -72,8 +72,8 @@ export function horner(coefficients: Float64Array, x: number): number {
 export function rosenbrock(x: Float64Array): number {
   let sum = 0;
   for (let i = 0; i < x.length - 1; i++) {
-    const a = x[i + 1] - x[i] * x[i];
-    const b = 1 - x[i];
+    const a = x[i + 1]! - x[i]! * x[i]!;
+    const b = 1 - x[i]!;
     sum += 100 * a * a + b * b;
   }
   return sum;
@@ -86,11 +86,11 @@ export function interpolate(xs: Float64Array, ys: Float64Array, x: number): numb
   for (let step = 0; step < 32; step++) {
     if (hi - lo <= 1) break;
     const mid = Math.floor((lo + hi) / 2);
-    if (xs[mid] <= x) lo = mid;
+    if (xs[mid]! <= x) lo = mid;
     else hi = mid;
   }
-  const t = (x - xs[lo]) / (xs[hi] - xs[lo]);
-  return ys[lo] * (1 - t) + ys[hi] * t;
+  const t = (x - xs[lo]!) / (xs[hi]! - xs[lo]!);
+  return ys[lo]! * (1 - t) + ys[hi]! * t;
 }
 
 /** Prefix sums written into a local array, then weighted. */
@@ -98,11 +98,11 @@ export function weightedPrefixSums(x: Float64Array, w: Float64Array): number {
   const prefix = new Float64Array(x.length);
   let running = 0;
   for (let i = 0; i < x.length; i++) {
-    running += x[i];
+    running += x[i]!;
     prefix[i] = running;
   }
   let total = 0;
-  for (let i = 0; i < prefix.length; i++) total += w[i] * prefix[i] * prefix[i];
+  for (let i = 0; i < prefix.length; i++) total += w[i]! * prefix[i]! * prefix[i]!;
   return total;
 }
 
@@ -116,7 +116,7 @@ export function matVecNorm(A: number[][], v: Float64Array): number {
   let total = 0;
   for (let i = 0; i < A.length; i++) {
     let s = 0;
-    for (let j = 0; j < v.length; j++) s += A[i][j] * v[j];
+    for (let j = 0; j < v.length; j++) s += A[i]![j]! * v[j]!;
     total += s * s;
   }
   return total;
@@ -132,8 +132,8 @@ export function linearMse(model: Linear, X: number[][], y: Float64Array): number
   let loss = 0;
   for (let i = 0; i < X.length; i++) {
     let prediction = model.b;
-    for (let j = 0; j < model.w.length; j++) prediction += model.w[j] * X[i][j];
-    const r = prediction - y[i];
+    for (let j = 0; j < model.w.length; j++) prediction += model.w[j]! * X[i]![j]!;
+    const r = prediction - y[i]!;
     loss += r * r;
   }
   return loss / X.length;
@@ -144,9 +144,9 @@ export function logisticLoss(model: Linear, X: number[][], y: Float64Array): num
   let total = 0;
   for (let i = 0; i < X.length; i++) {
     let z = model.b;
-    for (let j = 0; j < model.w.length; j++) z += model.w[j] * X[i][j];
+    for (let j = 0; j < model.w.length; j++) z += model.w[j]! * X[i]![j]!;
     const softplus = z > 0 ? z + Math.log(1 + Math.exp(-z)) : Math.log(1 + Math.exp(z));
-    total += softplus - y[i] * z;
+    total += softplus - y[i]! * z;
   }
   return total;
 }
@@ -183,7 +183,7 @@ export function huber(residuals: Float64Array, delta: number): number {
 export function springChainEnergy(positions: Float64Array, stiffness: number, rest: number): number {
   let energy = 0;
   for (let i = 1; i < positions.length; i++) {
-    const stretch = positions[i] - positions[i - 1] - rest;
+    const stretch = positions[i]! - positions[i - 1]! - rest;
     energy += 0.5 * stiffness * stretch * stretch;
   }
   return energy;
@@ -194,9 +194,9 @@ export function nBodyEnergy(x: Float64Array, y: Float64Array, mass: Float64Array
   let energy = 0;
   for (let i = 0; i < x.length; i++)
     for (let j = i + 1; j < x.length; j++) {
-      const dx = x[i] - x[j];
-      const dy = y[i] - y[j];
-      energy -= (mass[i] * mass[j]) / Math.sqrt(dx * dx + dy * dy + 0.01);
+      const dx = x[i]! - x[j]!;
+      const dy = y[i]! - y[j]!;
+      energy -= (mass[i]! * mass[j]!) / Math.sqrt(dx * dx + dy * dy + 0.01);
     }
   return energy;
 }
@@ -237,7 +237,7 @@ export function pendulumRk4(theta0: number, omega0: number, length: number, step
 /** A moving average (window 3) written into a local array, then its squared sum. */
 export function movingAverage(x: Float64Array): number {
   const smooth = new Float64Array(x.length - 2);
-  for (let i = 1; i < x.length - 1; i++) smooth[i - 1] = (x[i - 1] + x[i] + x[i + 1]) / 3;
+  for (let i = 1; i < x.length - 1; i++) smooth[i - 1] = (x[i - 1]! + x[i]! + x[i + 1]!) / 3;
   return smooth.reduce((s, v) => s + v * v, 0);
 }
 
@@ -247,22 +247,22 @@ export function catmullRom(p: Float64Array, t: number): number {
   const t3 = t2 * t;
   return (
     0.5 *
-    (2 * p[1] +
-      (-p[0] + p[2]) * t +
-      (2 * p[0] - 5 * p[1] + 4 * p[2] - p[3]) * t2 +
-      (-p[0] + 3 * p[1] - 3 * p[2] + p[3]) * t3)
+    (2 * p[1]! +
+      (-p[0]! + p[2]!) * t +
+      (2 * p[0]! - 5 * p[1]! + 4 * p[2]! - p[3]!) * t2 +
+      (-p[0]! + 3 * p[1]! - 3 * p[2]! + p[3]!) * t3)
   );
 }
 
 /** A polynomial fit's squared error, with map and reduce. */
 export function polyFitError(coefficients: number[], xs: number[], ys: number[]): number {
   const predictions = xs.map((x) => coefficients.reduce((acc, c, k) => acc + c * x ** k, 0));
-  return predictions.reduce((s, p, i) => s + (p - ys[i]) ** 2, 0);
+  return predictions.reduce((s, p, i) => s + (p - ys[i]!) ** 2, 0);
 }
 
 /** Ridge regression: squared error plus an L2 penalty, with map and reduce. */
 export function ridge(w: Float64Array, X: Float64Array[], y: Float64Array, lambda: number): number {
-  const residuals = X.map((row, i) => row.reduce((s, v, j) => s + v * w[j], 0) - y[i]);
+  const residuals = X.map((row, i) => row.reduce((s, v, j) => s + v * w[j]!, 0) - y[i]!);
   const penalty = w.reduce((s, v) => s + v * v, 0);
   return residuals.reduce((s, r) => s + r * r, 0) + lambda * penalty;
 }
@@ -278,9 +278,9 @@ interface Mlp {
 export function mlpLoss(p: Mlp, x: number[], target: number): number {
   let out = p.b2;
   for (let i = 0; i < p.W1.length; i++) {
-    let z = p.b1[i];
-    for (let j = 0; j < x.length; j++) z += p.W1[i][j] * x[j];
-    out += p.W2[i] * Math.tanh(z);
+    let z = p.b1[i]!;
+    for (let j = 0; j < x.length; j++) z += p.W1[i]![j]! * x[j]!;
+    out += p.W2[i]! * Math.tanh(z);
   }
   return (out - target) ** 2;
 }
@@ -290,16 +290,16 @@ export function cosineSimilarity(a: Float64Array, b: Float64Array): number {
   let na = 0;
   let nb = 0;
   for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
   }
   return dot / Math.sqrt(na * nb);
 }
 
 export function geometricMean(x: Float64Array): number {
   let logSum = 0;
-  for (let i = 0; i < x.length; i++) logSum += Math.log(x[i]);
+  for (let i = 0; i < x.length; i++) logSum += Math.log(x[i]!);
   return Math.exp(logSum / x.length);
 }
 
@@ -309,14 +309,14 @@ export function rnnFinalState(Wh: Float64Array, Wx: Float64Array, xs: Float64Arr
   for (let t = 0; t < xs.length; t++) {
     const next = new Float64Array(hidden);
     for (let i = 0; i < hidden; i++) {
-      let s = Wx[i] * xs[t];
-      for (let j = 0; j < hidden; j++) s += Wh[i * hidden + j] * h[j];
+      let s = Wx[i]! * xs[t]!;
+      for (let j = 0; j < hidden; j++) s += Wh[i * hidden + j]! * h[j]!;
       next[i] = Math.tanh(s);
     }
     h = next;
   }
   let total = 0;
-  for (let i = 0; i < hidden; i++) total += h[i];
+  for (let i = 0; i < hidden; i++) total += h[i]!;
   return total;
 }
 
@@ -326,9 +326,9 @@ export function pendulumChainEnergy(theta: Float64Array, omega: Float64Array, le
   let potential = 0;
   let height = 0;
   for (let i = 0; i < theta.length; i++) {
-    height -= length * Math.cos(theta[i]);
+    height -= length * Math.cos(theta[i]!);
     potential += G * height;
-    kinetic += 0.5 * length * length * omega[i] * omega[i];
+    kinetic += 0.5 * length * length * omega[i]! * omega[i]!;
   }
   return kinetic + potential;
 }
@@ -355,13 +355,13 @@ export function blackScholesCall(spot: number, strike: number, rate: number, vol
 /** The length of a cubic Bézier curve by a polyline of n segments. */
 export function bezierLength(px: Float64Array, py: Float64Array, n: number): number {
   let length = 0;
-  let prevX = px[0];
-  let prevY = py[0];
+  let prevX = px[0]!;
+  let prevY = py[0]!;
   for (let k = 1; k <= n; k++) {
     const t = k / n;
     const u = 1 - t;
-    const x = u * u * u * px[0] + 3 * u * u * t * px[1] + 3 * u * t * t * px[2] + t * t * t * px[3];
-    const y = u * u * u * py[0] + 3 * u * u * t * py[1] + 3 * u * t * t * py[2] + t * t * t * py[3];
+    const x = u * u * u * px[0]! + 3 * u * u * t * px[1]! + 3 * u * t * t * px[2]! + t * t * t * px[3]!;
+    const y = u * u * u * py[0]! + 3 * u * u * t * py[1]! + 3 * u * t * t * py[2]! + t * t * t * py[3]!;
     length += Math.hypot(x - prevX, y - prevY);
     prevX = x;
     prevY = y;
@@ -373,8 +373,8 @@ export function bezierLength(px: Float64Array, py: Float64Array, n: number): num
 export function reluPool(x: Float64Array, w: Float64Array): number {
   let total = 0;
   for (let i = 0; i + 1 < x.length; i += 2) {
-    const pooled = Math.max(Math.max(0, x[i]), Math.max(0, x[i + 1]));
-    total += w[i / 2] * pooled;
+    const pooled = Math.max(Math.max(0, x[i]!), Math.max(0, x[i + 1]!));
+    total += w[i / 2]! * pooled;
   }
   return total;
 }
