@@ -20,6 +20,8 @@ export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
 export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
 export { inspect, type Inspection } from "./library/inspect.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
+export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";
+export { useTypeScript } from "./tsfront/compiler.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).

@@ -16,6 +16,7 @@ import {
   showDerivative,
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
+import { derivativeTypeScript, isTypeScriptFile, loadTypeScript, runTypeScript } from "./ts-commands.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -110,12 +111,17 @@ export function registerCommands(program: Command): void {
   withEntry(
     program
       .command("run")
-      .argument("<file>", "a Smooth source file")
+      .argument("<file>", "a Smooth source file, or a TypeScript/JavaScript module")
       .description("run a definition and print its result as JSON"),
   )
     .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
+      if (isTypeScriptFile(file)) {
+        const m = loadTypeScript(file, readSource(file).text);
+        process.stdout.write(JSON.stringify(runTypeScript(m, file, o.fn, parseArgs(o) ?? [])) + "\n");
+        return;
+      }
       const prog = load(file, o.prelude);
       const args = parseArgs(o) ?? [];
       const engine = parseEngine(o.engine);
@@ -187,6 +193,12 @@ export function registerCommands(program: Command): void {
     });
 
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
+    if (isTypeScriptFile(file)) {
+      const m = loadTypeScript(file, readSource(file).text);
+      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt);
+      process.stdout.write(JSON.stringify(out) + "\n");
+      return;
+    }
     const prog = load(file, o.prelude);
     const args = parseArgs(o) ?? [];
     const engine = parseEngine(o.engine);

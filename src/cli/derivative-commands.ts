@@ -213,7 +213,11 @@ export function registerDerivativeCommands(
     c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
   const wrtOption = (c: Command) => c.option("--wrt <k>", "differentiate with respect to argument k only (0-based)");
   const command = (kind: DerivativeView, description: string) =>
-    wrtOption(withEntry(program.command(kind).argument("<file>", "a Smooth source file")).description(description));
+    wrtOption(
+      withEntry(
+        program.command(kind).argument("<file>", "a Smooth source file, or a TypeScript/JavaScript module"),
+      ).description(description),
+    );
 
   engineOption(
     command("grad", "the value and gradient of a definition with a Double result").option(

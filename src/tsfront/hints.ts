@@ -1,6 +1,7 @@
-// Which number parameters of a TypeScript function are integers: those it uses as an index (`a[n]`), a loop bound
-// (`i < n`) or a length (`new Float64Array(n)`, `{ length: n }`). The library reads such an argument as an Index (and
-// checks that it is an integer), so loops over it are counted loops.
+// Which number parameters of a TypeScript function are integers: those it uses as an index (`a[n]`) or a length
+// (`new Float64Array(n)`, `{ length: n }`), where JavaScript needs an integer too. The library reads such an argument
+// as an Index (checking that it is an integer), so the program computes with it in Index arithmetic. (A loop bound may
+// be any number: `for (let i = 0; i < t; i++)` runs ceil(t) times.)
 
 import type * as TS from "typescript";
 import type { TypeScript } from "./compiler.js";
@@ -30,16 +31,8 @@ export function integerParams(ts: TypeScript, node: FunctionNode): boolean[] {
     if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && /Array$/.test(n.expression.text))
       mark(n.arguments?.[0]);
     if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && n.name.text === "length") mark(n.initializer);
-    if (ts.isForStatement(n) && n.condition) {
-      const c = bare(n.condition);
-      if (ts.isBinaryExpression(c)) {
-        mark(c.right);
-        mark(c.left);
-      }
-    }
     ts.forEachChild(n, visit);
   };
   if (node.body) visit(node.body);
-  // A loop condition marks both sides: the loop's own counter is not a parameter, so only parameters count.
   return names.map((n) => n !== undefined && found.has(n));
 }
