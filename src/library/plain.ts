@@ -8,6 +8,7 @@ import type { JsFunction } from "../staging/index.js";
 import { functionSource, resolveValue } from "../tsfront/closure.js";
 import { typescript, typescriptAvailable } from "../tsfront/compiler.js";
 import type { FunctionSource, Resolved } from "../tsfront/source.js";
+import { checkTensorConditions } from "../tsfront/tensor-conditions.js";
 import { stagedTarget } from "./staged.js";
 import { libraryFunction, type Target } from "./target.js";
 import { TsTarget } from "./ts-target.js";
@@ -62,9 +63,29 @@ function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): bo
   return found;
 }
 
+/** The tensor operation a callee names (`lt`, or `ns.lt` for a bundler's namespace), if it names one. */
+function tensorOpCalled(src: FunctionSource, callee: import("typescript").Expression): string | undefined {
+  const ts = typescript();
+  let c = callee;
+  while (ts.isParenthesizedExpression(c)) c = c.expression;
+  if (ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.CommaToken) c = c.right;
+  if (ts.isIdentifier(c)) {
+    const r = src.scope.lookup(c.text);
+    if (r === undefined) return OP_NAMES.has(c.text) ? c.text : undefined;
+    return r.k === "function" && OPS.has(r.value) ? c.text : undefined;
+  }
+  if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression)) {
+    const owner = src.scope.lookup(c.expression.text);
+    if (owner?.k === "object" && OPS.has((owner.value as Record<string, unknown>)[c.name.text])) return c.name.text;
+  }
+  return undefined;
+}
+
 /** The target of a plain function (one per function: see targetOf). */
 export function plainTarget(fn: JsFunction): Target {
   if (!typescriptAvailable()) return stagedTarget(fn);
   const src = functionSource(fn as (...args: never[]) => unknown);
-  return needsTracing(src) ? stagedTarget(fn) : new TsTarget(src);
+  if (!needsTracing(src)) return new TsTarget(src);
+  checkTensorConditions(typescript(), src, (callee) => tensorOpCalled(src, callee));
+  return stagedTarget(fn);
 }

@@ -56,7 +56,18 @@ export type Rhs =
 export interface Binding {
   readonly pattern: Pattern;
   readonly rhs: Rhs;
+  /**
+   * Where the user's code made a Bool (to report one that is never used: it went into a JavaScript condition): the
+   * call stack, captured now and read only if it is reported.
+   */
+  readonly site?: Error;
 }
+
+/**
+ * A trace stops after this many operations: a JavaScript loop whose condition is a tensor never ends (a tensor is
+ * always truthy). Loops over data belong in build and ifold, which trace their body once.
+ */
+export const MAX_TRACED_OPERATIONS = 100_000;
 
 export class Scope {
   readonly bindings: Binding[] = [];
@@ -148,8 +159,14 @@ export class Trace {
    * traced.
    */
   bindIn(scope: Scope, rhs: Rhs, type: StaticType, prefix = "t", base?: string): Pattern {
+    if (++this.operations > MAX_TRACED_OPERATIONS)
+      stagingFail(
+        `the trace has recorded ${MAX_TRACED_OPERATIONS} operations without ending: a JavaScript loop whose condition ` +
+          "is a tensor never ends (JavaScript sees every tensor as true); loop over data with build or ifold",
+      );
     const pattern = this.pattern(type, prefix, base, scope);
-    const binding: Binding = { pattern, rhs };
+    const site = type.k === "bool" ? new Error() : undefined;
+    const binding: Binding = site ? { pattern, rhs, site } : { pattern, rhs };
     setBinding(pattern, binding);
     scope.bindings.push(binding);
     return pattern;
