@@ -291,7 +291,9 @@ export function forLoop(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx): Expr {
     if (start.type.k === "int") {
       const a = (lets.bind(start.expr, T_INT, c.name, span) as { expr: Expr }).expr;
       const b = loopBound(fn, c, env, lets);
-      const count = (lets.bind(iterations(c, a, b, span), T_INT, "n", span) as { expr: Expr }).expr;
+      const bound = bare(ts, c.bound);
+      const isLength = ts.isPropertyAccessExpression(bound) && bound.name.text === "length";
+      const count = (lets.bind(iterations(c, a, b, span, isLength), T_INT, "n", span) as { expr: Expr }).expr;
       return lets.wrap(
         runLoop(fn, env, ctx, {
           node: s,
@@ -385,11 +387,13 @@ function loopBound(fn: Fn, c: Counting, env: Env, lets: Lets): { expr: Expr; typ
 }
 
 /** How many times `for (i = a; i op b; i += step)` runs: max 0 (ceil((b - a) / step)) and the like, as an Index. */
-function iterations(c: Counting, a: Expr, b: { expr: Expr; type: TsType }, span: Span): Expr {
+function iterations(c: Counting, a: Expr, b: { expr: Expr; type: TsType }, span: Span, boundIsLength: boolean): Expr {
   const up = c.step > 0;
   const step = Math.abs(c.step);
   const strict = c.op === "<" || c.op === ">";
   const one = num(1, span);
+  // for (let i = 0; i < xs.length; i++): the count is the length itself (the optimiser then knows i < length xs).
+  if (boundIsLength && up && step === 1 && strict && c.shift === 0 && a.kind === "num" && a.value === 0) return b.expr;
   if (b.type.k === "int") {
     // Integers: the distance, one more when the bound is included, divided by the step rounding up.
     let d = up ? binop("-", b.expr, a, span) : binop("-", a, b.expr, span);
