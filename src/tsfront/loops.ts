@@ -337,7 +337,7 @@ function whileShaped(
   const lets = new Lets(fn.names);
   let e = env;
   if (initList) {
-    const mutable = (initList.flags & ts.NodeFlags.Let) !== 0;
+    const mutable = (initList.flags & ts.NodeFlags.Const) === 0;
     for (const d of initList.declarations) {
       if (!ts.isIdentifier(d.name) || !d.initializer) return fn.fail(d, "a for loop's variable needs an initial value");
       const v = expr(fn, d.initializer, e, lets);

@@ -71,9 +71,8 @@ function statement(fn: Fn, s: TS.Statement, env: Env, ctx: Ctx): Expr {
 /** `const` and `let` declarations (with destructuring of objects and tuples). */
 function declarations(fn: Fn, list: TS.VariableDeclarationList, env: Env, ctx: Ctx): Expr {
   const ts = fn.ts;
-  const mutable = (list.flags & ts.NodeFlags.Let) !== 0;
-  if (!mutable && (list.flags & ts.NodeFlags.Const) === 0)
-    return fn.fail(list, "`var` is not supported: use const or let");
+  // `var` (what a build for older targets writes) is read as `let`: visible in its block and after the declaration.
+  const mutable = (list.flags & ts.NodeFlags.Const) === 0;
   const lets = new Lets(fn.names);
   let e = env;
   for (const d of list.declarations) {
