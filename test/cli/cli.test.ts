@@ -170,17 +170,21 @@ describe("the README's commands", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const fileText = /with a file `f\.smooth` holding\n\n```fsharp\n([^]*?)```/.exec(readme)?.[1];
   const fPath = file("f.smooth", fileText ?? "");
+  // The command-line section's TypeScript module.
+  const modelText = /With `model\.ts` holding\n\n```ts\n([^]*?)```/.exec(readme)?.[1];
+  const modelPath = file("model.ts", modelText ?? "");
   const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map(
     (m) => [m[1]!, m[2]!] as const,
   );
 
   it("the README's derivative examples are found", () => {
     expect(fileText).toBeDefined();
+    expect(modelText).toBeDefined();
     expect(examples.length).toBeGreaterThanOrEqual(6);
   });
 
   it.each(examples)("$ smooth %s", (command, output) => {
-    const argv = shellWords(command).map((w) => (w === "f.smooth" ? fPath : w));
+    const argv = shellWords(command).map((w) => (w === "f.smooth" ? fPath : w === "model.ts" ? modelPath : w));
     expect(smooth(...argv)).toEqual({ code: 0, stdout: output, stderr: "" });
   });
 });

@@ -35,6 +35,7 @@ const UNARY: readonly [PrimName, Type][] = [
   ["abs", DOUBLE],
   ["abs", INT],
   ["toDouble", INT],
+  ["toIndex", DOUBLE],
   ["not", BOOL],
 ];
 
