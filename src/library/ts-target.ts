@@ -63,6 +63,8 @@ function formOf(t: TsType): Tree {
         style: "typed",
       };
     }
+    case "unset":
+      throw new Error("formOf: a function's result always has a value");
   }
 }
 

@@ -102,7 +102,11 @@ function identifier(fn: Fn, e: TS.Identifier, env: Env, lets: Lets): Val {
   const name = e.text;
   const span = fn.span(e);
   const b = env.get(name);
-  if (b?.kind === "value") return b.val;
+  if (b?.kind === "value") {
+    if (b.val.kind === "atom" && b.val.type.k === "unset")
+      return fn.fail(e, `\`${name}\` is read before it is assigned a value`, {}, "type");
+    return b.val;
+  }
   if (b?.kind === "function")
     return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
   if (name in GLOBALS) return atom(num(GLOBALS[name]!, span), T_DOUBLE);

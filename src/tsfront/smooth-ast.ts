@@ -98,5 +98,7 @@ export function annotation(t: TsType, span: Span): TypeAnn {
       return { kind: "ttuple", elems: t.fields.map((f) => annotation(f, span)), span };
     case "tuple":
       return { kind: "ttuple", elems: t.elems.map((f) => annotation(f, span)), span };
+    case "unset":
+      throw new Error("annotation: an unassigned variable has no type");
   }
 }

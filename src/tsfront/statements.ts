@@ -11,7 +11,7 @@ import { Env, fill, Holes, type Ctx, type Fn, type Ownership, type ValueBinding 
 import { arithmetic, bare, boolean, expr, indexOf, isAssignment, packAs, SUBSET_HINT } from "./expressions.js";
 import { forEachLoop, forLoop, forOfLoop, whileLoop, doWhileLoop } from "./loops.js";
 import { app, ifte, index, ptuple } from "./smooth-ast.js";
-import { joinType, sameType, showTsType, T_INT, type TsType } from "./ts-types.js";
+import { joinType, sameType, showTsType, T_INT, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
 
 /** Translates statements list[i..] into an expression; control leaves through `ctx`. */
@@ -76,7 +76,12 @@ function declarations(fn: Fn, list: TS.VariableDeclarationList, env: Env, ctx: C
   const lets = new Lets(fn.names);
   let e = env;
   for (const d of list.declarations) {
-    if (!d.initializer) return fn.fail(d, "a variable needs an initial value here", { hint: "let x = 0;" });
+    if (!d.initializer) {
+      // `let y: number;`: a value comes with its first assignment (on every path before it is read).
+      if (!mutable || !ts.isIdentifier(d.name)) return fn.fail(d, "a const or a destructuring needs a value");
+      e = e.declare(d.name.text, atom({ kind: "var", name: "", span: fn.span(d) }, T_UNSET), true, "owned", d);
+      continue;
+    }
     const init = bare(ts, d.initializer);
     if (ts.isIdentifier(d.name) && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
       e = e.set(d.name.text, { kind: "function", node: init, decl: d, level: e.level });
@@ -358,6 +363,7 @@ function ownershipOfAssigned(fn: Fn, rhs: TS.Expression, env: Env): Ownership {
 /** A variable keeps its kind: a number stays a number, an array an array of the same elements. */
 function checkSameKind(fn: Fn, b: ValueBinding, value: Val, node: TS.Node): void {
   const before = typeOfVal(b.val);
+  if (before.k === "unset") return;
   const after = typeOfVal(value);
   const joined = joinType(before, after);
   if (!joined)
@@ -515,6 +521,16 @@ export function joinStates(fn: Fn, holes: Holes, names: readonly string[], node:
       // Name the variable whose values disagree.
       const fields = (type as { fields: readonly TsType[] }).fields;
       const k = (t as { fields: readonly TsType[] }).fields.findIndex((f, i) => !joinType(fields[i]!, f));
+      const kinds = [fields[k], (t as { fields: readonly TsType[] }).fields[k]];
+      if (kinds.some((x) => x?.k === "unset"))
+        return fn.fail(
+          h.node,
+          `\`${names[Math.max(0, k)] ?? "a variable"}\` is not assigned a value on every path into ${fn.text(node)}`,
+          {
+            hint: "give it a value where it is declared, or assign it in every branch (and before a loop that updates it)",
+          },
+          "type",
+        );
       return fn.fail(
         h.node,
         `\`${names[Math.max(0, k)] ?? "a variable"}\` has different kinds of values on different paths into ${fn.text(node)}`,

@@ -12,8 +12,11 @@ export type TsType =
   | { readonly k: "bool" }
   | { readonly k: "array"; readonly elem: TsType }
   | { readonly k: "record"; readonly keys: readonly string[]; readonly fields: readonly TsType[] }
-  | { readonly k: "tuple"; readonly elems: readonly TsType[] };
+  | { readonly k: "tuple"; readonly elems: readonly TsType[] }
+  /** A variable declared without a value (`let y: number;`), until it is assigned. */
+  | { readonly k: "unset" };
 
+export const T_UNSET: TsType = { k: "unset" };
 export const T_DOUBLE: TsType = { k: "double" };
 export const T_INT: TsType = { k: "int" };
 export const T_BOOL: TsType = { k: "bool" };
@@ -35,6 +38,8 @@ export function smoothType(t: TsType): Type {
       return tupleOf(t.fields.map(smoothType));
     case "tuple":
       return tupleOf(t.elems.map(smoothType));
+    case "unset":
+      throw new Error("smoothType: an unassigned variable has no type (the translator reports its use)");
   }
 }
 
@@ -65,6 +70,7 @@ export function sameType(a: TsType, b: TsType): boolean {
  */
 export function joinType(a: TsType, b: TsType): TsType | undefined {
   if (isNumber(a) && isNumber(b)) return a.k === "int" && b.k === "int" ? T_INT : T_DOUBLE;
+  // (An unassigned variable joins only with itself: a path that assigns it and one that does not disagree.)
   if (a.k !== b.k) return undefined;
   switch (a.k) {
     case "array": {
@@ -108,6 +114,8 @@ export function showTsType(t: TsType): string {
       return `{${t.keys.map((k, i) => `${k}: ${showTsType(t.fields[i]!)}`).join(", ")}}`;
     case "tuple":
       return `[${t.elems.map(showTsType).join(", ")}]`;
+    case "unset":
+      return "no value (declared without one)";
   }
 }
 

@@ -184,3 +184,25 @@ describe("programs", () => {
     expectClose(Array.from(rows[1]!), [4 + Math.cos(3), 3], 1e-14);
   });
 });
+
+describe("variables declared without a value", () => {
+  it("are assigned on every path before they are read", () => {
+    function f(x: number) {
+      let y: number;
+      if (x > 0) y = Math.sqrt(x);
+      else y = -x * x;
+      return y * 3;
+    }
+    agrees(f, [2]);
+    agrees(f, [-2]);
+    const m = typescriptModule(
+      "export function g(x: number) {\n  let y: number;\n  if (x > 0) y = x;\n  return y;\n}",
+      { fileName: "g.ts" },
+    );
+    expect(() => m.g!(1)).toThrow(/g\.ts:3:3: type error: `y` is not assigned a value on every path/);
+    const read = typescriptModule("export function h(x: number) {\n  let y: number;\n  return y + x;\n}", {
+      fileName: "h.ts",
+    });
+    expect(() => read.h!(1)).toThrow(/h\.ts:3:10: type error: `y` is read before it is assigned a value/);
+  });
+});
