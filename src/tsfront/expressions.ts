@@ -388,6 +388,13 @@ const leavesTypes = (t: TsType): TsType[] =>
 function element(fn: Fn, e: TS.ElementAccessExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
   const a = expr(fn, e.expression, env, lets);
+  const key = bare(fn.ts, e.argumentExpression);
+  if (a.kind === "record" && (fn.ts.isStringLiteral(key) || fn.ts.isNoSubstitutionTemplateLiteral(key))) {
+    // p["w"]: the property w.
+    const k = a.keys.indexOf(key.text);
+    if (k < 0) return fn.fail(key, `the object has no property \`${key.text}\``, {}, "type");
+    return a.fields[k]!;
+  }
   if (a.kind === "tuple") {
     const k = literalIndex(fn, e.argumentExpression);
     if (k === undefined || k < 0 || k >= a.elems.length)

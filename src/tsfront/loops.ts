@@ -186,7 +186,7 @@ interface Counting {
 function counting(fn: Fn, s: TS.ForStatement, env: Env): Counting | undefined {
   const ts = fn.ts;
   const init = s.initializer;
-  if (!init || !ts.isVariableDeclarationList(init) || init.declarations.length !== 1) return undefined;
+  if (!init || !ts.isVariableDeclarationList(init)) return undefined;
   const decl = init.declarations[0]!;
   if (!ts.isIdentifier(decl.name) || !decl.initializer) return undefined;
   const name = decl.name.text;
@@ -281,9 +281,30 @@ function stepOf(fn: Fn, e: TS.Expression | undefined, name: string): number | un
 
 const positive = (c: number | undefined) => (c !== undefined && c > 0 ? c : undefined);
 
-export function forLoop(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx): Expr {
+export function forLoop(fn: Fn, s: TS.ForStatement, env0: Env, ctx0: Ctx): Expr {
   const ts = fn.ts;
   const span = fn.span(s);
+  // `for (let i = 0, n = xs.length; ...)`: the variables after the first are declared first, seen only by the loop.
+  const init = s.initializer;
+  const extra = init && ts.isVariableDeclarationList(init) ? init.declarations.slice(1) : [];
+  const prelude = new Lets(fn.names);
+  let env = env0;
+  for (const d of extra) {
+    if (!ts.isIdentifier(d.name) || !d.initializer) return fn.fail(d, "a for loop's variable needs an initial value");
+    const v = expr(fn, d.initializer, env, prelude);
+    if (v.kind !== "atom") return fn.fail(d, "a for loop's variable is a number");
+    const mutable = ((init as TS.VariableDeclarationList).flags & ts.NodeFlags.Const) === 0;
+    env = env.declare(d.name.text, prelude.bind(v.expr, v.type, d.name.text, span), mutable, "foreign", d);
+  }
+  const ctx: Ctx = extra.length === 0 ? ctx0 : { ...ctx0, next: (after) => ctx0.next(after.exitTo(env0)) };
+  return prelude.wrap(
+    counted(fn, s, env, ctx, span) ?? whileShaped(fn, s, env, ctx, init, s.condition, s.statement, s.incrementor),
+  );
+}
+
+/** A counting for loop as an ifold, or undefined when it is not one. */
+function counted(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx, span: Span): Expr | undefined {
+  const ts = fn.ts;
   const c = counting(fn, s, env);
   if (c) {
     const lets = new Lets(fn.names);
@@ -313,11 +334,7 @@ export function forLoop(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx): Expr {
       );
     }
   }
-  // Any other for loop: its initialiser, then a while loop whose iteration runs the body then the update.
-  const initList = s.initializer;
-  if (initList && !ts.isVariableDeclarationList(initList))
-    return fn.fail(initList, "a for loop's initialiser must declare its variables (let i = 0)");
-  return whileShaped(fn, s, env, ctx, initList, s.condition, s.statement, s.incrementor);
+  return undefined;
 }
 
 /** A for loop that is not a counting one: `init; while (cond) { body; update }`, `continue` running the update. */
@@ -326,7 +343,7 @@ function whileShaped(
   s: TS.ForStatement,
   env: Env,
   ctx: Ctx,
-  initList: TS.VariableDeclarationList | undefined,
+  initList: TS.ForInitializer | undefined,
   cond: TS.Expression | undefined,
   body: TS.Statement,
   update: TS.Expression | undefined,
@@ -336,9 +353,12 @@ function whileShaped(
   // The loop's own variables (let i = ...) are declared first, as part of an enclosing scope.
   const lets = new Lets(fn.names);
   let e = env;
+  if (initList && !ts.isVariableDeclarationList(initList))
+    return fn.fail(initList, "a for loop's initialiser must declare its variables (let i = 0)");
   if (initList) {
     const mutable = (initList.flags & ts.NodeFlags.Const) === 0;
-    for (const d of initList.declarations) {
+    // (The variables after the first were declared by forLoop.)
+    for (const d of initList.declarations.slice(0, 1)) {
       if (!ts.isIdentifier(d.name) || !d.initializer) return fn.fail(d, "a for loop's variable needs an initial value");
       const v = expr(fn, d.initializer, e, lets);
       if (v.kind !== "atom") return fn.fail(d, "a for loop's variable is a number");

@@ -87,6 +87,17 @@ describe("statements", () => {
     agrees(f, [new Float64Array([0.1, 0.2, 0.3, 0.4, 0.5]), 2.5], [0, 1]);
   });
 
+  it('several variables in a for loop\'s initialiser, and p["key"]', () => {
+    function f(p: { w: Float64Array; b: number }) {
+      let s = p["b"];
+      for (let i = 0, n = p.w.length; i < n; i++) s += p["w"][i]! * (i + 1);
+      return s * s;
+    }
+    const g = grad(f)({ w: new Float64Array([1, 2]), b: 0.5 });
+    // s = b + w0 + 2 w1 = 5.5: ∂w = 2 s (1, 2), ∂b = 2 s.
+    expect(g).toEqual({ w: new Float64Array([11, 22]), b: 11 });
+  });
+
   it("destructuring of objects and tuples; objects returned as objects", () => {
     function split(p: { w: Float64Array; b: number }) {
       const { w, b } = p;
