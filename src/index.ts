@@ -21,7 +21,7 @@ export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type Tre
 export { inspect, type Inspection } from "./library/inspect.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";
-export { useTypeScript } from "./tsfront/compiler.js";
+export { useTypeScript } from "./tsfront/use-typescript.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).

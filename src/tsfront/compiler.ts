@@ -4,18 +4,11 @@
 
 import type * as TS from "typescript";
 import { fail } from "../syntax/diagnostics.js";
+import { givenTypeScript } from "./use-typescript.js";
 
 export type TypeScript = typeof TS;
 
 let compiler: TypeScript | undefined;
-
-/** Gives the library the TypeScript compiler to read plain functions with (where it cannot load it itself). */
-export function useTypeScript(ts: unknown): void {
-  const candidate = ts as Partial<TypeScript> | undefined;
-  if (typeof candidate?.createSourceFile !== "function" || typeof candidate.forEachChild !== "function")
-    fail("argument", 'useTypeScript expects the `typescript` module (import * as ts from "typescript")');
-  compiler = candidate as TypeScript;
-}
 
 /** Whether the compiler is at hand (given, or loadable) without failing. */
 export function typescriptAvailable(): boolean {
@@ -29,6 +22,7 @@ export function typescriptAvailable(): boolean {
 
 /** The TypeScript compiler, loaded on first use. */
 export function typescript(): TypeScript {
+  compiler ??= givenTypeScript() as TypeScript | undefined;
   if (compiler) return compiler;
   type ModuleApi = { createRequire(from: string): (id: string) => unknown };
   const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process

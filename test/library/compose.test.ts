@@ -13,6 +13,7 @@ import {
   jvp,
   mul,
   smooth,
+  sum,
   valueAndGrad,
   vectorSMul,
   vmap,
@@ -110,6 +111,11 @@ describe("composition", () => {
       [1, 4, 2, 5, 3, 6].map((x) => x ** 3 + Math.sin(x)),
       1e-14,
     );
+    // grad of a traced function around vmap: the sum of rosen over the columns.
+    const total = (Y: Tensor) => sum(cols(Y) as Tensor);
+    const gT = grad(total)(X) as Float64Array[];
+    const byColumn = [0, 1, 2].map((j) => grad(m.rosen!)(new Float64Array([X[0]![j]!, X[1]![j]!])) as Float64Array);
+    expectClose(flat(gT), [...byColumn.map((g) => g[0]!), ...byColumn.map((g) => g[1]!)], 1e-10);
     // Negative axes count from the last.
     expectClose(flat(vmap(m.rosen!, { inAxes: -1 })(X)), byHand, 1e-14);
   });
