@@ -125,7 +125,11 @@ const md =
   "# Plain TypeScript gradients against hand-written ones\n\n" +
   "`npm run bench:tsfront`: each function of test/tsfront/corpus.ts is plain TypeScript, differentiated by `grad(f)` " +
   "(read from its source, compiled once); the reference is a hand-written JavaScript gradient (bench/hand/tsfront.mjs) " +
-  `in the same run. Fastest of ${ROUNDS} alternating rounds, time per call.\n\n${table}\n`;
+  `in the same run. Fastest of ${ROUNDS} alternating rounds, time per call.\n\n${table}\n\n` +
+  "The hand-written Horner gradient uses the closed form (one pass: the powers of x), where reverse mode runs the " +
+  "loop forward (keeping each partial sum) and then backward. A matrix given as nested JS arrays (`number[][]`) is " +
+  "copied into one buffer on every call; given as an NDArray it is passed without copying (the same function, the " +
+  "same program).\n";
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/tsfront.md", import.meta.url), md);
 writeFileSync(
