@@ -18,7 +18,7 @@ function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[
     fail("argument", `expected ${paramTypes.length} argument(s), got ${Array.isArray(args) ? args.length : "no list"}`);
   }
   const out: Slot[] = [];
-  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i + 1}`);
+  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i}`);
   return out;
 }
 
