@@ -76,6 +76,11 @@ function fill(value: unknown, data: FlatData, offset: number, ints: boolean, whe
   const xs = value as readonly unknown[];
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
+    // A row of Doubles (its numbers checked by `describe`): copied without a path or a check per element.
+    if (!ints && Array.isArray(x) && typeof x[0] === "number") {
+      for (let j = 0; j < x.length; j++) data[offset++] = x[j] as number;
+      continue;
+    }
     if (typeof x === "number") data[offset++] = ints ? checkIndex(x, where, `${path}[${i}]`) : x;
     else if (typeof x === "boolean") data[offset++] = x ? 1 : 0;
     else offset = fill(x, data, offset, ints, where, `${path}[${i}]`);
