@@ -6,9 +6,10 @@ import type * as TS from "typescript";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { arithmetic, bare, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
+import { bare, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
+import { arithmetic } from "./operators.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
-import { callbackValue, inlineFunction } from "./statements.js";
+import { callbackValue, inlineFunction } from "./bodies.js";
 import { isNumber, joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
 

@@ -14,7 +14,7 @@ import { typescript } from "./compiler.js";
 import { Env, Fn, type Program } from "./context.js";
 import { lam, param } from "./smooth-ast.js";
 import { spanOf, type FunctionSource } from "./source.js";
-import { bindParams, translateBody } from "./statements.js";
+import { bindParams, translateBody } from "./bodies.js";
 import { showTsType, type TsType } from "./ts-types.js";
 import { Lets, Names, type Val } from "./values.js";
 
