@@ -11,9 +11,10 @@ import { M_INDEX, type MType } from "../types/mtype.js";
 import { integerParams } from "../tsfront/hints.js";
 import { translateFunction } from "../tsfront/program.js";
 import { spanOf, type FunctionSource } from "../tsfront/source.js";
-import { T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsfront/ts-types.js";
+import { smoothType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsfront/ts-types.js";
 import { typescript } from "../tsfront/compiler.js";
-import { BOOL_TREE, DOUBLE_TREE, INDEX_TREE, keyOf, treeType, type Tree, type Where } from "./pytree.js";
+import { defaultForm } from "./forms.js";
+import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import type { Instance, Target } from "./target.js";
 
 /** The translator's type of an argument of this structure. */
@@ -39,33 +40,15 @@ function tsTypeOf(t: Tree): TsType {
   }
 }
 
-/** The form of a result of this type: objects with their keys, arrays of objects as JS arrays of objects. */
+/** The form of a result of this type: objects with their keys (arrays of objects: JS arrays of objects). */
 function formOf(t: TsType): Tree {
-  switch (t.k) {
-    case "double":
-      return DOUBLE_TREE;
-    case "int":
-      return INDEX_TREE;
-    case "bool":
-      return BOOL_TREE;
-    case "record":
-      return { k: "tuple", elems: t.fields.map(formOf), keys: t.keys };
-    case "tuple":
-      return { k: "tuple", elems: t.elems.map(formOf) };
-    case "array": {
-      let e: TsType = t.elem;
-      while (e.k === "array") e = e.elem;
-      if (e.k === "record" || e.k === "tuple") return { k: "list", elem: formOf(t.elem), length: 0 };
-      return {
-        k: "dense",
-        elem: e.k === "int" ? "int" : e.k === "bool" ? "bool" : "double",
-        shape: [],
-        style: "typed",
-      };
-    }
-    case "unset":
-      throw new Error("formOf: a function's result always has a value");
+  if (t.k === "record") return { k: "tuple", elems: t.fields.map(formOf), keys: t.keys };
+  if (t.k === "tuple") return { k: "tuple", elems: t.elems.map(formOf) };
+  if (t.k === "array") {
+    const elem = formOf(t.elem);
+    if (elem.k === "tuple" || elem.k === "list") return { k: "list", elem, length: 0 };
   }
+  return defaultForm(smoothType(t));
 }
 
 export class TsTarget implements Target {

@@ -72,22 +72,9 @@ export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
     const st = fn.names.fresh("st");
     const k = shape.count ? fn.names.fresh("k") : undefined;
     const lets = new Lets(fn.names);
-    const stateLeaves = leafTypes(type).map((t) => ({ name: fn.names.fresh("s"), t }));
-    lets.bindPattern(
-      stateLeaves.length === 1
-        ? pvar(stateLeaves[0]!.name, span)
-        : { kind: "ptuple", elems: stateLeaves.map((l) => pvar(l.name, span)), span },
-      { kind: "var", name: st, span },
-      span,
-    );
-    const state = fromLeaves(
-      type,
-      stateLeaves.map((l) => atom({ kind: "var", name: l.name, span }, l.t)),
-    ) as { fields: readonly Val[] };
-    let inner = env;
-    names.forEach((n, i) => (inner = inner.update(n, state.fields[i]!)));
-    const done = flagged ? state.fields[names.length]! : undefined;
-    const returned = flagged ? state.fields[names.length + 1]! : undefined;
+    const state = bindStateParam(fn, st, type, names, env, lets, span);
+    const inner = state.env;
+    const { done, returned } = state;
     const exit = (e: Env, isDone: Expr, value: Val | undefined, node: TS.Node): Expr => {
       const s = stateOf(e.exitTo(inner), names) as { keys: readonly string[]; fields: readonly Val[] };
       const fields = flagged ? [...s.fields, atom(isDone, T_BOOL), value ?? returned!] : s.fields;
@@ -145,7 +132,7 @@ export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
   }
 }
 
-/** The state parameter of a while's condition, taken apart. */
+/** A loop's state parameter taken apart: the variables bound to its parts, and the flags when it has them. */
 function bindStateParam(
   fn: Fn,
   st: string,
@@ -154,7 +141,7 @@ function bindStateParam(
   env: Env,
   lets: Lets,
   span: Span,
-): { env: Env; done: Val | undefined } {
+): { env: Env; done: Val | undefined; returned: Val | undefined } {
   const leaves = leafTypes(type).map((t) => ({ name: fn.names.fresh("s"), t }));
   lets.bindPattern(
     leaves.length === 1
@@ -169,7 +156,7 @@ function bindStateParam(
   ) as { fields: readonly Val[] };
   let e = env;
   names.forEach((n, i) => (e = e.update(n, state.fields[i]!)));
-  return { env: e, done: state.fields[names.length] };
+  return { env: e, done: state.fields[names.length], returned: state.fields[names.length + 1] };
 }
 
 /** `for (const x of xs)`: a counting loop over the elements. */
