@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { compilations, compile, grad, jacobian, type AnyFunction } from "../../src/index.js";
 import { decode } from "../../src/library/convert.js";
 import { interpretedProgram, libraryFunction, Specialisations } from "../../src/library/target.js";
+import { BUILTINS } from "../../src/types/builtins.js";
 import * as corpus from "./corpus.js";
 import { expectClose, rng } from "../library/helpers.js";
 
@@ -135,5 +136,29 @@ describe("the TypeScript corpus", () => {
       const forward = jacobian(c.f, { argnums: c.wrt as number[], mode: "forward" }) as (...a: unknown[]) => unknown[];
       expectClose(flatten(forward(...c.args)), flatten(reverse(...c.args)), 1e-9);
     }
+  });
+});
+
+describe("while loops and recursion in the corpus", () => {
+  // The language's `while` is being added (a branch of its own): with it, a while loop is the program's own loop; until
+  // then it is a located "not supported yet" error. Either way the behaviour is checked.
+  const hasWhile = BUILTINS.has("while");
+
+  it(`a while-loop solver (Newton's cube root): ${hasWhile ? "its value and gradient" : "not supported yet"}`, () => {
+    if (hasWhile) {
+      expect(compile(corpus.cubeRootNewton)(5)).toBeCloseTo(Math.cbrt(5), 12);
+      // d/da a^(1/3) = 1 / (3 a^(2/3)), and central differences of the function itself.
+      expect(grad(corpus.cubeRootNewton)(5)).toBeCloseTo(1 / (3 * Math.cbrt(25)), 8);
+      expectClose([grad(corpus.cubeRootNewton)(5) as number], numeric(corpus.cubeRootNewton, [5], 0), 1e-6);
+    } else
+      expect(() => grad(corpus.cubeRootNewton)(5)).toThrow(
+        /<function cubeRootNewton>:\d+:\d+: unsupported error: this loop is not a counting loop, and while loops are not supported yet/,
+      );
+  });
+
+  it("a recursive function: not supported yet (the language has no recursion yet)", () => {
+    expect(() => grad(corpus.power)(1.5, 3)).toThrow(
+      /unsupported error: `power` calls itself: recursive functions are not supported yet/,
+    );
   });
 });
