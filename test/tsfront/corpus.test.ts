@@ -149,7 +149,7 @@ describe("while loops and recursion in the corpus", () => {
       expect(compile(corpus.cubeRootNewton)(5)).toBeCloseTo(Math.cbrt(5), 12);
       // d/da a^(1/3) = 1 / (3 a^(2/3)), and central differences of the function itself.
       expect(grad(corpus.cubeRootNewton)(5)).toBeCloseTo(1 / (3 * Math.cbrt(25)), 8);
-      expectClose([grad(corpus.cubeRootNewton)(5) as number], numeric(corpus.cubeRootNewton, [5], 0), 1e-6);
+      expectClose([grad(corpus.cubeRootNewton)(5)], numeric(corpus.cubeRootNewton, [5], 0), 1e-6);
     } else
       expect(() => grad(corpus.cubeRootNewton)(5)).toThrow(
         /<function cubeRootNewton>:\d+:\d+: unsupported error: this loop is not a counting loop, and while loops are not supported yet/,
