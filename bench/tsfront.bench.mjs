@@ -8,14 +8,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { transformSync } from "esbuild";
+import ts from "typescript";
 import { compilations, grad, ndarray } from "../dist/index.js";
 import * as hand from "./hand/tsfront.mjs";
 import { random } from "./lib.mjs";
 
-// The corpus as the JavaScript a TypeScript build gives (esbuild strips the types).
+// The corpus as the JavaScript a TypeScript build gives (the types stripped).
 const source = readFileSync(new URL("../test/tsfront/corpus.ts", import.meta.url), "utf8");
-const js = transformSync(source, { loader: "ts", format: "esm", target: "es2022" }).code;
+const js = ts.transpileModule(source, {
+  compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+}).outputText;
 const path = join(tmpdir(), `smooth-tsfront-corpus-${process.pid}.mjs`);
 writeFileSync(path, js);
 const corpus = await import(path);
