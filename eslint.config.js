@@ -14,6 +14,8 @@ export default tseslint.config(
       "**/*.mjs",
       "**/*.js",
       "**/*.cjs",
+      // Written by `smooth types` (the type test checks it is what the command writes).
+      "test/ts-types/*.smooth.d.ts",
     ],
   },
   eslint.configs.recommended,

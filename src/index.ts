@@ -14,14 +14,18 @@ export {
   jacobian,
   hessian,
   type ArgnumsOption,
+  type GradOptions,
   type JacobianOptions,
 } from "./library/transforms.js";
 export { jvp, vjp } from "./library/jvp.js";
-export { vmap, type VmapOptions } from "./library/vmap.js";
+export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
 export { customJvp, customVjp } from "./library/custom.js";
+export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
 export { inspect, type Inspection } from "./library/inspect.js";
 export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
+export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";
+export { useTypeScript } from "./tsfront/use-typescript.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).

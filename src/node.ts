@@ -6,7 +6,7 @@ import { smoothModule, type SmoothModule } from "./library/module.js";
 
 export * from "./index.js";
 
-/** The definitions of a `.smooth` file (messages name it by `path`). */
-export function loadModule(path: string): SmoothModule {
-  return smoothModule(readFileSync(path, "utf8"), { fileName: path });
+/** The definitions of a `.smooth` file (messages name it by `path`), typed by `M` (see `smooth types`). */
+export function loadModule<M = SmoothModule>(path: string): M {
+  return smoothModule<M>(readFileSync(path, "utf8"), { fileName: path });
 }

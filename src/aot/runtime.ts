@@ -16,9 +16,10 @@ import type { Type } from "../types/types.js";
 export type Place = readonly [line: number, col: number, width: number];
 
 /** How an export turns the compiled function's result into its own. */
-export type Finish =
-  | { readonly k: "value"; readonly resultTree?: Tree }
-  | { readonly k: "gradient"; readonly argnums: readonly number[]; readonly single: boolean };
+export interface Finish {
+  readonly k: "value";
+  readonly resultTree?: Tree;
+}
 
 /** Everything an export needs besides its generated code; plain data, written into the module as JSON. */
 export interface EntryData {
@@ -66,26 +67,19 @@ export function entry(make: Make, data: EntryData): (...args: unknown[]) => unkn
   return (...args: unknown[]) => {
     if (args.length !== expected)
       fail("argument", `this function takes ${expected} argument(s), but ${args.length} were given`);
-    const trees = args.map((a, k) => describe(a, hints[k], { what: `argument ${k + 1}` }));
+    const trees = args.map((a, k) => describe(a, hints[k], { what: `argument ${k}` }));
     if (keyOf(trees, data.shapes) !== data.key)
       fail("argument", "the arguments are not of the types this module was compiled for", undefined, {
         found: trees.map(showTree).join(", "),
         hint: "compile the module again with arguments like these",
       });
-    const values = args.map((a, k) => encode(a, trees[k]!, () => ({ what: `argument ${k + 1}` })));
+    const values = args.map((a, k) => encode(a, trees[k]!, () => ({ what: `argument ${k}` })));
     let out: Value;
     try {
       out = run(values);
     } catch (e) {
       throw relocated(e, places);
     }
-    const finish = data.finish;
-    if (finish.k === "value") return decode(out, data.resultType, finish.resultTree);
-    const n = finish.argnums.length;
-    const parts = finish.argnums.map((k, i) => {
-      const part = n === 1 ? out : (out as { elems: readonly Value[] }).elems[i]!;
-      return decode(part, data.argTypes[k]!, trees[k]);
-    });
-    return finish.single ? parts[0] : parts;
+    return decode(out, data.resultType, data.finish.resultTree);
   };
 }

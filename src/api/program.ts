@@ -5,17 +5,11 @@
 // tests the optimiser and the code generator together against the semantics.
 
 import type { GeneratedCode } from "../backends/backend.js";
-import { backendOf, DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
+import { backendOf, DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import {
-  DERIVATIVE_PIPELINE,
-  REVERSE_PRIMAL_PIPELINE,
-  REVERSE_PRIMAL_REFERENCE,
-  STANDARD_PIPELINE,
-} from "../opt/pipeline.js";
-import { forwardDerivative } from "./derivative-programs.js";
-import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
+import { DERIVATIVE_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { derivativeFunction, type DerivativeKind } from "./derivatives.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
@@ -30,19 +24,18 @@ import { PRELUDE_TEXT } from "../generated/prelude.js";
 
 export type { Engine } from "../backends/registry.js";
 
-/**
- * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
- * tangent), gradient (reverse mode; a Double result), value-gradient (the value, then the gradients), vjp (reverse mode
- * with the cotangent as an extra last argument; returns the value and the adjoints), jacobian-rows (reverse mode, one
- * sweep per output scalar), hessian (forward over reverse: the Jacobian of the reverse-mode gradient).
- */
-export type DerivativeKind = "forward" | "gradient" | "value-gradient" | "vjp" | "jacobian-rows" | "hessian";
+export type { DerivativeKind } from "./derivatives.js";
 
 export interface LoadOptions {
   /** Load the M̃ prelude first (default true). */
   readonly prelude?: boolean;
   /** Files whose definitions come before the user's (after the prelude), each parsed under its own name. */
   readonly include?: readonly SourceFile[];
+  /**
+   * The user's definitions as a syntax tree, when they were not written in Smooth (translated from TypeScript by
+   * src/tsfront/): its spans point into `file`, which is not parsed.
+   */
+  readonly ast?: Program;
 }
 
 /** A specialised entry point, ready to run. */
@@ -89,7 +82,7 @@ export class SmoothProgram {
     readonly file: SourceFile,
     options: LoadOptions = {},
   ) {
-    const user = parseProgram(file);
+    const user = options.ast ?? parseProgram(file);
     const programs: Program[] = [];
     if (options.prelude ?? true) {
       preludeFile();
@@ -154,7 +147,7 @@ export class SmoothProgram {
     if (hit) return hit;
     const def = this.definition(name);
     const primal = lowerEntry(this.checked, name, argTypes);
-    const program = derivativeProgram(primal, kind, wrt, def.paramNames, engine);
+    const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
     const spec = prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
     this.cache.set(key, spec);
     return spec;
@@ -196,36 +189,6 @@ export function prepare(
     ...(code === undefined ? {} : { code }),
     ...(code?.language === "javascript" ? { jsSource: code.text } : {}),
   };
-}
-
-/**
- * The derivative program of a lowered entry point. Reverse mode works on first-order IR: derivatives inside the
- * program are expanded and functions inlined first; for the compiled back end the primal is also optimised first
- * (fused, hoisted), so the reverse sweep is written for the program that would actually run. The interpreter's
- * reference transforms the unoptimised primal, so comparing the back ends also tests the optimiser on both sides.
- */
-function derivativeProgram(
-  primal: IrFunction,
-  kind: DerivativeKind,
-  wrt: readonly number[],
-  paramNames: readonly (string | undefined)[],
-  engine: Engine,
-): IrFunction {
-  if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const optimisedFirst = backendOf(engine).input === "optimised";
-  const firstOrder = runPipeline(primal, optimisedFirst ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE);
-  switch (kind) {
-    case "gradient":
-      return reverseGradient(firstOrder, { wrt });
-    case "value-gradient":
-      return reverseGradient(firstOrder, { wrt, withValue: true });
-    case "vjp":
-      return vjpFunction(firstOrder, { wrt });
-    case "jacobian-rows":
-      return reverseJacobian(firstOrder, { wrt });
-    case "hessian":
-      return forwardDerivative(reverseGradient(firstOrder, { wrt }), { wrt, paramNames });
-  }
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

@@ -24,15 +24,8 @@ const packGrads = (b: AnfBuilder, grads: readonly Atom[]): Atom =>
 /** fn's gradient: the adjoints of the `wrt` parameters (a tuple when several); fn must return a Double. */
 export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withValue?: boolean }): IrFunction {
   const resultType = typeOf(fn.body);
-  if (resultType.k !== "double")
-    fail(
-      "argument",
-      `\`${fn.name}\` returns ${showType(resultType)}, not a Double: a gradient needs a scalar result`,
-      undefined,
-      {
-        hint: "use a Jacobian (or a vector-Jacobian product) for a function with several outputs",
-      },
-    );
+  // Front ends check the result type first (src/api/derivatives.ts, requireDoubleResult).
+  if (resultType.k !== "double") throw new Error(`reverseGradient: \`${fn.name}\` returns ${showType(resultType)}`);
   const f = copyFunction(fn);
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);

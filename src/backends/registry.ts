@@ -39,3 +39,9 @@ export function parseEngine(name: string): Engine {
 export function describeEngines(): string {
   return BACKEND_LIST.map((b) => `${b.name} (${b.description})`).join(" or ");
 }
+
+/**
+ * Whether `engine` runs optimised programs: reverse-mode derivatives for it are then built from the optimised primal
+ * (the reference interpreter's from the lowered one, so comparing the two also tests the optimiser).
+ */
+export const optimisesFirst = (engine: Engine): boolean => backendOf(engine).input === "optimised";

@@ -1,11 +1,12 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
 import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
+import { declarations, interfaceName } from "../library/dts.js";
 import {
   derivativeForDev,
   gradJson,
@@ -16,6 +17,7 @@ import {
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
 import { writeAotModule, type ModuleOptions } from "./module-command.js";
+import { derivativeTypeScript, isTypeScriptFile, loadTypeScript, runTypeScript } from "./ts-commands.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -101,12 +103,17 @@ export function registerCommands(program: Command): void {
   withEntry(
     program
       .command("run")
-      .argument("<file>", "a Smooth source file")
+      .argument("<file>", "a Smooth source file, or a TypeScript/JavaScript module")
       .description("run a definition and print its result as JSON"),
   )
     .option("--engine <engine>", `back end: ${describeEngines()}`, DEFAULT_ENGINE)
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
+      if (isTypeScriptFile(file)) {
+        const m = loadTypeScript(file, readSource(file).text);
+        process.stdout.write(JSON.stringify(runTypeScript(m, file, o.fn, parseArgs(o) ?? [])) + "\n");
+        return;
+      }
       const prog = load(file, o.prelude);
       const args = parseArgs(o) ?? [];
       const engine = parseEngine(o.engine);
@@ -161,7 +168,29 @@ export function registerCommands(program: Command): void {
       },
     );
 
+  program
+    .command("types")
+    .argument("<file>", "a Smooth source file")
+    .option("--out <file>", "where to write the declarations (default: FILE.d.ts, imported as FILE.js)")
+    .option("--name <name>", "the interface's name (default: from the file's name, e.g. ModelDefinitions)")
+    .option("--no-prelude", "do not load the M̃ prelude")
+    .description("write TypeScript declarations of a file's definitions, for loadModule<Definitions>(file)")
+    .action((file: string, o: { out?: string; name?: string; prelude: boolean }) => {
+      const prog = load(file, o.prelude);
+      const name = o.name ?? interfaceName(file);
+      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) fail("argument", `--name ${name} is not a TypeScript identifier`);
+      const out = o.out ?? `${file}.d.ts`;
+      writeFileSync(out, declarations(prog, name));
+      process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
+    });
+
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
+    if (isTypeScriptFile(file)) {
+      const m = loadTypeScript(file, readSource(file).text);
+      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt);
+      process.stdout.write(JSON.stringify(out) + "\n");
+      return;
+    }
     const prog = load(file, o.prelude);
     const args = parseArgs(o) ?? [];
     const engine = parseEngine(o.engine);

@@ -75,6 +75,7 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
   stopGradient: same,
   abs: { expr: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`) },
   toDouble: same,
+  toIndex: { expr: ([a], _t, span) => `$rt.toIndex(${a}, ${span})` },
   lt: infix("<"),
   gt: infix(">"),
   le: infix("<="),

@@ -6,7 +6,7 @@ import { arrayTooLarge } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import { indexOutOfRange, intDiv, intPow, sizesDiffer } from "../prims/table.js";
+import { indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
 import { leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
@@ -19,7 +19,7 @@ function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[
     fail("argument", `expected ${paramTypes.length} argument(s), got ${Array.isArray(args) ? args.length : "no list"}`);
   }
   const out: Slot[] = [];
-  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i + 1}`);
+  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i}`);
   return out;
 }
 
@@ -78,6 +78,7 @@ function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number)
 
 export const RUNTIME = {
   intDiv,
+  toIndex,
   intPow,
   indexOutOfRange,
   sizesDiffer,

@@ -55,7 +55,7 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
     if (!matchConcrete(p, argTypes[i]!, subst))
       fail(
         "argument",
-        `argument ${i + 1} (\`${def.paramNames[i] ?? `#${i + 1}`}\`) of \`${name}\` has the wrong type`,
+        `argument ${i}${def.paramNames[i] ? ` (\`${def.paramNames[i]}\`)` : ""} of \`${name}\` has the wrong type`,
         def.def.nameSpan,
         {
           expected: namer.show(p),

@@ -6,9 +6,9 @@ import { generateFunction } from "../codegen/compile.js";
 import { hasTangent } from "../ad/dual-types.js";
 import { writeModule, type ModuleExport } from "../aot/module.js";
 import type { AnyFunction } from "./compile.js";
-import { checkWrt, parseArgnums, requireDoubleResult } from "./errors.js";
-import { keyOf } from "./pytree.js";
-import { describeArgs, targetOf } from "./target.js";
+import { keyOf, type Tree } from "./pytree.js";
+import { compiledProgram, describeArgs, targetOf, type Target } from "./target.js";
+import { grad } from "./transforms.js";
 
 export interface EmitOptions {
   /**
@@ -36,30 +36,31 @@ export function emitModuleWith(fn: AnyFunction, exampleArgs: readonly unknown[],
   const what = "emitModule";
   const target = targetOf(fn, what);
   const trees = describeArgs(target, exampleArgs);
-  const inst = target.instance(trees);
   const shapes = target.key(trees) !== keyOf(trees, false);
-  const common = { argTypes: inst.argTypes, key: keyOf(trees, shapes), shapes };
-  const spec = inst.program.specialise(inst.name, inst.argTypes, "js");
-  const exports: ModuleExport[] = [
-    {
-      name: "value",
-      generated: generateFunction(spec.optimised),
-      data: { ...common, finish: { k: "value", ...(inst.resultTree ? { resultTree: inst.resultTree } : {}) } },
-    },
-  ];
+  // Each export is the program the library itself compiles for that function (grad's for the gradient), so the
+  // module computes exactly what the library does; results take the same forms (objects, nested arrays).
+  const exported = (name: ModuleExport["name"], t: Target): ModuleExport => {
+    const inst = t.instance(trees);
+    const form: Tree | undefined = inst.resultForm(trees);
+    return {
+      name,
+      generated: generateFunction(compiledProgram(inst).optimised),
+      data: {
+        argTypes: inst.argTypes,
+        key: keyOf(trees, shapes),
+        shapes,
+        finish: { k: "value", ...(form ? { resultTree: form } : {}) },
+      },
+    };
+  };
+  const exports = [exported("value", target)];
+  const inst = target.instance(trees);
   const wanted = options.gradient;
   const automatic =
     wanted === undefined && inst.resultType.k === "double" && inst.argTypes.length > 0 && hasTangent(inst.argTypes[0]!);
   if (wanted || automatic) {
-    const argnums = parseArgnums(typeof wanted === "object" ? wanted.argnums : undefined, what);
-    checkWrt(target, inst, argnums, `${what} (gradient)`);
-    requireDoubleResult(target, inst, `${what} (gradient)`, "use a function with one Double output");
-    const grad = inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, "gradient");
-    exports.push({
-      name: "gradient",
-      generated: generateFunction(grad.optimised),
-      data: { ...common, finish: { k: "gradient", argnums: argnums.list, single: argnums.single } },
-    });
+    const argnums = typeof wanted === "object" ? wanted.argnums : 0;
+    exports.push(exported("gradient", targetOf(grad(fn, { argnums }), `${what} (gradient)`)));
   }
   return writeModule(exports);
 }

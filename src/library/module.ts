@@ -26,13 +26,13 @@ export type SmoothModule = { readonly [name: string]: SmoothFunction };
  * `;
  * const g = grad(m.loss)(w, x);
  */
-export function smooth(strings: TemplateStringsArray, ...values: unknown[]): SmoothModule {
+export function smooth<M = SmoothModule>(strings: TemplateStringsArray, ...values: unknown[]): M {
   let text = strings[0]!;
   values.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isFinite(v))
       fail(
         "argument",
-        `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
+        `interpolation ${i} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
         undefined,
         {
           expected: "a finite number (write anything else in the Smooth source itself)",
@@ -40,7 +40,7 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
       );
     text += numberLiteral(v) + strings[i + 1]!;
   });
-  return smoothModule(text);
+  return smoothModule<M>(text);
 }
 
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
@@ -51,8 +51,11 @@ function numberLiteral(x: number): string {
   return x < 0 ? `(${s})` : s;
 }
 
-/** The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). */
-export function smoothModule(text: string, options: { fileName?: string } = {}): SmoothModule {
+/**
+ * The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). `M` types them: the
+ * interface `smooth types FILE` writes for a file.
+ */
+export function smoothModule<M = SmoothModule>(text: string, options: { fileName?: string } = {}): M {
   const program = loadProgram({ name: options.fileName ?? "<smooth>", text });
   const module: Record<string, SmoothFunction> = {};
   for (const def of program.userDefs) {
@@ -60,5 +63,5 @@ export function smoothModule(text: string, options: { fileName?: string } = {}):
     const fn = compiledFunction(target, target.label, def.name);
     module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
   }
-  return Object.freeze(module);
+  return Object.freeze(module) as M;
 }

@@ -18,8 +18,11 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { NDArray } from "./ndarray.js";
 
-/** How an array was written: a typed array (or JS array of typed rows), plain nested numbers, or an NDArray. */
-export type Style = "typed" | "nested" | "ndarray";
+/**
+ * How an array was written: a Float64Array (or JS array of them as rows), a Float32Array (computed in Float64, given
+ * back as Float32Arrays), plain nested numbers, or an NDArray.
+ */
+export type Style = "typed" | "float32" | "nested" | "ndarray";
 
 export type Tree =
   | { readonly k: "double" }
@@ -117,6 +120,7 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
   if (typeof value === "boolean") return BOOL_TREE;
   if (value instanceof Float64Array) return { k: "dense", elem: "double", shape: [value.length], style: "typed" };
   if (value instanceof Int32Array) return { k: "dense", elem: "int", shape: [value.length], style: "typed" };
+  if (value instanceof Float32Array) return { k: "dense", elem: "double", shape: [value.length], style: "float32" };
   if (value instanceof NDArray)
     return {
       k: "dense",
@@ -149,6 +153,14 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
       shape: [xs.length],
       style: "nested",
     };
+  // Rows of Doubles (where the definition expects nothing else of a row): a matrix, without describing each row.
+  const rowHint = elemHint === undefined ? undefined : prune(elemHint);
+  const rowsOfDoubles =
+    rowHint === undefined ||
+    rowHint.k === "tvar" ||
+    (rowHint.k === "array" && scalarKindOfHint(rowHint.elem) === "double" && prune(rowHint.elem).k !== "array");
+  const rows = rowsOfDoubles ? regularRows(xs) : undefined;
+  if (rows) return { k: "dense", elem: "double", shape: [xs.length, rows.length], style: rows.style };
   const items = xs.map((x, i) => describe(x, elemHint, where, `${path}[${i}]`));
   const first = items[0]!;
   const kind = kindOf(first);
@@ -173,11 +185,35 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
         k: "dense",
         elem: first.elem,
         shape: [xs.length, ...first.shape],
-        style: first.style === "nested" ? "nested" : "typed",
+        style: first.style === "nested" || first.style === "float32" ? first.style : "typed",
       };
     default:
       return { k: "list", elem: first, length: xs.length };
   }
+}
+
+/**
+ * A matrix written as rows of one kind and length — all Float64Arrays (or Float32Arrays), or all JS arrays of numbers —
+ * recognised without describing each row (the common case, and the one worth doing fast on every call).
+ */
+function regularRows(xs: readonly unknown[]): { length: number; style: Style } | undefined {
+  const first = xs[0];
+  if (first instanceof Float64Array || first instanceof Float32Array) {
+    const ctor = first.constructor;
+    const n = first.length;
+    for (const r of xs) if (!(r instanceof ctor) || (r as Float64Array).length !== n) return undefined;
+    return { length: n, style: first instanceof Float32Array ? "float32" : "typed" };
+  }
+  if (Array.isArray(first)) {
+    const n = first.length;
+    if (n === 0) return undefined;
+    for (const r of xs) {
+      if (!Array.isArray(r) || r.length !== n) return undefined;
+      for (let j = 0; j < n; j++) if (typeof r[j] !== "number") return undefined;
+    }
+    return { length: n, style: "nested" };
+  }
+  return undefined;
 }
 
 const kindOf = (t: Tree): string => (t.k === "double" || t.k === "index" ? "number" : t.k);

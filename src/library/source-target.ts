@@ -48,6 +48,10 @@ export class SourceTarget implements Target {
     return { what: describeParam(this.def, k), span: this.span };
   }
 
+  argument(k: number): string {
+    return describeParam(this.def, k);
+  }
+
   checkArity(n: number): void {
     if (n !== this.arity)
       fail(
@@ -87,13 +91,16 @@ export class SourceTarget implements Target {
         );
       }
     });
-    const resultType = typeOf(lowerEntry(this.program.checked, this.def.name, argTypes).body);
+    const { checked } = this.program;
+    const name = this.def.name;
+    const resultType = typeOf(lowerEntry(checked, name, argTypes).body);
     const inst: Instance = {
-      program: this.program,
-      name: this.def.name,
       argTypes,
       resultType,
       paramNames: this.def.paramNames,
+      derivative: false,
+      lower: () => lowerEntry(checked, name, argTypes),
+      resultForm: () => undefined,
     };
     this.instances.set(key, inst);
     return inst;

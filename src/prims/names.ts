@@ -25,6 +25,10 @@ export const PRIM_NAMES = [
   "stopGradient",
   // Index -> Double (the implicit promotion, written `double i`)
   "toDouble",
+  // Double -> Index: the Index equal to a Double holding an integer (an index error otherwise); TypeScript's numbers
+  // used
+  // as indexes or counts (src/tsfront/) are read this way
+  "toIndex",
   // comparisons: Num * Num -> Bool (eq, ne also Bool * Bool)
   "lt",
   "gt",

@@ -98,6 +98,13 @@ export function intPow(a: number, b: number): number {
   return result;
 }
 
+/** The Index equal to x, which must be an integer in the 32-bit range. */
+export function toIndex(x: number, span?: Span): number {
+  if (!Number.isInteger(x) || x < -2147483648 || x > 2147483647)
+    fail("index", `${x} is used as an index or a count, but it is not a 32-bit integer`, span);
+  return x | 0;
+}
+
 export function intDiv(a: number, b: number, span?: Span): number {
   if (b === 0) fail("index", "integer division by zero", span);
   return (a / b) | 0;
@@ -213,6 +220,16 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     syntax: { prefix: "double" },
     type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
     evaluate: ([a]) => num(a!),
+  },
+  toIndex: {
+    fails: "operands",
+    cost: "cheap",
+    domain: "scalar",
+    derivative: D.NO_TANGENT,
+    arity: 1,
+    syntax: { prefix: "toIndex" },
+    type: ([a]) => (a!.k === "double" ? INT : { expected: "a Double" }),
+    evaluate: ([a], _t, span) => toIndex(num(a!), span),
   },
   lt: compare("<", (a, b) => a < b, false),
   gt: compare(">", (a, b) => a > b, false),

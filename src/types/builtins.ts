@@ -213,6 +213,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ...(["grad", "jacob"] as const).map((name): [string, Builtin] => [name, derivative(1, { kind: "grad" })]),
   ["mgrad", derivative(2, { kind: "mgrad" })],
   ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
+  ["toIndex", { arity: 1, type: () => mFun(M_DOUBLE, M_INDEX), lowering: { kind: "prim", op: "toIndex" } }],
   // Functional array updates (src/prims/updates.ts); the compiled code updates in place when the array is not shared.
   ...(["setAt", "addAt"] as const).map((op): [string, Builtin] => [
     op,

@@ -176,17 +176,21 @@ describe("the README's commands", () => {
       file(m[1]!, m[2]!),
     ]),
   );
+  // The command-line section's TypeScript module.
+  const modelText = /With `model\.ts` holding\n\n```ts\n([^]*?)```/.exec(readme)?.[1];
+  const modelPath = file("model.ts", modelText ?? "");
   const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map(
     (m) => [m[1]!, m[2]!] as const,
   );
 
   it("the README's derivative examples are found", () => {
     expect([...files.keys()]).toEqual(["newton.smooth", "softplus.smooth", "f.smooth"]);
+    expect(modelText).toBeDefined();
     expect(examples.length).toBeGreaterThanOrEqual(11);
   });
 
   it.each(examples)("$ smooth %s", (command, output) => {
-    const argv = shellWords(command).map((w) => files.get(w) ?? w);
+    const argv = shellWords(command).map((w) => files.get(w) ?? (w === "model.ts" ? modelPath : w));
     expect(smooth(...argv)).toEqual({ code: 0, stdout: output, stderr: "" });
   });
 });

@@ -36,6 +36,7 @@ const UNARY: readonly [PrimName, Type][] = [
   ["abs", DOUBLE],
   ["abs", INT],
   ["toDouble", INT],
+  ["toIndex", DOUBLE],
   ["not", BOOL],
 ];
 

@@ -81,7 +81,7 @@ describe("customJvp", () => {
     const v = [0.3, -1.2, 2];
     const w = [1.5, 0.5, -1];
     const numeric = numericGradient((x) => x.reduce((s, xi, i) => s + Math.log1p(Math.exp(xi * w[i]!)), 0), v);
-    const args = [new Float64Array(v), new Float64Array(w)];
+    const args = [new Float64Array(v), new Float64Array(w)] as const;
     expect(flat(grad(f)(...args)).every((g, i) => Math.abs(g - numeric[i]!) < 1e-7)).toBe(true);
     expect(flat(jacobian(f, { mode: "forward" })(...args)).every((g, i) => Math.abs(g - numeric[i]!) < 1e-7)).toBe(
       true,
