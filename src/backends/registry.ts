@@ -3,11 +3,12 @@
 
 import { JS_BACKEND } from "../codegen/backend.js";
 import { INTERP_BACKEND } from "../eval/backend.js";
+import { WASM_BACKEND } from "../wasm/backend.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Backend } from "./backend.js";
 
 /** In the order the CLI's help lists them; the first is the default. */
-const BACKEND_LIST = [JS_BACKEND, INTERP_BACKEND] as const satisfies readonly Backend[];
+const BACKEND_LIST = [JS_BACKEND, INTERP_BACKEND, WASM_BACKEND] as const satisfies readonly Backend[];
 
 /** The name of a registered back end. */
 export type Engine = (typeof BACKEND_LIST)[number]["name"];

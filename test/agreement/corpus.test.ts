@@ -10,7 +10,7 @@ import { verify } from "../../src/ir/verify.js";
 import { valueToJson } from "../../src/runtime/json.js";
 import { parseProgram } from "../../src/syntax/parser.js";
 import { CORPUS_DIR, readPrograms, withoutComments } from "../gen/corpus.js";
-import { disagreement, printedIrProblem, runBothEngines } from "../gen/differential.js";
+import { engineDisagreement, printedIrProblem, runBothEngines } from "../gen/differential.js";
 import { EXPECTED, jsonClose } from "./expected.js";
 
 const corpus = readPrograms(CORPUS_DIR);
@@ -99,11 +99,10 @@ describe.each(corpus)("$file", (p) => {
   let cached: ReturnType<typeof runBothEngines> | undefined;
   const runs = () => (cached ??= runBothEngines(p.file, p.text, p.args));
 
-  it("runs to the same value in the interpreter and as compiled JavaScript", () => {
+  it("runs to the same value in the interpreter, as compiled JavaScript and as WebAssembly", () => {
     const r = runs();
-    const { interpOutcome, jsOutcome } = r;
-    if (!interpOutcome.ok) throw new Error(`the interpreter fails:\n${interpOutcome.error.message}`);
-    const problem = disagreement(interpOutcome, jsOutcome, r.interp.resultType);
+    if (!r.interpOutcome.ok) throw new Error(`the interpreter fails:\n${r.interpOutcome.error.message}`);
+    const problem = engineDisagreement(r);
     if (problem) throw new Error(`${problem}\n--- generated JavaScript ---\n${r.js.jsSource ?? ""}`);
   });
 
@@ -123,7 +122,7 @@ describe.each(corpus)("$file", (p) => {
     it("computes the result expected by an independent JavaScript computation", () => {
       const r = runs();
       const want = expected(p.args);
-      for (const o of [r.interpOutcome, r.jsOutcome]) {
+      for (const o of [r.interpOutcome, r.jsOutcome, r.wasmOutcome]) {
         if (!o.ok) throw new Error(o.error.message);
         const got = valueToJson(o.value, r.interp.resultType);
         if (!jsonClose(got, want)) expect(got).toEqual(want);

@@ -11,7 +11,7 @@ import { printIr } from "../../src/ir/print.js";
 import { verify } from "../../src/ir/verify.js";
 import { parseProgram } from "../../src/syntax/parser.js";
 import { printProgram } from "../../src/syntax/printer.js";
-import { disagreement, printedIrProblem, runBothEngines, type BothRuns } from "../gen/differential.js";
+import { engineDisagreement, printedIrProblem, runBothEngines, type BothRuns } from "../gen/differential.js";
 import { arbProgram, generateProgram, type GeneratedProgram } from "../gen/program.js";
 import { ChoiceRng, seededChoices } from "../gen/rng.js";
 
@@ -35,7 +35,7 @@ function checkAgreement(p: GeneratedProgram): BothRuns {
     runs = runBothEngines("random.smooth", p.source, p.args);
     verify(runs.interp.lowered);
     verify(runs.js.optimised);
-    const problem = disagreement(runs.interpOutcome, runs.jsOutcome, runs.interp.resultType);
+    const problem = engineDisagreement(runs);
     if (problem) throw new Error(problem);
     return runs;
   } catch (e) {

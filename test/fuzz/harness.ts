@@ -15,7 +15,13 @@ import { describeParam } from "../../src/api/entry-types.js";
 import { valueFromJson } from "../../src/runtime/json.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 import { CORPUS_DIR, readPrograms } from "../gen/corpus.js";
-import { disagreement, outcome, runBothEngines } from "../gen/differential.js";
+import {
+  compiledDisagreement,
+  disagreement,
+  engineDisagreement,
+  outcome,
+  runBothEngines,
+} from "../gen/differential.js";
 import { arbProgram } from "../gen/program.js";
 import { arbDoubleProgram } from "../reverse/double-programs.js";
 import { expectClose, load, MODE_TOL, Point } from "../reverse/harness.js";
@@ -175,20 +181,25 @@ export function checkHostileCall({ k, args }: { k: number; args: readonly unknow
   compareEngines(program, "main", args, `${CORPUS[k]!.file} with ${JSON.stringify(args)}`);
 }
 
-/** Both engines on `fn` at `args`: each an answer or a SmoothError, agreeing (or the optimiser elided an error). */
+/** Every engine on `fn` at `args`: each an answer or a SmoothError, agreeing (or the optimiser elided an error). */
 function compareEngines(program: SmoothProgram, fn: string, args: readonly unknown[], input: string): void {
   const prepared = answerOrSmoothError(input, () => {
     const argTypes = program.argTypesFromJson(fn, args);
     const def = program.definition(fn);
     const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
-    return { values, interp: program.specialise(fn, argTypes, "interp"), js: program.specialise(fn, argTypes, "js") };
+    const [interp, js, wasm] = (["interp", "js", "wasm"] as const).map((e) => program.specialise(fn, argTypes, e));
+    return { values, interp: interp!, js: js!, wasm: wasm! };
   });
   if (prepared instanceof SmoothError) return;
-  const [interp, js] = [prepared.interp, prepared.js].map((spec) =>
+  const [interp, js, wasm] = [prepared.interp, prepared.js, prepared.wasm].map((spec) =>
     answerOrSmoothError(input, () => outcome(spec, prepared.values)),
   );
-  if (interp instanceof SmoothError || js instanceof SmoothError) return;
-  const problem = disagreement(interp!, js!, prepared.interp.resultType);
+  if (interp instanceof SmoothError || js instanceof SmoothError || wasm instanceof SmoothError) return;
+  const type = prepared.interp.resultType;
+  const problem =
+    disagreement(interp!, js!, type) ??
+    disagreement(interp!, wasm!, type, undefined, "wasm") ??
+    compiledDisagreement(js!, wasm!, type);
   if (problem !== undefined) throw new Error(`engines disagree on:\n${input}\n${problem}`);
 }
 
@@ -217,7 +228,7 @@ export const arbRandomProgram = arbProgram({ maxDepth: 4 });
 export function checkRandomProgram(p: { source: string; args: readonly unknown[] }): void {
   const runs = answerOrSmoothError(p.source, () => runBothEngines("random.smooth", p.source, p.args));
   if (runs instanceof SmoothError) throw new Error(`a generated program does not load:\n${p.source}\n${runs.message}`);
-  const problem = disagreement(runs.interpOutcome, runs.jsOutcome, runs.interp.resultType);
+  const problem = engineDisagreement(runs);
   if (problem !== undefined) throw new Error(`engines disagree on:\n${p.source}\n${problem}`);
 }
 

@@ -1,0 +1,258 @@
+// `build` as loops writing into arrays allocated in the arena, in destination-passing style (paper 000 §4.2): the
+// JavaScript back end's scheme (src/codegen/build.ts, which explains chains, first descents and shape records), with
+// the forms recognised by the shared lowering stage (src/lowering/build-forms.ts). A chain's buffers are locals
+// holding addresses, each with a capacity in elements: a write past it (possible only while an irregular build runs
+// on, before its error is raised at the end of its loop) is skipped, as JavaScript skips a write past a typed array.
+
+import { typeOf, type Build, type Let, type Prim } from "../ir/ir.js";
+import {
+  buildChain,
+  copyOf,
+  leavesZeros,
+  oneHotTerminal,
+  zeroBranch,
+  zeroFilled,
+  type ZeroBranch,
+} from "../lowering/build-forms.js";
+import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import type { Code } from "./encoder.js";
+import { i32, op, store } from "./instructions.js";
+import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
+import { allocate, copyLeaf } from "./memory.js";
+import { address, elementShift, iadd, imul, islot, product, slotCode, ZERO, type IExpr, type WSlot } from "./slots.js";
+
+/** A copy build `build n (fun i -> xs[i])` as one memory.copy; the first index out of range is reported as the loop
+ * would. */
+function emitCopy(em: WasmEmitter, b: Build, get: Prim): WSlots {
+  const n = em.atom(b.size)[0]!;
+  em.checkCount(n, "build size", b.span);
+  const [data, offset, length] = em.atom(get.args[0]!) as [WSlot, WSlot, WSlot];
+  if (em.key(n) !== em.key(length))
+    em.failIf(op("i32.gt_s", slotCode(n), slotCode(length)), [savedSlot(length)], ([len]) =>
+      em.helpers.raise.indexOutOfRange(len!, len!, get.span),
+    );
+  return [copyLeaf(em, "double", data, offset, [n]), ZERO, n];
+}
+
+export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
+  const copied = copyOf(outer);
+  if (copied !== undefined) return emitCopy(em, outer, copied);
+  // `build n (fun _ -> 0)`: a cleared allocation is all there is to do.
+  const zeros = zeroFilled(outer);
+  if (zeros !== undefined) {
+    const n = em.atom(outer.size)[0]!;
+    em.checkCount(n, "build size", outer.span);
+    return [allocate(em, zeros, [n], true), ZERO, n];
+  }
+  const fb = em.fb;
+  const levels = buildChain(outer);
+  const k = levels.length - 1;
+  const terminal = levels[k]!.build.body;
+  const termLeaves = leavesOf(typeOf(terminal));
+  const termArrays = termLeaves.filter((l) => l.rank > 0);
+  // Dimensions of a terminal element's array leaves, one after another (the part of a record below the n_j).
+  const termDimCount = termArrays.reduce((n, l) => n + l.rank, 0);
+  const sparseTerminal = leavesZeros(levels);
+
+  const buffers: WSlot[] = []; // one address per terminal leaf
+  const capacities: WSlot[] = []; // their sizes in elements
+  const sizes: WSlot[] = []; // n_j
+  const indices: WSlot[] = []; // t_j
+  const runStarts: WSlot[] = []; // b_j: linear index (among level j's elements) of the current run's element 0
+  const records: WSlot[][] = []; // R_j
+
+  const elementIndex = (j: number): IExpr => iadd(islot(runStarts[j]!), islot(indices[j]!));
+  const firstDescent = (upTo: number): Code =>
+    op(
+      "i32.eqz",
+      indices
+        .slice(0, upTo + 1)
+        .map(slotCode)
+        .reduce((a, b) => op("i32.or", a, b)),
+    );
+  const allocateAll = (elementSize: (leaf: number) => WSlot) =>
+    termLeaves.forEach((leaf, l) => {
+      const factors = [...sizes, elementSize(l)];
+      em.set(buffers[l]!, slotCode(allocate(em, leaf.kind, factors, sparseTerminal)));
+      em.set(capacities[l]!, product(factors).code);
+    });
+
+  const level = (j: number): void => {
+    const b = levels[j]!.build;
+    const n = em.atom(b.size)[0]!;
+    sizes.push(n);
+    em.checkCount(n, "build size", b.span);
+    const scalarOnly = k === 0 && termArrays.length === 0;
+    if (j === 0)
+      termLeaves.forEach((leaf) => {
+        if (scalarOnly) {
+          buffers.push(allocate(em, leaf.kind, [n], sparseTerminal));
+          capacities.push(n);
+        } else {
+          buffers.push(em.define("i32", i32(0)));
+          capacities.push(em.define("i32", i32(0)));
+        }
+      });
+    const recordLength = k - j + termDimCount;
+    const record = Array.from({ length: recordLength }, () => em.define("i32", i32(0)));
+    const found = Array.from({ length: recordLength }, () => em.define("i32", i32(0)));
+    const bad = recordLength > 0 ? em.define("i32", i32(-1)) : ZERO;
+    records.push(record);
+    em.markDimensionSlots(record);
+    runStarts.push(j === 0 ? ZERO : em.index(imul(elementIndex(j - 1), islot(n))));
+    if (j === k && termArrays.length === 0 && k > 0) {
+      fb.if(firstDescent(k - 1));
+      allocateAll(() => ({ value: 1, type: "i32" }));
+      fb.end();
+    }
+
+    const t = em.loopVariable(b.index, n);
+    indices.push(t);
+    const sparse = j === k ? oneHotTerminal(b) : undefined;
+    if (sparse !== undefined) {
+      // The buffers are fresh (all zeros): only the hot element is written, and its value computed only there.
+      const hot = em.atom(sparse.at)[0]!;
+      fb.if(op("i32.lt_u", slotCode(hot), slotCode(n)));
+      em.set(t, slotCode(hot));
+      terminalWrite(em.expr(sparse.value));
+      fb.end();
+      indices.pop();
+      return;
+    }
+    em.countedLoop(t, n, () => {
+      let element: WSlots;
+      if (j < k) {
+        for (const l of levels[j]!.lets) em.letBinding(l);
+        level(j + 1);
+        element = [sizes[j + 1]!, ...records[j + 1]!];
+      } else {
+        const lets: Let[] = [];
+        let tail = terminal;
+        for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+        const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
+        if (zb === undefined) element = terminalWrite(em.expr(terminal));
+        else {
+          for (const l of lets) em.letBinding(l);
+          element = zeroOrValue(zb);
+        }
+      }
+      if (recordLength > 0) {
+        fb.if(op("i32.eqz", slotCode(t)));
+        record.forEach((r, q) => em.set(r, slotCode(element[q]!)));
+        fb.else();
+        const differs = element
+          .map((x, q) => op("i32.ne", slotCode(x), slotCode(record[q]!)))
+          .reduce((a, c) => op("i32.or", a, c));
+        fb.if(op("i32.and", op("i32.lt_s", slotCode(bad), i32(0)), differs));
+        em.set(bad, slotCode(t));
+        found.forEach((f, q) => em.set(f, slotCode(element[q]!)));
+        fb.end();
+        fb.end();
+      }
+    });
+    if (recordLength > 0) {
+      const elemType = b.type.k === "array" ? b.type.elem : b.type;
+      em.failIf(op("i32.ge_s", slotCode(bad), i32(0)), [bad, ...record, ...found].map(savedSlot), ([index, ...dims]) =>
+        em.helpers.raise.irregular(
+          b.span,
+          elemType,
+          k - j,
+          index!,
+          dims.slice(0, recordLength),
+          dims.slice(recordLength),
+        ),
+      );
+    }
+    indices.pop();
+  };
+
+  // `if c then A else build m (fun _ -> 0.)`: the zeros are already in the fresh buffer, so that branch only gives
+  // the element's size (for the allocation and the shape check), and the copy is skipped when the data is null (0).
+  const zeroOrValue = (zb: ZeroBranch): WSlots => {
+    const [d, o, m] = [em.define("i32", i32(0)), em.define("i32", i32(0)), em.define("i32", i32(0))];
+    const cond = em.atom(zb.cond)[0]!;
+    fb.if(zb.zeroWhen ? op("i32.eqz", slotCode(cond)) : slotCode(cond));
+    const v = em.expr(zb.value);
+    em.set(d, slotCode(v[0]!));
+    em.set(o, slotCode(v[1]!));
+    em.set(m, slotCode(v[2]!));
+    fb.else();
+    const size = em.atom(zb.zero.size)[0]!;
+    em.checkCount(size, "build size", zb.zero.span);
+    em.set(m, slotCode(size));
+    fb.end();
+    return terminalWrite([d, o, m], d);
+  };
+
+  // Writes the terminal value `v` at element index e_k; returns the dimensions of its array leaves.
+  const terminalWrite = (v: WSlots, nonNull?: WSlot): WSlots => {
+    const starts = leafStarts(termLeaves);
+    const at = em.index(elementIndex(k));
+    const elementSizes = termLeaves.map((leaf, l) =>
+      leaf.rank === 0
+        ? { value: 1, type: "i32" }
+        : em.index(product(v.slice(starts[l]! + 2, starts[l]! + leafSlotCount(leaf)))),
+    );
+    if (termArrays.length > 0) {
+      fb.if(firstDescent(k));
+      allocateAll((l) => elementSizes[l]!);
+      fb.end();
+    }
+    const dims: WSlot[] = [];
+    termLeaves.forEach((leaf, l) => {
+      const s = starts[l]!;
+      const shift = elementShift(leaf.kind, em.real);
+      if (leaf.rank === 0) {
+        const value = slotCode(v[s]!);
+        const write = store(
+          leaf.kind === "double"
+            ? em.real === "f64"
+              ? "f64.store"
+              : "f32.store"
+            : leaf.kind === "int"
+              ? "i32.store"
+              : "i32.store8",
+          address(buffers[l]!, islot(at), shift),
+          value,
+        );
+        // Only an irregular chain writes past its buffer (k > 0); a single build's index is below its size.
+        if (k === 0) fb.emit(write);
+        else {
+          fb.if(op("i32.lt_u", slotCode(at), slotCode(capacities[l]!)));
+          fb.emit(write);
+          fb.end();
+        }
+        return;
+      }
+      const size = elementSizes[l]!;
+      const from = em.index(imul(islot(at), islot(size)));
+      // Clipped to the buffer, which only an irregular build (an error raised when its loop ends) can overrun.
+      const fits = op("i32.lt_u", slotCode(from), slotCode(capacities[l]!));
+      fb.if(nonNull === undefined ? fits : op("i32.and", op("i32.ne", slotCode(nonNull), i32(0)), fits));
+      const room = op("i32.sub", slotCode(capacities[l]!), slotCode(from));
+      const count = op("select", slotCode(size), room, op("i32.lt_u", slotCode(size), room));
+      fb.emit(
+        op(
+          "memory.copy",
+          address(buffers[l]!, islot(from), shift),
+          address(v[s]!, islot(v[s + 1]!), shift),
+          op("i32.shl", count, i32(shift)),
+        ),
+      );
+      fb.end();
+      dims.push(...v.slice(s + 2, s + leafSlotCount(leaf)));
+    });
+    return dims;
+  };
+
+  level(0);
+
+  // The result: buffer, offset 0, then [n0, the n_j of B0's first element, its terminal leaf's dimensions].
+  const common = records[0]!.slice(0, k);
+  let termDims = records[0]!.slice(k);
+  return termLeaves.flatMap((leaf, l) => {
+    const own = termDims.slice(0, leaf.rank);
+    termDims = termDims.slice(leaf.rank);
+    return [buffers[l]!, ZERO, sizes[0]!, ...common, ...own];
+  });
+}

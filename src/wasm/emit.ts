@@ -1,0 +1,433 @@
+// The wasm back end's statements for core IR: each expression becomes instructions of the function being written
+// plus the slots (./slots.ts) holding its value. Atoms, tuples, projections, `length` and `field` cost nothing: they
+// only rename slots. The structure follows the JavaScript back end's (src/codegen/emit.ts), and the decisions that
+// are not about the target language come from the shared lowering stage (src/lowering/): in-place updates and copies
+// on entry (ownership.ts), the leaf layout (leaves.ts), index checks that cannot fail (bounds.ts), the forms of build.
+//
+// Errors. A failed check stores the numbers its message needs (as f64) in the error area of linear memory, the
+// number of its error site in the global `ek`, and traps (`unreachable`): the call leaves wasm at once, from any
+// depth, and ./runtime.ts raises the site's SmoothError — the interpreter's kind, message and span — from those
+// numbers. A trap costs nothing until it happens, and the check's cold branch holds no call.
+
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
+import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
+import type { Type } from "../types/types.js";
+import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
+import { invariantDimensionSlots, leafSlotCount, leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
+import { BoundsFacts } from "../lowering/bounds.js";
+import type { Fresh } from "../lowering/ownership.js";
+import type { Code, FunctionBuilder, ValType } from "./encoder.js";
+import { globalSet, i32, load, localSet, op, seq, store, unreachable } from "./instructions.js";
+import type { ScalarKind } from "../runtime/value.js";
+import {
+  address,
+  iadd,
+  imul,
+  indexLiteral,
+  islot,
+  product,
+  scalarType,
+  type IExpr,
+  isLocal,
+  sameSlot,
+  slotCode,
+  slotKey,
+  slotTypes,
+  type Real,
+  type WSlot,
+} from "./slots.js";
+import { WASM_LOWERING } from "./lowering.js";
+import { emitBuild } from "./build.js";
+import { copyLeaf, type Helpers } from "./memory.js";
+
+export type WSlots = readonly WSlot[];
+
+/** Raises the SmoothError of an error site from the numbers its check saved. */
+export type RaiseError = (saved: readonly number[]) => never;
+
+/** A number a failing check saves for its message: an i32, f32 or f64 expression. */
+export interface Saved {
+  readonly code: Code;
+  readonly type: ValType;
+}
+
+export const savedSlot = (s: WSlot): Saved => ({ code: slotCode(s), type: s.type });
+
+export class WasmEmitter {
+  private readonly env = new Map<number, WSlots>();
+  readonly bounds: BoundsFacts;
+  /** The error sites, numbered from 1 (the value of `ek` when one fails). */
+  readonly sites: RaiseError[] = [];
+  /** The most numbers one error site saves (the error area's size). */
+  savedCount = 1;
+  inPlace: ReadonlySet<Prim> = new Set();
+  copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
+
+  constructor(
+    readonly fb: FunctionBuilder,
+    readonly helpers: Helpers,
+    readonly real: Real,
+    /** Byte address of the error area (saved numbers, 8 bytes each). */
+    readonly errorArea: number,
+  ) {
+    this.bounds = new BoundsFacts(fb, indexLiteral);
+  }
+
+  /** A new local of type t. */
+  local(t: ValType): WSlot {
+    return { local: this.fb.local(t), type: t };
+  }
+
+  /** A new local holding the value of `code`. */
+  define(t: ValType, code: Code): WSlot {
+    const s = this.fb.local(t);
+    this.fb.emit(localSet(s, code));
+    return { local: s, type: t };
+  }
+
+  /** Sets the local slot `s` to `code`. */
+  set(s: WSlot, code: Code): void {
+    if (!isLocal(s)) throw new Error("wasm: assignment to a constant slot");
+    this.fb.emit(localSet(s.local, code));
+  }
+
+  /** A new i32 local holding `code`, or the constant itself when it is one. */
+  index(e: IExpr): WSlot {
+    if (e.slot !== undefined) return e.slot;
+    return e.value !== undefined ? { value: e.value, type: "i32" } : this.define("i32", e.code);
+  }
+
+  key(s: WSlot): string {
+    return slotKey(s);
+  }
+
+  bind(v: Var, slots: WSlots): void {
+    if (slots.length !== slotCount(v.type)) throw new Error(`wasm: ${slots.length} slots bound to v${v.id}`);
+    if (this.env.has(v.id)) throw new Error(`wasm: variable v${v.id} is bound twice`);
+    this.env.set(v.id, slots);
+  }
+
+  /** Records that the dimension slots among `slots` (of type t) hold dimensions (never negative). */
+  markDimensions(slots: WSlots, t: Type, only?: ReadonlySet<string>): void {
+    const leaves = leavesOf(t);
+    leafStarts(leaves).forEach((s, l) => {
+      for (let d = 0; d < leaves[l]!.rank; d++) {
+        const k = slotKey(slots[s + 2 + d]!);
+        if (only === undefined || only.has(k)) this.bounds.dimension(k);
+      }
+    });
+  }
+
+  markDimensionSlots(slots: WSlots): void {
+    for (const s of slots) this.bounds.dimension(slotKey(s));
+  }
+
+  /** A new i32 loop variable bound to `v`, running over [0, bound). */
+  loopVariable(v: Var, bound: WSlot): WSlot {
+    const s = this.local("i32");
+    this.bind(v, [s]);
+    this.bounds.loopVariable(slotKey(s), slotKey(bound));
+    return s;
+  }
+
+  atom(a: Atom): WSlots {
+    if (a.kind === "lit") return [this.literal(a.value, a.type)];
+    const slots = this.env.get(a.id);
+    if (slots === undefined) throw new Error(`wasm: unbound variable v${a.id}`);
+    return slots;
+  }
+
+  literal(value: number | boolean, t: Type): WSlot {
+    switch (t.k) {
+      case "bool":
+        return { value: value === true ? 1 : 0, type: "i32" };
+      case "int":
+        if (typeof value !== "number" || (value | 0) !== value) throw new Error(`wasm: Index literal ${String(value)}`);
+        return { value, type: "i32" };
+      case "double":
+        if (typeof value !== "number") throw new Error(`wasm: Double literal ${String(value)}`);
+        return { value: this.real === "f32" ? Math.fround(value) : value, type: this.real };
+      default:
+        throw new Error(`wasm: literal of type ${t.k}`);
+    }
+  }
+
+  letBinding(l: Let): void {
+    this.bind(l.v, this.expr(l.rhs));
+  }
+
+  /** Writes the instructions of `e` and returns its slots. */
+  expr(e: Expr): WSlots {
+    switch (e.kind) {
+      case "var":
+      case "lit":
+        return this.atom(e);
+      case "let": {
+        let cur: Expr = e;
+        while (cur.kind === "let") {
+          this.letBinding(cur);
+          cur = cur.body;
+        }
+        return this.expr(cur);
+      }
+      case "prim":
+        return this.prim(e);
+      case "tuple":
+        return e.elems.flatMap((a) => this.atom(a));
+      case "proj":
+        return this.proj(e);
+      case "if":
+        return this.if(e);
+      case "build":
+        return emitBuild(this, e);
+      case "ifold":
+        return this.ifold(e);
+      case "while":
+        return this.while(e);
+      case "jvp":
+        throw new Error("wasm: a jvp node reached the code generator (the forward-ad pass expands them)");
+      case "lam":
+      case "app":
+      case "custom":
+        return fail(
+          "unsupported",
+          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : e.kind === "app" ? "call" : "function with a custom derivative"})`,
+          undefined,
+          { hint: "the compiled back end takes first-order programs: functions must be inlined away first" },
+        );
+    }
+  }
+
+  /**
+   * If `failed` (an i32 condition), raise the error of a new site: the numbers `values` are saved for `raise`, which
+   * ./runtime.ts calls after the trap.
+   */
+  failIf(failed: Code, values: readonly Saved[], raise: RaiseError): void {
+    const site = this.sites.push(raise);
+    this.savedCount = Math.max(this.savedCount, values.length);
+    this.fb.if(failed);
+    values.forEach((v, q) => {
+      const asF64 =
+        v.type === "f64" ? v.code : v.type === "f32" ? op("f64.promote_f32", v.code) : op("f64.convert_i32_s", v.code);
+      this.fb.emit(store("f64.store", i32(this.errorArea + 8 * q), asF64));
+    });
+    this.fb.emit(globalSet(this.helpers.errorSite, i32(site)), unreachable);
+    this.fb.end();
+  }
+
+  /** A size or count must not be negative (and a build's not over the array limit): the interpreter's error. */
+  checkCount(n: WSlot, what: "build size" | "ifold count", span: Span | undefined): void {
+    if (this.bounds.nonNegative(slotKey(n))) return;
+    const negative = op("i32.lt_s", slotCode(n), i32(0));
+    const test = what === "build size" ? op("i32.gt_u", slotCode(n), i32(MAX_ARRAY_ELEMENTS)) : negative;
+    // For a build, `n > MAX` unsigned is also true of every negative n.
+    this.failIf(test, [savedSlot(n)], ([count]) => this.helpers.raise.badCount(what, count!, span));
+  }
+
+  /** Checks `0 <= i < length` (the part not already known), else the interpreter's index error at `span`. */
+  boundsCheck(i: WSlot, length: WSlot, span: Span | undefined): void {
+    const check = this.bounds.indexCheck(slotKey(i), slotKey(length));
+    if (check === "none") return;
+    // Unsigned, `i < length` also says i >= 0 (length is never negative).
+    const failed =
+      check === "upper" ? op("i32.ge_s", slotCode(i), slotCode(length)) : op("i32.ge_u", slotCode(i), slotCode(length));
+    this.failIf(failed, [savedSlot(i), savedSlot(length)], ([index, n]) =>
+      this.helpers.raise.indexOutOfRange(index!, n!, span),
+    );
+  }
+
+  /** A primitive, as the wasm lowering table (./lowering.ts) writes it. */
+  private prim(e: Prim): WSlots {
+    const lowering = WASM_LOWERING[e.op];
+    if ("slots" in lowering) return lowering.slots(this, e);
+    const args = e.args.map((a) => this.atom(a)[0]!);
+    const types = e.args.map((a) => a.type);
+    const type = slotTypes(e.type, this.real)[0]!;
+    const plain = lowering.expr(this, args, types);
+    let result: WSlot;
+    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+      // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
+      const t = args[e.tangent]!;
+      const zero = this.literal(0, e.type);
+      if (!isLocal(t)) result = t.value === 0 ? zero : this.define(type, plain);
+      else {
+        const isZero = op(this.real === "f64" ? "f64.eq" : "f32.eq", slotCode(t), slotCode(zero));
+        result = this.define(type, op("select", slotCode(zero), plain, isZero));
+      }
+    } else result = this.define(type, plain);
+    this.learnRange(e, args, result);
+    return [result];
+  }
+
+  /** Index arithmetic as the reverse sweep writes it on loop variables (`last - k`, `i + 1`) keeps a known range. */
+  private learnRange(e: Prim, args: WSlots, result: WSlot): void {
+    if (e.type.k !== "int" || (e.op !== "sub" && e.op !== "add")) return;
+    this.bounds.arithmetic(e.op, slotKey(args[0]!), slotKey(args[1]!), slotKey(result));
+  }
+
+  /** `get`: the element's slots, a view of the array's leaves for an array element (no copy); bounds-checked. */
+  get(e: Prim): WSlots {
+    const [arr, index] = e.args as [Atom, Atom];
+    const a = this.atom(arr);
+    const i = this.atom(index)[0]!;
+    this.boundsCheck(i, a[2]!, e.span); // dimension 0 of the first leaf: every leaf has the same
+    const leaves = leavesOf(arr.type);
+    return leafStarts(leaves).flatMap((start, k) => {
+      const leaf = leaves[k]!;
+      const [data, offset, , ...inner] = a.slice(start, start + leafSlotCount(leaf)) as [WSlot, WSlot, WSlot];
+      const at = this.elementIndex(offset, i, inner);
+      if (leaf.rank === 1)
+        return [this.define(scalarType(leaf.kind, this.real), this.loadElement(leaf.kind, data, at))];
+      return [data, this.index(at), ...inner];
+    });
+  }
+
+  /** offset + i * (product of the inner dimensions): the element index of row i. */
+  elementIndex(offset: WSlot, i: WSlot, inner: WSlots): IExpr {
+    return iadd(islot(offset), imul(islot(i), product(inner)));
+  }
+
+  /** The scalar at element index `at` of the data at `data`, as a local's value (a Bool read as 0 or 1). */
+  loadElement(kind: ScalarKind, data: WSlot, at: IExpr): Code {
+    return loadScalar(kind, this.real, data, at);
+  }
+
+  private proj(e: Proj): WSlots {
+    const t = e.arg.type;
+    if (t.k !== "tuple") throw new Error("wasm: proj of a non-tuple");
+    const start = t.elems.slice(0, e.index).reduce((n, et) => n + slotCount(et), 0);
+    return this.atom(e.arg).slice(start, start + slotCount(e.type));
+  }
+
+  private if(e: If): WSlots {
+    const cond = this.atom(e.cond)[0]!;
+    // Both branches are written first, so that slots on which they agree (an outer variable, a constant offset 0)
+    // need no local of their own.
+    const branch = (body: Expr) => {
+      let slots: WSlots = [];
+      const code = this.fb.capture(() => {
+        slots = this.expr(body);
+      });
+      return { code, slots };
+    };
+    const yes = branch(e.then);
+    const no = branch(e.else);
+    const types = slotTypes(e.type, this.real);
+    const result = types.map((t, i) => (sameSlot(yes.slots[i]!, no.slots[i]!) ? yes.slots[i]! : this.local(t)));
+    const own = new Set(
+      result.filter((s, i) => !sameSlot(s, yes.slots[i]!) || !sameSlot(s, no.slots[i]!)).map(slotKey),
+    );
+    // Only the locals made here: a shared slot may be, say, a build size that is only known to be >= 0 in here.
+    this.markDimensions(result, e.type, own);
+    const assign = (slots: WSlots) =>
+      result.forEach((r, i) => {
+        if (own.has(slotKey(r))) this.set(r, slotCode(slots[i]!));
+      });
+    this.fb.if(slotCode(cond));
+    this.fb.emit(yes.code);
+    assign(yes.slots);
+    this.fb.else();
+    this.fb.emit(no.code);
+    assign(no.slots);
+    this.fb.end();
+    return result;
+  }
+
+  /** targets := values, simultaneously: every value is pushed on the operand stack before any target is set. */
+  assign(targets: WSlots, values: WSlots): void {
+    const pairs = targets.map((t, i) => [t, values[i]!] as const).filter(([t, v]) => !sameSlot(t, v));
+    for (const [, v] of pairs) this.fb.emit(slotCode(v));
+    for (let k = pairs.length - 1; k >= 0; k--) {
+      const t = pairs[k]![0];
+      if (!isLocal(t)) throw new Error("wasm: loop state in a constant slot");
+      this.fb.emit(localSet(t.local, seq()));
+    }
+  }
+
+  /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
+  private copiedOnEntry(e: Ifold | While, init: WSlot[]): WSlot[] {
+    const copy = this.copyOnEntry.get(e);
+    if (copy === undefined) return init;
+    let at = 0;
+    const visit = (t: Type, c: Fresh): void => {
+      if (t.k === "tuple") {
+        t.elems.forEach((u, k) => visit(u, typeof c === "boolean" ? c : (c[k] ?? false)));
+        return;
+      }
+      for (const l of leavesOf(t)) {
+        if (c === true && l.rank > 0) {
+          const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
+          init[at] = copyLeaf(this, l.kind, data!, offset!, dims);
+          init[at + 1] = iconstSlot(0);
+        }
+        at += leafSlotCount(l);
+      }
+    };
+    visit(e.acc.type, copy);
+    return init;
+  }
+
+  /** The mutable locals of a loop's state, from `init`; dimensions that never change stay the initial value's. */
+  private loopState(e: Ifold | While): WSlots {
+    const init = this.copiedOnEntry(e, [...this.atom(e.init)]);
+    const fixed = invariantDimensionSlots(e);
+    const types = slotTypes(e.acc.type, this.real);
+    const state = init.map((s, q) => (fixed.has(q) ? s : this.define(types[q]!, slotCode(s))));
+    this.markDimensions(state, e.acc.type);
+    this.bind(e.acc, state);
+    return state;
+  }
+
+  private ifold(e: Ifold): WSlots {
+    const count = this.atom(e.count)[0]!;
+    this.checkCount(count, "ifold count", e.span);
+    const state = this.loopState(e);
+    const i = this.loopVariable(e.index, count);
+    this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)));
+    return state;
+  }
+
+  /** `for (i = 0; i < n; i++) body()`, with i a local the caller made. */
+  countedLoop(i: WSlot, n: WSlot, body: () => void): void {
+    const fb = this.fb;
+    this.set(i, i32(0));
+    fb.block("exit");
+    fb.loop("next");
+    fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
+    body();
+    this.set(i, op("i32.add", slotCode(i), i32(1)));
+    fb.br("next");
+    fb.end();
+    fb.end();
+  }
+
+  /** `for (;;) { c = cond; if (!c) break; state = body }`: the condition is evaluated before every iteration. */
+  private while(e: While): WSlots {
+    const state = this.loopState(e);
+    const fb = this.fb;
+    fb.block("exit");
+    fb.loop("next");
+    const go = this.expr(e.cond)[0]!;
+    fb.brIf("exit", op("i32.eqz", slotCode(go)));
+    this.assign(state, this.expr(e.body));
+    fb.br("next");
+    fb.end();
+    fb.end();
+    return state;
+  }
+}
+
+const iconstSlot = (n: number): WSlot => ({ value: n, type: "i32" });
+
+/** The scalar at element index `at` of `data`: f64/f32 for a Double, i32 for an Index, 0 or 1 for a Bool. */
+export function loadScalar(kind: ScalarKind, real: Real, data: WSlot, at: IExpr): Code {
+  switch (kind) {
+    case "double":
+      return real === "f64" ? load("f64.load", address(data, at, 3)) : load("f32.load", address(data, at, 2));
+    case "int":
+      return load("i32.load", address(data, at, 2));
+    case "bool":
+      return op("i32.ne", load("i32.load8_u", address(data, at, 0)), i32(0));
+  }
+}

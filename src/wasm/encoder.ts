@@ -1,0 +1,323 @@
+// A direct WebAssembly binary encoder, written for this back end: the sections it uses (types, imports, functions,
+// memory, globals, exports, code), LEB128 numbers, and a function body builder with structured control and named
+// labels. Instructions themselves are byte sequences built by ./instructions.ts.
+//
+// Why not binaryen: the module is validated by the engine that compiles it (`new WebAssembly.Module` rejects an
+// invalid one), V8's optimising tier does the register allocation and instruction selection binaryen's optimiser
+// would otherwise do, and binaryen is a ~10 MB dependency that takes longer to load than this back end takes to
+// compile most programs. The library keeps a single runtime dependency (commander, for the CLI).
+
+/** The value types the back end uses. */
+export type ValType = "i32" | "i64" | "f32" | "f64" | "v128";
+
+const VALTYPE_BYTE: Record<ValType, number> = { i32: 0x7f, i64: 0x7e, f32: 0x7d, f64: 0x7c, v128: 0x7b };
+
+/** Encoded instructions. */
+export type Code = readonly number[];
+
+/** Appends n as an unsigned LEB128 number. */
+export function uleb(n: number, out: number[]): void {
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`wasm: bad unsigned LEB128 ${n}`);
+  do {
+    let byte = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+}
+
+/** Appends n as a signed LEB128 number (n a safe integer; i32 and the i64 constants the back end writes). */
+export function sleb(n: number | bigint, out: number[]): void {
+  let v = BigInt(n);
+  for (;;) {
+    const byte = Number(v & 0x7fn);
+    v >>= 7n;
+    const signBit = (byte & 0x40) !== 0;
+    if ((v === 0n && !signBit) || (v === -1n && signBit)) {
+      out.push(byte);
+      return;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+const encoder = new TextEncoder();
+
+function name(s: string, out: number[]): void {
+  const bytes = encoder.encode(s);
+  uleb(bytes.length, out);
+  out.push(...bytes);
+}
+
+function section(id: number, body: number[], out: number[]): void {
+  out.push(id);
+  uleb(body.length, out);
+  for (const b of body) out.push(b);
+}
+
+export interface FuncType {
+  readonly params: readonly ValType[];
+  readonly results: readonly ValType[];
+}
+
+/** What a label closes: a block (br leaves it), a loop (br repeats it) or an if. */
+interface Label {
+  readonly name: string | undefined;
+  readonly scope: number;
+}
+
+/**
+ * One function's body: its locals and instructions. Control instructions open and close labelled blocks; `br` names
+ * its target by label and the builder computes the depth. Blocks double as the scopes of the lowering stage's bounds
+ * facts (src/lowering/bounds.ts, the `Blocks` interface): a fact learnt inside a block holds until it closes.
+ */
+export class FunctionBuilder {
+  private readonly bytes: number[] = [];
+  private readonly localTypes: ValType[] = [];
+  private readonly labels: Label[] = [];
+  private readonly openScopes = new Set<number>([0]);
+  private nextScope = 1;
+
+  constructor(
+    readonly index: number,
+    readonly type: FuncType,
+  ) {}
+
+  /** A new local of type t (params come first: local k < params.length is parameter k). */
+  local(t: ValType): number {
+    this.localTypes.push(t);
+    return this.type.params.length + this.localTypes.length - 1;
+  }
+
+  get localCount(): number {
+    return this.type.params.length + this.localTypes.length;
+  }
+
+  emit(...codes: Code[]): void {
+    for (const c of codes) for (const b of c) this.bytes.push(b);
+  }
+
+  /** The innermost open block (bounds facts' `Blocks.scope`). */
+  get scope(): number {
+    return this.labels.length === 0 ? 0 : this.labels[this.labels.length - 1]!.scope;
+  }
+
+  isOpen(id: number): boolean {
+    return this.openScopes.has(id);
+  }
+
+  private push(name: string | undefined): void {
+    const scope = this.nextScope++;
+    this.labels.push({ name, scope });
+    this.openScopes.add(scope);
+  }
+
+  private pop(): void {
+    const l = this.labels.pop();
+    if (l === undefined) throw new Error("wasm: end without a block");
+    this.openScopes.delete(l.scope);
+  }
+
+  block(label?: string): void {
+    this.bytes.push(0x02, 0x40);
+    this.push(label);
+  }
+
+  loop(label?: string): void {
+    this.bytes.push(0x03, 0x40);
+    this.push(label);
+  }
+
+  /** `if` on the i32 `cond` (no result: values leave blocks through locals). */
+  if(cond: Code, label?: string): void {
+    this.emit(cond);
+    this.bytes.push(0x04, 0x40);
+    this.push(label);
+  }
+
+  /** `else` of the innermost if: a new scope (facts of the then branch do not hold in it). */
+  else(): void {
+    const l = this.labels[this.labels.length - 1];
+    this.pop();
+    this.bytes.push(0x05);
+    this.push(l?.name);
+  }
+
+  end(): void {
+    this.pop();
+    this.bytes.push(0x0b);
+  }
+
+  private depth(label: string): number {
+    for (let k = this.labels.length - 1; k >= 0; k--)
+      if (this.labels[k]!.name === label) return this.labels.length - 1 - k;
+    throw new Error(`wasm: no enclosing label ${label}`);
+  }
+
+  br(label: string): void {
+    this.bytes.push(0x0c);
+    uleb(this.depth(label), this.bytes);
+  }
+
+  brIf(label: string, cond: Code): void {
+    this.emit(cond);
+    this.bytes.push(0x0d);
+    uleb(this.depth(label), this.bytes);
+  }
+
+  /**
+   * Runs `write` as if inside one more block (the `if` the caller will wrap the code in), returning the bytes it wrote
+   * instead of keeping them: both branches of an IR `if` are written before the caller knows which locals they share.
+   */
+  capture(write: () => void): number[] {
+    const mark = this.bytes.length;
+    this.push(undefined);
+    const depth = this.labels.length;
+    write();
+    if (this.labels.length !== depth) throw new Error("wasm: unbalanced blocks in captured code");
+    this.pop();
+    return this.bytes.splice(mark);
+  }
+
+  /** Encoded body: locals (run-length grouped) then the instructions and `end`. */
+  encode(out: number[]): void {
+    if (this.labels.length !== 0) throw new Error("wasm: function ends inside a block");
+    const body: number[] = [];
+    const groups: [number, ValType][] = [];
+    for (const t of this.localTypes) {
+      const last = groups[groups.length - 1];
+      if (last !== undefined && last[1] === t) last[0]++;
+      else groups.push([1, t]);
+    }
+    uleb(groups.length, body);
+    for (const [n, t] of groups) {
+      uleb(n, body);
+      body.push(VALTYPE_BYTE[t]);
+    }
+    for (const b of this.bytes) body.push(b);
+    body.push(0x0b);
+    uleb(body.length, out);
+    for (const b of body) out.push(b);
+  }
+}
+
+interface Global {
+  readonly type: ValType;
+  readonly init: Code;
+}
+
+/** A module: imported functions first (their indexes come first), then defined functions, one memory, globals. */
+export class ModuleBuilder {
+  private readonly types: FuncType[] = [];
+  private readonly imports: { module: string; name: string; type: number }[] = [];
+  private readonly functions: { type: number; body: FunctionBuilder }[] = [];
+  private readonly globals: Global[] = [];
+  private readonly exports: { name: string; kind: 0 | 2 | 3; index: number }[] = [];
+  /** Initial pages (64 KiB each) of the module's own memory. */
+  memoryPages = 1;
+
+  private typeIndex(t: FuncType): number {
+    const key = (u: FuncType) => `${u.params.join(",")}>${u.results.join(",")}`;
+    const k = this.types.findIndex((u) => key(u) === key(t));
+    return k >= 0 ? k : this.types.push(t) - 1;
+  }
+
+  importFunction(module: string, name: string, type: FuncType): number {
+    if (this.functions.length > 0) throw new Error("wasm: imports must come before defined functions");
+    this.imports.push({ module, name, type: this.typeIndex(type) });
+    return this.imports.length - 1;
+  }
+
+  addFunction(type: FuncType): FunctionBuilder {
+    const body = new FunctionBuilder(this.imports.length + this.functions.length, type);
+    this.functions.push({ type: this.typeIndex(type), body });
+    return body;
+  }
+
+  /** A mutable global of type t starting at the constant `init` (an encoded const instruction). */
+  addGlobal(type: ValType, init: Code): number {
+    return this.globals.push({ type, init }) - 1;
+  }
+
+  exportFunction(name: string, index: number): void {
+    this.exports.push({ name, kind: 0, index });
+  }
+
+  exportMemory(name: string): void {
+    this.exports.push({ name, kind: 2, index: 0 });
+  }
+
+  exportGlobal(name: string, index: number): void {
+    this.exports.push({ name, kind: 3, index });
+  }
+
+  encode(): Uint8Array<ArrayBuffer> {
+    const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+    const vec = <T>(items: readonly T[], write: (item: T, body: number[]) => void): number[] => {
+      const body: number[] = [];
+      uleb(items.length, body);
+      for (const it of items) write(it, body);
+      return body;
+    };
+    section(
+      1,
+      vec(this.types, (t, b) => {
+        b.push(0x60);
+        uleb(t.params.length, b);
+        for (const p of t.params) b.push(VALTYPE_BYTE[p]);
+        uleb(t.results.length, b);
+        for (const r of t.results) b.push(VALTYPE_BYTE[r]);
+      }),
+      out,
+    );
+    if (this.imports.length > 0)
+      section(
+        2,
+        vec(this.imports, (im, b) => {
+          name(im.module, b);
+          name(im.name, b);
+          b.push(0x00);
+          uleb(im.type, b);
+        }),
+        out,
+      );
+    section(
+      3,
+      vec(this.functions, (f, b) => uleb(f.type, b)),
+      out,
+    );
+    // One memory, no maximum (it grows as calls need: ./runtime.ts).
+    section(
+      5,
+      vec([this.memoryPages], (pages, b) => {
+        b.push(0x00);
+        uleb(pages, b);
+      }),
+      out,
+    );
+    if (this.globals.length > 0)
+      section(
+        6,
+        vec(this.globals, (g, b) => {
+          b.push(VALTYPE_BYTE[g.type], 0x01);
+          b.push(...g.init, 0x0b);
+        }),
+        out,
+      );
+    section(
+      7,
+      vec(this.exports, (e, b) => {
+        name(e.name, b);
+        b.push(e.kind);
+        uleb(e.index, b);
+      }),
+      out,
+    );
+    section(
+      10,
+      vec(this.functions, (f, b) => f.body.encode(b)),
+      out,
+    );
+    return new Uint8Array(out);
+  }
+}

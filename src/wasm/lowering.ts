@@ -1,0 +1,183 @@
+// The wasm back end's lowering table: how each primitive is written as WebAssembly. A mapped type over the primitive
+// names (src/prims/names.ts), like the JavaScript back end's table (src/codegen/lowering.ts), so a primitive without a
+// lowering fails `tsc`.
+//
+// Two kinds of entry. `expr`: an expression over the operands' slots (a local or a constant) computing the one scalar
+// result; the emitter stores it in a new local. `slots`: statements written by the emitter (checks, array reads and
+// updates), returning the result's slots.
+//
+// Every operation computes what JavaScript computes, bit for bit: Index arithmetic wraps to 32 bits (i32 does), an
+// Index division truncates and -2^31 / -1 is -2^31 (`| 0` in JavaScript, a trap in wasm: avoided), f64.min/max
+// follow Math.min/max on NaN and signed zeros, sqrt, floor and abs are exact in both; sin, cos, tan, tanh and pow
+// are V8's own (`Math` imported), exp and log are ./math.ts's, bit for bit V8's.
+
+import type { Prim } from "../ir/ir.js";
+import type { PrimName } from "../prims/names.js";
+import type { Type } from "../types/types.js";
+import type { Code } from "./encoder.js";
+import { call, f64, i32, op, type OpName } from "./instructions.js";
+import { emitAddArray, emitField, emitRecord, emitSameShape, emitUpdateAt, emitZerosLike } from "./update.js";
+import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
+import { slotCode, type WSlot } from "./slots.js";
+
+export type WasmLowering =
+  | { readonly expr: (em: WasmEmitter, args: readonly WSlot[], argTypes: readonly Type[]) => Code }
+  | { readonly slots: (em: WasmEmitter, e: Prim) => WSlots };
+
+type Real = "f64" | "f32";
+
+/** An operation on two Indexes or two Doubles, by the name of the instruction in each type (`f` is f64 or f32's). */
+function arith(int: OpName | ((a: Code, b: Code) => Code), real: (r: Real) => OpName): WasmLowering {
+  return {
+    expr: (em, [a, b], [t]) => {
+      const [x, y] = [slotCode(a!), slotCode(b!)];
+      if (t!.k === "int") return typeof int === "string" ? op(int, x, y) : int(x, y);
+      return op(real(em.real), x, y);
+    },
+  };
+}
+
+const real = (name: "add" | "sub" | "mul" | "div" | "min" | "max") => (r: Real) => `${r}.${name}` as OpName;
+
+/** A function of one Double: a wasm instruction of the real type. */
+function unary(name: "sqrt" | "floor" | "abs" | "neg"): WasmLowering {
+  return { expr: (em, [a]) => op(`${em.real}.${name}` as OpName, slotCode(a!)) };
+}
+
+/** A function of one Double through one of V8's own `Math` functions (f64; a float32 value is widened and rounded). */
+function math(name: "sin" | "cos" | "tan" | "tanh"): WasmLowering {
+  return { expr: (em, [a]) => viaF64(em, (x) => call(em.helpers.math[name], x), slotCode(a!)) };
+}
+
+function viaF64(em: WasmEmitter, f: (x: Code) => Code, x: Code): Code {
+  return em.real === "f64" ? f(x) : op("f32.demote_f64", f(op("f64.promote_f32", x)));
+}
+
+function compare(int: OpName, realName: "eq" | "ne" | "lt" | "gt" | "le" | "ge"): WasmLowering {
+  return {
+    expr: (em, [a, b], [t]) =>
+      op(t!.k === "double" ? (`${em.real}.${realName}` as OpName) : int, slotCode(a!), slotCode(b!)),
+  };
+}
+
+/** Index division: a literal non-zero divisor needs no check; -2^31 / -1 wraps to -2^31, as `| 0` does. */
+const intDivision: WasmLowering = {
+  slots: (em, e) => {
+    const [a, b] = e.args.map((x) => em.atom(x)[0]!) as [WSlot, WSlot];
+    if (!("value" in b)) {
+      em.failIf(op("i32.eqz", slotCode(b)), [], () => em.helpers.raise.intDivByZero(e.span));
+      const minusOne = op("i32.eq", slotCode(b), i32(-1));
+      const quotient = op("i32.div_s", slotCode(a), op("select", i32(1), slotCode(b), minusOne));
+      return [em.define("i32", op("select", op("i32.sub", i32(0), slotCode(a)), quotient, minusOne))];
+    }
+    if (b.value === 0) {
+      em.failIf(i32(1), [], () => em.helpers.raise.intDivByZero(e.span));
+      return [{ value: 0, type: "i32" }];
+    }
+    if (b.value === -1) return [em.define("i32", op("i32.sub", i32(0), slotCode(a)))];
+    return [em.define("i32", op("i32.div_s", slotCode(a), slotCode(b)))];
+  },
+};
+
+export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
+  add: arith("i32.add", real("add")),
+  sub: arith("i32.sub", real("sub")),
+  mul: arith("i32.mul", real("mul")),
+  div: {
+    slots: (em, e) =>
+      e.type.k === "int"
+        ? intDivision.slots(em, e)
+        : [em.define(em.real, op(`${em.real}.div`, ...e.args.map((x) => slotCode(em.atom(x)[0]!))))],
+  },
+  pow: {
+    expr: (em, [a, b], [t]) =>
+      t!.k === "int"
+        ? call(em.helpers.intPow, slotCode(a!), slotCode(b!))
+        : em.real === "f64"
+          ? call(em.helpers.math.pow, slotCode(a!), slotCode(b!))
+          : op(
+              "f32.demote_f64",
+              call(em.helpers.math.pow, op("f64.promote_f32", slotCode(a!)), op("f64.promote_f32", slotCode(b!))),
+            ),
+  },
+  max: arith((a, b) => op("select", a, b, op("i32.gt_s", a, b)), real("max")),
+  min: arith((a, b) => op("select", a, b, op("i32.lt_s", a, b)), real("min")),
+  neg: {
+    expr: (em, [a], [t]) => (t!.k === "int" ? op("i32.sub", i32(0), slotCode(a!)) : op(`${em.real}.neg`, slotCode(a!))),
+  },
+  sin: math("sin"),
+  cos: math("cos"),
+  tan: math("tan"),
+  log: { expr: (em, [a]) => call(em.helpers.log, slotCode(a!)) },
+  exp: { expr: (em, [a]) => call(em.helpers.exp, slotCode(a!)) },
+  sqrt: unary("sqrt"),
+  tanh: math("tanh"),
+  floor: unary("floor"),
+  stopGradient: { expr: (_em, [a]) => slotCode(a!) },
+  abs: {
+    expr: (em, [a], [t]) => {
+      const x = slotCode(a!);
+      return t!.k === "int"
+        ? op("select", x, op("i32.sub", i32(0), x), op("i32.ge_s", x, i32(0)))
+        : op(`${em.real}.abs`, x);
+    },
+  },
+  toDouble: { expr: (em, [a]) => op(em.real === "f64" ? "f64.convert_i32_s" : "f32.convert_i32_s", slotCode(a!)) },
+  // The Index equal to an integral Double in the 32-bit range; anything else (NaN, infinities, fractions) an error.
+  toIndex: {
+    slots: (em, e) => {
+      const x = em.atom(e.args[0]!)[0]!;
+      const wide = em.real === "f64" ? slotCode(x) : op("f64.promote_f32", slotCode(x));
+      const w = em.define("f64", wide);
+      const integral = op("f64.eq", op("f64.trunc", slotCode(w)), slotCode(w));
+      const inRange = op(
+        "i32.and",
+        op("f64.ge", slotCode(w), f64(-2147483648)),
+        op("f64.le", slotCode(w), f64(2147483647)),
+      );
+      em.failIf(op("i32.eqz", op("i32.and", integral, inRange)), [savedSlot(w)], ([v]) =>
+        em.helpers.raise.toIndex(v!, e.span),
+      );
+      return [em.define("i32", op("i32.trunc_f64_s", slotCode(w)))];
+    },
+  },
+  lt: compare("i32.lt_s", "lt"),
+  gt: compare("i32.gt_s", "gt"),
+  le: compare("i32.le_s", "le"),
+  ge: compare("i32.ge_s", "ge"),
+  eq: compare("i32.eq", "eq"),
+  ne: compare("i32.ne", "ne"),
+  and: { expr: (_em, [a, b]) => op("i32.and", slotCode(a!), slotCode(b!)) },
+  or: { expr: (_em, [a, b]) => op("i32.or", slotCode(a!), slotCode(b!)) },
+  not: { expr: (_em, [a]) => op("i32.eqz", slotCode(a!)) },
+  get: { slots: (em, e) => em.get(e) },
+  // The first leaf's dimension 0 (every leaf of an array of tuples has the same).
+  length: { slots: (em, e) => [em.atom(e.args[0]!)[2]!] },
+  checkIndex: {
+    slots: (em, e) => {
+      const [j, n] = e.args.map((a) => em.atom(a)[0]!) as [WSlot, WSlot];
+      em.boundsCheck(j, n, e.span);
+      return [j];
+    },
+  },
+  // The check, then n's own slot, so loops over it keep n's bounds facts.
+  sameSize: {
+    slots: (em, e) => {
+      const [n, m] = e.args.map((a) => em.atom(a)[0]!) as [WSlot, WSlot];
+      if (em.key(n) !== em.key(m)) {
+        em.failIf(op("i32.ne", slotCode(n), slotCode(m)), [savedSlot(n), savedSlot(m)], ([x, y]) =>
+          em.helpers.raise.sizesDiffer(x!, y!, e.span),
+        );
+        em.bounds.equalSizes(em.key(n), em.key(m));
+      }
+      return [n];
+    },
+  },
+  zerosLike: { slots: (em, e) => emitZerosLike(em, e) },
+  setAt: { slots: (em, e) => emitUpdateAt(em, e, em.inPlace.has(e)) },
+  addAt: { slots: (em, e) => emitUpdateAt(em, e, em.inPlace.has(e)) },
+  addArray: { slots: (em, e) => emitAddArray(em, e, em.inPlace.has(e)) },
+  field: { slots: (em, e) => emitField(em, e) },
+  record: { slots: (em, e) => emitRecord(em, e, em.inPlace.has(e)) },
+  sameShape: { slots: (em, e) => emitSameShape(em, e) },
+};

@@ -1,0 +1,156 @@
+// The wasm back end's entry point: a first-order IrFunction becomes one WebAssembly module. Its function `main`
+// reads the argument slots from linear memory (./memory.ts has the layout), runs the function body (./emit.ts) and
+// writes the result slots; the module's other functions are the arena's allocator, Index powers, exp and log
+// (./math.ts); sin, cos, tan, tanh and pow are V8's own, imported from `Math`.
+//
+// The module holds no program text: error messages, spans and types stay in JavaScript, with the error sites
+// (./runtime.ts raises them).
+
+import { typeOf, type IrFunction } from "../ir/ir.js";
+import { ownership } from "../lowering/ownership.js";
+import type { Type } from "../types/types.js";
+import { leafStarts, leavesOf } from "../lowering/leaves.js";
+import { ModuleBuilder, type ValType } from "./encoder.js";
+import { call, globalGet, globalSet, i32, load, localGet, op, store } from "./instructions.js";
+import { WasmEmitter, type RaiseError } from "./emit.js";
+import { writeExp, writeLog } from "./math.js";
+import {
+  addArenaGlobals,
+  layoutFor,
+  raiseOutOfMemory,
+  raiseTooLarge,
+  writeAlloc,
+  writeIntPow,
+  type ErrorRaisers,
+  type Layout,
+} from "./memory.js";
+import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
+
+/** A compiled module and what ./runtime.ts needs to call it. */
+export interface WasmProgram {
+  readonly bytes: Uint8Array<ArrayBuffer>;
+  readonly real: Real;
+  readonly layout: Layout;
+  readonly paramTypes: readonly Type[];
+  readonly resultType: Type;
+  /** The types of the argument and result slots (in leaf order). */
+  readonly argSlots: readonly ValType[];
+  readonly resultSlots: readonly ValType[];
+  /** Error sites, numbered from 1: sites[k - 1] raises site k's error. */
+  readonly sites: readonly RaiseError[];
+  /** The first address past the fixed areas (where argument arrays go). */
+  readonly dataStart: number;
+}
+
+const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
+
+export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real = "f64"): WasmProgram {
+  const paramTypes = fn.params.map((p) => p.type);
+  const resultType = typeOf(fn.body);
+  const argSlots = paramTypes.flatMap((t) => slotTypes(t, real));
+  const resultSlots = slotTypes(resultType, real);
+  const layout = layoutFor(argSlots.length, resultSlots.length);
+
+  const mb = new ModuleBuilder();
+  const math = {
+    sin: mb.importFunction("Math", "sin", F64_TO_F64),
+    cos: mb.importFunction("Math", "cos", F64_TO_F64),
+    tan: mb.importFunction("Math", "tan", F64_TO_F64),
+    tanh: mb.importFunction("Math", "tanh", F64_TO_F64),
+    pow: mb.importFunction("Math", "pow", { params: ["f64", "f64"], results: ["f64"] }),
+  };
+  const arena = addArenaGlobals(mb);
+  const errorSite = mb.addGlobal("i32", i32(0));
+  mb.exportGlobal("errorSite", errorSite);
+
+  const alloc = mb.addFunction({ params: ["f64", "i32", "i32"], results: ["i32"] });
+  writeAlloc(alloc, arena, errorSite, layout.errorArea);
+  const intPow = mb.addFunction({ params: ["i32", "i32"], results: ["i32"] });
+  writeIntPow(intPow);
+  const exp64 = mb.addFunction(F64_TO_F64);
+  writeExp(exp64);
+  const log64 = mb.addFunction(F64_TO_F64);
+  writeLog(log64);
+  let [exp, log] = [exp64.index, log64.index];
+  if (real === "f32") {
+    // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
+    [exp, log] = [exp64.index, log64.index].map((f) => {
+      const w = mb.addFunction({ params: ["f32"], results: ["f32"] });
+      w.emit(op("f32.demote_f64", call(f, op("f64.promote_f32", localGet(0)))));
+      return w.index;
+    }) as [number, number];
+  }
+
+  const main = mb.addFunction({ params: ["i32"], results: [] });
+  mb.exportFunction("main", main.index);
+  mb.exportMemory("memory");
+  // The call starts: the arena begins at the heap start given (past the argument arrays, which count as written).
+  main.emit(
+    globalSet(arena.heap, localGet(0)),
+    globalSet(errorSite, i32(0)),
+    globalSet(
+      arena.dirty,
+      op("select", localGet(0), globalGet(arena.dirty), op("i32.gt_u", localGet(0), globalGet(arena.dirty))),
+    ),
+  );
+
+  const em = new WasmEmitter(
+    main,
+    { alloc: alloc.index, intPow: intPow.index, exp, log, math, errorSite, raise },
+    real,
+    layout.errorArea,
+  );
+  em.sites.push(raiseTooLarge, raiseOutOfMemory);
+  const owned = ownership(fn);
+  em.inPlace = owned.inPlace;
+  em.copyOnEntry = owned.copyOnEntry;
+
+  let at = 0;
+  for (const p of fn.params) {
+    const types = slotTypes(p.type, real);
+    const leaves = leavesOf(p.type);
+    // Arguments are whole arrays (their offsets are the constant 0).
+    const offsets = new Set(
+      leafStarts(leaves)
+        .filter((_, l) => leaves[l]!.rank > 0)
+        .map((s) => s + 1),
+    );
+    const slots: WSlot[] = types.map((t, q) => {
+      if (offsets.has(q)) return { value: 0, type: "i32" };
+      const addr = i32(layout.argArea + 8 * (at + q));
+      return em.define(
+        t,
+        t === "i32"
+          ? load("i32.load", addr)
+          : t === "f64"
+            ? load("f64.load", addr)
+            : op("f32.demote_f64", load("f64.load", addr)),
+      );
+    });
+    at += types.length;
+    em.bind(p, slots);
+    em.markDimensions(slots, p.type);
+  }
+  const result = em.expr(fn.body);
+  result.forEach((s, q) => {
+    const addr = i32(layout.resultArea + 8 * q);
+    const t = resultSlots[q]!;
+    main.emit(
+      t === "i32"
+        ? store("i32.store", addr, slotCode(s))
+        : store("f64.store", addr, t === "f64" ? slotCode(s) : op("f64.promote_f32", slotCode(s))),
+    );
+  });
+  const dataStart = (layout.errorArea + 8 * em.savedCount + 15) & ~15;
+  return {
+    bytes: mb.encode(),
+    real,
+    layout,
+    paramTypes,
+    resultType,
+    argSlots,
+    resultSlots,
+    sites: em.sites,
+    dataStart,
+  };
+}
