@@ -19,7 +19,19 @@ import type { Code } from "./encoder.js";
 import { i32, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
-import { address, elementShift, iadd, imul, islot, product, slotCode, ZERO, type IExpr, type WSlot } from "./slots.js";
+import {
+  address,
+  elementShift,
+  i32Const,
+  iadd,
+  imul,
+  islot,
+  product,
+  slotCode,
+  ZERO,
+  type IExpr,
+  type WSlot,
+} from "./slots.js";
 
 /** A copy build `build n (fun i -> xs[i])` as one memory.copy; the first index out of range is reported as the loop
  * would. */
@@ -102,7 +114,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
     runStarts.push(j === 0 ? ZERO : em.index(imul(elementIndex(j - 1), islot(n))));
     if (j === k && termArrays.length === 0 && k > 0) {
       fb.if(firstDescent(k - 1));
-      allocateAll(() => ({ value: 1, type: "i32" }));
+      allocateAll(() => i32Const(1));
       fb.end();
     }
 
@@ -189,9 +201,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
     const starts = leafStarts(termLeaves);
     const at = em.index(elementIndex(k));
     const elementSizes = termLeaves.map((leaf, l) =>
-      leaf.rank === 0
-        ? { value: 1, type: "i32" }
-        : em.index(product(v.slice(starts[l]! + 2, starts[l]! + leafSlotCount(leaf)))),
+      leaf.rank === 0 ? i32Const(1) : em.index(product(v.slice(starts[l]! + 2, starts[l]! + leafSlotCount(leaf)))),
     );
     if (termArrays.length > 0) {
       fb.if(firstDescent(k));

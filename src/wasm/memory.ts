@@ -16,7 +16,7 @@
 import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
-import type { FunctionBuilder, ModuleBuilder } from "./encoder.js";
+import type { Code, FunctionBuilder, ModuleBuilder } from "./encoder.js";
 import {
   call,
   f64,
@@ -122,9 +122,16 @@ export function writeAlloc(fb: FunctionBuilder, g: ArenaGlobals, errorSite: numb
   fb.end();
   // Pages needed: ceil(end / 64 KiB).
   fb.emit(localSet(pages, op("i32.wrap_i64", op("i64.shr_u", op("i64.add", localGet(end), i64(0xffffn)), i64(16n)))));
+  // Growing costs about half a millisecond whatever the size (V8): grow by half the memory at least (16 MiB at
+  // least), and by just what is needed when that much is not to be had.
   fb.if(op("i32.gt_u", localGet(pages), op("memory.size")));
+  const needed = op("i32.sub", localGet(pages), op("memory.size"));
+  const half = op("i32.shr_u", op("memory.size"), i32(1));
+  const larger = (a: Code, b: Code) => op("select", a, b, op("i32.gt_u", a, b));
+  fb.if(op("i32.eq", op("memory.grow", larger(needed, larger(half, i32(256)))), i32(-1)));
   fb.if(op("i32.eq", op("memory.grow", op("i32.sub", localGet(pages), op("memory.size"))), i32(-1)));
   fail(SITE_OUT_OF_MEMORY);
+  fb.end();
   fb.end();
   fb.end();
   const endAddr = op("i32.wrap_i64", localGet(end));

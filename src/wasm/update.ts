@@ -13,6 +13,7 @@ import { loadScalar, savedSlot, type WasmEmitter, type WSlots } from "./emit.js"
 import { allocate, copyLeaf } from "./memory.js";
 import {
   address,
+  i32Const,
   elementShift,
   iadd,
   imul,
@@ -256,7 +257,7 @@ export function emitSameShape(em: WasmEmitter, e: Prim): WSlots {
   );
   return [
     tests.length === 0
-      ? { value: 1, type: "i32" }
+      ? i32Const(1)
       : em.define(
           "i32",
           tests.reduce((x, y) => op("i32.and", x, y)),

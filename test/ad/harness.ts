@@ -1,6 +1,7 @@
-// Test helpers for forward-mode AD: run a derivative program through both back ends (the interpreter after the
-// forward-ad pass, compiled JavaScript after the standard pipeline, the IR verified after every pass), check that
-// they agree and that the expanded program prints as Smooth that reads back; and central finite differences.
+// Test helpers for forward-mode AD: run a derivative program through every back end (the interpreter after the
+// forward-ad pass, compiled JavaScript and WebAssembly after the standard pipeline, the IR verified after every
+// pass), check that they agree and that the expanded program prints as Smooth that reads back; and central finite
+// differences.
 
 import { expect, test } from "vitest";
 import { dualType } from "../../src/ad/dual-types.js";
@@ -8,6 +9,7 @@ import { describeParam } from "../../src/api/entry-types.js";
 import { loadProgram, type SmoothProgram } from "../../src/api/program.js";
 import { forwardAdPass } from "../../src/ad/expand.js";
 import { compileFunction } from "../../src/codegen/compile.js";
+import { WASM_BACKEND } from "../../src/wasm/backend.js";
 import { runFunction } from "../../src/eval/interpreter.js";
 import { someNode } from "../../src/ir/free.js";
 import { typeOf, type IrFunction } from "../../src/ir/ir.js";
@@ -47,7 +49,8 @@ export function expand(p: SmoothProgram, name: string, args: readonly Json[]): E
 
 /**
  * `name` applied to the JSON arguments: by the interpreter after forward-ad and by compiled JavaScript after the
- * standard pipeline (which must agree to 1e-12 relative), and by the printed forward-ad output read back as Smooth
+ * standard pipeline (which must agree to 1e-12 relative), by WebAssembly (the same as JavaScript, bit for bit), and
+ * by the printed forward-ad output read back as Smooth
  * (`reread`, default true). Returns the compiled result.
  */
 export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], opts: { reread?: boolean } = {}): Json {
@@ -60,6 +63,10 @@ export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], o
     throw new Error(
       `${name}(${JSON.stringify(args)}): interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`,
     );
+  }
+  const wasm = valueToJson(WASM_BACKEND.compile(optimised).run(values), resultType);
+  if (JSON.stringify(wasm) !== JSON.stringify(js)) {
+    throw new Error(`${name}(${JSON.stringify(args)}): JavaScript ${JSON.stringify(js)}, wasm ${JSON.stringify(wasm)}`);
   }
   if (opts.reread ?? true) {
     const text = printIr(expanded);

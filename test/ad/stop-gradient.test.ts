@@ -43,7 +43,7 @@ describe("stopGradient in value", () => {
   test("is the identity in the interpreter and in compiled code", () => {
     const p = load("let f = fun (x: Double) -> stopGradient x\nlet k = fun (x: Double) -> stopGradient (x * 2.) + 1.");
     for (const x of [3, -2.5, 0, 1e300, -7.25e-300]) {
-      for (const engine of ["interp", "js"] as const) {
+      for (const engine of ["interp", "js", "wasm"] as const) {
         expect(p.runJson("f", [x], engine)).toBe(x);
         expect(p.runJson("k", [x], engine)).toBe(x * 2 + 1);
       }

@@ -7,7 +7,7 @@ import { GMM_WRT, gmmArgs, gmmGradientVector, parseGmm, readGmm } from "../../sr
 import { readGoldens } from "../../src/adbench/goldens.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 import { thrown } from "../helpers.js";
-import { dataPath, gradientJson, GRADIENT_MODES, loadExample } from "./harness.js";
+import { COMPILED_ENGINES, dataPath, gradientJson, GRADIENT_MODES, loadExample } from "./harness.js";
 
 const goldens = readGoldens(dataPath("goldens.json"));
 const input = readGmm(goldens.gmm.input);
@@ -21,21 +21,22 @@ describe("the ADBench GMM objective in Smooth", () => {
     expect(input.x).toEqual([[1.175171, 2.02916]]);
   });
 
-  for (const engine of ["interp", "js"] as const) {
+  for (const engine of ["interp", "js", "wasm"] as const) {
     it(`matches the golden objective (${engine})`, () => {
       const f = prog.runJson("gmmObjective", gmmArgs(input), engine) as number;
       expect(rho(f, goldens.gmm.objective)).toBeLessThanOrEqual(1e-8);
     });
   }
 
-  for (const mode of GRADIENT_MODES) {
-    it(`matches the golden gradient w.r.t. (alphas, means, icf) (${mode} mode)`, () => {
-      const [dAlphas, dMeans, dIcf] = gradientJson(prog, "gmmObjective", gmmArgs(input), GMM_WRT, mode);
-      const gradient = gmmGradientVector(dAlphas, dMeans, dIcf);
-      expect(gradient).toHaveLength((input.K * (input.d + 1) * (input.d + 2)) / 2);
-      expect(maxRho(gradient, goldens.gmm.gradient)).toBeLessThanOrEqual(1e-8);
-    });
-  }
+  for (const mode of GRADIENT_MODES)
+    for (const engine of COMPILED_ENGINES) {
+      it(`matches the golden gradient w.r.t. (alphas, means, icf) (${mode} mode, ${engine})`, () => {
+        const [dAlphas, dMeans, dIcf] = gradientJson(prog, "gmmObjective", gmmArgs(input), GMM_WRT, mode, engine);
+        const gradient = gmmGradientVector(dAlphas, dMeans, dIcf);
+        expect(gradient).toHaveLength((input.K * (input.d + 1) * (input.d + 2)) / 2);
+        expect(maxRho(gradient, goldens.gmm.gradient)).toBeLessThanOrEqual(1e-8);
+      });
+    }
 
   it("logGammaHalf k = log Gamma(k/2) at integers and half-integers", () => {
     // References: Python's math.lgamma.

@@ -16,13 +16,16 @@ export function loadExample(name: string): SmoothProgram {
   return loadProgram({ name: path, text: readFileSync(path, "utf8") });
 }
 
+/** The compiled back ends the golden values are checked on. */
+export const COMPILED_ENGINES = ["js", "wasm"] as const;
+
 /** How the gradient is computed: vectorised forward mode, or the reverse-mode gradient program. */
 export type GradientMode = "forward" | "reverse";
 export const GRADIENT_MODES: readonly GradientMode[] = ["forward", "reverse"];
 
 /**
  * The gradient of the Double-valued `name` at `args` with respect to the parameters `wrt`, computed by Smooth in
- * `mode` with the js engine: one JSON value per wrt parameter, with that parameter's shape.
+ * `mode` with a compiled engine (js by default): one JSON value per wrt parameter, with that parameter's shape.
  */
 export function gradientJson(
   prog: SmoothProgram,
@@ -30,12 +33,13 @@ export function gradientJson(
   args: readonly unknown[],
   wrt: readonly number[],
   mode: GradientMode,
+  engine: (typeof COMPILED_ENGINES)[number] = "js",
 ): unknown[] {
   const def = prog.definition(name);
   const argTypes = prog.argTypesFromJson(name, args);
   const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
   const kind = mode === "forward" ? "forward" : "gradient";
-  const result: Value = prog.derivative(name, argTypes, wrt, "js", DERIVATIVE_PIPELINE, kind).run(values);
+  const result: Value = prog.derivative(name, argTypes, wrt, engine, DERIVATIVE_PIPELINE, kind).run(values);
   // Several parameters give a tuple of their gradients.
   const parts = wrt.length === 1 ? [result] : tupleElems(result);
   return wrt.map((k, i) => valueToJson(parts[i]!, argTypes[k]!));

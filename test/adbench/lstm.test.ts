@@ -14,7 +14,7 @@ import {
   truncateSequence,
 } from "../../src/adbench/lstm-data.js";
 import { thrown } from "../helpers.js";
-import { dataPath, gradientJson, GRADIENT_MODES, loadExample } from "./harness.js";
+import { COMPILED_ENGINES, dataPath, gradientJson, GRADIENT_MODES, loadExample } from "./harness.js";
 
 const goldens = readGoldens(dataPath("goldens.json"));
 const input = readLstm(goldens.lstm.input);
@@ -31,8 +31,8 @@ describe("the ADBench LSTM loss in Smooth", () => {
     expect(input.sequence.flat().every((bit) => bit === 0 || bit === 1)).toBe(true);
   });
 
-  it("matches the golden loss (js)", () => {
-    const loss = prog.runJson("lstmObjective", lstmArgs(input), "js") as number;
+  it.each(COMPILED_ENGINES)("matches the golden loss (%s)", (engine) => {
+    const loss = prog.runJson("lstmObjective", lstmArgs(input), engine) as number;
     expect(rho(loss, goldens.lstm.objective)).toBeLessThanOrEqual(goldens.lstm.objectiveTolerance);
   });
 
@@ -43,14 +43,15 @@ describe("the ADBench LSTM loss in Smooth", () => {
     expect(rho(interp, js)).toBeLessThanOrEqual(1e-14);
   });
 
-  for (const mode of GRADIENT_MODES) {
-    it(`matches the golden gradient w.r.t. (main params, extra params) (${mode} mode)`, () => {
-      const [dMain, dExtra] = gradientJson(prog, "lstmObjective", lstmArgs(input), LSTM_WRT, mode);
-      const gradient = lstmGradientVector(dMain, dExtra);
-      expect(gradient).toHaveLength(8 * input.l * input.b + 3 * input.b);
-      expect(maxRho(gradient, goldens.lstm.gradient)).toBeLessThanOrEqual(1e-8);
-    });
-  }
+  for (const mode of GRADIENT_MODES)
+    for (const engine of COMPILED_ENGINES) {
+      it(`matches the golden gradient w.r.t. (main params, extra params) (${mode} mode, ${engine})`, () => {
+        const [dMain, dExtra] = gradientJson(prog, "lstmObjective", lstmArgs(input), LSTM_WRT, mode, engine);
+        const gradient = lstmGradientVector(dMain, dExtra);
+        expect(gradient).toHaveLength(8 * input.l * input.b + 3 * input.b);
+        expect(maxRho(gradient, goldens.lstm.gradient)).toBeLessThanOrEqual(1e-8);
+      });
+    }
 });
 
 describe("the LSTM data reader", () => {

@@ -16,10 +16,10 @@ import { SmoothError } from "../../src/syntax/diagnostics.js";
 const SOURCE = `let f = fun (v: Vector) (s: Double) -> vectorSum (build (length v) (fun i -> s * v[i] * v[i]))`;
 
 describe("back-end registry", () => {
-  it("lists interp and js, js first and the default", () => {
-    expect([...ENGINES].sort()).toEqual(["interp", "js"]);
+  it("lists interp, js and wasm, js first and the default", () => {
+    expect([...ENGINES].sort()).toEqual(["interp", "js", "wasm"]);
     expect(DEFAULT_ENGINE).toBe("js");
-    expect(describeEngines()).toBe("js (compiled) or interp (reference interpreter)");
+    expect(describeEngines()).toBe("js (compiled) or interp (reference interpreter) or wasm (compiled to WebAssembly)");
   });
 
   it.each(ENGINES)("%s: named by its key, runs a program to the hand-computed value", (engine) => {
@@ -46,6 +46,6 @@ describe("back-end registry", () => {
     const e = error as SmoothError;
     expect(e.kind).toBe("argument");
     expect(e.summary).toBe("unknown engine `wasm-not-yet`");
-    expect(e.details.expected).toBe("js or interp");
+    expect(e.details.expected).toBe("js or interp or wasm");
   });
 });

@@ -11,7 +11,7 @@ const mixed = file("mixed.smooth", "let f = fun (x: Double) (v: Vector) (n: Inde
 describe("smooth grad", () => {
   it("prints the value and one gradient entry per argument, null for an Index", () => {
     // f = x * (v0 + v1 + v2) + n: df/dx = sum v = 6, df/dv_i = x = 2.
-    for (const engine of ["js", "interp"]) {
+    for (const engine of ["js", "interp", "wasm"]) {
       const r = smooth(
         "grad",
         mixed,
@@ -90,7 +90,7 @@ describe("smooth jacobian --mode forward", () => {
   it("columns run over every differentiated argument, flattened row-major", () => {
     // h(M, s) = (M00 s, M10 s): columns M00 M01 M10 M11 s.
     const p = file("jac2.smooth", "let h = fun (M: Matrix) (s: Double) -> build (length M) (fun i -> M[i][0] * s)");
-    for (const engine of ["js", "interp"]) {
+    for (const engine of ["js", "interp", "wasm"]) {
       expect(json(smooth("jacobian", p, "--fn", "h", "--args", "[[[1, 2], [3, 4]], 10]", "--engine", engine))).toEqual({
         value: [10, 30],
         jacobian: [

@@ -21,7 +21,7 @@ function expectClose(actual: unknown, expected: unknown, tol = 1e-12): void {
   } else expect(actual).toEqual(expected);
 }
 
-const ENGINES = ["js", "interp"] as const;
+const ENGINES = ["js", "interp", "wasm"] as const;
 const MODES = ["forward", "reverse"] as const;
 
 // f(x, y) = x² y + sin y: ∇f = (2xy, x² + cos y); H = [[2y, 2x], [2x, -sin y]].

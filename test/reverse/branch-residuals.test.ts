@@ -36,7 +36,7 @@ describe("a branch with costly values, reversed once per Jacobian row", () => {
       [0.7, -1.3],
       [-0.4, 2.1],
     ] as const)
-      for (const engine of ["js", "interp"] as const) {
+      for (const engine of ["js", "interp", "wasm"] as const) {
         const got = p.runJson("rows", [x, y], engine) as number[];
         rowsByHand(x, y).forEach((want, k) => expect(Math.abs(got[k]! - want)).toBeLessThan(1e-12));
       }

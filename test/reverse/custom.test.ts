@@ -109,7 +109,7 @@ describe("customVjp", () => {
       expectClose(p.checkAll(rnd), [[(2 * x * Math.cos(x)) / (1 + a * Math.sin(x))]], 1e-9, "implicit derivative");
       expectClose(p.hessian(), p.fdHessian(), 1e-5, "Hessian vs finite differences of the gradient");
       // The gradient program runs the solver (one while) and reverses no iteration of it (no loop over them).
-      for (const engine of ["js", "interp"] as const) {
+      for (const engine of ["js", "interp", "wasm"] as const) {
         const g = p.specs("gradient")[engine];
         const body = engine === "js" ? g.optimised.body : g.lowered.body;
         const whiles: unknown[] = [];

@@ -17,7 +17,7 @@ import { arbDoubleProgram } from "./double-programs.js";
 import { load, mapDoubles, type Json } from "./harness.js";
 
 const RUNS = Number(process.env.SMOOTH_REVERSE_RUNS ?? 150);
-const ENGINES: readonly Engine[] = ["interp", "js"];
+const ENGINES: readonly Engine[] = ["interp", "js", "wasm"];
 
 /** Equal JSON values, numbers compared with Object.is (NaN equals NaN, -0 differs from 0). */
 function sameBits(a: Json, b: Json): boolean {

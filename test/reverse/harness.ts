@@ -85,11 +85,21 @@ export const dot = (a: readonly number[], b: readonly number[]): number => {
   return a.reduce((s, x, i) => s + x * b[i]!, 0);
 };
 
-/** Runs a derivative program in both engines (which must agree); returns the compiled result as JSON. */
-function runAgreeing(specs: Record<"interp" | "js", Specialised>, values: readonly Value[], what: () => string): Json {
-  const [interp, js] = (["interp", "js"] as const).map((e) => valueToJson(specs[e].run(values), specs[e].resultType));
+type Engines = Record<"interp" | "js" | "wasm", Specialised>;
+
+/**
+ * Runs a derivative program in every engine (which must agree: the interpreter within ENGINE_TOL, the compiled back
+ * ends exactly); returns the compiled result as JSON.
+ */
+function runAgreeing(specs: Engines, values: readonly Value[], what: () => string): Json {
+  const [interp, js, wasm] = (["interp", "js", "wasm"] as const).map((e) =>
+    valueToJson(specs[e].run(values), specs[e].resultType),
+  );
   if (!jsonClose(interp, js, ENGINE_TOL)) {
     throw new Error(`${what()}: interpreter ${JSON.stringify(interp)}, compiled ${JSON.stringify(js)}`);
+  }
+  if (JSON.stringify(wasm) !== JSON.stringify(js)) {
+    throw new Error(`${what()}: compiled JavaScript ${JSON.stringify(js)}, WebAssembly ${JSON.stringify(wasm)}`);
   }
   return js;
 }
@@ -148,16 +158,16 @@ export class Point {
     return this.p.runJson(this.name, args, "js");
   }
 
-  /** The derivative program of this kind for both engines, its IR verified after every pass (once per program). */
-  specs(kind: DerivativeKind): Record<"interp" | "js", Specialised> {
-    const spec = (engine: "interp" | "js") =>
+  /** The derivative program of this kind for every engine, its IR verified after every pass (once per program). */
+  specs(kind: DerivativeKind): Engines {
+    const spec = (engine: "interp" | "js" | "wasm") =>
       this.p.derivative(this.name, this.argTypes, this.wrt, engine, DERIVATIVE_PIPELINE, kind);
-    const specs = { interp: spec("interp"), js: spec("js") };
+    const specs = { interp: spec("interp"), js: spec("js"), wasm: spec("wasm") };
     for (const s of Object.values(specs)) if (!verified.has(s.lowered)) verifyPasses(s.lowered);
     return specs;
   }
 
-  /** Runs the derivative program of this kind in both engines; the (agreeing) JSON result. vjp takes a cotangent. */
+  /** Runs the derivative program of this kind in every engine; the (agreeing) JSON result. vjp takes a cotangent. */
   run(kind: DerivativeKind, cotangent?: Json): Json {
     const specs = this.specs(kind);
     const extra = cotangent === undefined ? [] : [valueFromJson(cotangent, this.resultType, "the cotangent")];

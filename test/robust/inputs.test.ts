@@ -11,7 +11,7 @@ import { grad, smooth } from "../../src/index.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 import { cli, file, root, smooth as smoothCli } from "../cli/run.js";
 
-const ENGINES: readonly Engine[] = ["interp", "js"];
+const ENGINES: readonly Engine[] = ["interp", "js", "wasm"];
 const TEXT = [
   "let big = fun (i: Index) -> i + 3000000000",
   "let fill = fun (n: Index) -> build n (fun i -> double i)",

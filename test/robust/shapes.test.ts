@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 
-const ENGINES: readonly Engine[] = ["interp", "js"];
+const ENGINES: readonly Engine[] = ["interp", "js", "wasm"];
 const p = loadProgram({
   name: "user.smooth",
   text: [
