@@ -6,17 +6,24 @@ import { fail } from "../syntax/diagnostics.js";
 import { stagedCall } from "./staged-call.js";
 import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
+import { backendOf, type BackendOption } from "./backend-option.js";
 import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
 export type { AnyFunction };
 
 /** The compiled function of `target` (what `compile`, every transform and the functions of a Smooth module return). */
-export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
+export function compiledFunction(
+  target: Target,
+  description: string,
+  name: string,
+  options?: BackendOption,
+): AnyFunction {
+  const engine = backendOf(options, name);
   const specs = new Specialisations(target);
   const fn = (...args: unknown[]): unknown => {
     if (isStagedCall(args)) return stagedCall(target, description, args);
     const { inst, trees, values, inputs } = specs.lookup(args);
-    return decode(compiledProgram(inst).run(values), inst.resultType, inst.resultForm(trees), inputs);
+    return decode(compiledProgram(inst, engine).run(values), inst.resultType, inst.resultForm(trees), inputs);
   };
   return register(
     fn,
@@ -24,7 +31,7 @@ export function compiledFunction(target: Target, description: string, name: stri
       target,
       description,
       compilations: () => specs.count,
-      program: (args) => compiledProgram(specs.lookup(args).inst),
+      program: (args) => compiledProgram(specs.lookup(args).inst, engine),
     },
     name,
   );
@@ -33,16 +40,17 @@ export function compiledFunction(target: Target, description: string, name: stri
 /**
  * Compiles `f` — a definition of a Smooth module or a TypeScript function over tensors — into a plain function over
  * numbers, Float64Arrays, NDArrays, nested arrays, tuples (JS arrays) and objects. The first call with arguments of
- * a new type (or, for a TypeScript function, new shapes) compiles; later calls reuse that code.
+ * a new type (or, for a TypeScript function, new shapes) compiles; later calls reuse that code. `backend` picks the
+ * compiled back end: "js" (JavaScript) or "wasm" (WebAssembly).
  *
  * @example
  * const m = smooth`let f = fun (v: Vector) -> vectorDot v v`;
  * const f = compile(m.f);
  * f(new Float64Array([1, 2, 3])); // 14
  */
-export function compile<F extends AnyFunction>(f: F): CompiledFunction<F> {
+export function compile<F extends AnyFunction>(f: F, options?: BackendOption): CompiledFunction<F> {
   const target = targetOf(f, "compile");
-  return compiledFunction(target, `compile(${target.label})`, "compiled");
+  return compiledFunction(target, `compile(${target.label})`, "compiled", options);
 }
 
 /**

@@ -13,14 +13,15 @@ import { fail } from "../syntax/diagnostics.js";
 import { fromConcrete } from "../types/mtype.js";
 import { showType, typeEq, type Type } from "../types/types.js";
 import type { AnyFunction } from "./compile.js";
+import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 import { decode, encode } from "./convert.js";
 import { jvpProgram, tangentPositions } from "./jvp-program.js";
 import { describe, showTree, treeKey, treeType, type Tree } from "./pytree.js";
 import { compiledProgram, register, Specialisations, targetOf, type Instance, type Target } from "./target.js";
 
-/** Optimises and compiles a derivative IR function. */
+/** Optimises and compiles a derivative IR function (for the library's default back end). */
 const compileDerivative = (fn: IrFunction, argTypes: readonly Type[]): Specialised =>
-  prepare(fn, argTypes, "js", DERIVATIVE_PIPELINE);
+  prepare(fn, argTypes, DEFAULT_LIBRARY_BACKEND, DERIVATIVE_PIPELINE);
 
 function requireTangentResult(target: Target, inst: Instance, what: string): void {
   if (!hasTangent(inst.resultType))
@@ -90,7 +91,7 @@ export function jvp(f: AnyFunction, primals: readonly unknown[], tangents: reado
   const { inst, trees, values } = specsOf(target).lookup(primals);
   const entry = cached(JVPS, inst, () => {
     requireTangentResult(target, inst, what);
-    return compileDerivative(jvpProgram(inst.lower("js")), inst.argTypes);
+    return compileDerivative(jvpProgram(inst.lower(DEFAULT_LIBRARY_BACKEND)), inst.argTypes);
   });
   const dxs = tangentPositions(inst.argTypes).map((k) =>
     readLike(tangents[k], inst.argTypes[k]!, { tree: trees[k]! }, `the tangent of ${target.where(k).what}`, target),
@@ -120,7 +121,7 @@ export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunctio
     requireTangentResult(target, inst, what);
     const wrt = tangentPositions(inst.argTypes);
     if (wrt.length === 0) fail("argument", `${what}: no argument of ${target.label} contains a Double`, target.span);
-    const fn = derivativeFunction(inst.lower("js"), "vjp", wrt, true, inst.paramNames);
+    const fn = derivativeFunction(inst.lower(DEFAULT_LIBRARY_BACKEND), "vjp", wrt, true, inst.paramNames);
     return { vjp: compileDerivative(fn, [...inst.argTypes, inst.resultType]), wrt };
   });
   const y = compiledProgram(inst).run(values);

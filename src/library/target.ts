@@ -22,6 +22,7 @@ import { encode } from "./convert.js";
 import { NDArray } from "./ndarray.js";
 import { plainTarget } from "./plain.js";
 import { describe, type Tree, type Where } from "./pytree.js";
+import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 
 /** A target specialised at its arguments' types: an IR function of those types. */
 export interface Instance {
@@ -80,15 +81,17 @@ export function encodeArgs(
   return { values, inputs };
 }
 
-const COMPILED = new WeakMap<Instance, Specialised>();
+const COMPILED = new WeakMap<Instance, Map<Engine, Specialised>>();
 
-/** The instance's program, optimised and compiled (once per instance). */
-export function compiledProgram(inst: Instance): Specialised {
-  let spec = COMPILED.get(inst);
+/** The instance's program, optimised and compiled for a compiled back end (once per instance and back end). */
+export function compiledProgram(inst: Instance, engine: Engine = DEFAULT_LIBRARY_BACKEND): Specialised {
+  let byEngine = COMPILED.get(inst);
+  if (!byEngine) COMPILED.set(inst, (byEngine = new Map()));
+  let spec = byEngine.get(engine);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
-    spec = prepare(inst.lower("js"), inst.argTypes, "js", passes);
-    COMPILED.set(inst, spec);
+    spec = prepare(inst.lower(engine), inst.argTypes, engine, passes);
+    byEngine.set(engine, spec);
   }
   return spec;
 }

@@ -20,6 +20,7 @@ import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, showType, tupleOf, type Type } from "../types/types.js";
 import { compiledFunction } from "./compile.js";
+import type { BackendOption } from "./backend-option.js";
 import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { parseArgnums, type Argnums } from "./errors.js";
@@ -28,7 +29,7 @@ import { keyOf, type Tree } from "./pytree.js";
 import { compiledProgram, targetOf, type Instance, type Target } from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
-export interface ArgnumsOption {
+export interface ArgnumsOption extends BackendOption {
   readonly argnums?: number | readonly number[];
 }
 
@@ -114,7 +115,7 @@ export function grad<F extends AnyFunction, const O extends GradOptions = GradOp
 ): GradFunction<F, O> {
   const o: GradOptions = options ?? {};
   const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
-  return compiledFunction(target, target.label, "grad");
+  return compiledFunction(target, target.label, "grad", o);
 }
 
 /** Like {@link grad}, but returns `[value, gradient]` (with `hasAux`, `[[value, aux], gradient]`) from one program. */
@@ -125,7 +126,7 @@ export function valueAndGrad<F extends AnyFunction, const O extends GradOptions 
   const o: GradOptions = options ?? {};
   const argnums = parseArgnums(o.argnums, "valueAndGrad");
   const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!o.hasAux);
-  return compiledFunction(target, target.label, "valueAndGrad");
+  return compiledFunction(target, target.label, "valueAndGrad", o);
 }
 
 /** How many scalars a value of this structure holds. */
@@ -226,7 +227,7 @@ export function jacobian<F extends AnyFunction, const O extends JacobianOptions 
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
     fail("argument", `jacobian: unknown mode \`${String(mode)}\``, undefined, { expected: "auto, forward or reverse" });
   const target = new JacobianTarget(targetOf(f, "jacobian"), argnums, mode === "auto" ? undefined : mode);
-  return compiledFunction(target, target.label, "jacobian");
+  return compiledFunction(target, target.label, "jacobian", options);
 }
 
 class HessianTarget extends DerivedTarget {
@@ -294,5 +295,5 @@ export function hessian<F extends AnyFunction, const O extends ArgnumsOption = A
   options?: O,
 ): HessianFunction<F, O> {
   const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
-  return compiledFunction(target, target.label, "hessian");
+  return compiledFunction(target, target.label, "hessian", options);
 }

@@ -11,6 +11,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { mArray, prune, type MType } from "../types/mtype.js";
 import { arrayOf, tupleOf, type Type } from "../types/types.js";
 import { compiledFunction } from "./compile.js";
+import type { BackendOption } from "./backend-option.js";
 import type { AnyFunction, VmapFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
@@ -20,7 +21,7 @@ import { targetOf, type Instance, type Target } from "./target.js";
 /** An axis of every array in an argument (negative: counted from the last), or null: the argument is not mapped. */
 export type Axis = number | null;
 
-export interface VmapOptions {
+export interface VmapOptions extends BackendOption {
   /**
    * Per argument, the axis to map over in each of its arrays (an object's arrays all along that axis; -1 is the last
    * axis), or null to pass it whole to every call; a single entry applies to every argument. Default 0.
@@ -228,5 +229,5 @@ export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOp
   for (const a of Array.isArray(inAxes) ? inAxes : [inAxes]) check(a, "inAxes entry", true);
   for (const a of Array.isArray(outAxes) ? outAxes : [outAxes]) check(a, "outAxes entry", false);
   const target = new VmapTarget(targetOf(f, "vmap"), inAxes, outAxes);
-  return compiledFunction(target, target.label, "vmapped");
+  return compiledFunction(target, target.label, "vmapped", options);
 }
