@@ -86,7 +86,7 @@ const COMPILED = new WeakMap<Instance, Map<Engine, Specialised>>();
 /** The instance's program, optimised and compiled for a compiled back end (once per instance and back end). */
 export function compiledProgram(inst: Instance, engine: Engine = DEFAULT_LIBRARY_BACKEND): Specialised {
   let byEngine = COMPILED.get(inst);
-  if (!byEngine) COMPILED.set(inst, (byEngine = new Map()));
+  if (!byEngine) COMPILED.set(inst, (byEngine = new Map<Engine, Specialised>()));
   let spec = byEngine.get(engine);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
