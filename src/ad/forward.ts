@@ -200,6 +200,8 @@ class Forward {
         });
         return b.bind(dualName(name, e.type), mkIfold(init, count, acc, index, body, e.span));
       }
+      case "call":
+        throw new Error("forward: calls are not differentiated yet");
       case "jvp":
         // The pass expands innermost derivatives first, so the term being transformed never contains one.
         throw new Error("forward: a jvp node inside the term being differentiated (expand the inner one first)");

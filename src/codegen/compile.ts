@@ -12,6 +12,9 @@
 // `$spans` and `$types`; `$rt` holds the helpers of runtime.ts.
 
 import { typeOf, type IrFunction } from "../ir/ir.js";
+import type { Span } from "../syntax/source.js";
+import type { Type } from "../types/types.js";
+import { FunctionsCode } from "./functions.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
 import { leafStarts, leavesOf, slotNames } from "./leaves.js";
@@ -32,7 +35,10 @@ export interface CompiledFunction {
 }
 
 export function compileFunction(fn: IrFunction): CompiledFunction {
-  const em = new Emitter(2);
+  const shared = { spans: [] as Span[], types: [] as Type[] };
+  const functions = fn.functions !== undefined && fn.functions.length > 0 ? new FunctionsCode(fn, shared) : undefined;
+  const em = new Emitter(2, shared);
+  em.callSite = functions?.callSite(false);
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
@@ -68,26 +74,34 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     .map((line) => `    ${line}\n`)
     .join("");
   const source =
-    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
+    `"use strict";\nconst $a = $rt.newArena();\n${functions?.declarations ?? ""}` +
+    `return function compiled(args, borrowed, heapOnly) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n` +
+    `${functions?.prologue() ?? ""}  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
     ...closure: unknown[]
-  ) => (args: readonly Value[], borrowed?: boolean) => Value;
+  ) => Run;
   const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
-  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
+  const recursive = functions !== undefined;
+  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed, recursive), {
+    source,
+  });
 }
 
-/** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(
-  run: (args: readonly Value[], borrowed: boolean) => Value,
-  args: readonly Value[],
-  borrowed: boolean,
-): Value {
+type Run = (args: readonly Value[], borrowed: boolean, heapOnly?: boolean) => Value;
+
+/**
+ * Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. A
+ * program of recursive functions that overflows the stack anyway (called from deep inside other code) runs again with
+ * every call on the heap (./functions.ts).
+ */
+function runChecked(run: Run, args: readonly Value[], borrowed: boolean, recursive: boolean): Value {
   try {
     return run(args, borrowed);
   } catch (e) {
+    if (recursive && e instanceof RangeError && /call stack/i.test(e.message)) return run(args, borrowed, true);
     if (e instanceof RangeError && /array length|Array buffer allocation/i.test(e.message))
       fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {
         found: e.message,

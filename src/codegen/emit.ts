@@ -15,7 +15,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { arrayOf, type Type } from "../types/types.js";
-import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
+import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
@@ -28,9 +28,11 @@ export type Slots = readonly string[];
 
 export class Emitter {
   readonly out: CodeWriter;
-  /** Closure constants of the generated code: `$spans[k]` and `$types[k]`. */
-  readonly spans: Span[] = [];
-  readonly types: Type[] = [];
+  /** Closure constants of the generated code: `$spans[k]` and `$types[k]` (shared by a program's functions). */
+  readonly spans: Span[];
+  readonly types: Type[];
+  /** How a call of one of the program's functions is written (./functions.ts); none outside such a program. */
+  callSite?: (em: Emitter, e: Call, base: string) => Slots;
   private readonly env = new Map<number, Slots>();
   /** Loop variable -> its loop's bound: the variable lies in [0, bound). */
   private readonly loopBounds = new Map<string, string>();
@@ -45,8 +47,10 @@ export class Emitter {
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
   copyOnEntry: ReadonlyMap<Ifold, Fresh> = new Map();
 
-  constructor(indent: number) {
+  constructor(indent: number, shared?: { readonly spans: Span[]; readonly types: Type[] }) {
     this.out = new CodeWriter(indent);
+    this.spans = shared?.spans ?? [];
+    this.types = shared?.types ?? [];
   }
 
   /** A fresh base name for locals that no variable names. */
@@ -133,6 +137,9 @@ export class Emitter {
         return emitBuild(this, e, base);
       case "ifold":
         return this.ifold(e);
+      case "call":
+        if (this.callSite === undefined) throw new Error(`codegen: a call of ${e.fn} outside a program of functions`);
+        return this.callSite(this, e, base);
       case "jvp":
         throw new Error("codegen: a jvp node reached the code generator (the forward-ad pass expands them)");
       case "lam":

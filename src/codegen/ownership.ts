@@ -145,6 +145,9 @@ class Uses {
       case "tuple":
         e.elems.forEach((a) => use(a));
         break;
+      case "call":
+        e.args.forEach((a) => use(a));
+        break;
       case "app":
         use(e.fn);
         use(e.arg);

@@ -75,6 +75,27 @@ function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number)
   }
 }
 
+/**
+ * Runs a compiled function's generator (./functions.ts) and every call it makes, on a stack of generators: a call is
+ * `yield` of the callee's generator, which runs to completion (leaving its result in the registers) before its caller
+ * resumes. The JavaScript stack stays flat however deep the recursion.
+ */
+function drive(first: Generator<Generator<unknown>, void>): void {
+  const stack: Generator<Generator<unknown>, void>[] = [first];
+  let top = first;
+  for (;;) {
+    const step = top.next();
+    if (step.done === true) {
+      stack.pop();
+      if (stack.length === 0) return;
+      top = stack[stack.length - 1]!;
+    } else {
+      top = step.value as Generator<Generator<unknown>, void>;
+      stack.push(top);
+    }
+  }
+}
+
 export const RUNTIME = {
   intDiv,
   intPow,
@@ -99,6 +120,7 @@ export const RUNTIME = {
       t,
     ),
   newArena: (): Arena => new Arena(),
+  drive,
   emptyF64: EMPTY.double,
   emptyI32: EMPTY.int,
   emptyU8: EMPTY.bool,

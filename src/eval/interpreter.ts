@@ -10,14 +10,19 @@
 //
 // Loops (build, ifold) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
 // with the number of iterations or the length of a let chain.
+//
+// Calls of the program's functions (recursion, ./calls.ts) start a fresh environment; a call in tail position
+// reuses the caller's JS frame, so tail recursion runs in constant stack. Other recursion is limited to
+// MAX_CALL_DEPTH nested calls, beyond which the call is a located "recursion" error (compiled code has no limit).
 
 import type { Span } from "../syntax/source.js";
-import type { Atom, Build, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
+import type { Atom, Build, Call, Expr, Ifold, IrFunction, Var } from "../ir/ir.js";
+import { callFunction, withFunctions } from "./calls.js";
 import { PRIMS } from "../prims/table.js";
 import { negativeLoopCount, stackValues } from "../runtime/stack.js";
 import { tuple, type FunValue, type Value } from "../runtime/value.js";
 
-type Env = Map<number, Value>;
+export type Env = Map<number, Value>;
 
 /** The value of `e` in `env` (variables keyed by Var.id). `env` itself is not modified. */
 export function evaluate(e: Expr, env: ReadonlyMap<number, Value>): Value {
@@ -29,19 +34,21 @@ export function runFunction(fn: IrFunction, args: readonly Value[]): Value {
   if (args.length !== fn.params.length) {
     throw new Error(`runFunction ${fn.name}: expected ${fn.params.length} arguments, got ${args.length}`);
   }
-  const env: Env = new Map();
-  fn.params.forEach((p, i) => env.set(p.id, args[i]!));
-  return evalExpr(fn.body, env);
+  return withFunctions(fn.functions, () => {
+    const env: Env = new Map();
+    fn.params.forEach((p, i) => env.set(p.id, args[i]!));
+    return evalExpr(fn.body, env);
+  });
 }
 
-function evalAtom(a: Atom, env: Env): Value {
+export function evalAtom(a: Atom, env: Env): Value {
   if (a.kind === "lit") return a.value;
   const v = env.get(a.id);
   if (v === undefined) throw new Error(`interpreter: unbound variable ${a.name}#${a.id}`);
   return v;
 }
 
-function evalExpr(e: Expr, env: Env): Value {
+export function evalExpr(e: Expr, env: Env): Value {
   switch (e.kind) {
     case "lit":
     case "var":
@@ -103,8 +110,35 @@ function evalExpr(e: Expr, env: Env): Value {
       return evalBuild(e, env);
     case "ifold":
       return evalIfold(e, env);
+    case "call":
+      return callFunction(e, env);
     case "jvp":
       throw new Error("interpreter: expand jvp nodes first (the forward-ad pass)");
+  }
+}
+
+/**
+ * The value of a function body `e`, or the call it ends with (in tail position: the end of its let chain, or of the
+ * branch of an `if` taken, also through `let r = ... in r`), for the caller to make without nesting a JS frame
+ * (./calls.ts).
+ */
+export function evalTail(e: Expr, env: Env): Value | Call {
+  for (;;) {
+    while (e.kind === "let") {
+      // `let r = x in r`: x is in tail position too.
+      if (e.body.kind === "var" && e.body.id === e.v.id) {
+        e = e.rhs;
+        continue;
+      }
+      // A function's frame is its own: nothing to restore. A call goes straight to callFunction (fewer JS frames).
+      env.set(e.v.id, e.rhs.kind === "call" ? callFunction(e.rhs, env) : evalExpr(e.rhs, env));
+      e = e.body;
+    }
+    if (e.kind === "call") return e;
+    if (e.kind !== "if") return evalExpr(e, env);
+    const c = evalAtom(e.cond, env);
+    if (typeof c !== "boolean") throw new Error("interpreter: if condition is not a Bool");
+    e = c ? e.then : e.else;
   }
 }
 

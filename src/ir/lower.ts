@@ -1,8 +1,9 @@
 // Lowering: the type-checked surface program, specialised to concrete argument types, becomes core IR in A-normal form.
 //
 // Specialisation (as in Myia, paper 002 §4.2): a polymorphic top-level definition is lowered once per concrete type
-// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed and
-// not recursive, so this order is always possible). The inliner later removes the lambdas.
+// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed, so
+// this order is always possible). The inliner later removes the lambdas. Recursive functions (`let rec`) become
+// first-order functions of the program instead, called by `call` nodes (./lower-rec.ts).
 // Index-to-Double promotions decided by the type checker become explicit `toDouble` primitives here: the lowering sees
 // concrete types, so wherever an Index meets a Double it converts.
 
@@ -19,8 +20,7 @@ import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
 import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
-
-type Env = ReadonlyMap<string, Atom>;
+import { RecLowering, type Env } from "./lower-rec.js";
 
 /** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
 function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
@@ -82,7 +82,9 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
         found: showType(acc.type),
       },
     );
-  return { name, params, body: lowering.preamble.finish(acc) };
+  const body = lowering.preamble.finish(acc);
+  const functions = lowering.rec.functions;
+  return functions.length > 0 ? { name, params, body, functions } : { name, params, body };
 }
 
 function countParams(t: MType): number {
@@ -92,11 +94,28 @@ function countParams(t: MType): number {
 }
 
 class Lowering {
-  readonly preamble = new AnfBuilder();
-  private readonly specs = new Map<CheckedDef, Map<string, Atom>>();
-  private subst: ReadonlyMap<TVar, Type> = new Map();
+  /** Where the top-level definitions the code being lowered uses are bound (the entry's, or a function's own). */
+  preamble = new AnfBuilder();
+  private specs = new Map<CheckedDef, Map<string, Atom>>();
+  subst: ReadonlyMap<TVar, Type> = new Map();
+  readonly rec: RecLowering = new RecLowering(this);
 
   constructor(private readonly program: CheckedProgram) {}
+
+  /** Lowers a function's body with its own preamble: the top-level definitions it uses are bound inside it. */
+  inFunction(body: (blk: AnfBuilder) => Atom): Expr {
+    const [preamble, specs] = [this.preamble, this.specs];
+    this.preamble = new AnfBuilder();
+    this.specs = new Map();
+    try {
+      const blk = new AnfBuilder();
+      const result = body(blk);
+      return this.preamble.finish(blk.finish(result));
+    } finally {
+      this.preamble = preamble;
+      this.specs = specs;
+    }
+  }
 
   /** The atom bound to definition `def` specialised at concrete type `type` (lowered on first use). */
   specialise(def: CheckedDef, type: Type, useSpan: Span): Atom {
@@ -105,6 +124,11 @@ class Lowering {
     const key = JSON.stringify(type);
     const have = byType.get(key);
     if (have) return have;
+    if (def.recGroup !== undefined) {
+      const fn = this.rec.value(this.rec.global(def, type, useSpan), this.preamble, def.name);
+      byType.set(key, fn);
+      return fn;
+    }
     const subst = new Map<TVar, Type>();
     if (!matchConcrete(def.scheme.type, type, subst))
       throw new Error(`specialise: ${def.name} used at ${showType(type)} (${useSpan.start})`);
@@ -116,17 +140,19 @@ class Lowering {
     return atom;
   }
 
-  private typeOfNode(node: object): Type {
+  typeOfNode(node: object): Type {
     const t = this.program.nodeTypes.get(node);
     if (!t) throw new Error("lowering: node without an inferred type");
     return concretize(t, this.subst);
   }
 
   /** Lowers `e` into `blk`, returning the atom holding its value. `name` names the binding for printing. */
-  private expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
+  expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
     switch (e.kind) {
       case "var": {
         const local = env.get(e.name);
+        const target = this.rec.targetOf(local);
+        if (target) return this.rec.value(target, blk, e.name);
         if (local) return local;
         const global = this.program.globalRefs.get(e);
         if (global) return this.specialise(global, this.typeOfNode(e), e.span);
@@ -147,6 +173,8 @@ class Lowering {
         );
       case "app":
         return this.app(e, env, blk, name);
+      case "letrec":
+        return this.rec.local(e, env, blk, name);
       case "let": {
         const value = this.expr(e.value, env, blk, patternName(e.pattern));
         const inner = new Map(env);
@@ -244,7 +272,7 @@ class Lowering {
   }
 
   /** Index → Double where a Double is wanted; identity otherwise. */
-  private coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
+  coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
     if (a.type.k === "int" && want.k === "double") {
       if (a.kind === "lit") return lit(a.value, DOUBLE);
       return blk.bind("d", this.prim("toDouble", [a]));
@@ -289,6 +317,21 @@ class Lowering {
     }
     let acc: Atom;
     let next = 0;
+    const target = head.kind === "var" ? this.rec.targetOf(env.get(head.name)) : undefined;
+    if (target) {
+      // A recursive function applied: a call when all its arguments are given.
+      next = Math.min(spine.length, target.params.length);
+      const call = spine[next - 1]!;
+      acc = this.rec.apply(
+        target,
+        spine.slice(0, next).map((s) => s.arg),
+        env,
+        blk,
+        name,
+        call.span,
+      );
+      return this.applyRest(acc, spine, next, env, blk, name);
+    }
     const builtin =
       head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head)
         ? BUILTINS.get(head.name)
@@ -301,6 +344,18 @@ class Lowering {
     } else {
       acc = this.expr(head, env, blk, "f");
     }
+    return this.applyRest(acc, spine, next, env, blk, name);
+  }
+
+  /** `acc` applied to the arguments of `spine` from `next` on. */
+  private applyRest(
+    acc: Atom,
+    spine: readonly (SExpr & { kind: "app" })[],
+    next: number,
+    env: Env,
+    blk: AnfBuilder,
+    name: string,
+  ): Atom {
     for (; next < spine.length; next++) {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");

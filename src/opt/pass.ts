@@ -1,5 +1,5 @@
 // Passes are values and pipelines are lists of them: each pass maps a function to a function in the same IR, so any
-// sequence composes. `runPipeline` can verify the IR after every pass (tests always do) and trace each result
+// sequence composes. A program's first-order functions (recursion) go through every pass like its entry does. `runPipeline` can verify the IR after every pass (tests always do) and trace each result
 // (`smooth dev --passes a,b,c` prints them).
 
 import type { IrFunction } from "../ir/ir.js";
@@ -8,6 +8,18 @@ import { verify } from "../ir/verify.js";
 export interface Pass {
   readonly name: string;
   run(fn: IrFunction): IrFunction;
+  /**
+   * The pass transforms a whole program (the entry and its `functions`, which it may add to). Otherwise `run` sees
+   * one function at a time, and `runPass` runs it on the entry and on each of its functions.
+   */
+  readonly wholeProgram?: boolean;
+}
+
+/** Runs `pass` on a program: the entry function and each of the program's functions (src/ir/ir.ts `functions`). */
+export function runPass(pass: Pass, fn: IrFunction): IrFunction {
+  if (pass.wholeProgram === true || fn.functions === undefined || fn.functions.length === 0) return pass.run(fn);
+  const { functions, ...entry } = fn;
+  return { ...pass.run(entry), functions: functions.map((f) => pass.run(f)) };
 }
 
 export type Pipeline = readonly Pass[];
@@ -22,7 +34,7 @@ export interface RunOptions {
 export function runPipeline(fn: IrFunction, passes: Pipeline, opts: RunOptions = {}): IrFunction {
   if (opts.verify) verifyAfter("(input)", fn);
   for (const pass of passes) {
-    fn = pass.run(fn);
+    fn = runPass(pass, fn);
     if (opts.verify) verifyAfter(pass.name, fn);
     opts.trace?.(pass.name, fn);
   }

@@ -10,6 +10,7 @@ export type ErrorKind =
   | "shape" // irregular build, mismatched lengths
   | "index" // out-of-range index
   | "argument" // bad --args JSON / bad argument to a compiled function
+  | "recursion" // recursion deeper than the engine allows
   | "unsupported"; // a construct the back end or transformation cannot handle
 
 export interface ErrorDetails {
