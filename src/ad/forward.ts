@@ -36,8 +36,12 @@ import { dualType, hasTangent } from "./dual-types.js";
  * D[e]: an expression computing the dual of `e`, where `env` maps variables (by id) to atoms holding their duals;
  * other free variables of `e` are constants. A lambda gives `let <duals of its free variables> in fun x' -> D[body]`.
  */
-export function forwardTransform(e: Expr, env: ReadonlyMap<number, Atom> = new Map()): Expr {
-  const t = new Forward(env);
+export function forwardTransform(
+  e: Expr,
+  env: ReadonlyMap<number, Atom> = new Map(),
+  functions?: ForwardFunctions,
+): Expr {
+  const t = new Forward(env, functions);
   const b = new AnfBuilder();
   for (const v of freeVars(e).values()) if (!t.has(v)) t.bindDual(v, t.constDual(v, b), b);
   const out = b.finish(e.kind === "lam" ? t.lambda(e) : t.expr(e, b, "r"));
@@ -55,6 +59,8 @@ export function cannotFail(rhs: Expr): boolean {
     case "lam":
     case "jvp":
       return true;
+    case "call": // may fail, or not terminate
+      return false;
     case "prim":
       // The primitives that can fail: indexing, its bounds check, and Index division.
       return !PRIMS[rhs.op].fallible && !(rhs.op === "div" && rhs.type.k === "int");
@@ -68,6 +74,11 @@ export function constDual(a: Atom, b: AnfBuilder): Atom {
   return new Forward(new Map()).constDual(a, b);
 }
 
+/** The program's functions (./functions.ts): D of a call of f is a call of D[f]. */
+export interface ForwardFunctions {
+  forward(name: string): string;
+}
+
 const ZERO = lit(0, DOUBLE);
 const isZero = (a: Atom) => a.kind === "lit" && a.value === 0;
 
@@ -79,7 +90,10 @@ class Forward {
   /** Components of dual tuples built or split here; for a dual Double, [primal, tangent]. Keyed by the tuple's id. */
   private readonly parts = new Map<number, readonly Atom[]>();
 
-  constructor(env: ReadonlyMap<number, Atom>) {
+  constructor(
+    env: ReadonlyMap<number, Atom>,
+    private readonly functions?: ForwardFunctions,
+  ) {
     this.env = new Map(env);
   }
 
@@ -200,8 +214,18 @@ class Forward {
         });
         return b.bind(dualName(name, e.type), mkIfold(init, count, acc, index, body, e.span));
       }
-      case "call":
-        throw new Error("forward: calls are not differentiated yet");
+      case "call": {
+        // D[f a] = D[f] D[a]: the derivative of a recursive function calls itself.
+        if (this.functions === undefined) throw new Error(`forward: a call of ${e.fn} without the program's functions`);
+        const node = {
+          kind: "call" as const,
+          fn: this.functions.forward(e.fn),
+          args: e.args.map((a) => this.atom(a, b)),
+          type: dualType(e.type),
+          ...(e.span ? { span: e.span } : {}),
+        };
+        return b.bind(dualName(name, e.type), node);
+      }
       case "jvp":
         // The pass expands innermost derivatives first, so the term being transformed never contains one.
         throw new Error("forward: a jvp node inside the term being differentiated (expand the inner one first)");
@@ -222,6 +246,11 @@ class Forward {
 
   private prim(e: Prim, b: AnfBuilder, name: string): Atom {
     const rule = PRIMS[e.op].derivative;
+    // D[tapePop t] pops what D[tapePush t x] pushed: the dual of the primal's value.
+    if (PRIMS[e.op].resultFromNode !== undefined) {
+      const args = e.args.map((a) => this.atom(a, b));
+      return b.bind(dualName(name, e.type), { kind: "prim", op: e.op, args, type: dualType(e.type) });
+    }
     if (rule.kind === "structural")
       return b.bind(
         dualName(name, e.type),

@@ -183,7 +183,7 @@ function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine,
     };
   }
   const expandAd = PASSES["forward-ad"];
-  const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");
+  const hasJvp = [lowered, ...(lowered.functions ?? [])].some((f) => someNode(f.body, (e) => e.kind === "jvp"));
   if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
   const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
   const run = (args: readonly Value[]) => runFunction(reference, args);

@@ -21,7 +21,7 @@
 import { isFreeIn } from "../ir/free.js";
 import { typeOf, type Atom, type Build, type Expr, type Let, type Prim } from "../ir/ir.js";
 import type { ScalarKind } from "../runtime/value.js";
-import { leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
 import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
 const ARENA_KIND: Record<ScalarKind, string> = { double: "F64", int: "I32", bool: "U8" };
@@ -176,7 +176,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const sparseTerminal = oneHotTerminal(levels[k]!.build) !== undefined || zeroBranch(tailOfTerminal) !== undefined;
   const allocate = (elementSize: (leaf: number) => string) =>
     termLeaves.map(
-      (leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]), !sparseTerminal)};`,
+      (leaf, l) => `${buffers[l]} = ${allocation(elemKind(leaf), times([...sizes, elementSize(l)]), !sparseTerminal)};`,
     );
 
   const level = (j: number): void => {
@@ -187,8 +187,8 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     const scalarOnly = k === 0 && termArrays.length === 0;
     if (j === 0) {
       termLeaves.forEach((leaf, l) => {
-        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(leaf.kind, n, !sparseTerminal)};`);
-        else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[leaf.kind]};`);
+        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(elemKind(leaf), n, !sparseTerminal)};`);
+        else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[elemKind(leaf)]};`);
       });
     }
     const recordLength = k - j + termDimCount;

@@ -38,10 +38,11 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   const shared = { spans: [] as Span[], types: [] as Type[] };
   const functions = fn.functions !== undefined && fn.functions.length > 0 ? new FunctionsCode(fn, shared) : undefined;
   const em = new Emitter(2, shared);
-  em.callSite = functions?.callSite(false);
-  const owned = ownership(fn);
+  if (functions !== undefined) em.callSite = functions.callSite(false);
+  const owned = ownership(fn, functions?.byName);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
+  em.copyArgs = owned.copyArgs;
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   em.out.line("const $in = $rt.unpackArgs(args, $paramTypes);");
@@ -75,7 +76,8 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     .join("");
   const source =
     `"use strict";\nconst $a = $rt.newArena();\n${functions?.declarations ?? ""}` +
-    `return function compiled(args, borrowed, heapOnly) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n` +
+    `return function compiled(args, borrowed${functions ? ", heapOnly" : ""}) {\n  let $ek = 0${saved};\n` +
+    `  $a.reset(borrowed === true);\n` +
     `${functions?.prologue() ?? ""}  $main: {\n${em.out.text()}\n  }\n` +
     `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).

@@ -17,12 +17,14 @@ import type { Span } from "../syntax/source.js";
 import { arrayOf, type Type } from "../types/types.js";
 import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
-import { leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
 import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
 import { emitBuild, sliceOf } from "./build.js";
 import { invariantShapes } from "../ir/invariant-shapes.js";
 import type { Fresh } from "./ownership.js";
 import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
+import { emitTapeOp } from "./tape.js";
+import { isTapeOp } from "../prims/tape.js";
 
 export type Slots = readonly string[];
 
@@ -46,6 +48,8 @@ export class Emitter {
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
   copyOnEntry: ReadonlyMap<Ifold, Fresh> = new Map();
+  /** Calls whose arguments at these positions are passed as copies (owned parameters given shared values). */
+  copyArgs: ReadonlyMap<Call, ReadonlySet<number>> = new Map();
 
   constructor(indent: number, shared?: { readonly spans: Span[]; readonly types: Type[] }) {
     this.out = new CodeWriter(indent);
@@ -240,6 +244,7 @@ export class Emitter {
       return [base];
     }
     if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
+    if (isTapeOp(e.op)) return emitTapeOp(this, e, base);
     this.learnRange(e, base);
     const rule = PRIMS[e.op];
     if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
@@ -367,6 +372,23 @@ export class Emitter {
     return result;
   }
 
+  /** Slots of a copy of the value in `slots` (of type `t`): every array leaf copied (into the arena). */
+  copyValue(slots: Slots, t: Type): Slots {
+    const out = [...slots];
+    let at = 0;
+    for (const l of leavesOf(t)) {
+      if (l.rank > 0) {
+        const [data, offset, ...dims] = out.slice(at, at + leafSlotCount(l));
+        const name = this.fresh();
+        this.out.line(`const ${name} = ${sliceOf(elemKind(l), data!, offset!, plus(offset!, times(dims)))};`);
+        out[at] = name;
+        out[at + 1] = "0";
+      }
+      at += leafSlotCount(l);
+    }
+    return out;
+  }
+
   /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
   private copiedOnEntry(e: Ifold, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
@@ -383,7 +405,7 @@ export class Emitter {
           const name = this.fresh();
           // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.
           this.out.line(
-            `const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(l.kind, data!, offset!, plus(offset!, times(dims)))};`,
+            `const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(elemKind(l), data!, offset!, plus(offset!, times(dims)))};`,
           );
           init[at] = name;
           init[at + 1] = "0";
@@ -433,8 +455,8 @@ export class Emitter {
 function defaultSlots(t: Type): string[] {
   return leavesOf(t).flatMap((l: Leaf) =>
     l.rank === 0
-      ? [l.kind === "bool" ? "false" : "0"]
-      : [EMPTY_ARRAY[l.kind], ...new Array<string>(l.rank + 1).fill("0")],
+      ? [l.kind === "bool" ? "false" : l.kind === "tape" ? "null" : "0"]
+      : [EMPTY_ARRAY[elemKind(l)], ...new Array<string>(l.rank + 1).fill("0")],
   );
 }
 

@@ -21,7 +21,7 @@ import { typeOf } from "../ir/ir.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { Emitter, type Slots } from "./emit.js";
-import { leavesOf, slotNames } from "./leaves.js";
+import { leavesOf, slotCount, slotNames } from "./leaves.js";
 import { ownership } from "./ownership.js";
 import { varName } from "./writer.js";
 
@@ -37,7 +37,7 @@ type RegisterKind = "number" | "bool" | "object";
 function registerKinds(t: Type): RegisterKind[] {
   return leavesOf(t).flatMap((l): RegisterKind[] => {
     if (l.rank > 0) return ["object", "number", ...new Array<RegisterKind>(l.rank).fill("number")];
-    return [l.kind === "bool" ? "bool" : "number"];
+    return [l.kind === "bool" ? "bool" : l.kind === "tape" ? "object" : "number"];
   });
 }
 
@@ -46,6 +46,10 @@ const STACK_BUDGET = 400_000;
 
 export class FunctionsCode {
   private readonly index = new Map<string, number>();
+  /** The program's functions by name (for ownership: callees' owned parameters and results). */
+  readonly byName: ReadonlyMap<string, IrFunction>;
+  /** The owned result components of the function being written that it must copy before returning them. */
+  private resultCopies: readonly boolean[] = [];
   private readonly functions: readonly IrFunction[];
   private numberRegisters = 1;
   private objectRegisters = 1;
@@ -60,6 +64,7 @@ export class FunctionsCode {
   ) {
     this.functions = program.functions ?? [];
     this.functions.forEach((f, k) => this.index.set(f.name, k));
+    this.byName = new Map(this.functions.map((f) => [f.name, f]));
     const parts = this.functions.flatMap((f, k) => [this.emit(f, k, false), this.emit(f, k, true)]);
     this.limit = Math.max(64, Math.min(4000, Math.floor(STACK_BUDGET / this.largestFrame)));
     this.declarations =
@@ -78,7 +83,9 @@ export class FunctionsCode {
     return (em, e, base) => {
       const k = this.index.get(e.fn);
       if (k === undefined) throw new Error(`codegen: call of an unknown function ${e.fn}`);
-      const args = e.args.flatMap((a) => em.atom(a));
+      // An owned parameter (an accumulator the callee updates in place) given a value something else holds: a copy.
+      const copies = em.copyArgs.get(e);
+      const args = e.args.flatMap((a, i) => (copies?.has(i) ? em.copyValue(em.atom(a), a.type) : em.atom(a)));
       em.out.line(generator ? `yield $f${k}g(${args.join(", ")});` : `$f${k}(${args.join(", ")});`);
       return this.readResult(em, e.type, base);
     };
@@ -95,7 +102,21 @@ export class FunctionsCode {
     return names;
   }
 
-  private writeResult(em: Emitter, t: Type, slots: Slots, generator: boolean): void {
+  private writeResult(em: Emitter, t: Type, given: Slots, generator: boolean, copies: readonly boolean[]): void {
+    let slots = given;
+    if (copies.some((c) => c)) {
+      // Owned result components not provably fresh are copied: the caller may update them in place.
+      const parts = copies.length === 1 || t.k !== "tuple" ? [t] : t.elems;
+      let at = 0;
+      const out: string[] = [];
+      parts.forEach((pt, k) => {
+        const n = slotCount(pt);
+        const own = slots.slice(at, at + n);
+        out.push(...(copies[k] === true ? em.copyValue(own, pt) : own));
+        at += n;
+      });
+      slots = out;
+    }
     let [nf, no] = [0, 0];
     const parts = registerKinds(t).map((kind, q) => {
       const s = slots[q]!;
@@ -110,9 +131,11 @@ export class FunctionsCode {
   /** The JavaScript of function `f`: the direct one, or the generator. */
   private emit(f: IrFunction, k: number, generator: boolean): string {
     const em = new Emitter(2, this.shared);
-    const owned = ownership(f);
+    const owned = ownership(f, this.byName);
     em.inPlace = owned.inPlace;
     em.copyOnEntry = owned.copyOnEntry;
+    em.copyArgs = owned.copyArgs;
+    this.resultCopies = owned.resultCopies;
     em.callSite = this.callSite(generator);
     const params = f.params.flatMap((p) => {
       const names = slotNames(varName(p.id), p.type);
@@ -171,7 +194,7 @@ export class FunctionsCode {
       em.out.line("continue $tail;");
       return;
     }
-    this.writeResult(em, typeOf(f.body), em.expr(e, em.fresh()), generator);
+    this.writeResult(em, typeOf(f.body), em.expr(e, em.fresh()), generator, this.resultCopies);
   }
 }
 

@@ -8,9 +8,10 @@ import type { Type } from "../types/types.js";
 import { indexOutOfRange, intDiv, intPow, sizesDiffer } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
-import { leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
+import { elemKind, leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import { Arena } from "./arena.js";
+import { Tape } from "./tape.js";
 
 function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[] {
   const args: readonly Value[] = given;
@@ -52,7 +53,7 @@ function emptyValueWithDims(elemType: Type, common: number, dims: readonly numbe
       slots.push(leaf.kind === "bool" ? false : 0);
       continue;
     }
-    slots.push(EMPTY[leaf.kind], 0, ...lead, ...dims.slice(at, at + own));
+    slots.push(EMPTY[elemKind(leaf)], 0, ...lead, ...dims.slice(at, at + own));
     at += own;
   }
   return slotsToValue(slots, elemType);
@@ -120,6 +121,7 @@ export const RUNTIME = {
       t,
     ),
   newArena: (): Arena => new Arena(),
+  newTape: (capacity: number): Tape => new Tape(capacity),
   drive,
   emptyF64: EMPTY.double,
   emptyI32: EMPTY.int,

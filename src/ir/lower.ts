@@ -10,7 +10,7 @@
 import type { Expr as SExpr, Pattern } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { primResultType } from "../prims/table.js";
+import { PRIMS, primResultType } from "../prims/table.js";
 import type { PrimName } from "../prims/names.js";
 import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
@@ -280,7 +280,10 @@ class Lowering {
     return a;
   }
 
-  private prim(op: PrimName, args: Atom[], span?: Span): Expr {
+  private prim(op: PrimName, args: Atom[], span?: Span, nodeType?: Type): Expr {
+    // A tape pop's type is what its context (a type ascription) says it pops.
+    if (PRIMS[op].resultFromNode !== undefined && nodeType !== undefined)
+      return { kind: "prim", op, args, type: nodeType };
     const type = primResultType(
       op,
       args.map((a) => a.type),
@@ -317,7 +320,7 @@ class Lowering {
     }
     let acc: Atom;
     let next = 0;
-    const target = head.kind === "var" ? this.rec.targetOf(env.get(head.name)) : undefined;
+    const target = head.kind === "var" ? this.recTarget(head, env) : undefined;
     if (target) {
       // A recursive function applied: a call when all its arguments are given.
       next = Math.min(spine.length, target.params.length);
@@ -345,6 +348,13 @@ class Lowering {
       acc = this.expr(head, env, blk, "f");
     }
     return this.applyRest(acc, spine, next, env, blk, name);
+  }
+
+  /** The recursive function a name stands for: a local one, or a top-level `let rec` (so a call keeps its place). */
+  private recTarget(head: SExpr & { kind: "var" }, env: Env) {
+    if (env.has(head.name)) return this.rec.targetOf(env.get(head.name));
+    const global = this.program.globalRefs.get(head);
+    return global?.recGroup === undefined ? undefined : this.rec.global(global, this.typeOfNode(head), head.span);
   }
 
   /** `acc` applied to the arguments of `spine` from `next` on. */
@@ -389,7 +399,7 @@ class Lowering {
         const op = b.lowering.op;
         const xs = args.map((_, i) => atomArg(i));
         if (op === "max" || op === "min") return this.numericPrim(op, xs[0]!, xs[1]!, type, blk, name, span);
-        return blk.bind(name, this.prim(op, xs, span));
+        return blk.bind(name, this.prim(op, xs, span, type));
       }
       case "proj": {
         const t = atomArg(0);

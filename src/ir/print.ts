@@ -136,6 +136,9 @@ class Printer {
       case "let":
         return this.letChain(e);
       case "prim":
+        // What a tape pop returns only its type says: `(tapePop t : T * Tape)`.
+        if (PRIMS[e.op].resultFromNode !== undefined)
+          return frag(`(${this.prim(e.op, e.args).text} : ${showType(e.type)})`, ATOM);
         return this.prim(e.op, e.args);
       case "tuple":
         return frag(`(${e.elems.map((x) => at(this.value(x), OR).text).join(", ")})`, ATOM);

@@ -126,6 +126,16 @@ class Verifier {
         if (rule === undefined) this.fail(e, `unknown primitive ${String(e.op)}`);
         if (e.args.length !== rule.arity) this.fail(e, `${e.op} takes ${rule.arity} arguments, has ${e.args.length}`);
         e.args.forEach((a, i) => this.atom(e, a, `argument ${i + 1} of ${e.op}`));
+        if (rule.resultFromNode !== undefined) {
+          if (
+            !rule.resultFromNode(
+              e.args.map((a) => a.type),
+              e.type,
+            )
+          )
+            this.fail(e, `${e.op} of ${e.args.map((a) => showType(a.type)).join(", ")} cannot be ${showType(e.type)}`);
+          return;
+        }
         const t = rule.type(
           e.args.map((a) => a.type),
           e.args.map((a) => (a.kind === "lit" ? a.value : undefined)),

@@ -32,7 +32,8 @@ function zipDual(b: AnfBuilder, x: Atom, dx: Atom, t: Type): Atom {
       return b.tuple(parts, "dual");
     }
     case "fun":
-      throw new Error("zipDual: a function argument has no tangent");
+    case "tape":
+      throw new Error(`zipDual: a ${t.k} argument has no tangent`);
   }
 }
 
@@ -54,7 +55,8 @@ function primalOf(b: AnfBuilder, d: Atom, t: Type): Atom {
         "v",
       );
     case "fun":
-      throw new Error("primalOf: a function result has no primal part here");
+    case "tape":
+      throw new Error(`primalOf: a ${t.k} result has no primal part here`);
   }
 }
 

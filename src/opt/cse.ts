@@ -27,6 +27,8 @@ function key(e: Expr): string | undefined {
       if (COMMUTATIVE.has(e.op)) args.sort();
       return `p:${e.op}:${e.type.k}:${args.join(",")}`;
     }
+    case "call": // a function of its arguments, like a primitive
+      return `c:${e.fn}:${e.args.map(atomKey).join(",")}`;
     case "tuple":
       return `t:${e.elems.map(atomKey).join(",")}`;
     case "proj":

@@ -2,6 +2,7 @@
 // sequence composes. A program's first-order functions (recursion) go through every pass like its entry does. `runPipeline` can verify the IR after every pass (tests always do) and trace each result
 // (`smooth dev --passes a,b,c` prints them).
 
+import { forEachNode } from "../ir/free.js";
 import type { IrFunction } from "../ir/ir.js";
 import { verify } from "../ir/verify.js";
 
@@ -17,9 +18,29 @@ export interface Pass {
 
 /** Runs `pass` on a program: the entry function and each of the program's functions (src/ir/ir.ts `functions`). */
 export function runPass(pass: Pass, fn: IrFunction): IrFunction {
-  if (pass.wholeProgram === true || fn.functions === undefined || fn.functions.length === 0) return pass.run(fn);
+  if (fn.functions === undefined || fn.functions.length === 0) return pass.run(fn);
+  if (pass.wholeProgram === true) return withoutUnusedFunctions(pass.run(fn));
   const { functions, ...entry } = fn;
-  return { ...pass.run(entry), functions: functions.map((f) => pass.run(f)) };
+  return withoutUnusedFunctions({ ...pass.run(entry), functions: functions.map((f) => pass.run(f)) });
+}
+
+/** The program without the functions no call reaches from its entry (inlined, or dead code removed). */
+export function withoutUnusedFunctions(fn: IrFunction): IrFunction {
+  const { functions, ...entry } = fn;
+  if (functions === undefined) return fn;
+  const byName = new Map(functions.map((f) => [f.name, f]));
+  const reached = new Set<string>();
+  const work: IrFunction[] = [entry];
+  while (work.length > 0) {
+    forEachNode(work.pop()!.body, (e) => {
+      if (e.kind !== "call" || reached.has(e.fn)) return;
+      reached.add(e.fn);
+      const f = byName.get(e.fn);
+      if (f !== undefined) work.push(f);
+    });
+  }
+  const kept = functions.filter((f) => reached.has(f.name));
+  return kept.length > 0 ? { ...entry, functions: kept } : entry;
 }
 
 export type Pipeline = readonly Pass[];

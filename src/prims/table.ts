@@ -9,6 +9,7 @@ import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/valu
 import type { PrimName } from "./names.js";
 import * as D from "../ad/derivatives.js";
 import { UPDATE_PRIMS } from "./updates.js";
+import { TAPE_PRIMS } from "./tape.js";
 
 export interface PrimRule {
   readonly arity: number;
@@ -34,6 +35,11 @@ export interface PrimRule {
   readonly derivative: D.DerivativeRule;
   /** Can raise an error for some operands (an index or shape error); Index division is decided by its operands. */
   readonly fallible?: boolean;
+  /**
+   * For a primitive whose result type the operands do not determine (a tape pop: what was pushed), the node carries
+   * it and this checks it (`type` then only describes the operands).
+   */
+  readonly resultFromNode?: (args: readonly Type[], result: Type) => boolean;
 }
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
@@ -296,6 +302,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     js: "array-structural",
   },
   ...UPDATE_PRIMS,
+  ...TAPE_PRIMS,
 };
 
 /** The error of `sameSize` (compiled code reports it through this function too). */
