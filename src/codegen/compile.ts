@@ -74,36 +74,30 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
     .errorDispatch()
     .map((line) => `    ${line}\n`)
     .join("");
+  const body =
+    `  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n${functions === undefined ? "" : "  $depth = 0;\n"}` +
+    `  $main: {\n${em.out.text()}\n  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
   const source =
-    `"use strict";\nconst $a = $rt.newArena();\n${functions?.declarations ?? ""}` +
-    `return function compiled(args, borrowed${functions ? ", heapOnly" : ""}) {\n  let $ek = 0${saved};\n` +
-    `  $a.reset(borrowed === true);\n` +
-    `${functions?.prologue() ?? ""}  $main: {\n${em.out.text()}\n  }\n` +
-    `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+    functions === undefined
+      ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
+      : `"use strict";\nconst $a = $rt.newArena();\n${functions.declarations}` +
+        `function $run(args, borrowed) {\n${body}}\n${functions.retrying()}`;
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
     ...closure: unknown[]
   ) => Run;
   const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
-  const recursive = functions !== undefined;
-  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed, recursive), {
-    source,
-  });
+  return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
 }
 
-type Run = (args: readonly Value[], borrowed: boolean, heapOnly?: boolean) => Value;
+type Run = (args: readonly Value[], borrowed: boolean) => Value;
 
-/**
- * Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. A
- * program of recursive functions that overflows the stack anyway (called from deep inside other code) runs again with
- * every call on the heap (./functions.ts).
- */
-function runChecked(run: Run, args: readonly Value[], borrowed: boolean, recursive: boolean): Value {
+/** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
+function runChecked(run: Run, args: readonly Value[], borrowed: boolean): Value {
   try {
     return run(args, borrowed);
   } catch (e) {
-    if (recursive && e instanceof RangeError && /call stack/i.test(e.message)) return run(args, borrowed, true);
     if (e instanceof RangeError && /array length|Array buffer allocation/i.test(e.message))
       fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {
         found: e.message,

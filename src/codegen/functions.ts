@@ -12,9 +12,10 @@
 // A call of the function itself in tail position (the end of the body, of a branch of an `if`, or `let r = f ... in r`)
 // assigns the parameters and jumps back to the start (`continue $tail`): tail recursion is a loop.
 //
-// `$limit` is chosen from the size of the functions' frames so that `$limit` direct frames fit in Node's default stack
-// with room to spare. If the stack overflows anyway (a caller already deep in its own recursion), the whole call is
-// run again with `$limit` 0, every call on the heap (compiled code is a function of its arguments: nothing to undo).
+// `$limit` starts from the size of the functions' frames, so that `$limit` direct frames should fit in Node's default
+// stack. If the stack overflows anyway (bigger frames than estimated, or a caller already deep in its own recursion),
+// the whole call runs again with a lower limit, three quarters of the depth reached, which later calls keep: the limit
+// learns the stack there is. Compiled code is a function of its arguments, so there is nothing to undo.
 
 import type { Call, Expr, IrFunction } from "../ir/ir.js";
 import { typeOf } from "../ir/ir.js";
@@ -41,8 +42,8 @@ function registerKinds(t: Type): RegisterKind[] {
   });
 }
 
-/** Bytes of stack kept free of direct calls' frames (Node's default stack is about 984 KB). */
-const STACK_BUDGET = 400_000;
+/** Bytes of stack direct calls' frames may take at first (Node's default stack is about 984 KB). */
+const STACK_BUDGET = 600_000;
 
 export class FunctionsCode {
   private readonly index = new Map<string, number>();
@@ -66,16 +67,23 @@ export class FunctionsCode {
     this.functions.forEach((f, k) => this.index.set(f.name, k));
     this.byName = new Map(this.functions.map((f) => [f.name, f]));
     const parts = this.functions.flatMap((f, k) => [this.emit(f, k, false), this.emit(f, k, true)]);
-    this.limit = Math.max(64, Math.min(4000, Math.floor(STACK_BUDGET / this.largestFrame)));
+    this.limit = Math.max(64, Math.min(20_000, Math.floor(STACK_BUDGET / this.largestFrame)));
     this.declarations =
       `let $depth = 0, $limit = ${this.limit};\n` +
       `const $rf = new Float64Array(${this.numberRegisters}), $ro = new Array(${this.objectRegisters}).fill(null);\n` +
       parts.join("");
   }
 
-  /** The entry's first lines: no call is nested yet; `heapOnly` (a second run after a stack overflow) nests none. */
-  prologue(): string {
-    return `  $depth = 0;\n  $limit = heapOnly === true ? 0 : ${this.limit};\n`;
+  /**
+   * The compiled function: `$run` (the entry's code), run again with a lower `$limit` after a stack overflow, until
+   * every call is on the heap.
+   */
+  retrying(): string {
+    return (
+      "return function compiled(args, borrowed) {\n  for (;;) {\n    try {\n      return $run(args, borrowed);\n" +
+      "    } catch (e) {\n      if ($limit === 0 || !$rt.isStackOverflow(e)) throw e;\n" +
+      "      $limit = Math.floor(Math.min($limit, $depth) * 0.75);\n    }\n  }\n};\n"
+    );
   }
 
   /** The call of a function from code written in `em`: direct, or (in a generator) through the driver. */
@@ -155,7 +163,7 @@ export class FunctionsCode {
     const body = em.out.text();
     // A frame holds about one word per local (those the body declares, and the parameters' slots).
     const locals = (body.match(/\b(const|let) /g) ?? []).length + params.length;
-    this.largestFrame = Math.max(this.largestFrame, 200 + 16 * locals);
+    this.largestFrame = Math.max(this.largestFrame, 100 + 8 * locals);
     const head = generator
       ? `function* $f${k}g(${params.join(", ")}) {\n`
       : `function $f${k}(${params.join(", ")}) {\n` +

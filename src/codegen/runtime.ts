@@ -121,6 +121,7 @@ export const RUNTIME = {
       t,
     ),
   newArena: (): Arena => new Arena(),
+  isStackOverflow: (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message),
   newTape: (capacity: number): Tape => new Tape(capacity),
   drive,
   emptyF64: EMPTY.double,
