@@ -10,8 +10,10 @@
 //  - Inside the group and in the body of a local `let rec`, a function's name stands for a *marker* variable: applied
 //    to all its arguments it is a call; used otherwise (partially applied, passed as a value) it is the lambda
 //    `fun x1 ... xn -> f x1 ... xn`, which the inliner removes where it is applied.
-// Functions are first order: a parameter or result that is (or contains) a function, and a local function used from
-// around the group, are located errors.
+//  - Local functions a group uses from around it (let-bound lambdas) are lowered again inside each function that
+//    uses them, what they use from around them captured in turn.
+// Functions are first order: a parameter or result that is (or contains) a function, and a function-typed value used
+// from around the group that is not a let-bound lambda (a parameter of an enclosing function), are located errors.
 
 import type { Pattern, RecBinding, Expr as SExpr } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -56,9 +58,19 @@ function lambdaChain(value: SExpr & { kind: "lam" }): {
   return { params, body: e };
 }
 
+/** A local function's definition (a let-bound surface lambda), which a recursive function using it lowers again. */
+export interface LambdaSource {
+  readonly expr: SExpr;
+  readonly env: Env;
+  /** What it uses from around it (filled when a group captures it). */
+  uses?: ReadonlyMap<string, Atom>;
+}
+
 export class RecLowering {
   /** The program's functions, in the order they were lowered. */
   readonly functions: IrFunction[] = [];
+  /** Let-bound local lambdas, by the variable they are bound to (./lower.ts records them). */
+  readonly lambdas = new Map<number, LambdaSource>();
   private readonly taken = new Set<string>();
   /** Marker variables, by id. */
   private readonly markers = new Map<number, RecTarget>();
@@ -110,7 +122,7 @@ export class RecLowering {
       this.host.subst = subst;
       const all = targets(names);
       group.forEach((g, i) => {
-        const env = new Map<string, Atom>(group.map((h, j) => [h.name, this.marker(h.name, all[j]!)]));
+        const env = () => new Map<string, Atom>(group.map((h, j) => [h.name, this.marker(h.name, all[j]!)]));
         this.lowerFunction(names![i]!, g.def.value as SExpr & { kind: "lam" }, env, [], g.def.nameSpan);
       });
       this.host.subst = saved;
@@ -143,21 +155,27 @@ export class RecLowering {
     return { fn, params: types, result, captured };
   }
 
-  /** Lowers one function of a group: its parameters, then the captured values, in `env` (names -> atoms). */
+  /**
+   * Lowers one function of a group: its parameters, then the captured values, in the scope `scope` makes (names ->
+   * atoms; it may bind what it needs first, in the function's body).
+   */
   private lowerFunction(
     name: string,
     value: SExpr & { kind: "lam" },
-    env: Map<string, Atom>,
+    scope: (blk: AnfBuilder) => Map<string, Atom>,
     captures: readonly Var[],
     span: Span,
   ): void {
     const { params, body } = lambdaChain(value);
     const vars = params.map((p) => freshVar(p.name === "_" ? "x" : p.name, this.host.typeOfNode(p.node)));
-    params.forEach((p, i) => {
-      if (p.name !== "_") env.set(p.name, vars[i]!);
-    });
     const result = this.host.typeOfNode(body);
-    const lowered = this.host.inFunction((blk) => this.host.coerce(this.host.expr(body, env, blk, "r"), result, blk));
+    const lowered = this.host.inFunction((blk) => {
+      const env = scope(blk);
+      params.forEach((p, i) => {
+        if (p.name !== "_") env.set(p.name, vars[i]!);
+      });
+      return this.host.coerce(this.host.expr(body, env, blk, "r"), result, blk);
+    });
     this.functions.push({ name, params: [...vars, ...captures], body: lowered, span });
   }
 
@@ -167,27 +185,39 @@ export class RecLowering {
    */
   local(e: SExpr & { kind: "letrec" }, env: Env, blk: AnfBuilder, name: string): Atom {
     const own = new Set(e.bindings.map((bd) => bd.name));
-    // The local variables the group uses from around it, and the enclosing recursive functions it calls.
     const free = new Map<string, Span>();
     for (const bd of e.bindings) freeNames(bd.value, new Set(own), free);
+    // What the group uses from around it: local variables (captured: extra parameters), enclosing recursive functions
+    // (called with their own captured values) and local functions (lowered again inside each function, what they use
+    // captured in turn).
     const captured = new Map<number, Var>();
-    const outer = new Map<string, Atom>(); // free name -> what it is outside (a variable, a literal or a marker)
-    for (const [n, at] of free) {
-      const a = env.get(n);
-      if (a === undefined) continue; // a top-level definition or a builtin
-      outer.set(n, a);
-      const target = this.targetOf(a);
-      if (target !== undefined) {
-        for (const c of target.captured) if (c.kind === "var") captured.set(c.id, c);
-      } else if (a.kind === "var") {
-        if (containsFun(a.type))
-          fail("unsupported", "a recursive function cannot use a local function defined outside it", at, {
-            found: `\`${n}\` : ${showType(a.type)}`,
-            hint: "define it at the top level, or inside the recursive function",
-          });
-        captured.set(a.id, a);
+    const copied = new Map<number, LambdaSource>();
+    const resolve = (names: ReadonlyMap<string, Span>, scope: Env): Map<string, Atom> => {
+      const out = new Map<string, Atom>();
+      for (const [n, at] of names) {
+        const a = scope.get(n);
+        if (a === undefined) continue; // a top-level definition or a builtin
+        out.set(n, a);
+        const target = this.targetOf(a);
+        if (target !== undefined) {
+          for (const c of target.captured) if (c.kind === "var") captured.set(c.id, c);
+        } else if (a.kind === "var" && containsFun(a.type)) {
+          const source = this.lambdas.get(a.id);
+          if (source === undefined)
+            fail("unsupported", "a recursive function cannot use a function it is not given by name", at, {
+              found: `\`${n}\` : ${showType(a.type)}, a parameter or a computed function`,
+              hint: "define the function it calls at the top level, or with `let` before the `let rec`",
+            });
+          if (copied.has(a.id)) continue;
+          copied.set(a.id, source);
+          const inner = new Map<string, Span>();
+          freeNames(source.expr, new Set(), inner);
+          source.uses = resolve(inner, source.env);
+        } else if (a.kind === "var") captured.set(a.id, a);
       }
-    }
+      return out;
+    };
+    const outer = resolve(free, env);
     const captures = [...captured.values()];
     const names = e.bindings.map((bd) => this.freshName(bd.name));
     const sig = (bd: RecBinding, j: number, with_: readonly Atom[]) =>
@@ -195,14 +225,28 @@ export class RecLowering {
     e.bindings.forEach((bd, i) => {
       const params = captures.map((c) => freshVar(c.name, c.type));
       const inside = new Map(captures.map((c, k) => [c.id, params[k]!] as const));
-      const map = (a: Atom): Atom => (a.kind === "var" ? (inside.get(a.id) ?? a) : a);
-      const fenv = new Map<string, Atom>();
-      for (const [n, a] of outer) {
-        const target = this.targetOf(a);
-        fenv.set(n, target ? this.marker(n, { ...target, captured: target.captured.map(map) }) : map(a));
-      }
-      e.bindings.forEach((other, j) => fenv.set(other.name, this.marker(other.name, sig(other, j, params))));
-      this.lowerFunction(names[i]!, bd.value, fenv, params, bd.nameSpan);
+      const scopeFor = (blk: AnfBuilder): Map<string, Atom> => {
+        const lowered = new Map<number, Atom>();
+        const map = (n: string, a: Atom): Atom => {
+          if (a.kind === "lit") return a;
+          const target = this.targetOf(a);
+          if (target) return this.marker(n, { ...target, captured: target.captured.map((c) => map(n, c)) });
+          const source = copied.get(a.id);
+          if (source === undefined) return inside.get(a.id) ?? a;
+          let f = lowered.get(a.id);
+          if (f === undefined) {
+            const fenv = new Map<string, Atom>();
+            for (const [m, b] of source.uses ?? []) fenv.set(m, map(m, b));
+            lowered.set(a.id, (f = this.host.expr(source.expr, fenv, blk, n)));
+          }
+          return f;
+        };
+        const fenv = new Map<string, Atom>();
+        for (const [n, a] of outer) fenv.set(n, map(n, a));
+        e.bindings.forEach((other, j) => fenv.set(other.name, this.marker(other.name, sig(other, j, params))));
+        return fenv;
+      };
+      this.lowerFunction(names[i]!, bd.value, scopeFor, params, bd.nameSpan);
     });
     const inner = new Map(env);
     e.bindings.forEach((bd, j) => inner.set(bd.name, this.marker(bd.name, sig(bd, j, captures))));

@@ -177,6 +177,8 @@ class Lowering {
         return this.rec.local(e, env, blk, name);
       case "let": {
         const value = this.expr(e.value, env, blk, patternName(e.pattern));
+        // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
+        if (e.value.kind === "lam" && value.kind === "var") this.rec.lambdas.set(value.id, { expr: e.value, env });
         const inner = new Map(env);
         this.bindPattern(e.pattern, value, inner, blk);
         return this.expr(e.body, inner, blk, name);

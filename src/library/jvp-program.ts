@@ -6,6 +6,7 @@
 
 import { hasTangent, dualType } from "../ad/dual-types.js";
 import { tangentOf } from "../ad/seed.js";
+import { withFunctionsOf } from "../api/derivative-programs.js";
 import { AnfBuilder } from "../ir/builder.js";
 import { freshVar, mkLam, mkTuple, typeOf, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -84,5 +85,10 @@ export function jvpProgram(fn: IrFunction): IrFunction {
   const tangent = tangentOf(b, out, resultType);
   if (!tangent) throw new Error("jvpProgram: the result has no Double in it (callers check)");
   const result = b.tuple([value, tangent], "jvp");
-  return { name: `${fn.name}_jvp`, params: [...params, ...tangents.map(([, v]) => v)], body: b.finish(result) };
+  return {
+    ...withFunctionsOf(fn),
+    name: `${fn.name}_jvp`,
+    params: [...params, ...tangents.map(([, v]) => v)],
+    body: b.finish(result),
+  };
 }

@@ -107,6 +107,11 @@ let vectors = fun (n: Index) ->
   let rec f k = if k = 0 then build 3 (fun i -> double i) else vectorAdd (f (k - 1)) (vectorFill 3 1.)
   f n
 let outOfRange = fun (v: Vector) -> let rec f i = if i < 0 then 0. else v[i] + f (i - 1) in f (length v)
+let localHelpers = fun (v: Vector) (s: Double) ->
+  let scale = fun x -> x * s
+  let sq = fun x -> scale x * x
+  let rec go i = if i = length v then 0. else sq v[i] + go (i + 1)
+  go 0
 `;
 
   it("run recursive, mutually recursive, local and partially applied functions alike", () => {
@@ -116,6 +121,8 @@ let outOfRange = fun (v: Vector) -> let rec f i = if i < 0 then 0. else v[i] + f
     expect(both(program, "partial", [[1, 2, 3]])).toEqual([1, 8, 27]);
     expect(both(program, "asValue", [[3]])).toBe(27);
     expect(both(program, "vectors", [40])).toEqual([40, 41, 42]);
+    // Local functions a recursive function uses are lowered again inside it (with what they capture).
+    expect(both(program, "localHelpers", [[1, 2, 3], 2])).toBe(28);
   });
 
   it("report an index error inside a recursive function at its place, in both engines", () => {
@@ -199,17 +206,18 @@ describe("located errors", () => {
     expect(e.headline).toBe("rec.smooth:1:9: unsupported error: a recursive function cannot return a function");
   });
 
-  it("a local function from around the group", () => {
+  it("a function parameter of an enclosing function (a local function defined by `let` is fine)", () => {
     const e = thrown(() =>
       both(
-        "let main = fun (v: Vector) ->\n  let sq = fun x -> x * x\n" +
-          "  let rec go i = if i = length v then 0. else sq v[i] + go (i + 1)\n  go 0",
+        "let apply = fun (f: Double -> Double) (v: Vector) ->\n" +
+          "  let rec go i = if i = length v then 0. else f v[i] + go (i + 1)\n  go 0\n" +
+          "let main = fun (v: Vector) -> apply (fun x -> x * x) v",
         "main",
         [[1, 2]],
       ),
     );
     expect(e.headline).toBe(
-      "rec.smooth:3:47: unsupported error: a recursive function cannot use a local function defined outside it",
+      "rec.smooth:2:47: unsupported error: a recursive function cannot use a function it is not given by name",
     );
   });
 });
