@@ -7,19 +7,21 @@
 //   node bench/gradbench.bench.mjs --report-only     (the table and chart again, from the last results JSON)
 //
 // --quick runs a subset (the issue's target workloads among them) with shorter minimums. Writes
-// bench/results/gradbench.{md,json,svg}. Run with `npm run bench:gradbench [-- --quick]` (builds first).
+// bench/results/gradbench.{md,json,svg} (bench/scratch/ for --quick and --only runs). Run with `npm run bench:gradbench [-- --quick]` (builds first).
 
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import cliProgress from "cli-progress";
-import * as vega from "vega";
-import * as vegaLite from "vega-lite";
 import { workloads } from "./gradbench-workloads.mjs";
+import { importOnDemand, installCommand, installOnDemand } from "../scripts/on-demand.mjs";
 
 const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url));
-const RESULTS = new URL("results/", import.meta.url);
+// A full run writes the committed results (bench/results/, the README's chart); a --quick or --only run writes to
+// bench/scratch/ (not committed), so it never replaces them.
+const partial = process.argv.includes("--quick") || process.argv.includes("--only");
+const RESULTS = new URL(partial ? "scratch/" : "results/", import.meta.url);
 
 function options(argv) {
   const value = (flag, fallback) => {
@@ -210,6 +212,20 @@ function markdown(rows, opts) {
 
 /** A bar per workload with a primal: its ratio on a log scale, drawn from 1 (as fast as the primal); a rule at 3. */
 async function chart(rows) {
+  // vega and vega-lite draw it: installed on first use into .on-demand/ (not in devDependencies).
+  try {
+    installOnDemand(["vega", "vega-lite"]);
+  } catch (e) {
+    process.stderr.write(`could not install vega: ${e.message}\n`);
+  }
+  const vega = await importOnDemand("vega");
+  const vegaLite = await importOnDemand("vega-lite");
+  if (!vega || !vegaLite) {
+    process.stderr.write(
+      `no chart: vega is not installed (install it with \`${installCommand(["vega", "vega-lite"])}\`)\n`,
+    );
+    return undefined;
+  }
   const values = rows
     .filter((r) => r.ratio !== undefined)
     .map((r) => ({ label: `${r.eval} ${r.workload}`, eval: r.eval, ratio: r.ratio }));
@@ -243,7 +259,7 @@ async function chart(rows) {
 
 // --report-only: write the table and the chart again from the last gradbench.json, without running anything.
 const previous = process.argv.includes("--report-only")
-  ? JSON.parse(readFileSync(new URL("gradbench.json", RESULTS), "utf8"))
+  ? JSON.parse(readFileSync(new URL("results/gradbench.json", import.meta.url), "utf8"))
   : undefined;
 const opts = previous?.options ?? options(process.argv.slice(2));
 const rows = previous?.rows ?? (await run(opts));
@@ -255,5 +271,7 @@ if (!previous)
     new URL("gradbench.json", RESULTS),
     JSON.stringify({ node: process.version, date: new Date().toISOString(), options: opts, rows }, null, 1) + "\n",
   );
-writeFileSync(new URL("gradbench.svg", RESULTS), await chart(rows));
+const svg = await chart(rows);
+if (svg !== undefined) writeFileSync(new URL("gradbench.svg", RESULTS), svg);
 process.stdout.write(md);
+process.stderr.write(`results written to ${fileURLToPath(RESULTS)}\n`);

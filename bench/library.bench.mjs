@@ -2,12 +2,30 @@
 // features, compiled once and called 10⁴ times through the public API, against a hand-written JavaScript gradient,
 // TensorFlow.js (pure-JS CPU backend, float32) and jax-js (jit of grad, Wasm backend, float32), all in one run.
 // Each competitor's gradient is checked against Smooth's before it is timed.
-// Prints a markdown table and writes bench/results/library.md and .json.
+// Prints a markdown table and writes bench/results/library.md and .json (bench/scratch/ when a competitor did not run).
 // Run with `npm run bench:library` (builds first). Timings never gate `npm test`.
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { add, compilations, dot, exp, get, grad, ifold, log, mul, ndarray, smooth, sub } from "../dist/index.js";
 import { random } from "./lib.mjs";
+import { importOnDemand, installCommand, installOnDemand } from "../scripts/on-demand.mjs";
+
+// TensorFlow.js and jax-js are not in devDependencies (273 MB): installed here on first use into .on-demand/
+// (package.json's "onDemandDependencies"), unless --no-install.
+const PEERS = ["@tensorflow/tfjs", "@jax-js/jax"];
+if (!process.argv.includes("--no-install")) {
+  try {
+    installOnDemand(PEERS);
+  } catch (e) {
+    console.error(`could not install ${PEERS.join(" and ")}: ${e.message}`);
+  }
+}
+/** The peer's module; a missing one says how to install it. */
+async function peer(name) {
+  const mod = await importOnDemand(name);
+  if (!mod) throw new Error(`${name} is not installed (install it with \`${installCommand(PEERS)}\`)`);
+  return mod;
+}
 
 const N = 1000;
 const D = 10;
@@ -100,7 +118,7 @@ rows.push({
 // ---- TensorFlow.js, CPU backend (pure JavaScript) ----
 const notes = [];
 try {
-  const tf = await import("@tensorflow/tfjs");
+  const tf = await peer("@tensorflow/tfjs");
   await tf.setBackend("cpu");
   const Xt = tf.tensor2d(Float32Array.from(X), [N, D]);
   const yt = tf.tensor1d(Float32Array.from(y));
@@ -123,7 +141,7 @@ try {
 // ---- jax-js, Wasm backend (Node 20 has no Float16Array: a stand-in lets the module load; float16 is not used) ----
 try {
   globalThis.Float16Array ??= class Float16Array extends Float32Array {};
-  const jax = await import("@jax-js/jax");
+  const jax = await peer("@jax-js/jax");
   await jax.init("wasm");
   const np = jax.numpy;
   const Xj = np.array(Float32Array.from(X)).reshape([N, D]);
@@ -163,10 +181,12 @@ const md =
   `Speed-up = Smooth's calls/s over the row's.\n\n${table}\n` +
   (notes.length ? `\n${notes.map((n) => `- ${n}`).join("\n")}\n` : "");
 console.log(md);
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/library.md", import.meta.url), md);
+// A run without every competitor (one not installed, or failing) writes bench/scratch/, not the committed results.
+const out = new URL(notes.length === 0 ? "./results/" : "./scratch/", import.meta.url);
+mkdirSync(out, { recursive: true });
+writeFileSync(new URL("library.md", out), md);
 writeFileSync(
-  new URL("./results/library.json", import.meta.url),
+  new URL("library.json", out),
   JSON.stringify(
     { node: process.version, n: N, d: D, calls: CALLS, firstCallMs, stagedFirstMs, rows, notes },
     null,

@@ -2,7 +2,7 @@
 // parameters. The output is N × 2, so the Jacobian block for the camera is N × 2 × 11 and for the points N × 2 × N × 3.
 //   npm run build && node examples/ba_project_jacobian.mjs
 import { fileURLToPath } from "node:url";
-import { loadModule, jacobian, ndarray } from "smooth";
+import { loadModule, jacobian, ndarray } from "smooth-ad/node";
 
 const ba = loadModule(fileURLToPath(new URL("./ba_project.smooth", import.meta.url)));
 

@@ -1,7 +1,7 @@
 // Logistic regression trained by gradient descent. The model is Smooth source; the parameters are an object
 // {w, b}, and the gradient comes back as an object {w, b} of the same shapes.
 //   npm run build && node examples/logistic_regression.mjs
-import { smooth, valueAndGrad, ndarray, compilations } from "smooth";
+import { smooth, valueAndGrad, ndarray, compilations } from "smooth-ad";
 
 const m = smooth`
 let logit = fun (p: Vector * Double) (x: Vector) -> vectorDot (fst p) x + snd p

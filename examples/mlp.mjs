@@ -3,7 +3,7 @@
 // differentiated and compiled like source. The parameters are an object; the gradient has the same structure.
 //   npm run build && node examples/mlp.mjs
 import { readFileSync } from "node:fs";
-import { add, build, dot, exp, get, ifold, log, mul, ndarray, sub, tanh, valueAndGrad, vmap } from "smooth";
+import { add, build, dot, exp, get, ifold, log, mul, ndarray, sub, tanh, valueAndGrad, vmap } from "smooth-ad";
 
 /** The network's output (a logit) for one point x. */
 function forward(p, x) {

@@ -1,7 +1,7 @@
 // The Hessian of the Rosenbrock function (forward over reverse mode), checked against the formula, then used by
 // Newton's method.
 //   npm run build && node examples/rosenbrock_hessian.mjs
-import { smooth, grad, hessian, inspect } from "smooth";
+import { smooth, grad, hessian, inspect } from "smooth-ad";
 
 const m = smooth`
 let rosenbrock = fun (x: Vector) ->

@@ -1,10 +1,12 @@
-// The Smooth library: `import { smooth, grad, ... } from "smooth"`. See the README's "The library" section.
+// The Smooth library: `import { smooth, grad, ... } from "smooth-ad"`. See the README's "The library" section.
+// It runs in Node and in browsers (no `node:` imports); reading .smooth files is in the Node-only entry
+// (src/node.ts, `smooth-ad/node`).
 //
-// Functions come in two ways — Smooth source (the `smooth` tag, smoothModule, loadModule) or TypeScript functions over
-// tensors, written with the operations re-exported below from src/staging/ — and every transform accepts both.
-// Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
+// Functions come in two ways — Smooth source (the `smooth` tag, smoothModule; loadModule in `smooth-ad/node`) or
+// TypeScript functions over tensors, written with the operations re-exported below from src/staging/ — and every
+// transform accepts both. Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
 
-export { smooth, smoothModule, loadModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
+export { smooth, smoothModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
 export { compile, compilations, type AnyFunction } from "./library/compile.js";
 export {
   grad,
@@ -12,12 +14,18 @@ export {
   jacobian,
   hessian,
   type ArgnumsOption,
+  type GradOptions,
   type JacobianOptions,
 } from "./library/transforms.js";
 export { jvp, vjp } from "./library/jvp.js";
-export { vmap, type VmapOptions } from "./library/vmap.js";
+export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
+export { customJvp, customVjp } from "./library/custom.js";
+export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
 export { inspect, type Inspection } from "./library/inspect.js";
+export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
+export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";
+export { useTypeScript } from "./tsfront/use-typescript.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).

@@ -5,7 +5,7 @@
 
 import { splitLets } from "../ir/builder.js";
 import { freeVars } from "../ir/free.js";
-import type { Atom, Expr, Ifold, Var } from "../ir/ir.js";
+import type { Atom, Expr, Ifold, Var, While } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import { hasTangent } from "./dual-types.js";
 
@@ -35,7 +35,7 @@ export function letActivity(s: ActivityState, v: Var, rhs: Expr): boolean {
   if (rhs.kind === "proj") return activeComponents(s, rhs.arg, arity(rhs.arg)).has(rhs.index);
   if (rhs.kind === "tuple")
     return record(s, v, new Set(rhs.elems.flatMap((a, i) => (isActiveAtom(s, a) ? [i] : []))), rhs.elems.length);
-  if (rhs.kind === "ifold" && rhs.acc.type.k === "tuple")
+  if ((rhs.kind === "ifold" || rhs.kind === "while") && rhs.acc.type.k === "tuple")
     return record(s, v, loopStateActivity(s, rhs), rhs.acc.type.elems.length);
   return [...freeVars(rhs).keys()].some((id) => s.active.has(id));
 }
@@ -55,7 +55,7 @@ function record(s: ActivityState, v: Var, comps: ReadonlySet<number>, n: number)
  * until nothing changes, those the body computes from an active value or an active state component. The body's lets
  * are followed one level deep; anything nested counts through its free variables (an over-approximation: safe).
  */
-export function loopStateActivity(s: ActivityState, e: Ifold): ReadonlySet<number> {
+export function loopStateActivity(s: ActivityState, e: Ifold | While): ReadonlySet<number> {
   const n = arity(e.acc);
   const varied = new Set(activeComponents(s, e.init, n));
   const { bindings, tail } = splitLets(e.body);

@@ -7,7 +7,7 @@
 // This module is imported by the primitive table, so it imports the builder as a type only (no import cycle).
 
 import type { AnfBuilder } from "../ir/builder.js";
-import { lit, type Atom } from "../ir/ir.js";
+import { lit, type Atom, type Prim } from "../ir/ir.js";
 import { DOUBLE } from "../types/types.js";
 
 /**
@@ -50,22 +50,56 @@ export type DerivativeRule =
 const num = (x: number) => lit(x, DOUBLE);
 const isLit = (a: Atom, x: number) => a.kind === "lit" && a.value === x;
 
+/**
+ * A primitive on a (co)tangent, bound in `b`. Forward mode (`mark`) records the tangent operand's position on the node
+ * (`Prim.tangent`, ../ir/ir.ts): there a zero tangent is a symbolic zero, which both back ends and the derivative
+ * pipeline's rules honour. Reverse mode leaves its adjoint arithmetic plain IEEE arithmetic.
+ */
+function tangentPrim(
+  b: AnfBuilder,
+  op: "mul" | "div" | "add" | "sub" | "neg",
+  args: Atom[],
+  at: 0 | 1,
+  name: string,
+  mark: boolean,
+): Atom {
+  if (!mark) return b.prim(op, args, name);
+  // (Co)tangents are Doubles; the node is written out here because the builder's mkPrim needs the primitive table,
+  // which imports this module.
+  const node: Prim = { kind: "prim", op, args, type: DOUBLE, tangent: at };
+  return b.bind(name, node);
+}
+
 /** `t` scaled by `s`: the term and whether it is to be subtracted rather than added. */
-export function scaleTerm(s: Scale, t: Atom, b: AnfBuilder, name = "dt"): { term: Atom; negate: boolean } {
+export function scaleTerm(
+  s: Scale,
+  t: Atom,
+  b: AnfBuilder,
+  name = "dt",
+  mark = false,
+): { term: Atom; negate: boolean } {
   const negate = s.negate ?? false;
   if (s.factor === undefined) return { term: t, negate };
   if (isLit(s.factor, 1)) return { term: t, negate };
   if (isLit(s.factor, -1) && !s.divide) return { term: t, negate: !negate };
   if (isLit(t, 1) && !s.divide) return { term: s.factor, negate };
-  return { term: s.divide ? b.prim("div", [t, s.factor], name) : b.prim("mul", [s.factor, t], name), negate };
+  const term = s.divide
+    ? tangentPrim(b, "div", [t, s.factor], 0, name, mark)
+    : tangentPrim(b, "mul", [s.factor, t], 1, name, mark);
+  return { term, negate };
 }
 
-/** Σ ±termᵢ (a literal 0 when there are no terms). */
-export function sumTerms(terms: readonly { term: Atom; negate: boolean }[], b: AnfBuilder, name = "dt"): Atom {
+/** Σ ±termᵢ (a literal 0 when there are no terms); `mark` as for `scaleTerm`. */
+export function sumTerms(
+  terms: readonly { term: Atom; negate: boolean }[],
+  b: AnfBuilder,
+  name = "dt",
+  mark = false,
+): Atom {
   let acc: Atom | undefined;
   for (const { term, negate } of terms) {
-    if (acc === undefined) acc = negate ? b.prim("neg", [term], name) : term;
-    else acc = b.prim(negate ? "sub" : "add", [acc, term], name);
+    if (acc === undefined) acc = negate ? tangentPrim(b, "neg", [term], 0, name, mark) : term;
+    else acc = tangentPrim(b, negate ? "sub" : "add", [acc, term], 0, name, mark);
   }
   return acc ?? num(0);
 }
@@ -97,11 +131,25 @@ export const DIV = partials(
   ([, bb], y, b) => ({ factor: b.prim("div", [y, bb!], "q"), negate: true }),
 );
 export const NEG = partials(MINUS_ONE);
-/** d(a ** b) = b a ** (b - 1) ȧ + log a · y ḃ; the second term only where ḃ is not zero. */
+/**
+ * d(a ** b) = b a ** (b - 1) ȧ + log a · y ḃ; the second term only where ḃ is not zero. As in JAX, the first partial
+ * is 0 where b = 0 (a ** 0 is constant; the formula would give 0 · 0 ** -1 = NaN at a = 0).
+ */
 export const POW = partials(
   ([a, e], _y, b) => {
+    if (isLit(e!, 0)) return { factor: num(0) };
     const e1 = minusOne(e!, b);
-    return { factor: b.prim("mul", [e!, isLit(e1, 1) ? a! : b.prim("pow", [a!, e1])], "k") };
+    const k = b.prim("mul", [e!, isLit(e1, 1) ? a! : b.prim("pow", [a!, e1])], "k");
+    if (e!.kind === "lit") return { factor: k };
+    const zeroExponent = b.prim("eq", [e!, num(0)], "e0");
+    return {
+      factor: b.if(
+        zeroExponent,
+        () => num(0),
+        () => k,
+        "k",
+      ),
+    };
   },
   { scale: ([a], y, b) => ({ factor: b.prim("mul", [b.prim("log", [a!]), y], "k") }), guarded: true },
 );

@@ -12,7 +12,17 @@
 
 import { AnfBuilder, mkIf, nested } from "../ir/builder.js";
 import { someNode } from "../ir/free.js";
-import { freshVar, mkLam, mkTuple, typeOf, type Expr, type IrFunction, type Jvp, type Lam } from "../ir/ir.js";
+import {
+  freshVar,
+  mkLam,
+  mkTuple,
+  typeOf,
+  type Expr,
+  type IrFunction,
+  type Jvp,
+  type Lam,
+  type Var,
+} from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
 import { removeDeadLets } from "../opt/dce.js";
@@ -23,6 +33,7 @@ import { showType } from "../types/types.js";
 import { cannotFail, forwardTransform } from "./forward.js";
 import { ProgramFunctions } from "./functions.js";
 import { reverseSweep } from "./reverse.js";
+import { expandCustom, floatClosedFunctions } from "./custom.js";
 
 export const forwardAdPass: Pass = {
   name: "forward-ad",
@@ -58,7 +69,7 @@ function expandFunction(fn: IrFunction, table: ProgramFunctions | undefined): Ir
   if (!containsJvp(fn.body)) return fn;
   for (let round = 0; containsJvp(fn.body); round++) {
     if (round === MAX_ROUNDS) throw new Error(`forward-ad: jvp nodes remain after ${MAX_ROUNDS} rounds in ${fn.name}`);
-    fn = inlineFunction(fn);
+    fn = inlineFunction(fn, { resolveCustom: false });
     if (!containsJvp(fn.body)) break;
     const expander = new Expander(table);
     const body = expander.scope(fn.body);
@@ -72,11 +83,10 @@ function expandFunction(fn: IrFunction, table: ProgramFunctions | undefined): Ir
  * `vjp f` for a known lambda f = fun x -> body: `fun x -> fun ct -> (body, the adjoint of x)`, the reverse sweep of
  * the (first-order) body with x the only active variable: f's free variables are constants, as in forward mode.
  */
-function reverseLambda(lam: Lam, table: ProgramFunctions | undefined): Lam {
-  const f = copyFresh(lam) as Lam;
+function reverseLambda(f: Lam, customs: (v: Var) => Expr | undefined, table: ProgramFunctions | undefined): Lam {
   const ct = freshVar("ct", typeOf(f.body));
   const body = nested((b) => {
-    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, table);
+    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, customs, table);
     return mkTuple([value, adjoint(f.param)]);
   });
   return mkLam(f.param, mkLam(ct, body));
@@ -122,6 +132,8 @@ class Expander {
       case "build":
       case "ifold":
         return { ...e, body: this.scope(e.body) };
+      case "while":
+        return { ...e, cond: this.scope(e.cond), body: this.scope(e.body) };
       default:
         return e;
     }
@@ -131,7 +143,19 @@ class Expander {
     const def = e.fn.kind === "var" ? this.defs.get(e.fn.id) : undefined;
     if (def?.kind === "lam" && !containsJvp(def.body)) {
       this.expanded++;
-      return b.emit(e.reverse ? reverseLambda(def, this.table) : forwardTransform(def, new Map(), this.table));
+      // Custom functions (and the lambdas they use) that capture nothing of the lambda go in front of it, out of a
+      // fresh copy. Reverse mode always works on a copy (it binds the lambda's variables again); D does not.
+      const copied = e.reverse || someNode(def.body, (n) => n.kind === "custom");
+      const lam = copied ? floatClosedFunctions(copyFresh(def) as Lam, b) : def;
+      return b.emit(
+        e.reverse
+          ? reverseLambda(lam, (v) => this.defs.get(v.id), this.table)
+          : forwardTransform(lam, new Map(), this.table),
+      );
+    }
+    if (def?.kind === "custom") {
+      this.expanded++;
+      return expandCustom(def, e, b);
     }
     if (def?.kind === "if") {
       this.expanded++;

@@ -12,7 +12,7 @@
 // Every dual Double bound here is split at once into its primal and tangent (projections, or the atoms it was built
 // from), so that rules see literal zero tangents and skip their terms, and no component is projected twice.
 
-import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, nested } from "../ir/builder.js";
+import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, mkWhile, nested } from "../ir/builder.js";
 import { freeVars } from "../ir/free.js";
 import {
   freshVar,
@@ -21,16 +21,18 @@ import {
   mkTuple,
   type Atom,
   type Expr,
+  type Custom,
   type Jvp,
   type Lam,
   type Prim,
   type Var,
 } from "../ir/ir.js";
 import { removeDeadLets } from "../opt/dce.js";
-import { PRIMS } from "../prims/table.js";
+import { PRIMS, primMayFail } from "../prims/table.js";
 import { DOUBLE, INT, type Type } from "../types/types.js";
 import { scaleTerm, sumTerms, type Partial } from "./derivatives.js";
 import { dualType, hasTangent } from "./dual-types.js";
+import { capturedByCustomRule } from "./custom.js";
 
 /**
  * D[e]: an expression computing the dual of `e`, where `env` maps variables (by id) to atoms holding their duals;
@@ -43,7 +45,11 @@ export function forwardTransform(
 ): Expr {
   const t = new Forward(env, functions);
   const b = new AnfBuilder();
-  for (const v of freeVars(e).values()) if (!t.has(v)) t.bindDual(v, t.constDual(v, b), b);
+  for (const v of freeVars(e).values())
+    if (!t.has(v)) {
+      t.bindDual(v, t.constDual(v, b), b);
+      t.constants.add(v.id);
+    }
   const out = b.finish(e.kind === "lam" ? t.lambda(e) : t.expr(e, b, "r"));
   // The parts of duals that go unused (a tangent never read, a pair only read by parts) are dropped at once.
   return removeDeadLets(out, (_v, rhs) => cannotFail(rhs)).expr;
@@ -62,8 +68,8 @@ export function cannotFail(rhs: Expr): boolean {
     case "call": // may fail, or not terminate
       return false;
     case "prim":
-      // The primitives that can fail: indexing, its bounds check, and Index division.
-      return !PRIMS[rhs.op].fallible && !(rhs.op === "div" && rhs.type.k === "int");
+      // The primitives that can fail: indexing, its bounds check, the updates, and Index division (PrimRule.fails).
+      return !primMayFail(rhs.op, rhs.type);
     default:
       return false;
   }
@@ -89,6 +95,8 @@ class Forward {
   private readonly env: Map<number, Atom>;
   /** Components of dual tuples built or split here; for a dual Double, [primal, tangent]. Keyed by the tuple's id. */
   private readonly parts = new Map<number, readonly Atom[]>();
+  /** Free variables of the transformed term: constants to this derivative (their duals have tangent zero). */
+  readonly constants = new Set<number>();
 
   constructor(
     env: ReadonlyMap<number, Atom>,
@@ -226,10 +234,39 @@ class Forward {
         };
         return b.bind(dualName(name, e.type), node);
       }
+      case "while": {
+        // A while over dual states; the condition is D of the original, whose Bool is computed from primal parts.
+        const init = this.atom(e.init, b);
+        const acc = freshVar(dualName(e.acc.name, e.acc.type), dualType(e.acc.type));
+        const scope = (x: Expr) =>
+          nested((bb) => {
+            // The state's parts are split afresh in each scope (a split made in the condition is not in the body's).
+            this.parts.delete(acc.id);
+            this.bindDual(e.acc, acc, bb);
+            return this.expr(x, bb, "r");
+          });
+        const cond = scope(e.cond);
+        const body = scope(e.body);
+        return b.bind(dualName(name, e.type), mkWhile(init, acc, cond, body, e.span));
+      }
+      case "custom":
+        return this.custom(e, b, name);
       case "jvp":
         // The pass expands innermost derivatives first, so the term being transformed never contains one.
         throw new Error("forward: a jvp node inside the term being differentiated (expand the inner one first)");
     }
+  }
+
+  /**
+   * D of a function with custom rules, made inside the term being differentiated: the rules say how the function
+   * itself is differentiated, not how its pieces depend on this derivative's input, so they must be constants here
+   * (the node is rebuilt as it is, and its dual is `jvp` of it, expanded by the rules: ./custom.ts).
+   */
+  private custom(e: Custom, b: AnfBuilder, name: string): Atom {
+    const parts = [e.fn, ...e.rules];
+    const captured = parts.find((a) => a.kind === "var" && !this.constants.has(a.id));
+    if (captured !== undefined) capturedByCustomRule(e, captured);
+    return this.constDual(b.bind(name, e), b, name);
   }
 
   /** fun x' -> D[body]. */
@@ -265,7 +302,11 @@ class Forward {
       a.kind === "lit" ? [a, ZERO] : a.type.k === "double" ? this.split(this.atom(a, b), b) : [this.atom(a, b), ZERO],
     );
     const primals = parts.map(([p]) => p);
-    const y = b.prim(e.op, primals, name, e.span);
+    // A tangent operation of an inner derivative keeps its symbolic-zero semantics as a primal of this one.
+    const y =
+      e.tangent === undefined
+        ? b.prim(e.op, primals, name, e.span)
+        : b.bind(name, { ...mkPrim(e.op, primals, e.span), tangent: e.tangent });
     if (e.type.k !== "double") return y; // an Index or Bool result: no tangent
     const tangents = parts.map(([, t]) => t);
     const tname = `d${name}`;
@@ -287,7 +328,7 @@ class Forward {
         const terms = rule.partials.flatMap((p, i) =>
           isZero(tangents[i]!) ? [] : [this.term(p, primals, y, tangents[i]!, b, tname)],
         );
-        return this.pair(y, sumTerms(terms, b, tname), b, name);
+        return this.pair(y, sumTerms(terms, b, tname, true), b, name);
       }
       case "no-tangent":
         throw new Error(`forward: ${e.op} has a Double result but no tangent rule`);
@@ -303,12 +344,12 @@ class Forward {
     b: AnfBuilder,
     name: string,
   ): { term: Atom; negate: boolean } {
-    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name);
+    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name, true);
     const term = b.if(
       b.prim("eq", [t, ZERO], "still"),
       () => ZERO,
       (bb) => {
-        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name);
+        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name, true);
         return s.negate ? bb.prim("neg", [s.term], name) : s.term;
       },
       name,

@@ -10,7 +10,7 @@ import { freshVar, mkTuple, type Atom, type Build, type Expr, type Var } from ".
 import { copyFresh, substitute } from "../ir/rename.js";
 import { arrayOf, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
 import { ShapeStability } from "./shape-stability.js";
-import { costly, hoistResiduals, pruned, readingResiduals } from "./reverse-support.js";
+import { costly, hoistResiduals, prunedKeeping, readingResiduals } from "./reverse-support.js";
 import type { Reverse, ReverseLoop } from "./reverse.js";
 
 /**
@@ -31,7 +31,7 @@ export function prepareBuild(r: Reverse, v: Var, e: Build, b: AnfBuilder): Rever
   const index = freshVar(e.index.name, INT);
   // With loops inside the element, the primal build runs them anyway: they record their costly values, and the build
   // stores those records (and its own costly values) as residuals, so that the reverse recomputes none of them.
-  if (someNode(e.body, (x) => x.kind === "ifold")) {
+  if (someNode(e.body, (x) => x.kind === "ifold" || x.kind === "while")) {
     const stored = r.runningAnyway(() => storingNestedResiduals(r, v, e, b, { seed, state, index, targets }));
     if (stored !== undefined) return stored;
   }
@@ -72,7 +72,8 @@ export function buildReverseBody(
 ): { body: Expr; walked: readonly Binding[] } {
   let walked: readonly Binding[] = [];
   const body = r.saving(targets, () =>
-    pruned(
+    // The element's index stays bound even if the recomputation does not read it: residuals read with it later.
+    prunedKeeping(
       nested((bb) => {
         r.unpack(targets, loop.state, bb);
         bb.bindVar(copy.index, loop.index);
@@ -84,6 +85,7 @@ export function buildReverseBody(
         r.backward(steps, bb);
         return r.pack(targets, bb);
       }),
+      [copy.index],
     ),
   );
   return { body, walked };

@@ -19,6 +19,7 @@ import { freeVars, mapNode, someNode } from "../ir/free.js";
 import { freshVar, isAtom, mkTuple, typeOf, type Atom, type Call, type Expr, type If, type Var } from "../ir/ir.js";
 import { mkTapePop } from "../ir/builder.js";
 import { TAPE, tupleOf, type Type } from "../types/types.js";
+import { copyFresh } from "../ir/rename.js";
 import { letActivity } from "./activity.js";
 import { materialize, zeroOf, type Adj } from "./adjoints.js";
 import { hasTangent } from "./dual-types.js";
@@ -68,7 +69,10 @@ function resultParts(b: AnfBuilder, result: Atom, count: number, withTape: boole
   return Array.from({ length: total }, (_, k) => b.proj(k, result, k === count ? "tape" : "dacc"));
 }
 
-/** The reverse of `let v = f args` outside the taped part of a sweep (inside a loop): f_vjp recomputes f, then reverses it. */
+/**
+ * The reverse of `let v = f args` outside the taped part of a sweep (inside a loop): f_vjp recomputes f, then reverses
+ * it.
+ */
 export function reverseCall(r: Reverse, v: Var, e: Call, vb: Adj, b: AnfBuilder): void {
   if (r.functions === undefined) throw new Error(`reverse: a call of ${e.fn} without the program's functions`);
   const mask = activeMask(r, e.args);
@@ -94,7 +98,9 @@ type TapedStep =
     }
   | { readonly kind: "if"; readonly v: Var; readonly e: If; readonly branches: readonly Branch[] };
 
-/** One branch of a taped `if`: its primal's steps and result, what it binds, and the let its pushes are written into. */
+/**
+ * One branch of a taped `if`: its primal's steps and result, what it binds, and the let its pushes are written into.
+ */
 interface Branch {
   readonly steps: readonly TapedStep[];
   readonly result: Atom;
@@ -275,20 +281,25 @@ export function pushing(residuals: readonly Var[], tape: Atom, into: Var): Bindi
   ];
 }
 
-/** `body` after `residuals` are popped off `tape` (binding the same variables), leaving the tape `after`. */
+/**
+ * `body` after `residuals` are popped off `tape`, leaving the tape `after`. The popped values are bound to fresh
+ * variables that replace the residuals in `body` (the primal that pushed them binds the residuals already, and a
+ * variable is bound once in a function).
+ */
 export function popping(residuals: readonly Var[], tape: Atom, after: Var, body: Expr): Expr {
   if (residuals.length === 0) return wrapLets([{ v: after, rhs: tape }], body);
   const type = residuals.length === 1 ? residuals[0]!.type : tupleOf(residuals.map((x) => x.type));
   const popped = freshVar("popped", tupleOf([type, TAPE]));
+  const again = residuals.map((x) => freshVar(x.name, x.type));
   const bindings: Binding[] = [
     { v: popped, rhs: mkTapePop(tape, type) },
     { v: after, rhs: mkProj(1, popped) },
   ];
-  if (residuals.length === 1) bindings.push({ v: residuals[0]!, rhs: mkProj(0, popped) });
+  if (residuals.length === 1) bindings.push({ v: again[0]!, rhs: mkProj(0, popped) });
   else {
     const saved = freshVar("saved", type);
     bindings.push({ v: saved, rhs: mkProj(0, popped) });
-    residuals.forEach((x, k) => bindings.push({ v: x, rhs: mkProj(k, saved) }));
+    again.forEach((x, k) => bindings.push({ v: x, rhs: mkProj(k, saved) }));
   }
-  return wrapLets(bindings, body);
+  return wrapLets(bindings, copyFresh(body, new Map(residuals.map((x, k) => [x.id, again[k]!]))));
 }

@@ -85,7 +85,9 @@ export function tapeFunctions(table: ProgramFunctions, name: string, mask: reado
   return names;
 }
 
-/** f_vjp of function `name` for the active parameters `mask`: (x1 ... xn, ȳ, x̄i ...) -> the x̄i (a tuple if several). */
+/**
+ * f_vjp of function `name` for the active parameters `mask`: (x1 ... xn, ȳ, x̄i ...) -> the x̄i (a tuple if several).
+ */
 export function vjpFunction(
   table: ProgramFunctions,
   name: string,

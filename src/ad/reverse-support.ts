@@ -7,15 +7,17 @@ import { freshVar, lit, type Atom, type Expr, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { INT } from "../types/types.js";
 import { removeDeadLets } from "../opt/dce.js";
+import { PRIMS } from "../prims/table.js";
 import { isScalar, type Type } from "../types/types.js";
 
-const COSTLY_PRIMS = new Set(["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"]);
-
-/** Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it costs about as much as recomputing it). */
+/**
+ * Worth storing rather than recomputing: a transcendental function, a loop or a branch (a division is not: storing it
+ * costs about as much as recomputing it).
+ */
 export function costly(rhs: Expr): boolean {
-  if (rhs.kind === "prim") return COSTLY_PRIMS.has(rhs.op) && rhs.type.k === "double";
+  if (rhs.kind === "prim") return PRIMS[rhs.op].cost === "transcendental" && rhs.type.k === "double";
   if (rhs.kind === "build") return !(rhs.size.kind === "lit" && rhs.size.value === 0);
-  return rhs.kind === "ifold" || rhs.kind === "if";
+  return rhs.kind === "ifold" || rhs.kind === "while" || rhs.kind === "if";
 }
 
 /** `body` with each let of a stored residual reading element i of its array instead, and what only fed it dropped. */
@@ -112,7 +114,9 @@ export function forwardOrder(body: Expr, k: Var): Expr {
   );
 }
 
-/** Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error). */
+/**
+ * Drops the recomputed primal code a reverse body does not use (it ran once already, so removing it hides no error).
+ */
 export function pruned(e: Expr): Expr {
   return removeDeadLets(e).expr;
 }

@@ -8,17 +8,18 @@
 //    the adjoint of element i, carrying the adjoints of f's free variables as the loop state (./reverse-build.ts).
 //  - `ifold f init n`: the states before each iteration are saved on a tape (an array written with `setAt` in the
 //    primal loop, only when the reverse needs them), then a loop from the last iteration to the first recomputes the
-//    body from its saved state and reverses it, carrying the adjoint of the state and of the body's free variables.
+//    body from its saved state and reverses it, carrying the adjoint of the state and of the body's free variables
+//    (./reverse-ifold.ts).
 // Arrays (paper 003 §4): a read `a[i]` adds its adjoint into the adjoint of a with `addAt`, which compiled code does
 // in place (src/codegen/ownership.ts), so a read costs O(1) in the reverse sweep, not a one-hot vector. A row
 // `m[i]` is an alias of m at path (i): reads of the row add into m's adjoint at (i, j), never building a row adjoint.
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
-import { freeVars, isFreeIn, someNode } from "../ir/free.js";
+import { AnfBuilder, litIndex } from "../ir/builder.js";
+import { freeVars, someNode } from "../ir/free.js";
 import { isTapeOp } from "../prims/tape.js";
-import { reverseCall, TapedSweep } from "./reverse-calls.js";
+import { reverseCall as reverseFunctionCall, TapedSweep } from "./reverse-calls.js";
 import {
   freshVar,
   isAtom,
@@ -29,34 +30,21 @@ import {
   type Call,
   type Expr,
   type If,
-  type Ifold,
   type Prim,
   type Var,
 } from "../ir/ir.js";
-import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { fail } from "../syntax/diagnostics.js";
-import { arrayOf, BOOL, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
-import { activeComponents, letActivity } from "./activity.js";
-import { narrowResiduals } from "./residual-narrowing.js";
+import { DOUBLE } from "../types/types.js";
+import { letActivity } from "./activity.js";
 import { primalIf, reverseIf, type IfResiduals } from "./reverse-if.js";
-import { ShapeStability } from "./shape-stability.js";
-import {
-  costly,
-  elementAt,
-  emptyTape,
-  forwardOrder,
-  hoistResiduals,
-  projectionsOf,
-  prunedKeeping,
-  readingResiduals,
-  stateAdjointInvariant,
-  stateIndependent,
-  zeroScalar,
-} from "./reverse-support.js";
+import { elementAt } from "./reverse-support.js";
 import { prepareBuild, reverseBuild } from "./reverse-build.js";
-import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
-import { adjTuple, addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
+import { prepareIfold, reverseIfold } from "./reverse-ifold.js";
+import { whileAsIfold } from "./reverse-while.js";
+import { primalCall, reverseCall, type CallResiduals } from "./reverse-call.js";
+import { capturedByCustomRule } from "./custom.js";
+import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
 import type { ProgramFunctions } from "./functions.js";
@@ -70,6 +58,8 @@ export interface Step {
    * primal stores for it: an ifold's tape, a build's residuals).
    */
   readonly loop?: ReverseLoop;
+  /** For an active call of a customVjp function: its bwd rule and the residuals its fwd rule returned. */
+  readonly call?: CallResiduals;
 }
 
 export interface ReverseLoop {
@@ -81,6 +71,8 @@ export interface ReverseLoop {
   readonly index: Var;
   readonly body: Expr;
   readonly targets: readonly Var[];
+  /** An ifold's state component the reverse carries as its last state component, restored by undo logs. */
+  readonly carried?: number;
 }
 
 interface Alias {
@@ -88,15 +80,19 @@ interface Alias {
   readonly path: readonly Atom[];
 }
 
-/** Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. */
+/**
+ * Emits into `b` the primal of `body` and its reverse sweep for the cotangent `seed` of its result. `outer` tells what
+ * variables bound outside `body` are defined as (functions with custom rules: ./custom.ts).
+ */
 export function reverseSweep(
   body: Expr,
   active: readonly Var[],
   seed: Atom,
   b: AnfBuilder,
+  outer: (v: Var) => Expr | undefined = () => undefined,
   functions?: ProgramFunctions,
 ): { value: Atom; adjoint: (v: Var) => Atom } {
-  const r = new Reverse();
+  const r = new Reverse(outer);
   r.functions = functions;
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
   if (someNode(body, (e) => e.kind === "prim" && isTapeOp(e.op))) reverseOverTapes(body);
@@ -154,6 +150,8 @@ export class Reverse {
    */
   private runsAnyway = false;
 
+  constructor(private readonly outer: (v: Var) => Expr | undefined = () => undefined) {}
+
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
   }
@@ -168,7 +166,7 @@ export class Reverse {
     return this.alias.has(v.id);
   }
 
-  private adjOfAtom(a: Atom): Adj {
+  adjointOfAtom(a: Atom): Adj {
     return a.kind === "var" ? this.adj.get(a.id) : undefined;
   }
 
@@ -192,21 +190,30 @@ export class Reverse {
   /** Emits the primal of `let v = rhs` into `b`, recording its step. */
   step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
     this.defs.set(v.id, rhs);
-    if (rhs.kind === "lam" || rhs.kind === "app" || rhs.kind === "jvp")
-      fail(
-        "unsupported",
-        "reverse mode needs a first-order program: a function value remains after inlining",
-        undefined,
-        {
-          found: rhs.kind === "lam" ? "a lambda" : "a call of an unknown function",
-        },
-      );
-    if (!letActivity(this, v, rhs)) {
+    if (rhs.kind === "jvp")
+      fail("unsupported", "reverse mode needs a first-order program: a derivative of an unknown function remains");
+    // Functions (those with custom rules, and the lambdas they are made of) are primal code: a custom function's rules
+    // say how its result depends on its argument, so it must not capture a value that depends on the input.
+    if (rhs.kind === "custom") {
+      const captured = this.capturedActive(rhs);
+      if (captured !== undefined) capturedByCustomRule(rhs, captured);
+    }
+    if (rhs.kind === "lam" || rhs.kind === "custom" || !letActivity(this, v, rhs)) {
       b.bindVar(v, rhs);
       steps.push({ v, rhs });
       return;
     }
     this.active.add(v.id);
+    if (rhs.kind === "app") {
+      steps.push({ v, rhs, call: primalCall(v, rhs, b, (g) => this.defs.get(g.id) ?? this.outer(g)) });
+      return;
+    }
+    if (rhs.kind === "while") {
+      const { loop, value } = whileAsIfold(rhs, b);
+      letActivity(this, v, loop);
+      steps.push({ v, rhs: loop, loop: prepareIfold(this, v, loop, b, value) });
+      return;
+    }
     if (rhs.kind === "prim" && rhs.op === "get" && v.type.k === "array")
       this.alias.set(v.id, this.extend(rhs.args[0]!, rhs.args[1]!));
     if (rhs.kind === "if") {
@@ -216,7 +223,7 @@ export class Reverse {
       return;
     }
     if (rhs.kind === "ifold") {
-      steps.push({ v, rhs, loop: this.prepareIfold(v, rhs, b) });
+      steps.push({ v, rhs, loop: prepareIfold(this, v, rhs, b) });
       return;
     }
     if (rhs.kind === "build") {
@@ -225,6 +232,20 @@ export class Reverse {
     }
     b.bindVar(v, rhs);
     steps.push({ v, rhs });
+  }
+
+  /** An active variable a custom function uses, directly or through the lambdas it is made of. */
+  private capturedActive(e: Expr): Var | undefined {
+    const seen = new Set<number>();
+    const pending = [...freeVars(e).values()];
+    for (let x = pending.pop(); x !== undefined; x = pending.pop()) {
+      if (seen.has(x.id)) continue;
+      seen.add(x.id);
+      if (this.active.has(x.id)) return x;
+      const d = this.defs.get(x.id);
+      if (d?.kind === "lam" || d?.kind === "custom") pending.push(...freeVars(d).values());
+    }
+    return undefined;
   }
 
   /** The alias of `arr[i]`: arr's root and path, one index longer. */
@@ -236,11 +257,11 @@ export class Reverse {
 
   backward(steps: readonly Step[], b: AnfBuilder): void {
     for (let k = steps.length - 1; k >= 0; k--) {
-      const { v, rhs, loop } = steps[k]!;
+      const { v, rhs, loop, call } = steps[k]!;
       if (!this.active.has(v.id)) continue;
       const vb = this.adj.get(v.id);
       if (vb === undefined) continue;
-      this.reverse(v, rhs, vb, b, loop);
+      this.reverse(v, rhs, vb, b, loop, call);
     }
   }
 
@@ -263,7 +284,14 @@ export class Reverse {
     this.adj.set(root.id, b.prim("addAt", [acc, at, value], `d${root.name}`));
   }
 
-  private reverse(v: Var, rhs: Expr, vb: Adj, b: AnfBuilder, loop: ReverseLoop | undefined): void {
+  private reverse(
+    v: Var,
+    rhs: Expr,
+    vb: Adj,
+    b: AnfBuilder,
+    loop: ReverseLoop | undefined,
+    call: CallResiduals | undefined,
+  ): void {
     switch (rhs.kind) {
       case "var":
         return this.contribute(rhs, vb, b);
@@ -286,9 +314,11 @@ export class Reverse {
       case "build":
         return reverseBuild(this, rhs, vb as Atom, b, loop);
       case "ifold":
-        return this.reverseIfold(v, rhs, vb, b, loop!);
+        return reverseIfold(this, v, rhs, vb, b, loop!);
       case "call":
-        return reverseCall(this, v, rhs, vb, b);
+        return reverseFunctionCall(this, v, rhs, vb, b);
+      case "app":
+        return reverseCall(this, v, rhs, vb, b, call);
       default:
         throw new Error(`reverse: unexpected ${rhs.kind}`);
     }
@@ -403,7 +433,9 @@ export class Reverse {
     }
   }
 
-  /** The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root. */
+  /**
+   * The active variables free in `e` (except `bound`) whose adjoints a reverse of `e` updates: aliases by their root.
+   */
   targetsOf(exprs: readonly Expr[], bound: readonly Var[] = []): Var[] {
     const out = new Map<number, Var>();
     for (const e of exprs)
@@ -434,6 +466,11 @@ export class Reverse {
     return result;
   }
 
+  /** Whether the loops being prepared run in a primal that runs anyway (see `runsAnyway`). */
+  get isRunningAnyway(): boolean {
+    return this.runsAnyway;
+  }
+
   /** Runs `f` with the loops it prepares known to run in a primal that runs anyway (see `runsAnyway`). */
   runningAnyway<T>(f: () => T): T {
     const before = this.runsAnyway;
@@ -443,284 +480,5 @@ export class Reverse {
     } finally {
       this.runsAnyway = before;
     }
-  }
-
-  /**
-   * When the primal reaches an active ifold: prepare its reverse loop (a function of the loop's state: the adjoint of
-   * the ifold's state, then the targets' adjoints) and emit the primal. Each component of the state has its own tape,
-   * written only if the reverse reads that component's values (the reverse of `setAt out i x` needs nothing of `out`,
-   * so a scan taping its output array would cost O(n²)); shapes come from the final state, which has the same ones.
-   */
-  private prepareIfold(v: Var, e: Ifold, b: AnfBuilder): ReverseLoop {
-    const targets = this.targetsOf([e.body], [e.acc, e.index]);
-    const stateType = e.acc.type;
-    const parts = stateType.k === "tuple" ? stateType.elems : [stateType];
-    // The state components that depend on the inputs: only they get adjoints.
-    const varied = activeComponents(this, v, parts.length);
-    const tapes = parts.map((t, k) => freshVar(`tape${k}`, arrayOf(t)));
-    const state = freshVar(
-      "dstate",
-      targets.length === 0 ? stateType : tupleOf([stateType, ...targets.map((t) => t.type)]),
-    );
-    const k = freshVar("k", INT);
-    // A state whose shape changes from one iteration to the next (a growing vector) cannot be taped in a regular
-    // array: the reverse then recomputes the state before iteration i from the start, O(i) (correct, quadratic).
-    // A state component the body only updates keeps its shape; any other array component is taped only while its
-    // shape stays the initial one (checked as the primal runs: `regular`); otherwise the tape cannot hold it, and the
-    // reverse recomputes the state before iteration i from the start instead, O(i) (correct, quadratic).
-    const flags = invariantShapePaths(e);
-    const preserved = parts.map((_, c) => allFlags(typeof flags === "boolean" ? flags : (flags[c] ?? false)));
-    const guarded = preserved.map((x) => !x);
-    const regular = freshVar("regular", BOOL);
-    const recomputedState = (bb: AnfBuilder, i: Atom, c: number): Atom => {
-      const again = copyFresh(e) as Ifold;
-      const s = bb.bind("state", mkIfold(again.init, i, again.acc, again.index, again.body));
-      return stateType.k === "tuple" ? bb.proj(c, s, "s") : s;
-    };
-    /** The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start. */
-    const reverseBody = (
-      recompute: boolean,
-      state: Var,
-      k: Var,
-    ): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
-      const copy = copyFresh(e) as Ifold;
-      let bindings: readonly Binding[] = [];
-      let last: Atom | undefined;
-      const body = this.saving(targets, () =>
-        // The iteration's index stays bound even if the recomputation does not read it: residuals read with it later.
-        prunedKeeping(
-          nested((bb) => {
-            last = bb.prim("sub", [e.count, litIndex(1)], "last");
-            bb.bindVar(copy.index, mkPrim("sub", [last, k]));
-            const saved = parts.map((_, c) =>
-              recompute ? recomputedState(bb, copy.index, c) : bb.prim("get", [tapes[c]!, copy.index], "s"),
-            );
-            bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
-            this.activateState(copy.acc, varied);
-            saved.forEach((x, c) => {
-              if (x.kind === "var" && hasTangent(x.type) && varied.has(c)) this.active.add(x.id);
-            });
-            const seed = targets.length === 0 ? state : bb.proj(0, state, "ds");
-            this.unpack(targets, state, bb, 1, targets.length + 1);
-            const recomputed = stateType.k === "tuple" ? projectionsOf(copy.body, copy.acc, saved) : copy.body;
-            const mark = bb.size;
-            const { steps, result } = this.forward(recomputed, bb);
-            bindings = bb.bindingsFrom(mark);
-            this.contribute(result, seed, bb);
-            this.backward(steps, bb);
-            // The state's adjoint: what reached the whole state, plus what reached its saved parts.
-            const viaParts =
-              stateType.k === "tuple" ? adjTuple(saved.map((x) => this.adjOfAtom(x))) : this.adjOfAtom(saved[0]!);
-            const dacc = materialize(addAdjoints(this.adj.get(copy.acc.id), viaParts, stateType, bb), stateType, v, bb);
-            if (targets.length === 0) return dacc;
-            return mkTuple([dacc, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, bb))]);
-          }),
-          [copy.index, last],
-        ),
-      );
-      return { body, bindings, copy };
-    };
-    const taping = reverseBody(false, state, k);
-    let body = taping.body;
-    const copy = taping.copy;
-    const recomputedBindings = taping.bindings;
-    // Residuals: values the reverse reads that are costly to recompute (see `costly`: transcendental scalars, loops,
-    // branches, builds), stored per iteration by the primal loop instead — only when that loop runs anyway to tape
-    // the state (a reduction's primal loop is usually dead), and, for arrays, only when their shape is the same in
-    // every iteration (./shape-stability.ts). The primal loop then runs the forward walk of its body (so that loops
-    // inside it keep their own tapes and residuals), whose lets correspond one to one to the recomputation's.
-    const live = new Set(splitLets(body).bindings.map((x) => x.v.id));
-    const stateTaped = tapes.some((tp) => isFreeIn(tp, body));
-    const walk = stateTaped || this.runsAnyway ? this.primalWalk(e, recomputedBindings, varied) : undefined;
-    let residuals = (walk?.pairs ?? []).flatMap(({ recomputed, primal }) =>
-      costly(recomputed.rhs) &&
-      live.has(recomputed.v.id) &&
-      (isScalar(recomputed.v.type) || walk!.stability.stable(primal))
-        ? [
-            {
-              copy: recomputed.v,
-              original: primal,
-              tape: freshVar(`${recomputed.v.name}s`, arrayOf(recomputed.v.type)),
-            },
-          ]
-        : [],
-    );
-    let walkBody = walk?.loop.body;
-    if (residuals.length > 0) {
-      body = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.tape])), copy.index);
-      // A residual only needed to recompute another stored one is not read any more: it is not stored either.
-      residuals = residuals.filter((r) => isFreeIn(r.tape, body));
-      // One read only in part records only the components read.
-      ({ body, loopBody: walkBody, residuals } = narrowResiduals(body, walkBody!, residuals, copy.index));
-    }
-    const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
-    const order = (x: Expr, st: Var, i: Var) =>
-      stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
-    // When a taped component may change shape, a second reverse loop recomputing the states is chosen at run time.
-    const checked = taped.some(({ component }) => guarded[component]);
-    let fallback: ReverseLoop["fallback"];
-    if (checked) {
-      const [state2, k2] = [freshVar("dstate", state.type), freshVar("k", INT)];
-      fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2).body, state2, k2), regular };
-    }
-    const reverseLoop: ReverseLoop = { state, index: k, body: order(body, state, k), targets, fallback };
-    // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
-    // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
-    let loop = residuals.length > 0 ? { ...walk!.loop, body: walkBody! } : { acc: e.acc, index: e.index, body: e.body };
-    const early =
-      residuals.length > 0
-        ? stateIndependent(
-            loop.body,
-            loop.acc,
-            residuals.map((r) => r.original),
-          )
-        : new Set<number>();
-    const hoisted = residuals.filter((r) => early.has(r.original.id));
-    residuals = residuals.filter((r) => !early.has(r.original.id));
-    if (hoisted.length > 0)
-      loop = {
-        ...loop,
-        body: hoistResiduals(
-          loop,
-          e.count,
-          hoisted,
-          b,
-          residuals.map((r) => r.original),
-        ),
-      };
-    if (taped.length === 0 && residuals.length === 0) {
-      b.bindVar(v, mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
-      return reverseLoop;
-    }
-    // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so
-    // tape[0] is the initial state and iteration i writes its result at i + 1 (n + 1 entries). Writing the result,
-    // after the body, lets the body update the state in place before the tape copies it. Residual i is written at i.
-    const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
-    const entries = b.prim("add", [e.count, litIndex(1)], "n");
-    // Only entry 0 needs the initial state: a scalar tape starts as zeros (a bare allocation) with it at 0.
-    const tape0 = taped.map(({ tape, component }) => {
-      const first = part(b, e.init, component);
-      const elem = tape.type.k === "array" ? tape.type.elem : tape.type;
-      // An array state's tape is allocated by recording entry 0 (no copies of the initial state in the others).
-      if (!isScalar(elem)) return b.prim("record", [emptyTape(b, elem), litIndex(0), first, entries], "tape0");
-      return b.prim("setAt", [b.build(entries, () => zeroScalar(elem), "tape0"), litIndex(0), first], "tape0");
-    });
-    const residual0 = residuals.map((r) =>
-      isScalar(r.copy.type)
-        ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`)
-        : emptyTape(b, r.copy.type),
-    );
-    const st = freshVar(
-      "st",
-      tupleOf([
-        stateType,
-        ...taped.map(({ tape }) => tape.type),
-        ...residuals.map((r) => r.tape.type),
-        ...(checked ? [BOOL] : []),
-      ]),
-    );
-    const loopBody = nested((bb) => {
-      bb.bindVar(loop.acc, mkProj(0, st));
-      const next = bb.bind("s", loop.body);
-      const at = bb.prim("add", [loop.index, litIndex(1)], "at");
-      let ok: Atom = lit(true, BOOL);
-      const written = taped.map(({ component }, j) => {
-        const tape = bb.proj(j + 1, st, "tape");
-        const value = part(bb, next, component);
-        if (!guarded[component]) return bb.prim("setAt", [tape, at, value], "tape");
-        // Written only while the state keeps the initial shape; once it does not, `regular` is false for good.
-        const same = bb.prim("sameShape", [part(bb, e.init, component), value], "same");
-        ok = ok.kind === "lit" ? same : bb.prim("and", [ok, same], "same");
-        return bb.if(
-          same,
-          (x) => x.prim("setAt", [tape, at, value], "tape"),
-          () => tape,
-          "tape",
-        );
-      });
-      const kept = residuals.map((r, j) => {
-        const tape = bb.proj(taped.length + j + 1, st, "r");
-        return isScalar(r.copy.type)
-          ? bb.prim("setAt", [tape, loop.index, r.original], "r")
-          : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
-      });
-      const flag = checked
-        ? [bb.prim("and", [bb.proj(taped.length + residuals.length + 1, st, "regular"), ok], "regular")]
-        : [];
-      return mkTuple([next, ...written, ...kept, ...flag]);
-    });
-    const init0 = [e.init, ...tape0, ...residual0, ...(checked ? [lit(true, BOOL)] : [])];
-    const all = b.bind(v.name, mkIfold(b.tuple(init0, "st0"), e.count, st, loop.index, loopBody, e.span));
-    b.bindVar(v, mkProj(0, all));
-    taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
-    residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
-    if (checked) b.bindVar(regular, mkProj(taped.length + residuals.length + 1, all));
-    return reverseLoop;
-  }
-
-  /**
-   * The forward walk of another copy of a loop's body, as the primal loop will run it, with its lets paired one to one
-   * with the recomputation's (same program, same walk); undefined if they do not pair up.
-   */
-  private primalWalk(
-    e: Ifold,
-    recomputed: readonly Binding[],
-    varied: ReadonlySet<number>,
-  ):
-    | {
-        loop: { acc: Var; index: Var; body: Expr };
-        pairs: { recomputed: Binding; primal: Var }[];
-        stability: ShapeStability;
-      }
-    | undefined {
-    const p = copyFresh(e) as Ifold;
-    this.activateState(p.acc, varied);
-    const b = new AnfBuilder();
-    const { result } = this.forward(p.body, b);
-    const body = b.finish(result);
-    const primal = splitLets(body).bindings;
-    if (primal.length !== recomputed.length) return undefined;
-    const pairs = recomputed.map((x, j) => ({ recomputed: x, primal: primal[j]!.v }));
-    if (pairs.some(({ recomputed: x, primal: y }) => !typeEq(x.v.type, y.type))) return undefined;
-    // The state's shape is stable if the body keeps it so, assuming it is (else nothing of it is).
-    // Only state components the body provably keeps in shape (updated, never rebuilt) count as stable.
-    const stability = new ShapeStability(body, p.acc, p.index, invariantShapePaths({ ...p, body }));
-    return { loop: { acc: p.acc, index: p.index, body }, pairs, stability };
-  }
-
-  /** Marks a loop state active, with its varied components when they are not all of them. */
-  private activateState(acc: Var, varied: ReadonlySet<number>): void {
-    this.active.add(acc.id);
-    if (acc.type.k === "tuple" && varied.size < acc.type.elems.length) this.components.set(acc.id, varied);
-  }
-
-  private reverseIfold(v: Var, e: Ifold, vb: Adj, b: AnfBuilder, loop: ReverseLoop): void {
-    const targets = loop.targets;
-    const ds = materialize(vb, v.type, v, b);
-    const init =
-      targets.length === 0
-        ? ds
-        : b.tuple([ds, ...targets.map((t) => materialize(this.adj.get(t.id), t.type, t, b))], "dstate0");
-    const taped = mkIfold(init, e.count, loop.state, loop.index, loop.body);
-    const f = loop.fallback;
-    const res = b.bind(
-      "dstate",
-      f === undefined
-        ? taped
-        : {
-            kind: "if",
-            cond: f.regular,
-            then: taped,
-            else: mkIfold(init, e.count, f.state, f.index, f.body),
-            type: taped.type,
-          },
-    );
-    if (targets.length === 0) {
-      this.contribute(e.init, res, b);
-      return;
-    }
-    // The targets' adjoints first: the initial state may be one of them too.
-    this.unpack(targets, res, b, 1, targets.length + 1);
-    this.contribute(e.init, b.proj(0, res, "dinit"), b);
   }
 }

@@ -12,10 +12,8 @@
 import { splitLets } from "../ir/builder.js";
 import type { Atom, Expr, Var } from "../ir/ir.js";
 import { isScalar } from "../types/types.js";
+import { PRIMS } from "../prims/table.js";
 import { allFlags, invariantShapePaths, type ShapeFlags } from "../ir/invariant-shapes.js";
-
-const SHAPE_OF_FIRST = new Set(["get", "zerosLike", "setAt", "addAt", "addArray", "field"]);
-const FIXED_ARITHMETIC = new Set(["add", "sub", "mul", "div", "max", "min", "neg", "abs", "sameSize", "checkIndex"]);
 
 interface Facts {
   /** Loop-local variables: whether their shape is stable and (for Index) their value fixed. */
@@ -76,7 +74,7 @@ export class ShapeStability {
         return this.stable(e);
       case "prim":
         if (isScalar(e.type)) return true;
-        if (SHAPE_OF_FIRST.has(e.op)) return this.stable(e.args[0]!);
+        if (PRIMS[e.op].shapeOfFirst === true) return this.stable(e.args[0]!);
         // A residual tape: n elements shaped like the value (once the first is recorded; only reverse mode writes
         // these, and only records into them, so the empty first state is never measured).
         if (e.op === "record") return this.fixed(e.args[3]!) && this.stable(e.args[2]!);
@@ -150,7 +148,7 @@ export class ShapeStability {
         return this.fixed(e);
       case "prim":
         if (e.op === "length") return this.stable(e.args[0]!);
-        return FIXED_ARITHMETIC.has(e.op) && e.args.every((a) => this.fixed(a));
+        return PRIMS[e.op].domain === "scalar" && e.args.every((a) => this.fixed(a));
       default:
         return false;
     }

@@ -1,10 +1,12 @@
 // The ADBench hand-tracking (HT) data (../shared/data/adbench/README.md), read into GradBench's HTInput JSON (its
 // evals/ht README): a model folder and an instance file.
 //
-//   model/bones.txt      one bone a line: name:parent:16 values (base relative, row-major):16 values (inverse base absolute)
+//   model/bones.txt      one bone a line: name:parent:16 values (base relative, row-major):16 values (inverse base
+//                        absolute)
 //   model/vertices.txt   one vertex a line: x:y:z: five unused fields: n: then n pairs bone:weight
 //   model/triangles.txt  one triangle a line: a:b:c
-//   instance             N n_theta; N lines `corr x y z`; complicated only: N lines `u0 u1`; then n_theta lines of theta
+//   instance             N n_theta; N lines `corr x y z`; complicated only: N lines `u0 u1`; then n_theta lines of
+//                        theta
 
 import { join } from "node:path";
 import { fail } from "../syntax/diagnostics.js";

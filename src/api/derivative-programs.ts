@@ -43,7 +43,7 @@ export function forwardDerivative(fn: IrFunction, opts: DerivativeOptions): IrFu
   const f = b.bind(fn.name, lam);
   const df = b.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
   const columns = opts.wrt.map((k) => {
-    const what = `argument ${k + 1}${opts.paramNames?.[k] ? ` (\`${opts.paramNames[k]}\`)` : ""}`;
+    const what = `argument ${k}${opts.paramNames?.[k] ? ` (\`${opts.paramNames[k]}\`)` : ""}`;
     return overPositions(
       b,
       params[k]!,

@@ -22,7 +22,7 @@ import { shortJson } from "../runtime/json.js";
 /** The parameter name used in messages: "parameter `v` of `main`". */
 export function describeParam(def: CheckedDef, i: number): string {
   const name = def.paramNames[i];
-  return name ? `parameter \`${name}\` of \`${def.name}\`` : `argument ${i + 1} of \`${def.name}\``;
+  return name ? `parameter \`${name}\` of \`${def.name}\`` : `argument ${i} of \`${def.name}\``;
 }
 
 export function entryArgTypes(def: CheckedDef, args: readonly unknown[]): Type[] {

@@ -4,16 +4,12 @@
 // The reference interpreter runs the lowered program before any optimisation, so comparing the two back ends
 // tests the optimiser and the code generator together against the semantics.
 
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { compileFunction } from "../codegen/compile.js";
-import { runFunction } from "../eval/interpreter.js";
+import type { GeneratedCode } from "../backends/backend.js";
+import { backendOf, DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../opt/pipeline.js";
-import { someNode } from "../ir/free.js";
-import { forwardDerivative } from "./derivative-programs.js";
-import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
+import { DERIVATIVE_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { derivativeFunction, type DerivativeKind } from "./derivatives.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
@@ -24,22 +20,22 @@ import type { SourceFile } from "../syntax/source.js";
 import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/infer.js";
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
+import { PRELUDE_TEXT } from "../generated/prelude.js";
 
-export type Engine = "interp" | "js";
+export type { Engine } from "../backends/registry.js";
 
-/**
- * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
- * tangent), gradient (reverse mode; a Double result), value-gradient (the value, then the gradients), vjp (reverse mode
- * with the cotangent as an extra last argument; returns the value and the adjoints), jacobian-rows (reverse mode, one
- * sweep per output scalar), hessian (forward over reverse: the Jacobian of the reverse-mode gradient).
- */
-export type DerivativeKind = "forward" | "gradient" | "value-gradient" | "vjp" | "jacobian-rows" | "hessian";
+export type { DerivativeKind } from "./derivatives.js";
 
 export interface LoadOptions {
   /** Load the M̃ prelude first (default true). */
   readonly prelude?: boolean;
   /** Files whose definitions come before the user's (after the prelude), each parsed under its own name. */
   readonly include?: readonly SourceFile[];
+  /**
+   * The user's definitions as a syntax tree, when they were not written in Smooth (translated from TypeScript by
+   * src/tsfront/): its spans point into `file`, which is not parsed.
+   */
+  readonly ast?: Program;
 }
 
 /** A specialised entry point, ready to run. */
@@ -49,7 +45,7 @@ export interface Specialised {
   readonly resultType: Type;
   /** The lowered program, before optimisation (what the interpreter runs). */
   readonly lowered: IrFunction;
-  /** After the standard pipeline (what the JavaScript back end compiles). */
+  /** After the pipeline (what compiled back ends compile). */
   readonly optimised: IrFunction;
   readonly engine: Engine;
   run(args: readonly Value[]): Value;
@@ -59,6 +55,8 @@ export interface Specialised {
    * again, such as a benchmark loop.
    */
   runBorrowed(args: readonly Value[]): Value;
+  /** The code the back end generated (none for the interpreter). */
+  readonly code?: GeneratedCode;
   /** The generated JavaScript (js engine only). */
   readonly jsSource?: string;
 }
@@ -67,8 +65,8 @@ let preludeCache: { file: SourceFile; ast: Program } | undefined;
 
 export function preludeFile(): SourceFile {
   if (!preludeCache) {
-    const path = fileURLToPath(new URL("../../prelude/prelude.smooth", import.meta.url));
-    const file: SourceFile = { name: "<prelude>", text: readFileSync(path, "utf8") };
+    // The text of prelude/prelude.smooth, embedded by the build (scripts/generate.mjs): the core reads no files.
+    const file: SourceFile = { name: "<prelude>", text: PRELUDE_TEXT };
     preludeCache = { file, ast: parseProgram(file) };
   }
   return preludeCache.file;
@@ -84,7 +82,7 @@ export class SmoothProgram {
     readonly file: SourceFile,
     options: LoadOptions = {},
   ) {
-    const user = parseProgram(file);
+    const user = options.ast ?? parseProgram(file);
     const programs: Program[] = [];
     if (options.prelude ?? true) {
       preludeFile();
@@ -119,7 +117,7 @@ export class SmoothProgram {
   specialise(
     name: string,
     argTypes: readonly Type[],
-    engine: Engine = "js",
+    engine: Engine = DEFAULT_ENGINE,
     passes: readonly Pass[] = STANDARD_PIPELINE,
   ): Specialised {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
@@ -140,7 +138,7 @@ export class SmoothProgram {
     name: string,
     argTypes: readonly Type[],
     wrt: readonly number[],
-    engine: Engine = "js",
+    engine: Engine = DEFAULT_ENGINE,
     passes: readonly Pass[] = DERIVATIVE_PIPELINE,
     kind: DerivativeKind = "forward",
   ): Specialised {
@@ -149,14 +147,14 @@ export class SmoothProgram {
     if (hit) return hit;
     const def = this.definition(name);
     const primal = lowerEntry(this.checked, name, argTypes);
-    const program = derivativeProgram(primal, kind, wrt, def.paramNames, engine);
+    const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
     const spec = prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
     this.cache.set(key, spec);
     return spec;
   }
 
   /** Run `name` on JSON arguments and return the JSON result. */
-  runJson(name: string, args: readonly unknown[], engine: Engine = "js"): unknown {
+  runJson(name: string, args: readonly unknown[], engine: Engine = DEFAULT_ENGINE): unknown {
     const def = this.definition(name);
     const argTypes = this.argTypesFromJson(name, args);
     const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
@@ -166,57 +164,31 @@ export class SmoothProgram {
 }
 
 /**
- * Optimise and compile (js), or prepare for the reference interpreter (interp). The interpreter runs the lowered
- * program as it is, except that derivative nodes (`jvp`) are expanded first: differentiation is a program
- * transformation, and the interpreter runs programs.
+ * Optimise, then hand the program to the engine's back end (src/backends/registry.ts): the optimised program to a
+ * compiled back end, the lowered one to the reference interpreter (see Backend.input).
  */
-function prepare(lowered: IrFunction, argTypes: readonly Type[], engine: Engine, passes: readonly Pass[]): Specialised {
-  const optimised = runPipeline(lowered, passes);
-  const common = { name: lowered.name, argTypes, resultType: typeOf(lowered.body), lowered, optimised, engine };
-  if (engine === "js") {
-    const compiled = compileFunction(optimised);
-    return {
-      ...common,
-      run: (args) => compiled(args),
-      runBorrowed: (args) => compiled(args, true),
-      jsSource: compiled.source,
-    };
-  }
-  const expandAd = PASSES["forward-ad"];
-  const hasJvp = [lowered, ...(lowered.functions ?? [])].some((f) => someNode(f.body, (e) => e.kind === "jvp"));
-  if (hasJvp && !expandAd) throw new Error("no forward-ad pass registered");
-  const reference = hasJvp ? runPipeline(lowered, [expandAd!]) : lowered;
-  const run = (args: readonly Value[]) => runFunction(reference, args);
-  return { ...common, run, runBorrowed: run };
-}
-
-/**
- * The derivative program of a lowered entry point. Reverse mode works on first-order IR: derivatives inside the
- * program are expanded and functions inlined first; for the compiled back end the primal is also optimised first
- * (fused, hoisted), so the reverse sweep is written for the program that would actually run. The interpreter's
- * reference transforms the unoptimised primal, so comparing the back ends also tests the optimiser on both sides.
- */
-function derivativeProgram(
-  primal: IrFunction,
-  kind: DerivativeKind,
-  wrt: readonly number[],
-  paramNames: readonly (string | undefined)[],
+export function prepare(
+  lowered: IrFunction,
+  argTypes: readonly Type[],
   engine: Engine,
-): IrFunction {
-  if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const firstOrder = runPipeline(primal, engine === "js" ? STANDARD_PIPELINE : [PASSES["forward-ad"]!, PASSES.inline!]);
-  switch (kind) {
-    case "gradient":
-      return reverseGradient(firstOrder, { wrt });
-    case "value-gradient":
-      return reverseGradient(firstOrder, { wrt, withValue: true });
-    case "vjp":
-      return vjpFunction(firstOrder, { wrt });
-    case "jacobian-rows":
-      return reverseJacobian(firstOrder, { wrt });
-    case "hessian":
-      return forwardDerivative(reverseGradient(firstOrder, { wrt }), { wrt, paramNames });
-  }
+  passes: readonly Pass[],
+): Specialised {
+  const backend = backendOf(engine);
+  const optimised = runPipeline(lowered, passes);
+  const compiled = backend.compile(backend.input === "optimised" ? optimised : lowered);
+  const code = compiled.code;
+  return {
+    name: lowered.name,
+    argTypes,
+    resultType: typeOf(lowered.body),
+    lowered,
+    optimised,
+    engine,
+    run: compiled.run,
+    runBorrowed: compiled.runBorrowed,
+    ...(code === undefined ? {} : { code }),
+    ...(code?.language === "javascript" ? { jsSource: code.text } : {}),
+  };
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

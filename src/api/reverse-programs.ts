@@ -26,20 +26,13 @@ const packGrads = (b: AnfBuilder, grads: readonly Atom[]): Atom =>
 /** fn's gradient: the adjoints of the `wrt` parameters (a tuple when several); fn must return a Double. */
 export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withValue?: boolean }): IrFunction {
   const resultType = typeOf(fn.body);
-  if (resultType.k !== "double")
-    fail(
-      "argument",
-      `\`${fn.name}\` returns ${showType(resultType)}, not a Double: a gradient needs a scalar result`,
-      undefined,
-      {
-        hint: "use a Jacobian (or a vector-Jacobian product) for a function with several outputs",
-      },
-    );
+  // Front ends check the result type first (src/api/derivatives.ts, requireDoubleResult).
+  if (resultType.k !== "double") throw new Error(`reverseGradient: \`${fn.name}\` returns ${showType(resultType)}`);
   const f = copyFunction(fn);
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);
   const table = functionsOf(fn, `${fn.name}'`);
-  const { value, adjoint } = reverseSweep(f.body, wrt, litDouble(1), b, table);
+  const { value, adjoint } = reverseSweep(f.body, wrt, litDouble(1), b, undefined, table);
   const grads = wrt.map(adjoint);
   const result = opts.withValue ? b.tuple([value, ...grads], "vg") : packGrads(b, grads);
   return withFunctions({ name: `${fn.name}'`, params: f.params, body: b.finish(result) }, table);
@@ -62,7 +55,7 @@ export function vjpFunction(fn: IrFunction, opts: ReverseOptions): IrFunction {
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);
   const table = functionsOf(fn, `${fn.name}_vjp`);
-  const { value, adjoint } = reverseSweep(f.body, wrt, ct, b, table);
+  const { value, adjoint } = reverseSweep(f.body, wrt, ct, b, undefined, table);
   const result = b.tuple([value, ...wrt.map(adjoint)], "vjp");
   return withFunctions({ name: `${fn.name}_vjp`, params: [...f.params, ct], body: b.finish(result) }, table);
 }
@@ -92,7 +85,7 @@ export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunctio
       const body = renameParams(row, f.params);
       const ct = oneHot(bb, y, positions);
       const wrt = opts.wrt.map((k) => f.params[k]!);
-      const { adjoint } = reverseSweep(body, wrt, ct, bb, table);
+      const { adjoint } = reverseSweep(body, wrt, ct, bb, undefined, table);
       return packGrads(bb, wrt.map(adjoint));
     }
     const n = bb.prim("length", [ys], "n");

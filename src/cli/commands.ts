@@ -1,11 +1,12 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { loadProgram, preludeFile, type Engine, type SmoothProgram } from "../api/program.js";
+import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
+import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
+import { declarations, interfaceName } from "../library/dts.js";
 import {
   derivativeForDev,
   gradJson,
@@ -15,6 +16,8 @@ import {
   showDerivative,
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
+import { writeAotModule, type ModuleOptions } from "./module-command.js";
+import { derivativeTypeScript, isTypeScriptFile, loadTypeScript, runTypeScript } from "./ts-commands.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -29,23 +32,20 @@ import type { Type } from "../types/types.js";
 
 function readSource(path: string): SourceFile {
   try {
-    return { name: path, text: readFileSync(path, "utf8") };
+    // Standard input by file descriptor: `/dev/stdin` cannot be opened by name when it is a socket.
+    const fromStdin = path === "-" || path === "/dev/stdin";
+    return { name: fromStdin ? "<stdin>" : path, text: readFileSync(fromStdin ? 0 : path, "utf8") };
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
     return fail("argument", `cannot read ${path}: ${why}`);
   }
 }
 
-/** The prelude file itself is loaded without a second copy of the prelude. */
+/** The prelude file itself is loaded without a second copy of the prelude. FILE is read once (it may be a pipe). */
 function load(path: string, prelude: boolean): SmoothProgram {
-  const isPrelude = (() => {
-    try {
-      return readFileSync(resolve(path), "utf8") === preludeFile().text;
-    } catch {
-      return false;
-    }
-  })();
-  return loadProgram(readSource(path), { prelude: prelude && !isPrelude });
+  const source = readSource(path);
+  const isPrelude = source.text === preludeFile().text;
+  return loadProgram(source, { prelude: prelude && !isPrelude });
 }
 
 function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | undefined {
@@ -75,14 +75,8 @@ function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | unde
   return json as unknown[];
 }
 
-function parseEngine(s: string): Engine {
-  if (s !== "js" && s !== "interp")
-    fail("argument", `unknown engine \`${s}\``, undefined, { expected: "js or interp", found: s });
-  return s;
-}
-
 /** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */
-function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
+export function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] | undefined): Type[] {
   if (args) return prog.argTypesFromJson(name, args);
   const types: Type[] = [];
   for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result))
@@ -109,12 +103,17 @@ export function registerCommands(program: Command): void {
   withEntry(
     program
       .command("run")
-      .argument("<file>", "a Smooth source file")
+      .argument("<file>", "a Smooth source file, or a TypeScript/JavaScript module")
       .description("run a definition and print its result as JSON"),
   )
-    .option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js")
+    .option("--engine <engine>", `back end: ${describeEngines()}`, DEFAULT_ENGINE)
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
+      if (isTypeScriptFile(file)) {
+        const m = loadTypeScript(file, readSource(file).text);
+        process.stdout.write(JSON.stringify(runTypeScript(m, file, o.fn, parseArgs(o) ?? [])) + "\n");
+        return;
+      }
       const prog = load(file, o.prelude);
       const args = parseArgs(o) ?? [];
       const engine = parseEngine(o.engine);
@@ -169,7 +168,29 @@ export function registerCommands(program: Command): void {
       },
     );
 
+  program
+    .command("types")
+    .argument("<file>", "a Smooth source file")
+    .option("--out <file>", "where to write the declarations (default: FILE.d.ts, imported as FILE.js)")
+    .option("--name <name>", "the interface's name (default: from the file's name, e.g. ModelDefinitions)")
+    .option("--no-prelude", "do not load the M̃ prelude")
+    .description("write TypeScript declarations of a file's definitions, for loadModule<Definitions>(file)")
+    .action((file: string, o: { out?: string; name?: string; prelude: boolean }) => {
+      const prog = load(file, o.prelude);
+      const name = o.name ?? interfaceName(file);
+      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) fail("argument", `--name ${name} is not a TypeScript identifier`);
+      const out = o.out ?? `${file}.d.ts`;
+      writeFileSync(out, declarations(prog, name));
+      process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
+    });
+
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
+    if (isTypeScriptFile(file)) {
+      const m = loadTypeScript(file, readSource(file).text);
+      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt);
+      process.stdout.write(JSON.stringify(out) + "\n");
+      return;
+    }
     const prog = load(file, o.prelude);
     const args = parseArgs(o) ?? [];
     const engine = parseEngine(o.engine);
@@ -179,9 +200,17 @@ export function registerCommands(program: Command): void {
   });
 
   withEntry(program.command("compile").argument("<file>", "a Smooth source file"))
-    .description("print the JavaScript generated for a definition")
-    .action((file: string, o: CommonOptions) => {
+    .description("print the JavaScript generated for a definition, or write it as a standalone ES module")
+    .option("--module <out>", "write a standalone ES module (no eval; needs --args) exporting `value`")
+    .option("--grad", "with --module: also export `gradient` (one per argument holding Doubles, or --wrt's)")
+    .option("--wrt <k>", "with --grad: the gradient with respect to argument k only (0-based)")
+    .action((file: string, o: CommonOptions & Partial<ModuleOptions>) => {
       const prog = load(file, o.prelude);
+      if (o.module !== undefined) {
+        process.stdout.write(writeAotModule(prog, parseArgs(o), { ...o, module: o.module }) + "\n");
+        return;
+      }
+      if (o.grad || o.wrt !== undefined) fail("argument", "--grad and --wrt apply to --module");
       const spec = prog.specialise(o.fn, argTypesFor(prog, o.fn, parseArgs(o)), "js");
       process.stdout.write(spec.jsSource + "\n");
     });
@@ -223,6 +252,12 @@ export function registerCommands(program: Command): void {
         trace: (name, fn) => process.stdout.write(`\n// after ${name}\n${printIr(fn)}\n`),
       });
     });
+
+  program
+    .command("repl")
+    .argument("[file]", "a Smooth source file whose definitions the session starts with")
+    .description("an interactive loop: definitions, expressions, :type, :grad, :show (:help lists them)")
+    .action(async (file: string | undefined) => (await import("./repl.js")).repl(file));
 
   program
     .command("gradbench")

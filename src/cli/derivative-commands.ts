@@ -1,4 +1,5 @@
-// `smooth grad`, `smooth jacobian`, `smooth hessian`, and the derivative programs shown by `smooth show` / `smooth dev`.
+// `smooth grad`, `smooth jacobian`, `smooth hessian`, and the derivative programs shown by `smooth show` / `smooth
+// dev`.
 //
 // Output formats: grad prints {"value": v, "gradient": [g0, g1, ...]} with one entry per argument (the argument's
 // shape; null for an Index or Bool argument, or one not selected by --wrt); jacobian prints
@@ -9,6 +10,7 @@
 import type { Command } from "commander";
 import type { DerivativeKind, Engine, SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
+import { DEFAULT_ENGINE, describeEngines } from "../backends/registry.js";
 import { forwardDerivative } from "../api/derivative-programs.js";
 import { reverseGradient, reverseJacobian } from "../api/reverse-programs.js";
 import { doubleRank } from "../ad/seed.js";
@@ -16,23 +18,20 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { printIr } from "../ir/print.js";
 import { runPipeline } from "../opt/pass.js";
-import { STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { REVERSE_PRIMAL_PIPELINE } from "../opt/pipeline.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Type } from "../types/types.js";
 import {
-  chooseWrt,
-  defaultJacobianMode,
-  MODE_HELP,
-  parseMode,
+  chooseJacobianMode,
+  GRADIENT_HINT,
+  HESSIAN_HINT,
   requireDoubleResult,
-  type DerivativeOptions,
+  valueSize,
   type Mode,
-} from "./derivative-options.js";
-
-const GRAD_HINT = "use `smooth jacobian` for a function with several outputs";
-const HESSIAN_HINT = "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)";
+} from "../api/derivatives.js";
+import { chooseWrt, cliSubject, MODE_HELP, parseMode, type DerivativeOptions } from "./derivative-options.js";
 
 /** The entry point called with the JSON arguments, and the arguments to differentiate. */
 interface Call {
@@ -77,7 +76,7 @@ const perParameter = (json: unknown, count: number): unknown[] => (count === 1 ?
 export function gradJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
   const mode = parseMode(o.mode) ?? "reverse";
   const c = call(prog, o, args);
-  requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, c.argTypes), "a gradient", GRAD_HINT);
+  requireDoubleResult(cliSubject(prog, o.fn), resultTypeOf(prog, o.fn, c.argTypes), "smooth grad", GRADIENT_HINT);
   let value: unknown;
   let parts: unknown[];
   if (mode === "reverse") {
@@ -95,10 +94,22 @@ export function gradJson(prog: SmoothProgram, o: DerivativeOptions, args: unknow
 }
 
 export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
-  const chosen = parseMode(o.mode);
+  const requested = parseMode(o.mode);
   const c = call(prog, o, args);
-  const primal = runPrimal(prog, o, c, engine);
-  const mode = chosen ?? defaultJacobianMode(primal.type, primal.value, args, c.wrt);
+  const spec = prog.specialise(o.fn, c.argTypes, engine);
+  const y = spec.run(c.values);
+  const primal = { value: valueToJson(y, spec.resultType), type: spec.resultType };
+  const inputs = c.wrt.reduce((n, k) => n + valueSize(c.values[k]!), 0);
+  const sizes = { inputs, output: () => valueSize(y) };
+  const mode = chooseJacobianMode(
+    requested,
+    cliSubject(prog, o.fn),
+    primal.type,
+    c.argTypes,
+    c.wrt,
+    sizes,
+    "smooth jacobian",
+  );
   if (mode === "reverse") {
     // A build over the output's positions of the row of adjoints: descend the output's rank, flatten each row.
     const rows: unknown[][] = [];
@@ -112,7 +123,7 @@ export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: un
 export function hessianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
   const c = call(prog, o, args);
   const primal = runPrimal(prog, o, c, engine);
-  requireDoubleResult(o.fn, primal.type, "a Hessian", HESSIAN_HINT);
+  requireDoubleResult(cliSubject(prog, o.fn), primal.type, "smooth hessian", HESSIAN_HINT);
   // Forward over reverse: per input scalar j (the forward columns), the tangent of the whole gradient, i.e. column j.
   const columns = forwardColumns(perParameter(runDerivative(prog, o, c, engine, "hessian"), c.wrt.length), c);
   return { value: primal.value, hessian: transpose(columns) };
@@ -151,27 +162,29 @@ export function showDerivative(
 ): string {
   const chosen = parseMode(o.mode);
   const wrt = chooseWrt(prog, o.fn, argTypes, o.wrt);
+  const subject = cliSubject(prog, o.fn);
   let kind: DerivativeKind;
   if (view === "hessian") {
     if (chosen !== undefined)
       fail("argument", "--mode does not apply to --hessian", undefined, {
         hint: "a Hessian is always forward over reverse",
       });
-    requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, argTypes), "a Hessian", HESSIAN_HINT);
+    requireDoubleResult(subject, resultTypeOf(prog, o.fn, argTypes), "smooth show --hessian", HESSIAN_HINT);
     kind = "hessian";
   } else if (view === "grad") {
-    requireDoubleResult(o.fn, resultTypeOf(prog, o.fn, argTypes), "a gradient", "use --jacobian");
+    requireDoubleResult(subject, resultTypeOf(prog, o.fn, argTypes), "smooth show --grad", "use --jacobian");
     kind = (chosen ?? "reverse") === "reverse" ? "gradient" : "forward";
   } else {
     let mode: Mode = chosen ?? "forward";
     if (chosen === undefined && args) {
       const def = prog.definition(o.fn);
       const spec = prog.specialise(o.fn, argTypes, "js");
-      const value = valueToJson(
-        spec.run(args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)))),
-        spec.resultType,
-      );
-      mode = defaultJacobianMode(spec.resultType, value, args, wrt);
+      const values = args.map((a, i) => valueFromJson(a, argTypes[i]!, describeParam(def, i)));
+      const sizes = {
+        inputs: wrt.reduce((n, k) => n + valueSize(values[k]!), 0),
+        output: () => valueSize(spec.run(values)),
+      };
+      mode = chooseJacobianMode(undefined, subject, spec.resultType, argTypes, wrt, sizes, "smooth show --jacobian");
     }
     kind = mode === "reverse" ? "jacobian-rows" : "forward";
   }
@@ -189,7 +202,7 @@ export function derivativeForDev(prog: SmoothProgram, o: DerivativeOptions, argT
   const scalar = typeOf(primal.body).k === "double";
   const mode = parseMode(o.mode) ?? (scalar ? "reverse" : "forward");
   if (mode === "forward") return forwardDerivative(primal, { wrt, paramNames: prog.definition(o.fn).paramNames });
-  const firstOrder = runPipeline(primal, STANDARD_PIPELINE);
+  const firstOrder = runPipeline(primal, REVERSE_PRIMAL_PIPELINE);
   return scalar ? reverseGradient(firstOrder, { wrt }) : reverseJacobian(firstOrder, { wrt });
 }
 
@@ -198,11 +211,14 @@ export function registerDerivativeCommands(
   withEntry: (c: Command) => Command,
   run: (kind: DerivativeView, file: string, o: DerivativeOptions) => void,
 ): void {
-  const engineOption = (c: Command) =>
-    c.option("--engine <engine>", "back end: js (compiled) or interp (reference interpreter)", "js");
+  const engineOption = (c: Command) => c.option("--engine <engine>", `back end: ${describeEngines()}`, DEFAULT_ENGINE);
   const wrtOption = (c: Command) => c.option("--wrt <k>", "differentiate with respect to argument k only (0-based)");
   const command = (kind: DerivativeView, description: string) =>
-    wrtOption(withEntry(program.command(kind).argument("<file>", "a Smooth source file")).description(description));
+    wrtOption(
+      withEntry(
+        program.command(kind).argument("<file>", "a Smooth source file, or a TypeScript/JavaScript module"),
+      ).description(description),
+    );
 
   engineOption(
     command("grad", "the value and gradient of a definition with a Double result").option(

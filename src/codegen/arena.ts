@@ -6,6 +6,8 @@
 // it before calling again). Large arrays are ordinary allocations, reused from call to call only for borrowed results;
 // a call that needs more than the arena keeps between calls gets further chunks for that call only.
 
+import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
+
 const CHUNK_BYTES = 1 << 20;
 /** Arrays larger than this many bytes are allocated on their own. */
 const LARGE_BYTES = CHUNK_BYTES >> 3;
@@ -197,8 +199,12 @@ export class Arena {
     );
   }
 
-  /** Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation (n = 0 or large). */
+  /**
+   * Reserves bytes for n elements: true with `chunk` and `offset` set, or false for an ordinary allocation (n = 0 or
+   * large).
+   */
   private place(bytes: number, n: number): boolean {
+    if (n > MAX_ARRAY_ELEMENTS) arrayTooLarge("an array", n, undefined);
     if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
     for (; ; this.current++) {

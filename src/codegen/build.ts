@@ -18,10 +18,19 @@
 // irregular run ends, its writes may land in the wrong places (or be clipped at the buffer's end), which is harmless:
 // the build fails before its value is used.
 
-import { isFreeIn } from "../ir/free.js";
-import { typeOf, type Atom, type Build, type Expr, type Let, type Prim } from "../ir/ir.js";
+import { typeOf, type Build, type Let, type Prim } from "../ir/ir.js";
+import {
+  buildChain,
+  copyOf,
+  leavesZeros,
+  oneHotTerminal,
+  zeroBranch,
+  zeroFilled,
+  type ZeroBranch,
+} from "../lowering/build-forms.js";
 import type { ScalarKind } from "../runtime/value.js";
-import { elemKind, leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import { slotNames } from "./writer.js";
 import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
 const ARENA_KIND: Record<ScalarKind, string> = { double: "F64", int: "I32", bool: "U8" };
@@ -39,80 +48,9 @@ export function sliceOf(k: ScalarKind, data: string, from: string, to: string): 
   return `$a.slice${ARENA_KIND[k]}(${data}, ${from}, ${to})`;
 }
 
-interface Level {
-  readonly build: Build;
-  /** The lets of this build's body that precede the next level's build (none for the last level). */
-  readonly lets: readonly Let[];
-}
-
-/** The lets and the build in tail position of a build body: `let ... in build ...` or `let ... let x = build ... in x`. */
-function tailBuild(body: Expr): { lets: Let[]; inner: Build } | undefined {
-  const lets: Let[] = [];
-  let e = body;
-  while (e.kind === "let") {
-    lets.push(e);
-    e = e.body;
-  }
-  if (e.kind === "build") return { lets, inner: e };
-  const last = lets[lets.length - 1];
-  if (e.kind === "var" && last !== undefined && last.v.id === e.id && last.rhs.kind === "build") {
-    return { lets: lets.slice(0, -1), inner: last.rhs };
-  }
-  return undefined;
-}
-
 /**
- * A terminal build `build n (fun j -> let c = (j = e) in if c then A else 0.)` (or `e = j`) with a Double element: the
- * hot index e (bound outside) and A. Its array is zero except at e, so the generator writes that element alone.
+ * A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would.
  */
-function oneHotTerminal(b: Build): { at: Atom; value: Expr } | undefined {
-  const body = b.body;
-  if (body.kind !== "let" || body.rhs.kind !== "prim" || body.rhs.op !== "eq" || typeOf(body).k !== "double")
-    return undefined;
-  const tail = body.body;
-  if (tail.kind !== "if" || tail.cond.kind !== "var" || tail.cond.id !== body.v.id) return undefined;
-  if (tail.else.kind !== "lit" || !Object.is(tail.else.value, 0)) return undefined;
-  const [x, y] = body.rhs.args as [Atom, Atom];
-  const isIndex = (a: Atom) => a.kind === "var" && a.id === b.index.id;
-  const at = isIndex(x) ? y : isIndex(y) ? x : undefined;
-  if (at === undefined || isIndex(at) || at.type.k !== "int" || isFreeIn(body.v, tail.then)) return undefined;
-  return { at, value: tail.then };
-}
-
-/** `build m (fun _ -> 0.)` (also as `let x = build ... in x`), a vector of literal zeros. */
-function zeroBuild(e: Expr): Build | undefined {
-  if (e.kind === "let" && e.body.kind === "var" && e.body.id === e.v.id) e = e.rhs;
-  const zero =
-    e.kind === "build" &&
-    e.body.kind === "lit" &&
-    Object.is(e.body.value, 0) &&
-    e.type.k === "array" &&
-    e.type.elem.k === "double";
-  return zero ? (e as Build) : undefined;
-}
-
-/** A terminal `if c then A else build m (fun _ -> 0.)` (or the zeros first) with a vector of Doubles as its value. */
-function zeroBranch(e: Expr): { cond: Atom; value: Expr; zero: Build; zeroWhen: boolean } | undefined {
-  if (e.kind !== "if" || e.type.k !== "array" || e.type.elem.k !== "double") return undefined;
-  const [zt, ze] = [zeroBuild(e.then), zeroBuild(e.else)];
-  if (ze !== undefined && zt === undefined) return { cond: e.cond, value: e.then, zero: ze, zeroWhen: false };
-  if (zt !== undefined && ze === undefined) return { cond: e.cond, value: e.else, zero: zt, zeroWhen: true };
-  return undefined;
-}
-
-/** `build n (fun i -> xs[i])` with xs a vector of Doubles: the get (a copy of the first n elements of xs). */
-function copyOf(b: Build): Prim | undefined {
-  let body = b.body;
-  // `let x = xs[i] in x`, as a builder writes it.
-  if (body.kind === "let" && body.body.kind === "var" && body.body.id === body.v.id) body = body.rhs;
-  if (body.kind !== "prim" || body.op !== "get" || body.type.k !== "double") return undefined;
-  const [xs, i] = body.args as [Atom, Atom];
-  return i.kind === "var" && i.id === b.index.id && xs.type.k === "array" && xs.type.elem.k === "double"
-    ? body
-    : undefined;
-}
-
-/** A copy build as one `slice` (no zero-filling, no loop); the first index out of range is reported, as the loop would. */
 function emitCopy(em: Emitter, b: Build, get: Prim, base: string): Slots {
   const n = em.atom(b.size)[0]!;
   em.checkCount(n, "build size", b.span);
@@ -130,26 +68,15 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const copied = copyOf(outer);
   if (copied !== undefined) return emitCopy(em, outer, copied, base);
   // `build n (fun _ -> 0)`: typed arrays start as zeros (+0, 0, false), so allocating is all there is to do.
-  const body = outer.body;
-  if (
-    body.kind === "lit" &&
-    (Object.is(body.value, 0) || body.value === false) &&
-    outer.type.k === "array" &&
-    outer.type.elem.k === body.type.k
-  ) {
+  const zeros = zeroFilled(outer);
+  if (zeros !== undefined) {
     const n = em.atom(outer.size)[0]!;
     em.checkCount(n, "build size", outer.span);
     const name = slotNames(base, outer.type)[0]!;
-    em.out.line(`const ${name} = ${allocation(body.type.k as ScalarKind, n)};`);
+    em.out.line(`const ${name} = ${allocation(zeros, n)};`);
     return [name, "0", n];
   }
-  const levels: Level[] = [];
-  for (let b = outer; ;) {
-    const split = tailBuild(b.body);
-    levels.push({ build: b, lets: split ? split.lets : [] });
-    if (!split) break;
-    b = split.inner;
-  }
+  const levels = buildChain(outer);
   const k = levels.length - 1;
   const terminal = levels[k]!.build.body;
   const termLeaves = leavesOf(typeOf(terminal));
@@ -169,11 +96,9 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const elementIndex = (j: number) => (runStarts[j] === "0" ? indices[j]! : `${runStarts[j]} + ${indices[j]}`);
   const firstDescent = (upTo: number) =>
     upTo === 0 ? `${indices[0]} === 0` : `(${indices.slice(0, upTo + 1).join(" | ")}) === 0`;
-  // Every element is written, except by a one-hot terminal or a branch that leaves zeros: only those need zeroed
-  // memory (the arena's reused memory otherwise costs a fill).
-  let tailOfTerminal = terminal;
-  while (tailOfTerminal.kind === "let") tailOfTerminal = tailOfTerminal.body;
-  const sparseTerminal = oneHotTerminal(levels[k]!.build) !== undefined || zeroBranch(tailOfTerminal) !== undefined;
+  // Only a chain that leaves some elements unwritten needs zeroed memory (the arena's reused memory otherwise costs a
+  // fill).
+  const sparseTerminal = leavesZeros(levels);
   const allocate = (elementSize: (leaf: number) => string) =>
     termLeaves.map(
       (leaf, l) => `${buffers[l]} = ${allocation(elemKind(leaf), times([...sizes, elementSize(l)]), !sparseTerminal)};`,
@@ -267,7 +192,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
 
   // `if c then A else build m (fun _ -> 0.)`: the zeros are already in the fresh buffer, so that branch only gives
   // the element's size (for the allocation and the shape check), and the copy is skipped when the data is null.
-  const zeroOrValue = (zb: { cond: Atom; value: Expr; zero: Build; zeroWhen: boolean }): string[] => {
+  const zeroOrValue = (zb: ZeroBranch): string[] => {
     const [d, o, m] = [`${base}_zd`, `${base}_zo`, `${base}_zm`];
     const cond = em.atom(zb.cond)[0]!;
     out.line(`let ${d} = null, ${o} = 0, ${m} = 0;`);

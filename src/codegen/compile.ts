@@ -1,6 +1,6 @@
 // The JavaScript back end's entry point: a first-order IrFunction becomes a JavaScript function, made once with
-// `new Function`. See emit.ts for statements and errors, build.ts for loops over arrays, leaves.ts for how values are
-// held in locals.
+// `new Function`. See emit.ts for statements and errors, lowering.ts for primitives, build.ts for loops over arrays,
+// leaves.ts for how values are held in locals.
 //
 // Errors. Compiled code raises the interpreter's errors, with the same kind, message and span, in the same order:
 // a bad index throws the SmoothError of `indexOutOfRange` (src/prims/table.ts) at the get's span (the check is left
@@ -12,16 +12,16 @@
 // `$spans` and `$types`; `$rt` holds the helpers of runtime.ts.
 
 import { typeOf, type IrFunction } from "../ir/ir.js";
-import type { Span } from "../syntax/source.js";
-import type { Type } from "../types/types.js";
-import { FunctionsCode } from "./functions.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Value } from "../runtime/value.js";
-import { leafStarts, leavesOf, slotNames } from "./leaves.js";
+import type { Span } from "../syntax/source.js";
+import type { Type } from "../types/types.js";
+import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
+import { FunctionsCode } from "./functions.js";
 import { RUNTIME } from "./runtime.js";
-import { varName } from "./writer.js";
-import { ownership } from "./ownership.js";
+import { slotNames, varName } from "./writer.js";
+import { ownership } from "../lowering/ownership.js";
 
 export interface CompiledFunction {
   /**
@@ -34,8 +34,26 @@ export interface CompiledFunction {
   readonly source: string;
 }
 
-export function compileFunction(fn: IrFunction): CompiledFunction {
+/**
+ * The JavaScript of a function, before it becomes one: `source` is the body of a function of the closure parameters
+ * `CLOSURE_PARAMS`, which returns the compiled function; `spans`, `types`, `paramTypes` and `resultType` are the values
+ * those parameters take (besides `$rt`, the helpers of runtime.ts). compileFunction makes it with `new Function`;
+ * the ahead-of-time module (src/aot/) writes it as a function declaration instead.
+ */
+export interface GeneratedFunction {
+  readonly source: string;
+  readonly spans: readonly Span[];
+  readonly types: readonly Type[];
+  readonly paramTypes: readonly Type[];
+  readonly resultType: Type;
+}
+
+/** The closure parameters of a GeneratedFunction's source, in order. */
+export const CLOSURE_PARAMS = ["$rt", "$spans", "$types", "$paramTypes", "$resultType"] as const;
+
+export function generateFunction(fn: IrFunction): GeneratedFunction {
   const shared = { spans: [] as Span[], types: [] as Type[] };
+  // The program's recursive functions (src/ir/lower-rec.ts), each a JS function and a generator (./functions.ts).
   const functions = fn.functions !== undefined && fn.functions.length > 0 ? new FunctionsCode(fn, shared) : undefined;
   const em = new Emitter(2, shared);
   if (functions !== undefined) em.callSite = functions.callSite(false);
@@ -82,19 +100,26 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
       ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
       : `"use strict";\nconst $a = $rt.newArena();\n${functions.declarations}` +
         `function $run(args, borrowed) {\n${body}}\n${functions.retrying()}`;
+  return { source, spans: em.spans, types: em.types, paramTypes, resultType };
+}
+
+export function compileFunction(fn: IrFunction): CompiledFunction {
+  const { source, spans, types, paramTypes, resultType } = generateFunction(fn);
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function("$rt", "$spans", "$types", "$paramTypes", "$resultType", source) as (
+  const make = new Function(...CLOSURE_PARAMS, source) as (
     ...closure: unknown[]
-  ) => Run;
-  const run = make(RUNTIME, em.spans, em.types, paramTypes, resultType);
+  ) => (args: readonly Value[], borrowed?: boolean) => Value;
+  const run = make(RUNTIME, spans, types, paramTypes, resultType);
   return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
 }
 
-type Run = (args: readonly Value[], borrowed: boolean) => Value;
-
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
-function runChecked(run: Run, args: readonly Value[], borrowed: boolean): Value {
+export function runChecked(
+  run: (args: readonly Value[], borrowed: boolean) => Value,
+  args: readonly Value[],
+  borrowed: boolean,
+): Value {
   try {
     return run(args, borrowed);
   } catch (e) {

@@ -12,19 +12,25 @@
 // naming them can be read with a stale meaning: an ifold's state at the end of its body, an if result inside its
 // branches before it is bound, a build's buffers and records before the build's value is bound.
 
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { arrayOf, type Type } from "../types/types.js";
-import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var } from "../ir/ir.js";
-import { PRIMS } from "../prims/table.js";
-import { elemKind, leafSlotCount, leafStarts, leavesOf, slotCount, slotNames, type Leaf } from "./leaves.js";
-import { CodeWriter, isNonNegativeIntLiteral, jsLiteral, varName } from "./writer.js";
+import type { Type } from "../types/types.js";
+import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
+import { JS_LOWERING } from "./lowering.js";
+import {
+  elemKind,
+  invariantDimensionSlots,
+  leafSlotCount,
+  leafStarts,
+  leavesOf,
+  slotCount,
+  type Leaf,
+} from "../lowering/leaves.js";
+import { BoundsFacts } from "../lowering/bounds.js";
+import { CodeWriter, jsLiteral, nonNegativeIndexLiteral, slotNames, varName } from "./writer.js";
 import { emitBuild, sliceOf } from "./build.js";
-import { invariantShapes } from "../ir/invariant-shapes.js";
-import type { Fresh } from "./ownership.js";
-import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
-import { emitTapeOp } from "./tape.js";
-import { isTapeOp } from "../prims/tape.js";
+import type { Fresh } from "../lowering/ownership.js";
 
 export type Slots = readonly string[];
 
@@ -36,10 +42,8 @@ export class Emitter {
   /** How a call of one of the program's functions is written (./functions.ts); none outside such a program. */
   callSite?: (em: Emitter, e: Call, base: string) => Slots;
   private readonly env = new Map<number, Slots>();
-  /** Loop variable -> its loop's bound: the variable lies in [0, bound). */
-  private readonly loopBounds = new Map<string, string>();
-  /** Locals that only ever hold array dimensions, so are never negative. */
-  private readonly dimensions = new Set<string>();
+  /** What is known of Index slots: loop ranges, dimensions, checks made (src/lowering/bounds.ts). */
+  readonly bounds: BoundsFacts;
   private temps = 0;
   private readonly errorSites: string[] = [];
   /** How many `$e` locals failing checks need. */
@@ -47,7 +51,7 @@ export class Emitter {
   /** The array updates that may overwrite their operand (ownership.ts); the others copy it first. */
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
-  copyOnEntry: ReadonlyMap<Ifold, Fresh> = new Map();
+  copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
   /** Calls whose arguments at these positions are passed as copies (owned parameters given shared values). */
   copyArgs: ReadonlyMap<Call, ReadonlySet<number>> = new Map();
 
@@ -55,6 +59,7 @@ export class Emitter {
     this.out = new CodeWriter(indent);
     this.spans = shared?.spans ?? [];
     this.types = shared?.types ?? [];
+    this.bounds = new BoundsFacts(this.out, nonNegativeIndexLiteral);
   }
 
   /** A fresh base name for locals that no variable names. */
@@ -86,21 +91,21 @@ export class Emitter {
     leafStarts(leaves).forEach((s, l) => {
       for (let d = 0; d < leaves[l]!.rank; d++) {
         const name = slots[s + 2 + d]!;
-        if (only === undefined || only.has(name)) this.dimensions.add(name);
+        if (only === undefined || only.has(name)) this.bounds.dimension(name);
       }
     });
   }
 
   /** Names that hold dimensions of arrays (build's shape records). */
   markDimensionNames(names: Slots): void {
-    for (const n of names) this.dimensions.add(n);
+    for (const n of names) this.bounds.dimension(n);
   }
 
   /** Declares a loop variable `name` that runs over [0, bound). */
   loopVariable(v: Var, bound: string): string {
     const name = varName(v.id);
     this.bind(v, [name]);
-    this.loopBounds.set(name, bound);
+    this.bounds.loopVariable(name, bound);
     return name;
   }
 
@@ -144,13 +149,16 @@ export class Emitter {
       case "call":
         if (this.callSite === undefined) throw new Error(`codegen: a call of ${e.fn} outside a program of functions`);
         return this.callSite(this, e, base);
+      case "while":
+        return this.while(e);
       case "jvp":
         throw new Error("codegen: a jvp node reached the code generator (the forward-ad pass expands them)");
       case "lam":
       case "app":
+      case "custom":
         return fail(
           "unsupported",
-          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : "call"})`,
+          `cannot compile a function value here (a ${e.kind === "lam" ? "lambda" : e.kind === "app" ? "call" : "function with a custom derivative"})`,
           undefined,
           {
             hint: "the compiled back end takes first-order programs: functions must be inlined away first",
@@ -162,7 +170,8 @@ export class Emitter {
   /**
    * `if (failed)` raise an error. The error is not raised where the check is: the check saves the error site's
    * number in `$ek` and the numbers the message needs (`values`) in the locals `$e0`, `$e1`, ..., and leaves the whole
-   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that throws,
+   * function body (labelled `$main`, see compile.ts); `raise` (given the names of those locals) is the call that
+   * throws,
    * placed after the body. A call, or even an array literal, on the failure path of a check in a hot loop makes V8
    * compile the loop up to three times slower, though that path never runs; storing numbers and a `break` do not.
    */
@@ -182,12 +191,16 @@ export class Emitter {
 
   /** A size or count must not be negative: the interpreter's shape error otherwise. */
   checkCount(n: string, what: "build size" | "ifold count", span: Span | undefined): void {
-    if (isNonNegativeIntLiteral(n) || this.dimensions.has(n) || this.loopBounds.has(n)) return;
+    if (this.bounds.nonNegative(n)) return;
     const at = this.spanRef(span);
-    this.failIf(`${n} < 0`, [n], ([count]) => `$rt.negativeCount("${what}", ${count}, ${at})`);
+    // A build's size is also checked against the array limit (../runtime/limits.ts) before anything is allocated.
+    const test = what === "build size" ? `${n} < 0 || ${n} > ${MAX_ARRAY_ELEMENTS}` : `${n} < 0`;
+    this.failIf(test, [n], ([count]) => `$rt.badCount("${what}", ${count}, ${at})`);
   }
 
-  /** `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays). */
+  /**
+   * `let name = init, ...;` with initial values of the right kind (numbers stay numbers, typed arrays typed arrays).
+   */
   declareMutable(names: Slots, t: Type, inits?: Slots, positions?: readonly number[]): void {
     const defaults = defaultSlots(t);
     const parts = names.map((n, i) => `${n} = ${inits ? inits[i] : defaults[positions ? positions[i]! : i]}`);
@@ -208,49 +221,26 @@ export class Emitter {
     pairs.forEach(([t], i) => this.out.line(`${t} = ${saved[i]};`));
   }
 
+  /** A primitive, as its entry in the JavaScript lowering table (./lowering.ts) writes it. */
   private prim(e: Prim, base: string): Slots {
-    if (e.op === "get") return this.get(e, base);
-    if (e.op === "length") return [this.atom(e.args[0]!)[2]!];
-    if (e.op === "checkIndex") {
-      const [j, n] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
-      this.boundsCheck(j, n, e.span);
-      return [j];
-    }
-    if (e.op === "sameSize") {
-      const [n, m] = e.args.map((a) => this.atom(a)[0]!) as [string, string];
-      const at = this.spanRef(e.span);
-      if (n !== m) this.failIf(`${n} !== ${m}`, [n, m], ([x, y]) => `$rt.sizesDiffer(${x}, ${y}, ${at})`);
-      return [n];
-    }
-    if (e.op === "field") {
-      // An array of tuples is held as its components' arrays, one after the other: component k's slots are the field.
-      const arr = e.args[0]!;
-      const comps = arr.type.k === "array" && arr.type.elem.k === "tuple" ? arr.type.elem.elems : [];
-      const k = e.args[1]!.kind === "lit" ? (e.args[1]!.value as number) : -1;
-      const start = comps.slice(0, k).reduce((n, t) => n + slotCount(arrayOf(t)), 0);
-      return this.atom(arr).slice(start, start + slotCount(e.type));
-    }
-    if (e.op === "zerosLike") return emitZerosLike(this, e, base);
-    if (e.op === "setAt" || e.op === "addAt") return emitUpdateAt(this, e, base, this.inPlace.has(e));
-    if (e.op === "record") return emitRecord(this, e, base, this.inPlace.has(e));
-    if (e.op === "sameShape") {
-      // Equal dimensions, leaf by leaf (data and offsets are not shape).
-      const [a, b] = e.args.map((x) => this.atom(x));
-      const leaves = leavesOf(e.args[0]!.type);
-      const tests = leafStarts(leaves).flatMap((s, l) =>
-        Array.from({ length: leaves[l]!.rank }, (_, d) => `${a![s + 2 + d]} === ${b![s + 2 + d]}`),
+    const lowering = JS_LOWERING[e.op];
+    if ("slots" in lowering) return lowering.slots(this, e, base);
+    this.learnRange(e, base);
+    const args = e.args.map((a) => this.atom(a)[0]!);
+    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+      // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
+      const t = args[e.tangent]!;
+      const plain = lowering.expr(
+        args,
+        e.args.map((a) => a.type),
+        this.spanRef(e.span),
       );
-      this.out.line(`const ${base} = ${tests.length === 0 ? "true" : tests.join(" && ")};`);
+      const known = e.args[e.tangent]!.kind === "lit";
+      this.out.line(`const ${base} = ${!known ? `${t} === 0 ? 0 : ${plain}` : Number(t) === 0 ? "0" : plain};`);
       return [base];
     }
-    if (e.op === "addArray") return emitAddArray(this, e, base, this.inPlace.has(e));
-    if (isTapeOp(e.op)) return emitTapeOp(this, e, base);
-    this.learnRange(e, base);
-    const rule = PRIMS[e.op];
-    if (rule.js === "array-structural") throw new Error(`codegen: no structural lowering for ${e.op}`);
-    const args = e.args.map((a) => this.atom(a)[0]!);
     this.out.line(
-      `const ${base} = ${rule.js(
+      `const ${base} = ${lowering.expr(
         args,
         e.args.map((a) => a.type),
         this.spanRef(e.span),
@@ -259,7 +249,8 @@ export class Emitter {
     return [base];
   }
 
-  private get(e: Prim, base: string): Slots {
+  /** `get`: the element's slots, a view of the array's leaves for an array element (no copy); bounds-checked. */
+  get(e: Prim, base: string): Slots {
     const [arr, index] = e.args as [Atom, Atom];
     const a = this.atom(arr);
     const i = this.atom(index)[0]!;
@@ -283,45 +274,18 @@ export class Emitter {
     });
   }
 
-  /** Locals holding `x - 1` and `x + 1` (Index), by x: the bounds of reversed and shifted loop indexes. */
-  private readonly minusOne = new Map<string, string>();
-  private readonly plusOne = new Map<string, string>();
-
-  /**
-   * Index arithmetic on loop variables whose range is known, as the reverse sweep writes it: `last - k` with
-   * last = n - 1 and k running over [0, n) lies in [0, n); `i + 1` with i over [0, n) lies in [0, n + 1) when a local
-   * holds n + 1. Recorded like loop variables, so gets and updates at these indexes need no (or half a) check.
-   */
+  /** Index arithmetic as the reverse sweep writes it on loop variables (`last - k`, `i + 1`) keeps a known range. */
   private learnRange(e: Prim, base: string): void {
     if (e.type.k !== "int" || (e.op !== "sub" && e.op !== "add")) return;
     const [a, b] = e.args.map((x) => this.atom(x)[0]!) as [string, string];
-    if (b === "1") (e.op === "sub" ? this.minusOne : this.plusOne).set(a, base);
-    if (e.op === "sub") {
-      const bound = this.loopBounds.get(b);
-      if (bound !== undefined && this.minusOne.get(bound) === a && !this.loopBounds.has(base))
-        this.loopBounds.set(base, bound);
-    } else if (b === "1") {
-      const bound = this.loopBounds.get(a);
-      const above = bound === undefined ? undefined : this.plusOne.get(bound);
-      if (above !== undefined && above !== base) this.loopBounds.set(base, above);
-    }
+    this.bounds.arithmetic(e.op, a, b, base);
   }
 
-  /** Bounds checks already made, with the block they were made in (they hold while it is open: CodeWriter.isOpen). */
-  private readonly checked = new Map<string, number>();
-
+  /** Checks `0 <= i < length` (the part not already known), else the interpreter's index error at `span`. */
   boundsCheck(i: string, length: string, span: Span | undefined): void {
-    // The same check earlier in the same run passed (a failed check leaves the function), so it holds here too.
-    const key = `${i} ${length}`;
-    const made = this.checked.get(key);
-    if (made !== undefined && this.out.isOpen(made)) return;
-    this.checked.set(key, this.out.scope);
-    const bound = this.loopBounds.get(i);
-    // i < bound, and a bound that is itself a loop variable is below its own bound (nested triangular loops).
-    for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++)
-      if (b === length) return;
-    const fails =
-      bound !== undefined || isNonNegativeIntLiteral(i) ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
+    const check = this.bounds.indexCheck(i, length);
+    if (check === "none") return;
+    const fails = check === "upper" ? `${i} >= ${length}` : `!(${i} >= 0 && ${i} < ${length})`;
     const at = this.spanRef(span);
     this.failIf(fails, [i, length], ([index, n]) => `$rt.indexOutOfRange(${index}, ${n}, ${at})`);
   }
@@ -390,7 +354,7 @@ export class Emitter {
   }
 
   /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
-  private copiedOnEntry(e: Ifold, init: string[]): string[] {
+  private copiedOnEntry(e: Ifold | While, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
     if (copy === undefined) return init;
     let at = 0;
@@ -417,22 +381,14 @@ export class Emitter {
     return init;
   }
 
-  private ifold(e: Ifold): Slots {
+  /**
+   * The mutable locals of a loop's state (ifold or while), initialised from `init`: dimensions of state components
+   * whose shape never changes are the initial value's own locals (not reassigned). Binds the state variable.
+   */
+  private loopState(e: Ifold | While): Slots {
     const init = this.copiedOnEntry(e, [...this.atom(e.init)]);
-    const count = this.atom(e.count)[0]!;
-    this.checkCount(count, "ifold count", e.span);
-    // Dimensions of state components whose shape never changes are the initial value's own locals (not reassigned).
     const state = slotNames(varName(e.acc.id), e.acc.type);
-    const fixed = new Set<number>();
-    const parts = e.acc.type.k === "tuple" ? e.acc.type.elems : [e.acc.type];
-    let at = 0;
-    invariantShapes(e).forEach((inv, k) => {
-      const leaves = leavesOf(parts[k]!);
-      for (const l of leaves) {
-        if (inv) for (let d = 0; d < l.rank; d++) fixed.add(at + 2 + d);
-        at += leafSlotCount(l);
-      }
-    });
+    const fixed = invariantDimensionSlots(e);
     fixed.forEach((q) => (state[q] = init[q]!));
     const mutable = state.map((_, q) => q).filter((q) => !fixed.has(q));
     this.declareMutable(
@@ -443,8 +399,26 @@ export class Emitter {
     );
     this.markDimensions(state, e.acc.type);
     this.bind(e.acc, state);
+    return state;
+  }
+
+  private ifold(e: Ifold): Slots {
+    const count = this.atom(e.count)[0]!;
+    this.checkCount(count, "ifold count", e.span);
+    const state = this.loopState(e);
     const i = this.loopVariable(e.index, count);
     this.out.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
+    this.assign(state, this.expr(e.body, this.fresh()));
+    this.out.close();
+    return state;
+  }
+
+  /** `for (;;) { cond; if (!c) break; state = body }`: the condition is evaluated before every iteration. */
+  private while(e: While): Slots {
+    const state = this.loopState(e);
+    this.out.open("for (;;) {");
+    const go = this.expr(e.cond, this.fresh())[0]!;
+    this.out.line(`if (!${go}) break;`);
     this.assign(state, this.expr(e.body, this.fresh()));
     this.out.close();
     return state;

@@ -22,8 +22,9 @@ import { typeOf } from "../ir/ir.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { Emitter, type Slots } from "./emit.js";
-import { leavesOf, slotCount, slotNames } from "./leaves.js";
-import { ownership } from "./ownership.js";
+import { leavesOf, slotCount } from "../lowering/leaves.js";
+import { slotNames } from "./writer.js";
+import { ownership } from "../lowering/ownership.js";
 import { varName } from "./writer.js";
 
 /** The closure constants every emitter of one compiled program shares. */

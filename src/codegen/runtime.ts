@@ -2,13 +2,14 @@
 // build's buffer); the rest convert arguments and results, or raise the errors the interpreter raises, with the same
 // kinds, messages and spans (the spans come from the closure array `$spans`, never from program text).
 
+import { arrayTooLarge } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import { indexOutOfRange, intDiv, intPow, sizesDiffer } from "../prims/table.js";
+import { indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
-import { elemKind, leavesOf, slotsToValue, valueToSlots, type Slot } from "./leaves.js";
+import { elemKind, leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import { Arena } from "./arena.js";
 import { Tape } from "./tape.js";
@@ -19,7 +20,7 @@ function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[
     fail("argument", `expected ${paramTypes.length} argument(s), got ${Array.isArray(args) ? args.length : "no list"}`);
   }
   const out: Slot[] = [];
-  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i + 1}`);
+  for (let i = 0; i < paramTypes.length; i++) valueToSlots(args[i]!, paramTypes[i]!, out, `argument ${i}`);
   return out;
 }
 
@@ -99,10 +100,12 @@ function drive(first: Generator<Generator<unknown>, void>): void {
 
 export const RUNTIME = {
   intDiv,
+  toIndex,
   intPow,
   indexOutOfRange,
   sizesDiffer,
-  negativeCount: negativeLoopCount,
+  badCount: (what: "build size" | "ifold count", n: number, span: Span | undefined): never =>
+    n < 0 ? negativeLoopCount(what, n, span) : arrayTooLarge("a build", n, span),
   irregular,
   noError: (): never => {
     throw new Error("compiled code left its body without a result or an error");

@@ -6,7 +6,8 @@
 import type { Prim } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { Emitter, Slots } from "./emit.js";
-import { leavesOf, slotNames } from "./leaves.js";
+import { leavesOf } from "../lowering/leaves.js";
+import { slotNames } from "./writer.js";
 
 /** The runtime stack behind a tape. */
 export class Tape {

@@ -5,7 +5,8 @@
 import type { Atom, Prim } from "../ir/ir.js";
 import { allocation, sliceOf } from "./build.js";
 import type { ScalarKind } from "../runtime/value.js";
-import { elemKind, leafSlotCount, leafStarts, leavesOf, slotNames } from "./leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import { slotNames } from "./writer.js";
 import { plus, times, type Emitter, type Slots } from "./emit.js";
 
 interface LeafSlots {

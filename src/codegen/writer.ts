@@ -3,6 +3,7 @@
 // else a program carries (spans, names, messages) reaches the generated code through closure arrays, never as text.
 
 import type { Type } from "../types/types.js";
+import { leavesOf } from "../lowering/leaves.js";
 
 export class CodeWriter {
   private readonly lines: string[] = [];
@@ -92,6 +93,21 @@ export function varName(id: number): string {
   return `v${id}`;
 }
 
+/**
+ * The JavaScript names for the slots (src/lowering/leaves.ts) of a value of type `t` held in locals named after `base`
+ * (e.g. "v12").
+ */
+export function slotNames(base: string, t: Type): string[] {
+  const leaves = leavesOf(t);
+  const names: string[] = [];
+  leaves.forEach((l, k) => {
+    const p = leaves.length === 1 ? base : `${base}_${k}`;
+    if (l.rank === 0) names.push(p);
+    else names.push(p, `${p}_o`, ...Array.from({ length: l.rank }, (_, d) => `${p}_n${d}`));
+  });
+  return names;
+}
+
 /** A JavaScript literal with exactly the value of a Double, Index or Bool literal (NaN, infinities and -0 included). */
 export function jsLiteral(value: number | boolean, t: Type): string {
   if (t.k === "bool") {
@@ -120,4 +136,9 @@ export function numberLiteral(x: number): string {
 /** True for the text of an integer literal >= 0 (sizes and offsets known at compile time). */
 export function isNonNegativeIntLiteral(s: string): boolean {
   return /^[0-9]+$/.test(s);
+}
+
+/** The value of a slot that is the text of an integer literal >= 0, else undefined (for src/lowering/bounds.ts). */
+export function nonNegativeIndexLiteral(s: string): number | undefined {
+  return isNonNegativeIntLiteral(s) ? Number(s) : undefined;
 }

@@ -1,5 +1,6 @@
 // Calls of the program's first-order functions in the interpreter: a call evaluates its arguments, binds them to the
-// function's parameters in a fresh environment and runs the body. A call in tail position of that body (./interpreter.ts
+// function's parameters in a fresh environment and runs the body. A call in tail position of that body
+// (./interpreter.ts
 // `evalTail`) is made by the same loop, so tail recursion (a recursive loop) needs no JS stack. Other nested calls are
 // counted: past MAX_CALL_DEPTH the call is a located "recursion" error instead of a JavaScript stack overflow (the
 // interpreter is the reference, not a runtime; compiled code has no such limit). Each nested call takes a few large

@@ -12,6 +12,12 @@ export async function gradbenchMain(): Promise<void> {
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
+  // A reader that stops early (`... | head`) ends the session: no stack trace (also when run as
+  // dist/gradbench/main.js).
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(0);
+  });
   const tool = new GradbenchTool(EVALS, { log: (message) => process.stderr.write(`smooth gradbench: ${message}\n`) });
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   await serve(lines, (line) => process.stdout.write(line), tool);

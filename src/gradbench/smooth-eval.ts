@@ -71,7 +71,10 @@ export function integerIn(json: unknown, what: string, min: number, max: number)
   return json;
 }
 
-/** A prepared call running `fn` on `args`; its output is `encode` of the last result (borrowed: read before any further run). */
+/**
+ * A prepared call running `fn` on `args`; its output is `encode` of the last result (borrowed: read before any further
+ * run).
+ */
 export function preparedCall(
   fn: Specialised,
   args: readonly Value[],

@@ -27,6 +27,7 @@ import {
   type Prim,
   type Proj,
   type Var,
+  type While,
 } from "./ir.js";
 
 export const litDouble = (x: number): Lit => lit(x, DOUBLE);
@@ -91,6 +92,16 @@ export function mkIfold(init: Atom, count: Atom, acc: Var, index: Var, body: Exp
     throw new Error(`mkIfold: init ${showType(init.type)}, acc ${showType(acc.type)}, body ${showType(typeOf(body))}`);
   }
   const node: Ifold = { kind: "ifold", init, count, acc, index, body, type: acc.type };
+  return span === undefined ? node : { ...node, span };
+}
+
+export function mkWhile(init: Atom, acc: Var, cond: Expr, body: Expr, span?: Span): While {
+  if (!typeEq(init.type, acc.type) || !typeEq(acc.type, typeOf(body)) || typeOf(cond).k !== "bool") {
+    throw new Error(
+      `mkWhile: init ${showType(init.type)}, acc ${showType(acc.type)}, cond ${showType(typeOf(cond))}, body ${showType(typeOf(body))}`,
+    );
+  }
+  const node: While = { kind: "while", init, acc, cond, body, type: acc.type };
   return span === undefined ? node : { ...node, span };
 }
 
@@ -241,6 +252,27 @@ export class AnfBuilder {
         acc,
         index,
         nested((b) => body(acc, index, b)),
+        span,
+      ),
+    );
+  }
+
+  while(
+    init: Atom,
+    cond: (acc: Var, b: AnfBuilder) => Expr,
+    body: (acc: Var, b: AnfBuilder) => Expr,
+    name = "s",
+    accName = "acc",
+    span?: Span,
+  ): Atom {
+    const acc = freshVar(accName, init.type);
+    return this.bind(
+      name,
+      mkWhile(
+        init,
+        acc,
+        nested((b) => cond(acc, b)),
+        nested((b) => body(acc, b)),
         span,
       ),
     );

@@ -75,6 +75,16 @@ class Matcher {
           this.bind(a.index, b.index) &&
           this.expr(a.body, b.body)
         );
+      case "while":
+        return (
+          b.kind === "while" &&
+          this.atom(a.init, b.init) &&
+          this.bind(a.acc, b.acc) &&
+          this.expr(a.cond, b.cond) &&
+          this.expr(a.body, b.body)
+        );
+      case "custom":
+        return b.kind === "custom" && a.mode === b.mode && this.atom(a.fn, b.fn) && this.atoms(a.rules, b.rules);
     }
   }
 }

@@ -26,6 +26,10 @@ export function operands(e: Expr): readonly Atom[] {
       return [e.size];
     case "ifold":
       return [e.init, e.count];
+    case "while":
+      return [e.init];
+    case "custom":
+      return [e.fn, ...e.rules];
     case "let":
     case "lam":
       return [];
@@ -43,6 +47,8 @@ export function children(e: Expr): readonly Expr[] {
     case "build":
     case "ifold":
       return [e.body];
+    case "while":
+      return [e.cond, e.body];
     default:
       return [];
   }
@@ -59,6 +65,8 @@ export function binders(e: Expr): readonly Var[] {
       return [e.index];
     case "ifold":
       return [e.acc, e.index];
+    case "while":
+      return [e.acc];
     default:
       return [];
   }
@@ -151,5 +159,9 @@ export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => At
       return { ...e, size: atom(e.size), body: scope(e.body) };
     case "ifold":
       return { ...e, init: atom(e.init), count: atom(e.count), body: scope(e.body) };
+    case "while":
+      return { ...e, init: atom(e.init), cond: scope(e.cond), body: scope(e.body) };
+    case "custom":
+      return { ...e, fn: atom(e.fn), rules: e.rules.map(atom) };
   }
 }

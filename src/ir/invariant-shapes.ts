@@ -5,13 +5,18 @@
 // checks against them are known (e.g. an adjoint accumulated with addAt at the loop index needs none).
 
 import { splitLets } from "./builder.js";
-import type { Atom, Expr, Ifold } from "./ir.js";
+import type { Atom, Expr, Ifold, While } from "./ir.js";
 import type { Type } from "../types/types.js";
+import { PRIMS } from "../prims/table.js";
 
-const UPDATES = new Set(["setAt", "addAt", "addArray"]);
+/** What the analysis needs of a loop: its state binder and body (an ifold's or a while's). */
+export type StateLoop = Pick<Ifold | While, "acc" | "body">;
+
+/** An inner loop with a state (ifold or while). */
+const isStateLoop = (e: Expr | undefined): e is Ifold | While => e?.kind === "ifold" || e?.kind === "while";
 
 /** For each top-level component of the state (one entry when the state is not a tuple): its shape is invariant. */
-export function invariantShapes(loop: Ifold): boolean[] {
+export function invariantShapes(loop: StateLoop): boolean[] {
   const t = loop.acc.type;
   const n = t.k === "tuple" ? t.elems.length : 1;
   const { bindings, tail } = splitLets(loop.body);
@@ -28,12 +33,12 @@ export function invariantShapes(loop: Ifold): boolean[] {
       if (d.arg.id === loop.acc.id) return k >= 0 && d.index === k;
       // A component of an inner loop that keeps its shape, started from this one: `snd (ifold f (x, s) n)`.
       const inner = def(d.arg);
-      if (inner?.kind !== "ifold" || !invariantShapes(inner)[d.index]) return false;
+      if (!isStateLoop(inner) || !invariantShapes(inner)[d.index]) return false;
       const init = inner.init.kind === "var" ? def(inner.init) : undefined;
       const start = init?.kind === "tuple" ? init.elems[d.index] : inner.type.k === "tuple" ? undefined : inner.init;
       return start !== undefined && fromComponent(start, k, depth + 1);
     }
-    if (d.kind === "prim" && UPDATES.has(d.op)) return fromComponent(d.args[0]!, k, depth + 1);
+    if (d.kind === "prim" && PRIMS[d.op].update === "in-shape") return fromComponent(d.args[0]!, k, depth + 1);
     if (d.kind === "var") return fromComponent(d, k, depth + 1);
     return false;
   };
@@ -56,7 +61,7 @@ export const allFlags = (f: ShapeFlags): boolean => (typeof f === "boolean" ? f 
  * is the state's value at the same place after updates only, or comes out of an inner loop that keeps the shape at
  * that place and started from it.
  */
-export function invariantShapePaths(loop: Ifold): ShapeFlags {
+export function invariantShapePaths(loop: StateLoop): ShapeFlags {
   const { tail } = splitLets(loop.body);
   // Definitions in the body and its branches (not in inner loops, whose variables are per iteration of those).
   const defs = new Map<number, Expr>();
@@ -82,7 +87,8 @@ export function invariantShapePaths(loop: Ifold): ShapeFlags {
       return { root: inner.root, path: [...inner.path, d.index] };
     }
     if (d?.kind === "var" && depth < 64) return projections(d, depth + 1);
-    if (d?.kind === "prim" && UPDATES.has(d.op) && depth < 64) return projections(d.args[0]!, depth + 1);
+    if (d?.kind === "prim" && PRIMS[d.op].update === "in-shape" && depth < 64)
+      return projections(d.args[0]!, depth + 1);
     return { root: a, path: [] };
   };
   /** The element at `path` of a tuple built in the body (following tuple constructions), if visible. */
@@ -115,7 +121,7 @@ export function invariantShapePaths(loop: Ifold): ShapeFlags {
         const t = tailOf(br);
         return t !== undefined && fromPath(t, path, depth + 1);
       });
-    if (inner?.kind !== "ifold" || !flagAt(invariantShapePaths(inner), q)) return false;
+    if (!isStateLoop(inner) || !flagAt(invariantShapePaths(inner), q)) return false;
     const start = q.length === 0 ? inner.init : elementAt(inner.init, q);
     return start !== undefined && fromPath(start, path, depth + 1);
   };

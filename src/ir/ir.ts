@@ -41,6 +41,13 @@ export interface Prim {
   readonly type: Type;
   /** Where the user wrote it: used by runtime errors (an index out of range). */
   readonly span?: Span;
+  /**
+   * Set on the arithmetic forward mode writes for tangents (src/ad/derivatives.ts, `scaleTerm` and `sumTerms`): the
+   * position of a tangent operand. A zero tangent is a symbolic zero: a product or quotient whose tangent operand is
+   * 0 is 0, even when the partial derivative it multiplies is infinite or NaN (JAX's symbolic zeros; both back ends
+   * honour it). Only such nodes get the derivative pipeline's zero-tangent rules, so a primal value never does.
+   */
+  readonly tangent?: 0 | 1;
 }
 export interface Tuple {
   readonly kind: "tuple";
@@ -64,6 +71,8 @@ export interface App {
   readonly fn: Atom;
   readonly arg: Atom;
   readonly type: Type;
+  /** Where the user wrote the call: an error inside an inlined prelude function is reported there (Span.caller). */
+  readonly span?: Span;
 }
 export interface If {
   readonly kind: "if";
@@ -94,6 +103,37 @@ export interface Ifold {
 }
 
 /**
+ * while (fun acc -> cond) (fun acc -> body) init: runs body while cond holds, from init (an unknown trip count). One
+ * binder for the state, in scope in both the condition and the body. The state is first-order, like ifold's.
+ */
+export interface While {
+  readonly kind: "while";
+  readonly init: Atom;
+  readonly acc: Var;
+  readonly cond: Expr;
+  readonly body: Expr;
+  readonly type: Type;
+  readonly span?: Span;
+}
+
+/**
+ * A function with its own derivative rules (JAX's custom_jvp / custom_vjp): its value is the function `fn`, and
+ * derivatives use the rules instead of differentiating fn (src/ad/custom.ts). For fn : a -> b,
+ *  - `customJvp`: rules = [jvp], jvp : a -> a -> b * b (primal and tangent in; value and tangent out);
+ *  - `customVjp`: rules = [fwd, bwd], fwd : a -> b * r (value and residuals), bwd : r -> b -> a (cotangent of the
+ *    value to the adjoint of the argument).
+ * It stays a function value until no derivative can meet it any more, then the inliner replaces it by fn.
+ */
+export interface Custom {
+  readonly kind: "custom";
+  readonly mode: "jvp" | "vjp";
+  readonly fn: Atom;
+  readonly rules: readonly Atom[];
+  readonly type: Type;
+  readonly span?: Span;
+}
+
+/**
  * `jvp f`: D[f], the forward-mode derivative of the function value f (paper 000 Fig. 6); its type is
  * dualType(f.type) (src/ad/dual-types.ts). With `reverse`, `vjp f`: the reverse-mode derivative, of type
  * a -> b -> (b, a) for f : a -> b (`vjp f x ct` is the value and the adjoint of x for the cotangent ct; see
@@ -114,8 +154,9 @@ export function vjpType(f: Type): Type {
 
 /**
  * `f a1 ... an`: a call, with all its arguments, of the first-order function named `fn` of the program
- * (`IrFunction.functions`). Recursive functions are the only functions that survive lowering as such (src/ir/lower-rec.ts);
- * passes treat a call as an opaque primitive that may fail or not terminate (never hoisted or speculated).
+ * (`IrFunction.functions`). Recursive functions are the only functions that survive lowering as such
+ * (src/ir/lower-rec.ts); passes treat a call as an opaque primitive that may fail or not terminate (never hoisted or
+ * speculated).
  */
 export interface Call {
   readonly kind: "call";
@@ -125,7 +166,20 @@ export interface Call {
   readonly span?: Span;
 }
 
-export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | Jvp | Call;
+/**
+ * The types the rules of a custom node must have, for fn : a -> b (see Custom). For customVjp the residual type r is
+ * read off the given fwd rule's type; undefined when that is not a function returning a pair.
+ */
+export function customRuleTypes(mode: "jvp" | "vjp", f: Type, fwd: Type | undefined): Type[] | undefined {
+  if (f.k !== "fun") return undefined;
+  const [a, b] = [f.param, f.result];
+  if (mode === "jvp") return [funOf(a, funOf(a, tupleOf([b, b])))];
+  if (fwd?.k !== "fun" || fwd.result.k !== "tuple" || fwd.result.elems.length !== 2) return undefined;
+  const r = fwd.result.elems[1]!;
+  return [funOf(a, tupleOf([b, r])), funOf(r, funOf(b, a))];
+}
+
+export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | While | Custom | Jvp | Call;
 
 /** A compiled entry point: a first-order function of its parameters. */
 export interface IrFunction {

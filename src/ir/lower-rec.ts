@@ -26,7 +26,10 @@ import { freshVar, mkLam, type Atom, type Expr, type IrFunction, type Var } from
 
 export type Env = ReadonlyMap<string, Atom>;
 
-/** What a marker variable stands for: a function of the program and the captured values a call passes after the arguments. */
+/**
+ * What a marker variable stands for: a function of the program and the captured values a call passes after the
+ * arguments.
+ */
 export interface RecTarget {
   readonly fn: string;
   readonly params: readonly Type[];

@@ -19,8 +19,9 @@ import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/ty
 import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
-import { RecLowering, type Env } from "./lower-rec.js";
+import { binder1, binder2, binderWhile, type Arg, type Env, type Scopes } from "./lower-binders.js";
+import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
+import { RecLowering } from "./lower-rec.js";
 
 /** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
 function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
@@ -56,7 +57,7 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
     if (!matchConcrete(p, argTypes[i]!, subst))
       fail(
         "argument",
-        `argument ${i + 1} (\`${def.paramNames[i] ?? `#${i + 1}`}\`) of \`${name}\` has the wrong type`,
+        `argument ${i}${def.paramNames[i] ? ` (\`${def.paramNames[i]}\`)` : ""} of \`${name}\` has the wrong type`,
         def.def.nameSpan,
         {
           expected: namer.show(p),
@@ -158,8 +159,17 @@ class Lowering {
         if (global) return this.specialise(global, this.typeOfNode(e), e.span);
         return this.builtinValue(e, blk);
       }
-      case "num":
-        return lit(e.value, this.typeOfNode(e).k === "int" ? INT : DOUBLE);
+      case "num": {
+        const isIndex = this.typeOfNode(e).k === "int";
+        // Index arithmetic is 32-bit: a larger literal cannot be one (compiled code and the interpreter would differ).
+        if (isIndex && !(Number.isInteger(e.value) && Math.abs(e.value) <= 2 ** 31 - 1))
+          fail("type", `the integer literal ${e.value} does not fit in an Index (32-bit)`, e.span, {
+            expected: `an integer from -${2 ** 31 - 1} to ${2 ** 31 - 1}`,
+            found: String(e.value),
+            hint: `a Double is meant? write \`${e.value}.\``,
+          });
+        return lit(e.value, isIndex ? INT : DOUBLE);
+      }
       case "bool":
         return lit(e.value, BOOL);
       case "lam":
@@ -244,6 +254,12 @@ class Lowering {
     }
   }
 
+  /** What the binders of loops (./lower-binders.ts) need of the lowering. */
+  private readonly scopes: Scopes = {
+    subBlock: (e, env, type) => this.subBlock(e, env, type),
+    expr: (e, env, blk, name) => this.expr(e, env, blk, name),
+  };
+
   private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
     const blk = new AnfBuilder();
     const a = this.coerce(this.expr(e, env, blk, name), type, blk);
@@ -295,7 +311,9 @@ class Lowering {
     return span ? { kind: "prim", op, args, type, span } : { kind: "prim", op, args, type };
   }
 
-  /** A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double. */
+  /**
+   * A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double.
+   */
   private numericPrim(
     op: PrimName,
     a: Atom,
@@ -372,14 +390,16 @@ class Lowering {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
       const arg = this.coerce(this.expr(spine[next]!.arg, env, blk), ft.param, blk);
-      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result });
+      const span = spine[spine.length - 1]!.span; // the whole call, for each of its curried applications
+      acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result, span });
     }
     return acc;
   }
 
   /**
    * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
-   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already lowered.
+   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already
+   * lowered.
    */
   private saturated(
     b: Builtin,
@@ -415,7 +435,7 @@ class Lowering {
         if (containsFun(type.elem))
           fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
         const size = atomArg(0);
-        const [index, body] = this.binder1(args[1]!, type.elem, env);
+        const [index, body] = binder1(this.scopes, args[1]!, type.elem, env);
         return blk.bind(name, { kind: "build", size, index, body, type, span });
       }
       case "jvp": {
@@ -430,19 +450,41 @@ class Lowering {
       case "grad":
       case "mgrad":
         return this.seeded(atomArg(0), atomArg(1), blk, name, span);
+      case "while": {
+        if (containsFun(type))
+          fail("type", "the state of a while loop cannot be a function", span, { found: showType(type) });
+        const init = atomArg(2);
+        const [acc, cond, body] = binderWhile(this.scopes, args[0]!, args[1]!, type, env);
+        return blk.bind(name, { kind: "while", init, acc, cond, body, type, span });
+      }
+      case "custom": {
+        const fn = atomArg(0);
+        const rules = args.map((_, i) => atomArg(i)).slice(1);
+        if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
+        if (containsFun(fn.type.param) || containsFun(fn.type.result))
+          fail(
+            "type",
+            `a function with custom derivative rules must take one argument and return a value, without functions in either (a tuple for several arguments)`,
+            span,
+            { found: showType(fn.type) },
+          );
+        const mode = b.lowering.mode;
+        return blk.bind(name, { kind: "custom", mode, fn, rules, type: fn.type, span });
+      }
       case "ifold": {
         if (containsFun(type))
           fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
         const init = atomArg(1);
         const count = atomArg(2);
-        const [acc, index, body] = this.binder2(args[0]!, type, env);
+        const [acc, index, body] = binder2(this.scopes, args[0]!, type, env);
         return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
       }
     }
   }
 
   /**
-   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot tangents,
+   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
+   * tangents,
    * vectorised over the positions of x (a build for a Vector, two for a Matrix; none for a Double).
    */
   private seeded(f: Atom, x: Atom, blk: AnfBuilder, name: string, span: Span): Atom {
@@ -460,48 +502,6 @@ class Lowering {
     return out;
   }
 
-  /** `fun i -> body` given to build: binds the index directly when the argument is a lambda, else applies it. */
-  private binder1(arg: Arg, resultType: Type, env: Env): [Var, Expr] {
-    const f = "expr" in arg ? arg.expr : undefined;
-    if (f?.kind === "lam" && f.params.length === 1) {
-      const p = f.params[0]!;
-      const v = freshVar(p.name === "_" ? "i" : p.name, INT);
-      const inner = new Map(env);
-      if (p.name !== "_") inner.set(p.name, v);
-      return [v, this.subBlock(f.body, inner, resultType)];
-    }
-    const v = freshVar("i", INT);
-    const blk = new AnfBuilder();
-    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
-    const r = blk.bind("r", { kind: "app", fn, arg: v, type: resultType });
-    return [v, blk.finish(r)];
-  }
-
-  /** `fun acc i -> body` given to ifold. */
-  private binder2(arg: Arg, stateType: Type, env: Env): [Var, Var, Expr] {
-    const f = "expr" in arg ? arg.expr : undefined;
-    const params = f?.kind === "lam" ? f.params : [];
-    const nested = f?.kind === "lam" && params.length === 1 && f.body.kind === "lam" && f.body.params.length === 1;
-    if (f?.kind === "lam" && (params.length === 2 || nested)) {
-      const [p, q] = nested ? [params[0]!, (f.body as SExpr & { kind: "lam" }).params[0]!] : [params[0]!, params[1]!];
-      const body = nested ? (f.body as SExpr & { kind: "lam" }).body : f.body;
-      const acc = freshVar(p.name === "_" ? "acc" : p.name, stateType);
-      const index = freshVar(q.name === "_" ? "i" : q.name, INT);
-      const inner = new Map(env);
-      if (p.name !== "_") inner.set(p.name, acc);
-      if (q.name !== "_") inner.set(q.name, index);
-      return [acc, index, this.subBlock(body, inner, stateType)];
-    }
-    const acc = freshVar("acc", stateType);
-    const index = freshVar("i", INT);
-    const blk = new AnfBuilder();
-    const fn = "atom" in arg ? arg.atom : this.expr(arg.expr, env, blk, "f");
-    if (fn.type.k !== "fun" || fn.type.result.k !== "fun") throw new Error("ifold function without a function type");
-    const g = blk.bind("g", { kind: "app", fn, arg: acc, type: fn.type.result });
-    const r = blk.bind("r", { kind: "app", fn: g, arg: index, type: fn.type.result.result });
-    return [acc, index, blk.finish(r)];
-  }
-
   private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
     const inner = e.fn;
     return (
@@ -513,7 +513,10 @@ class Lowering {
     );
   }
 
-  /** `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables are constants. */
+  /**
+   * `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables
+   * are constants.
+   */
   private deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
     const x = this.expr(e.arg, env, blk, "x");
@@ -548,9 +551,6 @@ class Lowering {
     return blk.bind(e.name, lam);
   }
 }
-
-/** An argument of a builtin: surface syntax still to lower, or an atom. */
-type Arg = { readonly expr: SExpr } | { readonly atom: Atom };
 
 function patternName(p: Pattern): string {
   return p.kind === "pvar" && p.name !== "_" ? p.name : "t";

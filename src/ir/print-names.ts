@@ -7,7 +7,7 @@ import { KEYWORDS } from "../syntax/lexer.js";
 import type { Expr, IrFunction, Var } from "./ir.js";
 import { freeVars, operands } from "./free.js";
 
-const BUILTINS = ["build", "ifold", "get", "length", "fst", "snd", "pair"];
+const BUILTINS = ["build", "ifold", "while", "customJvp", "customVjp", "get", "length", "fst", "snd", "pair"];
 
 /** Names a variable must not take: keywords, and the built-ins the printer refers to (a binder would shadow them). */
 const RESERVED: ReadonlySet<string> = new Set([
@@ -144,6 +144,10 @@ export class PrintAnalysis {
         this.walk(e.body, ++this.regions);
         return;
       case "ifold":
+        this.walk(e.body, ++this.regions);
+        return;
+      case "while":
+        this.walk(e.cond, ++this.regions);
         this.walk(e.body, ++this.regions);
         return;
       case "if":

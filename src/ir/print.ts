@@ -170,6 +170,14 @@ class Printer {
         const f = parens(this.fun([e.acc, e.index], e.body)).text;
         return frag(`ifold ${f} ${this.arg(this.value(e.init))} ${this.arg(this.atom(e.count))}`, APP);
       }
+      case "while": {
+        const [c, f] = [parens(this.fun([e.acc], e.cond)).text, parens(this.fun([e.acc], e.body)).text];
+        return frag(`while ${c} ${f} ${this.arg(this.value(e.init))}`, APP);
+      }
+      case "custom": {
+        const parts = [e.fn, ...e.rules].map((a) => this.arg(this.atom(a)));
+        return frag(`${e.mode === "jvp" ? "customJvp" : "customVjp"} ${parts.join(" ")}`, APP);
+      }
     }
   }
 

@@ -99,6 +99,13 @@ class Copier {
         const index = this.binder(e.index);
         return { ...e, init, count, acc, index, body: this.expr(e.body) };
       }
+      case "while": {
+        const init = this.atom(e.init);
+        const acc = this.binder(e.acc);
+        return { ...e, init, acc, cond: this.expr(e.cond), body: this.expr(e.body) };
+      }
+      case "custom":
+        return { ...e, fn: this.atom(e.fn), rules: this.atoms(e.rules) };
     }
   }
 }

@@ -2,9 +2,9 @@
 // user error) describing the first violation, with the offending node printed. Tests run it after every pass.
 
 import { dualType } from "../ad/dual-types.js";
-import { containsFun, funOf, showType, tupleOf, typeEq, type Type, arrayOf } from "../types/types.js";
+import { BOOL, containsFun, funOf, showType, tupleOf, typeEq, type Type, arrayOf } from "../types/types.js";
 import { PRIMS } from "../prims/table.js";
-import { isAtom, typeOf, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
+import { customRuleTypes, isAtom, typeOf, vjpType, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
 import { printIr } from "./print.js";
 
 /**
@@ -227,6 +227,31 @@ class Verifier {
         this.leave(e.index);
         this.expect(e, "ifold body", e.acc.type, typeOf(e.body));
         this.expect(e, "ifold", e.acc.type, e.type);
+        return;
+      }
+      case "while": {
+        this.atom(e, e.init, "the initial state of while");
+        if (containsFun(e.acc.type)) this.fail(e, `while state of function type ${showType(e.acc.type)}`);
+        this.expect(e, "while state", e.init.type, e.acc.type);
+        this.declare(e.acc, e);
+        this.expr(e.cond);
+        this.expr(e.body);
+        this.leave(e.acc);
+        this.expect(e, "while condition", BOOL, typeOf(e.cond));
+        this.expect(e, "while body", e.acc.type, typeOf(e.body));
+        this.expect(e, "while", e.acc.type, e.type);
+        return;
+      }
+      case "custom": {
+        this.atom(e, e.fn, "the function of a custom rule");
+        e.rules.forEach((r, k) => this.atom(e, r, `rule ${k + 1} of a custom rule`));
+        const f = e.fn.type;
+        if (f.k !== "fun") this.fail(e, `custom rule for a non-function of type ${showType(f)}`);
+        this.expect(e, "custom", f, e.type);
+        const wanted = customRuleTypes(e.mode, f, e.rules[0]?.type);
+        if (wanted === undefined || wanted.length !== e.rules.length)
+          this.fail(e, `custom ${e.mode} with ${e.rules.length} rules of the wrong shape`);
+        wanted.forEach((t, k) => this.expect(e, `rule ${k + 1} of custom ${e.mode}`, t, e.rules[k]!.type));
         return;
       }
       default:

@@ -1,28 +1,31 @@
 // `compile(f)`: a plain function over library values that runs compiled JavaScript, specialised once per argument
 // types (or shapes, for staged functions) and reused for every later call with arguments of the same kind.
 
-import type { Specialised } from "../api/program.js";
+import { isStagedCall } from "../staging/index.js";
 import { fail } from "../syntax/diagnostics.js";
+import { stagedCall } from "./staged-call.js";
+import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
-import { encodeArgs, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
+import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
-/** Any function the library accepts or returns: arguments and results are library values (see the README). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- library values are checked at run time
-export type AnyFunction = (...args: any[]) => any;
+export type { AnyFunction };
 
-/** The compiled function of `target` (shared by `compile` and the functions of a Smooth module). */
+/** The compiled function of `target` (what `compile`, every transform and the functions of a Smooth module return). */
 export function compiledFunction(target: Target, description: string, name: string): AnyFunction {
-  const specs = new Specialisations<Specialised>(target, (inst) =>
-    inst.program.specialise(inst.name, inst.argTypes, "js"),
-  );
+  const specs = new Specialisations(target);
   const fn = (...args: unknown[]): unknown => {
-    const { entry, inst, trees } = specs.lookup(args);
-    const { values, inputs } = encodeArgs(target, args, trees);
-    return decode(entry.run(values), inst.resultType, inst.resultTree, inputs);
+    if (isStagedCall(args)) return stagedCall(target, description, args);
+    const { inst, trees, values, inputs } = specs.lookup(args);
+    return decode(compiledProgram(inst).run(values), inst.resultType, inst.resultForm(trees), inputs);
   };
   return register(
     fn,
-    { target, description, compilations: () => specs.count, program: (args) => specs.lookup(args).entry },
+    {
+      target,
+      description,
+      compilations: () => specs.count,
+      program: (args) => compiledProgram(specs.lookup(args).inst),
+    },
     name,
   );
 }
@@ -37,7 +40,7 @@ export function compiledFunction(target: Target, description: string, name: stri
  * const f = compile(m.f);
  * f(new Float64Array([1, 2, 3])); // 14
  */
-export function compile(f: AnyFunction): AnyFunction {
+export function compile<F extends AnyFunction>(f: F): CompiledFunction<F> {
   const target = targetOf(f, "compile");
   return compiledFunction(target, `compile(${target.label})`, "compiled");
 }

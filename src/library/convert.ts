@@ -37,6 +37,7 @@ export function encode(value: unknown, tree: Tree, where: () => Where, path = ""
       if (value instanceof NDArray) return dense(tree.elem, tree.shape, value.data);
       if (tree.shape.length === 1 && (value instanceof Float64Array || value instanceof Int32Array))
         return dense(tree.elem, tree.shape, value);
+      // Anything else (nested JS arrays, Float32Arrays, rows) is copied into one Float64 (or Int32) buffer.
       const data = allocFlat(tree.elem, shapeSize(tree.shape));
       fill(value, data, 0, tree.elem === "int", where, path);
       return dense(tree.elem, tree.shape, data);
@@ -62,7 +63,12 @@ const dense = (elemKind: DenseArray["elemKind"], shape: readonly number[], data:
 
 /** Copies a regular nested array (of numbers, booleans, typed rows or NDArrays) into `data` from `offset`. */
 function fill(value: unknown, data: FlatData, offset: number, ints: boolean, where: () => Where, path: string): number {
-  if (value instanceof NDArray || value instanceof Float64Array || value instanceof Int32Array) {
+  if (
+    value instanceof NDArray ||
+    value instanceof Float64Array ||
+    value instanceof Int32Array ||
+    value instanceof Float32Array
+  ) {
     const src = value instanceof NDArray ? value.data : value;
     data.set(src, offset);
     return offset + src.length;
@@ -70,6 +76,11 @@ function fill(value: unknown, data: FlatData, offset: number, ints: boolean, whe
   const xs = value as readonly unknown[];
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
+    // A row of Doubles (its numbers checked by `describe`): copied without a path or a check per element.
+    if (!ints && Array.isArray(x) && typeof x[0] === "number") {
+      for (let j = 0; j < x.length; j++) data[offset++] = x[j] as number;
+      continue;
+    }
     if (typeof x === "number") data[offset++] = ints ? checkIndex(x, where, `${path}[${i}]`) : x;
     else if (typeof x === "boolean") data[offset++] = x ? 1 : 0;
     else offset = fill(x, data, offset, ints, where, `${path}[${i}]`);
@@ -94,6 +105,8 @@ const describeNumber = (x: unknown): string => (typeof x === "number" ? String(x
  * sharing one (a function returning its argument) is copied, so results never alias arguments.
  */
 export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly ArrayBufferLike[] = []): unknown {
+  // A list of one (argnums: [k]) is the one value itself in the program.
+  if (tree?.k === "tuple" && tree.elems.length === 1 && !tree.keys) return [decode(v, type, tree.elems[0], inputs)];
   switch (type.k) {
     case "double":
     case "int":
@@ -110,6 +123,14 @@ export function decode(v: Value, type: Type, tree?: Tree, inputs: readonly Array
       if (typeof v === "object" && v.tag === "dense")
         return decodeDense(v, tree?.k === "dense" ? tree.style : "typed", inputs);
       const a = v as TupleArray;
+      // A tuple form for an array of tuples: the tuple of its component arrays (a batch of objects is an object of
+      // batches, as JAX gives it).
+      if (tree?.k === "tuple") {
+        const fields = a.fields.map((f, i) =>
+          decode(f, wrapArrays(componentType(type, i), a.depth), tree.elems[i], inputs),
+        );
+        return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, fields[i]])) : fields;
+      }
       const elemTree = tree?.k === "list" ? tree.elem : undefined;
       return Array.from({ length: arrayLength(a) }, (_, i) => decode(arrayGet(a, i), type.elem, elemTree, inputs));
     }
@@ -126,6 +147,7 @@ export function decodeDense(v: DenseArray, style: Style, inputs: readonly ArrayB
   if (v.elemKind === "bool") return nestedOf(data, shape, (x) => x !== 0);
   if (style === "ndarray") return new NDArray(data as NDData, shape);
   if (style === "nested") return nestedOf(data, shape, (x) => x);
+  if (style === "float32") return rowsOf(Float32Array.from(data), shape);
   return rowsOf(data as NDData, shape);
 }
 
@@ -140,7 +162,7 @@ function nestedOf(data: FlatData, shape: readonly number[], elem: (x: number) =>
 }
 
 /** Rank 1: the typed array itself; higher ranks: JS arrays down to typed-array rows (views of one buffer). */
-function rowsOf(data: NDData, shape: readonly number[]): unknown {
+function rowsOf(data: NDData | Float32Array, shape: readonly number[]): unknown {
   if (shape.length === 1) return data;
   const rec = (d: number, offset: number): unknown => {
     const n = shape[d]!;
@@ -151,30 +173,16 @@ function rowsOf(data: NDData, shape: readonly number[]): unknown {
   return rec(0, 0);
 }
 
-/**
- * A Jacobian block with respect to an argument of type `argType` (structure `tree`): `v` has type Array^prefix<argType>
- * (one adjoint per output position). The block mirrors the argument: each array (or Double) in it becomes an array
- * with the output's dimensions first, then its own, in the argument's style (see decodeDense).
- */
-export function decodeBlock(v: Value, prefix: number, argType: Type, tree: Tree): unknown {
-  if (prefix === 0) return decode(v, argType, tree);
-  if (typeof v === "object" && v.tag === "dense") return decodeDense(v, tree.k === "dense" ? tree.style : "typed");
-  if (argType.k === "tuple" && tree.k === "tuple" && typeof v === "object" && v.tag === "tuparr") {
-    const elems = argType.elems.map((t, i) => decodeBlock(v.fields[i]!, prefix, t, tree.elems[i]!));
-    return tree.keys ? Object.fromEntries(tree.keys.map((k, i) => [k, elems[i]])) : elems;
-  }
-  let type = argType;
-  for (let i = 0; i < prefix; i++) type = { k: "array", elem: type };
-  return decode(v, type);
+/** The tuple component i of the innermost tuple of an array-of-tuples type. */
+function componentType(t: Type, i: number): Type {
+  let u = t;
+  while (u.k === "array") u = u.elem;
+  if (u.k !== "tuple") throw new Error("componentType: not an array of tuples");
+  return u.elems[i]!;
 }
 
-/** A dense array of shape A ++ B (A having `leading` dimensions) transposed to shape B ++ A. */
-export function swapBlocks(v: DenseArray, leading: number): DenseArray {
-  const a = v.shape.slice(0, leading);
-  const b = v.shape.slice(leading);
-  const na = shapeSize(a);
-  const nb = shapeSize(b);
-  const out = allocFlat(v.elemKind, na * nb);
-  for (let i = 0; i < na; i++) for (let j = 0; j < nb; j++) out[j * na + i] = v.data[i * nb + j]!;
-  return { tag: "dense", elemKind: v.elemKind, shape: [...b, ...a], data: out };
-}
+const wrapArrays = (t: Type, depth: number): Type => {
+  let u = t;
+  for (let d = 0; d < depth; d++) u = { k: "array", elem: u };
+  return u;
+};

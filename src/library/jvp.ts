@@ -1,13 +1,11 @@
 // jvp (forward mode with given tangents) and vjp (reverse mode with a reusable pullback). Both keep one compiled
 // program per function and argument types, across calls.
 
-import type { Specialised } from "../api/program.js";
+import { derivativeFunction } from "../api/derivatives.js";
+import { prepare, type Specialised } from "../api/program.js";
 import { hasTangent } from "../ad/dual-types.js";
 import { tangentType } from "../ad/seed.js";
-import { compileFunction } from "../codegen/compile.js";
-import { typeOf } from "../ir/ir.js";
-import { lowerEntry } from "../ir/lower.js";
-import { runPipeline } from "../opt/pass.js";
+import type { IrFunction } from "../ir/ir.js";
 import { DERIVATIVE_PIPELINE } from "../opt/pipeline.js";
 import { shapeOf, shapesEqual, showShape } from "../runtime/stack.js";
 import type { Value } from "../runtime/value.js";
@@ -18,24 +16,11 @@ import type { AnyFunction } from "./compile.js";
 import { decode, encode } from "./convert.js";
 import { jvpProgram, tangentPositions } from "./jvp-program.js";
 import { describe, showTree, treeKey, treeType, type Tree } from "./pytree.js";
-import { encodeArgs, register, Specialisations, targetOf, type Instance, type Target } from "./target.js";
+import { compiledProgram, register, Specialisations, targetOf, type Instance, type Target } from "./target.js";
 
-/** Optimises and compiles an IR function as `SmoothProgram.derivative` does for the js engine. */
-function compileIr(lowered: ReturnType<typeof lowerEntry>, argTypes: readonly Type[]): Specialised {
-  const optimised = runPipeline(lowered, DERIVATIVE_PIPELINE);
-  const compiled = compileFunction(optimised);
-  return {
-    name: lowered.name,
-    argTypes,
-    resultType: typeOf(lowered.body),
-    lowered,
-    optimised,
-    engine: "js",
-    run: (args) => compiled(args),
-    runBorrowed: (args) => compiled(args, true),
-    jsSource: compiled.source,
-  };
-}
+/** Optimises and compiles a derivative IR function. */
+const compileDerivative = (fn: IrFunction, argTypes: readonly Type[]): Specialised =>
+  prepare(fn, argTypes, "js", DERIVATIVE_PIPELINE);
 
 function requireTangentResult(target: Target, inst: Instance, what: string): void {
   if (!hasTangent(inst.resultType))
@@ -49,19 +34,23 @@ function requireTangentResult(target: Target, inst: Instance, what: string): voi
     );
 }
 
-// One cache per function and transform, kept for the function's lifetime.
-const JVPS = new WeakMap<Target, Specialisations<Specialised>>();
-const VJPS = new WeakMap<Target, Specialisations<{ primal: Specialised; vjp: Specialised; wrt: number[] }>>();
+// One compiled program per instance and transform, kept for the instance's lifetime.
+const JVPS = new WeakMap<Instance, Specialised>();
+const VJPS = new WeakMap<Instance, { vjp: Specialised; wrt: number[] }>();
 
-function cached<E>(
-  table: WeakMap<Target, Specialisations<E>>,
-  target: Target,
-  make: (inst: Instance) => E,
-): Specialisations<E> {
-  let specs = table.get(target);
-  if (!specs) table.set(target, (specs = new Specialisations(target, make)));
-  return specs;
+function cached<E>(table: WeakMap<Instance, E>, inst: Instance, make: () => E): E {
+  let e = table.get(inst);
+  if (!e) table.set(inst, (e = make()));
+  return e;
 }
+
+/** Specialisations of a target for jvp and vjp, one per function (so their instances are cached too). */
+const SPECS = new WeakMap<Target, Specialisations>();
+const specsOf = (target: Target): Specialisations => {
+  let s = SPECS.get(target);
+  if (!s) SPECS.set(target, (s = new Specialisations(target)));
+  return s;
+};
 
 /** Reads a tangent (shaped like its primal, `like` a Tree) or a cotangent (shaped like the value, `like` a Value). */
 function readLike(
@@ -98,19 +87,19 @@ export function jvp(f: AnyFunction, primals: readonly unknown[], tangents: reado
   const what = `jvp(${target.label})`;
   if (!Array.isArray(primals) || !Array.isArray(tangents) || primals.length !== tangents.length)
     fail("argument", `${what}: primals and tangents must be two arrays of the same length (one entry per argument)`);
-  const specs = cached(JVPS, target, (inst) => {
+  const { inst, trees, values } = specsOf(target).lookup(primals);
+  const entry = cached(JVPS, inst, () => {
     requireTangentResult(target, inst, what);
-    return compileIr(jvpProgram(lowerEntry(inst.program.checked, inst.name, inst.argTypes)), inst.argTypes);
+    return compileDerivative(jvpProgram(inst.lower("js")), inst.argTypes);
   });
-  const { entry, inst, trees } = specs.lookup(primals);
-  const { values } = encodeArgs(target, primals, trees);
   const dxs = tangentPositions(inst.argTypes).map((k) =>
     readLike(tangents[k], inst.argTypes[k]!, { tree: trees[k]! }, `the tangent of ${target.where(k).what}`, target),
   );
   const out = entry.run([...values, ...dxs]) as { elems: readonly Value[] };
   const tType = tangentType(inst.resultType)!;
-  const tTree = typeEq(tType, inst.resultType) ? inst.resultTree : undefined;
-  return [decode(out.elems[0]!, inst.resultType, inst.resultTree), decode(out.elems[1]!, tType, tTree)];
+  const form = inst.resultForm(trees);
+  const tForm = typeEq(tType, inst.resultType) ? form : undefined;
+  return [decode(out.elems[0]!, inst.resultType, form), decode(out.elems[1]!, tType, tForm)];
 }
 
 /**
@@ -125,19 +114,16 @@ export function jvp(f: AnyFunction, primals: readonly unknown[], tangents: reado
 export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunction] {
   const target = targetOf(f, "vjp");
   const what = `vjp(${target.label})`;
-  const specs = cached(VJPS, target, (inst) => {
+  const specs = specsOf(target);
+  const { inst, trees, values, inputs } = specs.lookup(primals);
+  const entry = cached(VJPS, inst, () => {
     requireTangentResult(target, inst, what);
     const wrt = tangentPositions(inst.argTypes);
     if (wrt.length === 0) fail("argument", `${what}: no argument of ${target.label} contains a Double`, target.span);
-    return {
-      primal: inst.program.specialise(inst.name, inst.argTypes, "js"),
-      vjp: inst.program.derivative(inst.name, inst.argTypes, wrt, "js", undefined, "vjp"),
-      wrt,
-    };
+    const fn = derivativeFunction(inst.lower("js"), "vjp", wrt, true, inst.paramNames);
+    return { vjp: compileDerivative(fn, [...inst.argTypes, inst.resultType]), wrt };
   });
-  const { entry, inst, trees } = specs.lookup(primals);
-  const { values, inputs } = encodeArgs(target, primals, trees);
-  const y = entry.primal.run(values);
+  const y = compiledProgram(inst).run(values);
   const pullback = (ct: unknown): unknown[] => {
     const c = readLike(
       ct,
@@ -147,7 +133,7 @@ export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunctio
       target,
     );
     const out = entry.vjp.run([...values, c]) as { elems: readonly Value[] };
-    return inst.argTypes.map((t, k) => {
+    return inst.argTypes.map((t: Type, k: number) => {
       const at = entry.wrt.indexOf(k);
       return at < 0 ? null : decode(out.elems[at + 1]!, t, trees[k]);
     });
@@ -157,5 +143,5 @@ export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunctio
     { description: `the pullback of ${what}`, compilations: () => specs.count, program: () => entry.vjp },
     "pullback",
   );
-  return [decode(y, inst.resultType, inst.resultTree, inputs), pullback];
+  return [decode(y, inst.resultType, inst.resultForm(trees), inputs), pullback];
 }

@@ -1,7 +1,6 @@
-// Smooth source as a module: the `smooth` tagged template (and loading a .smooth file) gives an object whose
-// properties are the file's definitions, each a compiled function that every transform accepts.
+// Smooth source as a module: the `smooth` tagged template (and loadModule in src/node.ts, for a file) gives an object
+// whose properties are the file's definitions, each a compiled function that every transform accepts.
 
-import { readFileSync } from "node:fs";
 import { loadProgram } from "../api/program.js";
 import { fail } from "../syntax/diagnostics.js";
 import { TypeNamer } from "../types/mtype.js";
@@ -27,13 +26,13 @@ export type SmoothModule = { readonly [name: string]: SmoothFunction };
  * `;
  * const g = grad(m.loss)(w, x);
  */
-export function smooth(strings: TemplateStringsArray, ...values: unknown[]): SmoothModule {
+export function smooth<M = SmoothModule>(strings: TemplateStringsArray, ...values: unknown[]): M {
   let text = strings[0]!;
   values.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isFinite(v))
       fail(
         "argument",
-        `interpolation ${i + 1} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
+        `interpolation ${i} of a smooth\`...\` template is ${typeof v === "number" ? String(v) : `a ${typeof v}`}`,
         undefined,
         {
           expected: "a finite number (write anything else in the Smooth source itself)",
@@ -41,23 +40,22 @@ export function smooth(strings: TemplateStringsArray, ...values: unknown[]): Smo
       );
     text += numberLiteral(v) + strings[i + 1]!;
   });
-  return smoothModule(text);
+  return smoothModule<M>(text);
 }
 
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
 function numberLiteral(x: number): string {
-  const s = Object.is(x, -0)
-    ? "0."
-    : Number.isInteger(x) && Math.abs(x) < 2 ** 31
-      ? String(x)
-      : /[.e]/.test(String(x))
-        ? String(x)
-        : `${x}.`;
+  // -0 is the Double -0. (a negated literal), not the integer 0.
+  if (Object.is(x, -0)) return "(-0.)";
+  const s = Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? String(x) : /[.e]/.test(String(x)) ? String(x) : `${x}.`;
   return x < 0 ? `(${s})` : s;
 }
 
-/** The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). */
-export function smoothModule(text: string, options: { fileName?: string } = {}): SmoothModule {
+/**
+ * The definitions of Smooth source `text` (messages name it `fileName`, by default `<smooth>`). `M` types them: the
+ * interface `smooth types FILE` writes for a file.
+ */
+export function smoothModule<M = SmoothModule>(text: string, options: { fileName?: string } = {}): M {
   const program = loadProgram({ name: options.fileName ?? "<smooth>", text });
   const module: Record<string, SmoothFunction> = {};
   for (const def of program.userDefs) {
@@ -65,10 +63,5 @@ export function smoothModule(text: string, options: { fileName?: string } = {}):
     const fn = compiledFunction(target, target.label, def.name);
     module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
   }
-  return Object.freeze(module);
-}
-
-/** The definitions of a `.smooth` file (messages name it by `path`). */
-export function loadModule(path: string): SmoothModule {
-  return smoothModule(readFileSync(path, "utf8"), { fileName: path });
+  return Object.freeze(module) as M;
 }

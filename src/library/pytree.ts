@@ -5,7 +5,8 @@
 //  - a number is a Double, or an Index where the function's parameter type says so; a boolean is a Bool;
 //  - a Float64Array is a Vector, an Int32Array an Array<Index>, an NDArray a dense array of its rank;
 //  - a JS array is a Smooth array when its elements are all of one kind (numbers, arrays, or objects), which must then
-//    have the same shape (a matrix is an array of rows); a JS array mixing kinds (`[2, v]`) is a tuple, and so is any JS
+//    have the same shape (a matrix is an array of rows); a JS array mixing kinds (`[2, v]`) is a tuple, and so is any
+// JS
 //    array where the parameter type of a Smooth function expects a tuple;
 //  - a plain object is a tuple of its values in `Object.keys` order (insertion order for non-numeric keys).
 
@@ -17,8 +18,11 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { NDArray } from "./ndarray.js";
 
-/** How an array was written: a typed array (or JS array of typed rows), plain nested numbers, or an NDArray. */
-export type Style = "typed" | "nested" | "ndarray";
+/**
+ * How an array was written: a Float64Array (or JS array of them as rows), a Float32Array (computed in Float64, given
+ * back as Float32Arrays), plain nested numbers, or an NDArray.
+ */
+export type Style = "typed" | "float32" | "nested" | "ndarray";
 
 export type Tree =
   | { readonly k: "double" }
@@ -106,7 +110,9 @@ export function showTree(t: Tree): string {
 export const keyOf = (trees: readonly Tree[], shapes: boolean): string =>
   trees.map((t) => treeKey(t, shapes)).join("|");
 
-/** The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones). */
+/**
+ * The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones).
+ */
 export function describe(value: unknown, hint: MType | undefined, where: Where, path = ""): Tree {
   const h = hint === undefined ? undefined : prune(hint);
   const expected = h === undefined || h.k === "tvar" ? undefined : h;
@@ -114,6 +120,7 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
   if (typeof value === "boolean") return BOOL_TREE;
   if (value instanceof Float64Array) return { k: "dense", elem: "double", shape: [value.length], style: "typed" };
   if (value instanceof Int32Array) return { k: "dense", elem: "int", shape: [value.length], style: "typed" };
+  if (value instanceof Float32Array) return { k: "dense", elem: "double", shape: [value.length], style: "float32" };
   if (value instanceof NDArray)
     return {
       k: "dense",
@@ -133,6 +140,8 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
 }
 
 function describeArray(xs: readonly unknown[], expected: MType | undefined, where: Where, path: string): Tree {
+  // A sparse array (`[1, , 3]`): array methods skip its holes, so a hole is refused here, where it can be named.
+  for (let i = 0; i < xs.length; i++) if (!(i in xs)) return cannotPass(undefined, where, `${path}[${i}]`);
   if (expected?.k === "tuple" && xs.length === expected.elems.length)
     return { k: "tuple", elems: xs.map((x, i) => describe(x, expected.elems[i], where, `${path}[${i}]`)) };
   const elemHint = expected?.k === "array" ? expected.elem : undefined;
@@ -144,6 +153,14 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
       shape: [xs.length],
       style: "nested",
     };
+  // Rows of Doubles (where the definition expects nothing else of a row): a matrix, without describing each row.
+  const rowHint = elemHint === undefined ? undefined : prune(elemHint);
+  const rowsOfDoubles =
+    rowHint === undefined ||
+    rowHint.k === "tvar" ||
+    (rowHint.k === "array" && scalarKindOfHint(rowHint.elem) === "double" && prune(rowHint.elem).k !== "array");
+  const rows = rowsOfDoubles ? regularRows(xs) : undefined;
+  if (rows) return { k: "dense", elem: "double", shape: [xs.length, rows.length], style: rows.style };
   const items = xs.map((x, i) => describe(x, elemHint, where, `${path}[${i}]`));
   const first = items[0]!;
   const kind = kindOf(first);
@@ -168,11 +185,35 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
         k: "dense",
         elem: first.elem,
         shape: [xs.length, ...first.shape],
-        style: first.style === "nested" ? "nested" : "typed",
+        style: first.style === "nested" || first.style === "float32" ? first.style : "typed",
       };
     default:
       return { k: "list", elem: first, length: xs.length };
   }
+}
+
+/**
+ * A matrix written as rows of one kind and length — all Float64Arrays (or Float32Arrays), or all JS arrays of numbers —
+ * recognised without describing each row (the common case, and the one worth doing fast on every call).
+ */
+function regularRows(xs: readonly unknown[]): { length: number; style: Style } | undefined {
+  const first = xs[0];
+  if (first instanceof Float64Array || first instanceof Float32Array) {
+    const ctor = first.constructor;
+    const n = first.length;
+    for (const r of xs) if (!(r instanceof ctor) || (r as Float64Array).length !== n) return undefined;
+    return { length: n, style: first instanceof Float32Array ? "float32" : "typed" };
+  }
+  if (Array.isArray(first)) {
+    const n = first.length;
+    if (n === 0) return undefined;
+    for (const r of xs) {
+      if (!Array.isArray(r) || r.length !== n) return undefined;
+      for (let j = 0; j < n; j++) if (typeof r[j] !== "number") return undefined;
+    }
+    return { length: n, style: "nested" };
+  }
+  return undefined;
 }
 
 const kindOf = (t: Tree): string => (t.k === "double" || t.k === "index" ? "number" : t.k);

@@ -48,6 +48,10 @@ export class SourceTarget implements Target {
     return { what: describeParam(this.def, k), span: this.span };
   }
 
+  argument(k: number): string {
+    return describeParam(this.def, k);
+  }
+
   checkArity(n: number): void {
     if (n !== this.arity)
       fail(
@@ -66,7 +70,8 @@ export class SourceTarget implements Target {
     const hit = this.instances.get(key);
     if (hit) return hit;
     const argTypes = trees.map(treeType);
-    // The scheme, instantiated afresh, must accept the arguments' types (a Matrix where a Vector is expected fails here).
+    // The scheme, instantiated afresh, must accept the arguments' types (a Matrix where a Vector is expected fails
+    // here).
     const params = paramTypes(instantiate(this.def.scheme));
     const namer = new TypeNamer();
     argTypes.forEach((t, k) => {
@@ -86,13 +91,16 @@ export class SourceTarget implements Target {
         );
       }
     });
-    const resultType = typeOf(lowerEntry(this.program.checked, this.def.name, argTypes).body);
+    const { checked } = this.program;
+    const name = this.def.name;
+    const resultType = typeOf(lowerEntry(checked, name, argTypes).body);
     const inst: Instance = {
-      program: this.program,
-      name: this.def.name,
       argTypes,
       resultType,
       paramNames: this.def.paramNames,
+      derivative: false,
+      lower: () => lowerEntry(checked, name, argTypes),
+      resultForm: () => undefined,
     };
     this.instances.set(key, inst);
     return inst;

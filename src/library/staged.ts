@@ -6,6 +6,8 @@
 // remembered so that results come back as objects.
 
 import { loadProgram } from "../api/program.js";
+import { mkLam, mkLet, type Expr, type IrFunction } from "../ir/ir.js";
+import { lowerEntry } from "../ir/lower.js";
 import { fail } from "../syntax/diagnostics.js";
 import { stageFunction, type JsFunction, type StaticType } from "../staging/index.js";
 import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
@@ -21,14 +23,16 @@ function staticOf(t: Tree): StaticType {
     case "bool":
       return { k: "bool" };
     case "dense": {
+      // A dimension not known while tracing an enclosing function (see ./staged-call.ts) is NaN.
+      const known = (d: number) => (Number.isNaN(d) ? undefined : d);
       let s: StaticType = { k: t.elem };
-      for (let d = t.shape.length - 1; d >= 0; d--) s = { k: "array", length: t.shape[d], elem: s };
+      for (let d = t.shape.length - 1; d >= 0; d--) s = { k: "array", length: known(t.shape[d]!), elem: s };
       return s;
     }
     case "tuple":
       return { k: "tuple", elems: t.elems.map(staticOf) };
     case "list":
-      return { k: "array", length: t.length, elem: staticOf(t.elem) };
+      return { k: "array", length: Number.isNaN(t.length) ? undefined : t.length, elem: staticOf(t.elem) };
   }
 }
 
@@ -51,6 +55,21 @@ function flattenResult(out: unknown): { value: unknown; tree: Tree; keyed: boole
 
 let staged = 0;
 
+/**
+ * `fn` with its last parameters (one per function in `fns`) bound to those functions, as lambdas the inliner removes.
+ */
+function bindFunctions(fn: IrFunction, fns: readonly IrFunction[]): IrFunction {
+  if (fns.length === 0) return fn;
+  const n = fn.params.length - fns.length;
+  let body = fn.body;
+  fns.forEach((g, k) => {
+    let lam: Expr = g.body;
+    for (let i = g.params.length - 1; i >= 0; i--) lam = mkLam(g.params[i]!, lam);
+    body = mkLet(fn.params[n + k]!, lam, body);
+  });
+  return { name: fn.name, params: fn.params.slice(0, n), body };
+}
+
 class StagedTarget implements Target {
   readonly label: string;
   readonly span = undefined;
@@ -65,7 +84,11 @@ class StagedTarget implements Target {
   }
 
   where(k: number): Where {
-    return { what: `argument ${k + 1} of ${this.label}` };
+    return { what: `argument ${k} of ${this.label}` };
+  }
+
+  argument(k: number): string {
+    return this.where(k).what;
   }
 
   checkArity(n: number): void {
@@ -90,13 +113,21 @@ class StagedTarget implements Target {
     };
     const def = stageFunction(wrapped, argTypes, `staged${staged++}`, { shapes: trees.map(staticOf) });
     const program = loadProgram({ name: `<staged ${this.fn.name || "function"}>`, text: def.source });
+    const form = result?.keyed ? result.tree : undefined;
+    // Library functions the traced one called: extra parameters, bound to their programs.
+    const callees = def.externals.map((e) => e.payload as Instance);
+    const entryTypes = [...argTypes, ...def.externals.map((e) => e.type)];
     const inst: Instance = {
-      program,
-      name: def.name,
       argTypes,
       resultType: def.resultType,
       paramNames: [],
-      ...(result?.keyed ? { resultTree: result.tree } : {}),
+      derivative: callees.some((c) => c.derivative),
+      lower: (engine) =>
+        bindFunctions(
+          lowerEntry(program.checked, def.name, entryTypes),
+          callees.map((c) => c.lower(engine)),
+        ),
+      resultForm: () => form,
     };
     this.instances.set(key, inst);
     return inst;

@@ -1,51 +1,63 @@
 // What every transform works on: a function the library can specialise to its arguments' types ("target") — a
-// definition of a Smooth module, a staged TypeScript function, or a vmapped one — and, once specialised, an entry point
-// of a loaded Smooth program ("instance") that src/api/program.ts compiles and differentiates.
+// definition of a Smooth module, a TypeScript function (read from its source, or staged over tensors), or the result
+// of another transform — and, once specialised, an IR function of those argument types ("instance"). Transforms build
+// their instance's IR from the instance of the function they transform (src/api/derivatives.ts makes the derivative
+// programs), so any composition — grad(grad(f)), vmap(grad(f)), jacobian(vmap(f)) — is one IR function, optimised and
+// compiled once per argument types.
 //
 // Functions handed out by the library are remembered here: which target they call (so `grad(compile(f))` works like
 // `grad(f)`) and, for `inspect` and `compilations`, how to find their compiled program.
 
+import type { Engine, Specialised } from "../api/program.js";
+import { prepare } from "../api/program.js";
+import type { Subject } from "../api/derivatives.js";
+import type { IrFunction } from "../ir/ir.js";
+import { DERIVATIVE_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import type { Value } from "../runtime/value.js";
 import { isJsFunction, type JsFunction } from "../staging/index.js";
-import type { Specialised, SmoothProgram } from "../api/program.js";
-import type { MType } from "../types/mtype.js";
 import { fail } from "../syntax/diagnostics.js";
-import type { Span } from "../syntax/source.js";
+import type { MType } from "../types/mtype.js";
 import type { Type } from "../types/types.js";
 import { encode } from "./convert.js";
-import { describe, type Tree, type Where } from "./pytree.js";
-import { stagedTarget } from "./staged.js";
-import type { Value } from "../runtime/value.js";
 import { NDArray } from "./ndarray.js";
+import { plainTarget } from "./plain.js";
+import { describe, type Tree, type Where } from "./pytree.js";
 
-/** A target specialised at its arguments' types: one definition of a loaded Smooth program. */
+/** A target specialised at its arguments' types: an IR function of those types. */
 export interface Instance {
-  readonly program: SmoothProgram;
-  /** The definition's name in `program`. */
-  readonly name: string;
   readonly argTypes: readonly Type[];
   readonly resultType: Type;
-  /** The result's structure where it has object keys (a staged function returning an object). */
-  readonly resultTree?: Tree;
   /** Names of the parameters, for messages and derivative programs. */
   readonly paramNames: readonly (string | undefined)[];
+  /** Derivative code inside: compiled with the derivative pipeline (zero tangents are exact zeros). */
+  readonly derivative: boolean;
+  /**
+   * The function as IR before optimisation (derivatives inside may be unexpanded), a fresh copy on every call so that
+   * several copies can live in one program. For `js`, derivative programs are built from the optimised primal.
+   */
+  lower(engine: Engine): IrFunction;
+  /** The form of the result for arguments of these structures (objects, styles of arrays); undefined: the default. */
+  resultForm(trees: readonly Tree[]): Tree | undefined;
 }
 
-export interface Target {
-  /** The function in messages: "`f`", "the TypeScript function `loss`". */
-  readonly label: string;
-  /** Where the function is defined, for messages (Smooth source only). */
-  readonly span?: Span;
+export interface Target extends Subject {
   /** The parameter's type in the function's scheme: it tells a tuple from an array and an Index from a Double. */
   hint(k: number): MType | undefined;
   /** How argument k is named in messages. */
   where(k: number): Where;
   /** Fails unless the function takes `n` arguments. */
   checkArity(n: number): void;
-  /** Arguments with the same key share one instance (and one compiled program). */
-  key(trees: readonly Tree[]): string;
+  /**
+   * Arguments with the same key share one instance (and one compiled program). `values`, when given, are the call's
+   * arguments: a target whose program depends on sizes (a Jacobian's mode) may look at them.
+   */
+  key(trees: readonly Tree[], values?: () => readonly Value[]): string;
   /** The instance for arguments of these structures (cached by the target). */
-  instance(trees: readonly Tree[]): Instance;
+  instance(trees: readonly Tree[], values?: () => readonly Value[]): Instance;
 }
+
+/** Subject.argument from Target.where, for targets that define `where`. */
+export const argumentOf = (t: { where(k: number): Where }, k: number): string => t.where(k).what;
 
 /** The structures of a call's arguments. */
 export function describeArgs(target: Target, args: readonly unknown[]): Tree[] {
@@ -68,34 +80,58 @@ export function encodeArgs(
   return { values, inputs };
 }
 
+const COMPILED = new WeakMap<Instance, Specialised>();
+
+/** The instance's program, optimised and compiled (once per instance). */
+export function compiledProgram(inst: Instance): Specialised {
+  let spec = COMPILED.get(inst);
+  if (!spec) {
+    const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
+    spec = prepare(inst.lower("js"), inst.argTypes, "js", passes);
+    COMPILED.set(inst, spec);
+  }
+  return spec;
+}
+
+/** The instance's program for the reference interpreter (tests compare it with the compiled one). */
+export function interpretedProgram(inst: Instance): Specialised {
+  return prepare(inst.lower("interp"), inst.argTypes, "interp", []);
+}
+
+/** One call: the argument structures, their values, and the instance they select. */
+export interface Call {
+  readonly inst: Instance;
+  readonly trees: readonly Tree[];
+  readonly values: readonly Value[];
+  readonly inputs: readonly ArrayBufferLike[];
+}
+
 /** Specialisations of one library function, one per argument key, each made once. */
-export class Specialisations<E> {
-  private readonly entries = new Map<string, { entry: E; inst: Instance }>();
+export class Specialisations {
+  private readonly entries = new Map<string, Instance>();
   /** How many specialisations were made (each compiles its program once). */
   count = 0;
 
-  constructor(
-    readonly target: Target,
-    private readonly make: (inst: Instance, trees: readonly Tree[]) => E,
-  ) {}
+  constructor(readonly target: Target) {}
 
-  lookup(args: readonly unknown[]): { entry: E; inst: Instance; trees: Tree[] } {
+  lookup(args: readonly unknown[]): Call {
     const trees = describeArgs(this.target, args);
-    const key = this.target.key(trees);
-    let hit = this.entries.get(key);
-    if (!hit) {
-      const inst = this.target.instance(trees);
-      hit = { entry: this.make(inst, trees), inst };
-      this.entries.set(key, hit);
+    const encoded = encodeArgs(this.target, args, trees);
+    const values = () => encoded.values;
+    const key = this.target.key(trees, values);
+    let inst = this.entries.get(key);
+    if (!inst) {
+      inst = this.target.instance(trees, values);
+      this.entries.set(key, inst);
       this.count++;
     }
-    return { entry: hit.entry, inst: hit.inst, trees };
+    return { inst, trees, values: encoded.values, inputs: encoded.inputs };
   }
 }
 
 /** What the library knows about a function it handed out. */
 export interface LibraryFunction {
-  /** The target it calls, when it can itself be transformed (compiled and vmapped functions, module definitions). */
+  /** The target it calls, when it can itself be transformed. */
   readonly target?: Target;
   /** What it is, for messages: "grad(`f`)". */
   readonly description: string;
@@ -117,32 +153,24 @@ export function register<F extends JsFunction>(fn: F, info: LibraryFunction, nam
 export const libraryFunction = (fn: unknown): LibraryFunction | undefined =>
   isJsFunction(fn) ? LIBRARY.get(fn) : undefined;
 
-/** Staged targets of plain TypeScript functions, one per function (so their traces are cached). */
-const STAGED = new WeakMap<JsFunction, Target>();
+/** Targets of plain functions, one per function (so their translations and traces are cached). */
+const PLAIN = new WeakMap<JsFunction, Target>();
 
 /** The target of a function given to a transform (`what` names the transform in messages). */
 export function targetOf(fn: unknown, what: string): Target {
   if (!isJsFunction(fn))
-    fail(
-      "argument",
-      `${what} expects a function (a Smooth definition or a TypeScript function over tensors), got ${typeof fn}`,
-    );
+    fail("argument", `${what} expects a function (a Smooth definition or a TypeScript function), got ${typeof fn}`);
   const known = LIBRARY.get(fn);
   if (known) {
     if (known.target) return known.target;
-    fail(
-      "unsupported",
-      `${what} cannot transform ${known.description}: it is a derivative function, which cannot be staged`,
-      undefined,
-      {
-        hint: "nest derivatives inside Smooth source instead (`vjp`, `jvp`, `grad`, `diff`), or transform the original function",
-      },
-    );
+    fail("unsupported", `${what} cannot transform ${known.description}`, undefined, {
+      hint: "transform the function it was made from instead",
+    });
   }
-  let t = STAGED.get(fn);
+  let t = PLAIN.get(fn);
   if (!t) {
-    t = stagedTarget(fn);
-    STAGED.set(fn, t);
+    t = plainTarget(fn);
+    PLAIN.set(fn, t);
   }
   return t;
 }

@@ -1,20 +1,40 @@
-// The derivative transforms that return functions: grad, valueAndGrad, jacobian, hessian. Each compiles one derivative
-// program per argument types (src/api/program.ts `derivative`) and gives results in the form of the arguments.
+// The derivative transforms that return functions: grad, valueAndGrad, jacobian, hessian. Each returns a compiled
+// function whose target is the derivative (./derived-target.ts), so any transform accepts it again: grad(grad(f)),
+// jacobian(grad(f)), vmap(grad(f)), hessian(vmap(...)). What a request means (which arguments, which results, which
+// mode, which program) is src/api/derivatives.ts's and src/api/derivative-blocks.ts's; here are the options, the
+// result forms and the checks' wording.
 
-import type { Specialised } from "../api/program.js";
-import { doubleRank } from "../ad/seed.js";
-import type { DenseArray, Value } from "../runtime/value.js";
-import { shapeSize, tuple } from "../runtime/value.js";
+import { optimisesFirst } from "../backends/registry.js";
+import {
+  checkWrt,
+  chooseJacobianMode,
+  GRADIENT_HINT,
+  HESSIAN_HINT,
+  requireDoubleRank,
+  requireDoubleResult,
+  valueSize,
+  type Mode,
+} from "../api/derivatives.js";
+import { gradientFunction, hessianFunction, jacobianFunction, leavesOf, packType } from "../api/derivative-blocks.js";
+import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
-import type { AnyFunction } from "./compile.js";
-import { decode, decodeBlock, decodeDense, swapBlocks } from "./convert.js";
-import { checkWrt, parseArgnums, requireDoubleRank, requireDoubleResult, type Argnums } from "./errors.js";
-import type { Style, Tree } from "./pytree.js";
-import { encodeArgs, register, Specialisations, targetOf, type Instance, type Target } from "./target.js";
+import { arrayOf, showType, tupleOf, type Type } from "../types/types.js";
+import { compiledFunction } from "./compile.js";
+import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
+import { DerivedTarget } from "./derived-target.js";
+import { parseArgnums, type Argnums } from "./errors.js";
+import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
+import { keyOf, type Tree } from "./pytree.js";
+import { compiledProgram, targetOf, type Instance, type Target } from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
 export interface ArgnumsOption {
   readonly argnums?: number | readonly number[];
+}
+
+export interface GradOptions extends ArgnumsOption {
+  /** The function returns `[value, aux]`: differentiate the value, return aux alongside (as JAX's has_aux). */
+  readonly hasAux?: boolean;
 }
 
 export interface JacobianOptions extends ArgnumsOption {
@@ -25,123 +45,171 @@ export interface JacobianOptions extends ArgnumsOption {
   readonly mode?: "auto" | "forward" | "reverse";
 }
 
-/** Part i of a derivative program's result: the program returns a tuple (or an array of tuples) for several. */
-function part(v: Value, i: number, count: number): Value {
-  if (count === 1) return v;
-  if (typeof v === "object" && v.tag === "tuple") return v.elems[i]!;
-  if (typeof v === "object" && v.tag === "tuparr") return v.fields[i]!;
-  throw new Error("a derivative program with several parts returned neither a tuple nor an array of tuples");
+/** The gradients' form: each in its argument's form (a list when argnums is a list). */
+function gradientsForm(argnums: Argnums, trees: readonly Tree[]): Tree {
+  if (argnums.single) return trees[argnums.list[0]!]!;
+  return { k: "tuple", elems: argnums.list.map((k) => trees[k]!) };
 }
 
-const GRAD_HINT = "use jacobian (or vjp) for a function with several outputs";
+class GradTarget extends DerivedTarget {
+  constructor(
+    inner: Target,
+    name: string,
+    private readonly argnums: Argnums,
+    private readonly withValue: boolean,
+    private readonly hasAux: boolean,
+  ) {
+    super(inner, `${name}(${inner.label})`);
+  }
 
-/** One call of a derivative: the program to run, and how to turn its result into the transform's result. */
-interface Plan {
-  readonly spec: Specialised;
-  readonly finish: (out: Value) => unknown;
-}
-
-/** A transform's function: specialise per argument types (`make` checks and compiles), plan each call, run, finish. */
-function derivativeFunction<E>(
-  f: AnyFunction,
-  name: string,
-  make: (target: Target, inst: Instance, what: string) => E,
-  plan: (entry: E, inst: Instance, trees: readonly Tree[], values: Value[]) => Plan,
-): AnyFunction {
-  const target = targetOf(f, name);
-  const what = `${name}(${target.label})`;
-  const specs = new Specialisations<E>(target, (inst) => make(target, inst, what));
-  const prepare = (args: readonly unknown[]) => {
-    const { entry, inst, trees } = specs.lookup(args);
-    const { values } = encodeArgs(target, args, trees);
-    return { p: plan(entry, inst, trees, values), values };
-  };
-  const fn = (...args: unknown[]): unknown => {
-    const { p, values } = prepare(args);
-    return p.finish(p.spec.run(values));
-  };
-  return register(
-    fn,
-    { description: what, compilations: () => specs.count, program: (args) => prepare(args).p.spec },
-    name,
-  );
-}
-
-/** Gradients of the `argnums` arguments, each in its argument's form. */
-function gradients(out: Value, argnums: Argnums, inst: Instance, trees: readonly Tree[]): unknown {
-  const n = argnums.list.length;
-  const parts = argnums.list.map((k, i) => decode(part(out, i, n), inst.argTypes[k]!, trees[k]));
-  return argnums.single ? parts[0] : parts;
-}
-
-function gradientProgram(
-  target: Target,
-  inst: Instance,
-  argnums: Argnums,
-  what: string,
-  kind: "gradient" | "value-gradient",
-): Specialised {
-  checkWrt(target, inst, argnums, what);
-  requireDoubleResult(target, inst, what, GRAD_HINT);
-  return inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, kind);
+  protected make(trees: readonly Tree[], values?: () => readonly Value[]): Instance {
+    const inner = this.inner.instance(trees, values);
+    const { list } = this.argnums;
+    checkWrt(this.inner, inner.argTypes, list, this.label);
+    const rt = inner.resultType;
+    if (this.hasAux) {
+      if (rt.k !== "tuple" || rt.elems.length !== 2 || rt.elems[0]!.k !== "double")
+        fail(
+          "argument",
+          `${this.label} with hasAux needs ${this.inner.label} to return a pair [value, aux] whose value is a Double, but it returns ${showType(rt)}`,
+          this.span,
+          { expected: "[Double, anything]", found: showType(rt) },
+        );
+    } else requireDoubleResult(this.inner, rt, this.label, GRADIENT_HINT);
+    const grads = packType(list.map((k) => inner.argTypes[k]!));
+    const aux = this.hasAux ? (rt as { elems: readonly Type[] }).elems[1]! : undefined;
+    const resultType = this.withValue ? tupleOf([rt, grads]) : aux ? tupleOf([grads, aux]) : grads;
+    const { withValue, hasAux } = this;
+    return {
+      argTypes: inner.argTypes,
+      resultType,
+      paramNames: inner.paramNames,
+      derivative: true,
+      lower: (engine) => gradientFunction(inner.lower(engine), list, optimisesFirst(engine), { withValue, hasAux }),
+      resultForm: (ts) => {
+        const g = gradientsForm(this.argnums, ts);
+        const valueForm = formOr(inner.resultForm(ts), rt);
+        if (withValue) return { k: "tuple", elems: [valueForm, g] };
+        if (!hasAux) return g;
+        const auxForm = valueForm.k === "tuple" ? valueForm.elems[1]! : formOr(undefined, aux!);
+        return { k: "tuple", elems: [g, auxForm] };
+      },
+    };
+  }
 }
 
 /**
  * The gradient of `f` (which must return a Double) with respect to argument `argnums` (default 0), by reverse mode,
  * in the argument's form: a Float64Array for a Float64Array, `{w, b}` for `{w, b}`, nested arrays for nested arrays.
- * With a list of positions, a list of gradients.
+ * With a list of positions, a list of gradients. With `hasAux`, f returns `[value, aux]` and the result is
+ * `[gradient, aux]`. The result is itself a function every transform accepts (`grad(grad(f))`, `vmap(grad(f))`).
  *
  * @example
  * const dloss = grad(m.loss, { argnums: [0, 1] });
  * const [dw, db] = dloss(w, b, x);
  */
-export function grad(f: AnyFunction, options: ArgnumsOption = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "grad");
-  return derivativeFunction(
-    f,
-    "grad",
-    (target, inst, what) => gradientProgram(target, inst, argnums, what, "gradient"),
-    (spec, inst, trees) => ({ spec, finish: (out) => gradients(out, argnums, inst, trees) }),
-  );
+export function grad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
+  f: F,
+  options?: O,
+): GradFunction<F, O> {
+  const o: GradOptions = options ?? {};
+  const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
+  return compiledFunction(target, target.label, "grad");
 }
 
-/** Like {@link grad}, but returns `[value, gradient]` from one run of one program. */
-export function valueAndGrad(f: AnyFunction, options: ArgnumsOption = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "valueAndGrad");
-  return derivativeFunction(
-    f,
-    "valueAndGrad",
-    (target, inst, what) => gradientProgram(target, inst, argnums, what, "value-gradient"),
-    (spec, inst, trees) => ({
-      spec,
-      finish: (out) => {
-        const { elems } = out as { elems: readonly Value[] };
-        const grads = argnums.list.length === 1 ? elems[1]! : tuple(elems.slice(1));
-        return [elems[0], gradients(grads, argnums, inst, trees)];
-      },
-    }),
-  );
+/** Like {@link grad}, but returns `[value, gradient]` (with `hasAux`, `[[value, aux], gradient]`) from one program. */
+export function valueAndGrad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
+  f: F,
+  options?: O,
+): ValueAndGradFunction<F, O> {
+  const o: GradOptions = options ?? {};
+  const argnums = parseArgnums(o.argnums, "valueAndGrad");
+  const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!o.hasAux);
+  return compiledFunction(target, target.label, "valueAndGrad");
 }
-
-interface JacobianEntry {
-  readonly inst: Instance;
-  readonly outRank: number;
-  /** Forward mode needs each differentiated argument to be a Double or an array of Doubles. */
-  readonly forwardOk: boolean;
-  readonly forward: () => Specialised;
-  readonly reverse: () => Specialised;
-}
-
-function lazy<T>(make: () => T): () => T {
-  let v: T | undefined;
-  return () => (v ??= make());
-}
-
-const styleOf = (t: Tree): Style => (t.k === "dense" ? t.style : "typed");
 
 /** How many scalars a value of this structure holds. */
 const sizeOf = (t: Tree): number =>
-  t.k === "dense" ? shapeSize(t.shape) : t.k === "tuple" ? t.elems.reduce((n, e) => n + sizeOf(e), 0) : 1;
+  t.k === "dense"
+    ? t.shape.reduce((n, d) => n * d, 1)
+    : t.k === "tuple"
+      ? t.elems.reduce((n, e) => n + sizeOf(e), 0)
+      : t.k === "list"
+        ? t.length * sizeOf(t.elem)
+        : 1;
+
+class JacobianTarget extends DerivedTarget {
+  /** The mode chosen per argument shapes (auto mode runs the primal once per shapes to compare sizes). */
+  private readonly modes = new Map<string, Mode>();
+
+  constructor(
+    inner: Target,
+    private readonly argnums: Argnums,
+    private readonly requested: Mode | undefined,
+  ) {
+    super(inner, `jacobian(${inner.label})`);
+  }
+
+  private mode(trees: readonly Tree[], values?: () => readonly Value[]): Mode {
+    const shapes = keyOf(trees, true);
+    const known = this.modes.get(shapes);
+    if (known) return known;
+    const inner = this.inner.instance(trees, values);
+    const { list } = this.argnums;
+    checkWrt(this.inner, inner.argTypes, list, this.label);
+    const inputs = list.reduce((n, k) => n + sizeOf(trees[k]!), 0);
+    // Without the call's values (inside another transform), a Double output counts 1 and any other as many.
+    const output = () =>
+      values
+        ? valueSize(compiledProgram(inner).run(values()))
+        : inner.resultType.k === "double"
+          ? 1
+          : Number.POSITIVE_INFINITY;
+    const sizes = { inputs, output };
+    const mode = chooseJacobianMode(
+      this.requested,
+      this.inner,
+      inner.resultType,
+      inner.argTypes,
+      list,
+      sizes,
+      this.label,
+    );
+    this.modes.set(shapes, mode);
+    return mode;
+  }
+
+  override key(trees: readonly Tree[], values?: () => readonly Value[]): string {
+    return `${this.inner.key(trees, values)}|${this.mode(trees, values)}`;
+  }
+
+  protected make(trees: readonly Tree[], values?: () => readonly Value[]): Instance {
+    const inner = this.inner.instance(trees, values);
+    const mode = this.mode(trees, values);
+    const { list, single } = this.argnums;
+    const outRank = requireDoubleRank(this.inner, inner.resultType, `the result of ${this.inner.label}`, this.label);
+    const resultType = packType(list.map((k) => prefixDims(inner.argTypes[k]!, outRank)));
+    return {
+      argTypes: inner.argTypes,
+      resultType,
+      paramNames: inner.paramNames,
+      derivative: true,
+      lower: (engine) =>
+        jacobianFunction(inner.lower(engine), list, mode, outRank, optimisesFirst(engine), inner.paramNames),
+      resultForm: (ts) => {
+        const blocks = list.map((k) => blockForm(ts[k]!, outRank));
+        return single ? blocks[0]! : { k: "tuple", elems: blocks };
+      },
+    };
+  }
+}
+
+/** Array^n<t>: a block with n dimensions in front of t's. */
+const prefixDims = (t: Type, outRank: number): Type => {
+  let u = t;
+  for (let d = 0; d < outRank; d++) u = arrayOf(u);
+  return u;
+};
 
 /**
  * The Jacobian of `f` (returning a Double or an array of Doubles) with respect to argument `argnums` (default 0).
@@ -149,93 +217,82 @@ const sizeOf = (t: Tree): number =>
  * a matrix with one row per output), in the argument's form (rows of Float64Arrays, nested arrays or an NDArray); an
  * object argument gives an object of blocks. See {@link JacobianOptions} for the mode.
  */
-export function jacobian(f: AnyFunction, options: JacobianOptions = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "jacobian");
-  const mode = options.mode ?? "auto";
+export function jacobian<F extends AnyFunction, const O extends JacobianOptions = JacobianOptions>(
+  f: F,
+  options?: O,
+): JacobianFunction<F, O> {
+  const argnums = parseArgnums(options?.argnums, "jacobian");
+  const mode = options?.mode ?? "auto";
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
     fail("argument", `jacobian: unknown mode \`${String(mode)}\``, undefined, { expected: "auto, forward or reverse" });
-  const n = argnums.list.length;
-  const choose = (e: JacobianEntry, trees: readonly Tree[], values: Value[]): "forward" | "reverse" => {
-    if (mode !== "auto") return mode;
-    if (!e.forwardOk || e.outRank === 0) return "reverse";
-    // Compare the sizes: the output's from a run of the primal (cheaper than either Jacobian).
-    const inputs = argnums.list.reduce((s, k) => s + sizeOf(trees[k]!), 0);
-    const y = e.inst.program.specialise(e.inst.name, e.inst.argTypes, "js").run(values) as DenseArray;
-    return shapeSize(y.shape) < inputs ? "reverse" : "forward";
-  };
-  return derivativeFunction<JacobianEntry>(
-    f,
-    "jacobian",
-    (target, inst, what) => {
-      checkWrt(target, inst, argnums, what);
-      const outRank = requireDoubleRank(target, inst, "result", what);
-      const forwardOk = argnums.list.every((k) => doubleRank(inst.argTypes[k]!) !== undefined);
-      if (mode === "forward")
-        argnums.list.forEach((k) => requireDoubleRank(target, inst, k, `${what} in forward mode`));
-      const derivative = (kind: "forward" | "jacobian-rows") =>
-        lazy(() => inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, kind));
-      return { inst, outRank, forwardOk, forward: derivative("forward"), reverse: derivative("jacobian-rows") };
-    },
-    (e, inst, trees, values) => {
-      const forward = choose(e, trees, values) === "forward";
-      const block = (out: Value, k: number, i: number): unknown => {
-        const p = part(out, i, n);
-        // Forward mode gives, per input position, the output's tangent (shape I ++ O): swapped to O ++ I.
-        if (!forward) return decodeBlock(p, e.outRank, inst.argTypes[k]!, trees[k]!);
-        if (e.outRank === 0) return decode(p, inst.argTypes[k]!, trees[k]);
-        const d = p as DenseArray;
-        return decodeDense(swapBlocks(d, d.shape.length - e.outRank), styleOf(trees[k]!));
-      };
-      return {
-        spec: forward ? e.forward() : e.reverse(),
-        finish: (out) => {
-          const blocks = argnums.list.map((k, i) => block(out, k, i));
-          return argnums.single ? blocks[0] : blocks;
-        },
-      };
-    },
-  );
+  const target = new JacobianTarget(targetOf(f, "jacobian"), argnums, mode === "auto" ? undefined : mode);
+  return compiledFunction(target, target.label, "jacobian");
 }
 
-/**
- * The Hessian of `f` (returning a Double) with respect to argument `argnums` (default 0; a Double or an array of
- * Doubles), by forward over reverse mode. For an argument of shape I the Hessian has shape I ++ I, in the argument's
- * form. With a list of positions [i, j, ...], a list of lists: entry [i][j] is the block of ∂²f/∂x_i∂x_j.
- */
-export function hessian(f: AnyFunction, options: ArgnumsOption = {}): AnyFunction {
-  const argnums = parseArgnums(options.argnums, "hessian");
-  const n = argnums.list.length;
-  return derivativeFunction(
-    f,
-    "hessian",
-    (target, inst, what) => {
-      checkWrt(target, inst, argnums, what);
-      requireDoubleResult(
-        target,
-        inst,
-        what,
-        "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)",
-      );
-      const ranks = argnums.list.map((k) => requireDoubleRank(target, inst, k, what));
-      return {
-        ranks,
-        spec: inst.program.derivative(inst.name, inst.argTypes, argnums.list, "js", undefined, "hessian"),
+class HessianTarget extends DerivedTarget {
+  constructor(
+    inner: Target,
+    private readonly argnums: Argnums,
+  ) {
+    super(inner, `hessian(${inner.label})`);
+  }
+
+  protected make(trees: readonly Tree[], values?: () => readonly Value[]): Instance {
+    const inner = this.inner.instance(trees, values);
+    const { list, single } = this.argnums;
+    checkWrt(this.inner, inner.argTypes, list, this.label);
+    requireDoubleResult(this.inner, inner.resultType, this.label, HESSIAN_HINT);
+    for (const k of list)
+      for (const leaf of leavesOf(inner.argTypes[k]!))
+        requireDoubleRank(this.inner, leaf.type, `every part of ${this.inner.argument(k)}`, this.label);
+    // The result's type is the derivative program's: built once here (cheap: no optimisation) for its type.
+    const entryType = (a: number, c: number): Type => {
+      const rebuild = (t: Type, leaf: (i: number) => Type): Type => {
+        let next = 0;
+        const rec = (u: Type): Type => (u.k === "tuple" ? tupleOf(u.elems.map(rec)) : leaf(next++));
+        return rec(t);
       };
-    },
-    ({ ranks, spec }, _inst, trees) => ({
-      spec,
-      finish: (out) => {
-        // Column j (one per differentiated argument): over x_j's positions, the tangent of each gradient i: shape
-        // I_j ++ I_i. Block [i][j] is that part swapped to I_i ++ I_j.
-        const block = (i: number, j: number): unknown => {
-          const p = part(part(out, j, n), i, n);
-          const tree = trees[argnums.list[i]!]!;
-          if (typeof p === "number") return p;
-          return decodeDense(swapBlocks(p as DenseArray, ranks[j]!), styleOf(tree));
+      const ta = inner.argTypes[list[a]!]!;
+      const tc = inner.argTypes[list[c]!]!;
+      const la = leavesOf(ta);
+      const lc = leavesOf(tc);
+      return rebuild(ta, (i) => rebuild(tc, (j) => prefixDims(lc[j]!.type, rankOf(la[i]!.type))));
+    };
+    const resultType =
+      list.length === 1 ? entryType(0, 0) : tupleOf(list.map((_, a) => tupleOf(list.map((_, c) => entryType(a, c)))));
+    return {
+      argTypes: inner.argTypes,
+      resultType,
+      paramNames: inner.paramNames,
+      derivative: true,
+      lower: (engine) => hessianFunction(inner.lower(engine), list, optimisesFirst(engine), inner.paramNames),
+      resultForm: (ts) => {
+        const entry = (a: number, c: number): Tree => {
+          const ta = ts[list[a]!]!;
+          const tc = ts[list[c]!]!;
+          const la = formLeaves(ta);
+          const lc = formLeaves(tc);
+          return rebuildForm(ta, (i) => rebuildForm(tc, (j) => hessianBlockForm(la[i]!, lc[j]!)));
         };
-        if (argnums.single) return block(0, 0);
-        return argnums.list.map((_, i) => argnums.list.map((_, j) => block(i, j)));
+        if (single) return entry(0, 0);
+        return { k: "tuple", elems: list.map((_, a) => ({ k: "tuple", elems: list.map((_, c) => entry(a, c)) })) };
       },
-    }),
-  );
+    };
+  }
+}
+
+const rankOf = (t: Type): number => (t.k === "array" ? 1 + rankOf(t.elem) : 0);
+
+/**
+ * The Hessian of `f` (returning a Double) with respect to argument `argnums` (default 0), by forward over reverse
+ * mode. For an argument of shape I the Hessian has shape I ++ I, in the argument's form; for an object argument
+ * (`{W1, b1, W2, b2}`), an object of objects of blocks: `H.W1.b1` is ∂²f/∂W1∂b1, of shape W1 ++ b1. With a list of
+ * positions [i, j, ...], a list of lists: entry [i][j] is the block (or object of blocks) of ∂²f/∂x_i∂x_j.
+ */
+export function hessian<F extends AnyFunction, const O extends ArgnumsOption = ArgnumsOption>(
+  f: F,
+  options?: O,
+): HessianFunction<F, O> {
+  const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
+  return compiledFunction(target, target.label, "hessian");
 }

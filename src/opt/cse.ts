@@ -9,10 +9,8 @@ import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual } from "../ir/equal.js";
 import { exprSize, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
-import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 import type { Pass } from "./pass.js";
-
-const COMMUTATIVE = new Set<PrimName>(["add", "mul", "max", "min", "eq", "ne", "and", "or"]);
 
 function atomKey(a: Atom): string {
   if (a.kind === "var") return `v${a.id}`;
@@ -24,7 +22,7 @@ function key(e: Expr): string | undefined {
   switch (e.kind) {
     case "prim": {
       const args = e.args.map(atomKey);
-      if (COMMUTATIVE.has(e.op)) args.sort();
+      if (PRIMS[e.op].commutative === true) args.sort();
       return `p:${e.op}:${e.type.k}:${args.join(",")}`;
     }
     case "call": // a function of its arguments, like a primitive
@@ -39,12 +37,14 @@ function key(e: Expr): string | undefined {
       return `b:${atomKey(e.size)}:${exprSize(e)}`;
     case "ifold":
       return `f:${atomKey(e.init)}:${atomKey(e.count)}:${exprSize(e)}`;
+    case "while":
+      return `w:${atomKey(e.init)}:${exprSize(e)}`;
     default:
       return undefined; // lambdas, applications and jvp are left to the inliner and AD
   }
 }
 
-const needsFullCompare = (e: Expr) => e.kind === "if" || e.kind === "build" || e.kind === "ifold";
+const needsFullCompare = (e: Expr) => e.kind === "if" || e.kind === "build" || e.kind === "ifold" || e.kind === "while";
 
 export function eliminateCommonSubexpressions(fn: IrFunction): { fn: IrFunction; replaced: number } {
   const c = new Cse();

@@ -52,6 +52,8 @@ class DeadLets {
       case "build":
       case "ifold":
         return { ...e, body: this.expr(e.body) };
+      case "while":
+        return { ...e, cond: this.expr(e.cond), body: this.expr(e.body) };
       default:
         return e;
     }

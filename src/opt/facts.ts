@@ -128,6 +128,12 @@ export class Facts {
     if (depth > MAX_DEPTH) return false;
     const da = this.definition(a);
     const db = this.definition(b);
+    // `sameSize n m` is n, and m too (it fails otherwise): the prelude's shape checks keep the range facts.
+    const checked = (d: typeof da, other: Atom) =>
+      d?.kind === "prim" &&
+      d.op === "sameSize" &&
+      (this.sameValue(d.args[0]!, other, depth + 1) || this.sameValue(d.args[1]!, other, depth + 1));
+    if (checked(da, b) || checked(db, a)) return true;
     if (da === undefined || db === undefined) return false;
     if (da.kind === "proj" && db.kind === "proj")
       return da.index === db.index && this.sameValue(da.arg, db.arg, depth + 1);
@@ -160,6 +166,9 @@ export class Facts {
   /** `b` is `length arr` (or the same value). */
   isLengthOf(b: Atom, arr: Atom): boolean {
     const d = this.definition(b);
+    // `sameSize n m` is n, and m too (it fails otherwise): a loop over it stays in range of either array.
+    if (d?.kind === "prim" && d.op === "sameSize")
+      return this.isLengthOf(d.args[0]!, arr) || this.isLengthOf(d.args[1]!, arr);
     if (d?.kind !== "prim" || d.op !== "length") return false;
     const x = d.args[0]!;
     if (this.sameValue(x, arr)) return true;

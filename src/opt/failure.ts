@@ -1,16 +1,18 @@
 // Which expressions may raise a run-time error: a get whose index is not known to be in range, checkIndex likewise,
 // Index division by anything but a non-zero literal, a loop whose count may be negative, a build whose elements may
-// differ in shape, applications (unknown code) and calls (which may also not terminate). Code motion (../licm.ts) moves only what cannot fail, so that
+// differ in shape, applications (unknown code) and calls (which may also not terminate). Code motion (../licm.ts) moves
+// only what cannot fail, so that
 // moving it never makes a program fail that did not.
 //
 // `zero` lists loop counts assumed to be 0: a loop counted by one of them runs no iteration, so its body cannot fail.
-// With the count of the loop being hoisted from, this finds what can fail only when that loop runs.
+// With the count of the loop being hoisted from, this finds what can fail only when that loop runs (and lets a
+// `sameSize` shape check move too: see below).
 
 import { splitLets } from "../ir/builder.js";
 import { typeOf, type Atom, type Expr } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { Facts } from "./facts.js";
-import { PRIMS } from "../prims/table.js";
+import { PRIMS, primMayFail } from "../prims/table.js";
 
 export function mayFail(e: Expr, facts: Facts, zero: readonly Atom[] = []): boolean {
   const { bindings, tail } = splitLets(e);
@@ -29,14 +31,24 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
     case "jvp":
     case "call": // may raise an error, or not terminate
       return true;
+    case "custom":
+      return false;
+    case "while":
+      // It may not end: never moved where it would not have run.
+      return true;
     case "let":
       return mayFail(e, facts, zero);
     case "prim": {
       const [a, b] = e.args;
       if (e.op === "get") return !facts.inRangeOf(b!, a!);
       if (e.op === "checkIndex") return !facts.inRange(a!, b!);
-      if (e.op === "div" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
-      return PRIMS[e.op].fallible === true;
+      // An Index division fails only when its divisor is zero.
+      if (PRIMS[e.op].fails === "index-division" && e.type.k === "int") return !(b!.kind === "lit" && b!.value !== 0);
+      // A prelude shape check is a precondition on the arguments of the whole computation it guards: it may move in
+      // front of a loop (`zero` given) even one that would run no iteration — the call it comes from fails on such
+      // arguments anyway. This keeps a vectorised derivative's primal out of its loop over positions.
+      if (e.op === "sameSize") return zero.length === 0 && !facts.sameValue(a!, b!);
+      return primMayFail(e.op, e.type);
     }
     case "if":
       return (

@@ -13,7 +13,9 @@
 // first-order, no lambda or application may remain: one that does is a compiler bug and is reported as such.
 
 import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
-import { mapNode, someNode } from "../ir/free.js";
+import { exprSize, mapNode, someNode } from "../ir/free.js";
+import { fail } from "../syntax/diagnostics.js";
+import { calledFrom, inPrelude, type Span } from "../syntax/source.js";
 import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh } from "../ir/rename.js";
@@ -21,18 +23,40 @@ import { containsFun } from "../types/types.js";
 import { removeDeadLets } from "./dce.js";
 import type { Pass } from "./pass.js";
 
+/** The most IR nodes inlining may copy in one function (issue 15: a size guard rather than running out of memory). */
+export const MAX_INLINED_NODES = 20_000_000;
+
 export const inlinePass: Pass = {
   name: "inline",
-  run: inlineFunction,
+  run: (fn) => inlineFunction(fn),
 };
 
-export function inlineFunction(fn: IrFunction): IrFunction {
-  const inlined = new Inliner().scope(fn.body);
+/** Inlining that keeps the functions with custom rules: for a primal that reverse mode differentiates next. */
+export const inlineKeepingCustomPass: Pass = {
+  name: "inline-keep-custom",
+  run: (fn) => inlineFunction(fn, { resolveCustom: false }),
+};
+
+export interface InlineOptions {
+  /**
+   * Replace each function with custom derivative rules by its function (default: when no `jvp` node is left, so no
+   * derivative can meet it any more). Reverse mode's first-order primal keeps them (src/ad/custom.ts).
+   */
+  readonly resolveCustom?: boolean;
+  /** The most IR nodes beta-reduction may copy (default MAX_INLINED_NODES). */
+  readonly maxCopied?: number;
+}
+
+export function inlineFunction(fn: IrFunction, opts: InlineOptions = {}): IrFunction {
+  const resolve = opts.resolveCustom ?? !someNode(fn.body, (e) => e.kind === "jvp");
+  const inlined = new Inliner(resolve, opts.maxCopied ?? MAX_INLINED_NODES).scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
-  // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass checks.
+  // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass
+  // checks.
   const pendingJvp = someNode(body, (e) => e.kind === "jvp");
-  if (!fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp) assertFirstOrder(out);
+  if (resolve && !fn.params.some((p) => containsFun(p.type)) && !containsFun(typeOf(body)) && !pendingJvp)
+    assertFirstOrder(out);
   return out;
 }
 
@@ -50,6 +74,11 @@ function assertFirstOrder(fn: IrFunction): void {
 }
 
 class Inliner {
+  constructor(
+    private readonly resolveCustom: boolean,
+    private readonly maxCopied: number,
+  ) {}
+
   /** Let-bound variable -> its inlined right-hand side (never a let). */
   private readonly defs = new Map<number, Expr>();
   /** Variables bound to atoms, replaced by those atoms. */
@@ -94,7 +123,21 @@ class Inliner {
         return containsFun(node.type) ? this.project(node.index, node.arg) : node;
       }
       case "app":
-        return this.apply(this.atom(e.fn), this.atom(e.arg), b);
+        return this.apply(this.atom(e.fn), this.atom(e.arg), b, e.span);
+      case "custom":
+        if (this.resolveCustom) return this.atom(e.fn);
+        return mapNode(
+          e,
+          (a) => this.atom(a),
+          (body) => this.scope(body),
+        );
+      case "lam": {
+        // (issue 15) A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has
+        // applied, already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain
+        // of higher-order helpers (g_i k x = g_{i-1} k x + 1) would double in size per level.
+        const body = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type)).expr;
+        return { ...e, body };
+      }
       default:
         return mapNode(
           e,
@@ -104,12 +147,34 @@ class Inliner {
     }
   }
 
-  private apply(fn: Atom, arg: Atom, b: AnfBuilder): Expr {
+  private apply(fn: Atom, arg: Atom, b: AnfBuilder, span?: Span): Expr {
     const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
-    if (def?.kind === "lam") return this.into(copyFresh(def.body, new Map([[def.param.id, arg]])), b);
+    if (def?.kind === "lam") {
+      this.guardSize(def.body);
+      const copy = copyFresh(def.body, new Map([[def.param.id, arg]]));
+      return this.into(span === undefined || inPrelude(span) ? copy : withCaller(copy, span), b);
+    }
     if (def?.kind === "if") return this.pushInto(def, (f) => mkApp(f, arg));
     // Not known here: the parameter of a lambda being inlined at its definition. Its copies resolve it.
     return mkApp(fn, arg);
+  }
+
+  /**
+   * Nodes copied by beta-reduction so far: a program whose inlining would exceed the limit is refused, not run away.
+   */
+  private copied = 0;
+
+  private guardSize(body: Expr): void {
+    this.copied += exprSize(body);
+    if (this.copied > this.maxCopied)
+      fail(
+        "unsupported",
+        `the program is too large once its functions are inlined (over ${this.maxCopied} nodes)`,
+        undefined,
+        {
+          hint: "every call of a function is compiled as a copy of its body: call large functions fewer times, or from a loop",
+        },
+      );
   }
 
   /** A function-typed component of a tuple. */
@@ -128,4 +193,43 @@ class Inliner {
     };
     return mkIf(cond.cond, branch(cond.then), branch(cond.else));
   }
+}
+
+/**
+ * `e` with the user's call `caller` recorded on the spans it has from the prelude (Span.caller): an error the inlined
+ * prelude code raises is then reported where the user called it, as the interpreter reports it.
+ */
+function withCaller(e: Expr, caller: Span): Expr {
+  const scope = (x: Expr): Expr => {
+    if (x.kind === "let") {
+      const lets: { v: Var; rhs: Expr }[] = [];
+      let tail: Expr = x;
+      for (; tail.kind === "let"; tail = tail.body) lets.push({ v: tail.v, rhs: node(tail.rhs) });
+      return lets.reduceRight<Expr>((body, l) => mkLet(l.v, l.rhs, body), node(tail));
+    }
+    return node(x);
+  };
+  const node = (x: Expr): Expr => {
+    switch (x.kind) {
+      case "prim":
+      case "app":
+        return x.span === undefined ? x : { ...x, span: calledFrom(x.span, caller) };
+      case "build":
+      case "ifold": {
+        const body = scope(x.body);
+        return { ...x, body, ...(x.span === undefined ? {} : { span: calledFrom(x.span, caller) }) };
+      }
+      case "while": {
+        const [cond, body] = [scope(x.cond), scope(x.body)];
+        return { ...x, cond, body, ...(x.span === undefined ? {} : { span: calledFrom(x.span, caller) }) };
+      }
+      case "lam":
+        return { ...x, body: scope(x.body) };
+      case "if":
+        return { ...x, then: scope(x.then), else: scope(x.else) };
+      default:
+        return x;
+    }
+  };
+  return scope(e);
 }

@@ -93,9 +93,33 @@ class Licm {
         const loopBinders = e.kind === "build" ? [e.index.id] : [e.index.id, e.acc.id];
         return { ...e, body: this.hoist(body, new Set(loopBinders), count, failsInLoop, b) };
       }
+      case "while": {
+        // The condition runs at least once, the body any number of times (maybe never): only what cannot fail
+        // moves out of either.
+        const bound = new Set([e.acc.id]);
+        const cond = this.hoistSafe(this.scope(e.cond), bound, b);
+        const body = this.hoistSafe(this.scope(e.body), bound, b);
+        return { ...e, cond, body };
+      }
       default:
         return e;
     }
+  }
+
+  /** The lets of `body` that use nothing bound in the loop (`bound`, with the body's own lets) and cannot fail. */
+  private hoistSafe(body: Expr, bound: Set<number>, b: AnfBuilder): Expr {
+    const { bindings, tail } = splitLets(body);
+    const kept: Binding[] = [];
+    for (const { v, rhs } of bindings) {
+      if ([...freeVars(rhs).keys()].every((id) => !bound.has(id)) && !mayFail(rhs, this.facts)) {
+        b.bindVar(v, rhs);
+        this.hoisted++;
+        continue;
+      }
+      kept.push({ v, rhs });
+      bound.add(v.id);
+    }
+    return wrapLets(kept, tail);
   }
 
   /** The body without its invariant lets, which are emitted into `b` (facts: those in front of the loop). */
@@ -142,7 +166,7 @@ class Licm {
   }
 }
 
-const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold" || n.kind === "while");
 
 /** The lets of a chain whose values a later loop of the chain uses (directly or through other lets). */
 function feedingLoops(bindings: readonly Binding[]): Set<number> {

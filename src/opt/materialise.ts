@@ -28,20 +28,13 @@ import {
 } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 import { Facts } from "./facts.js";
 import { mayFail } from "./failure.js";
 import type { Pass } from "./pass.js";
 
-export const TRANSCENDENTAL: ReadonlySet<PrimName> = new Set<PrimName>([
-  "exp",
-  "log",
-  "sin",
-  "cos",
-  "tan",
-  "sqrt",
-  "tanh",
-  "pow",
-]);
+/** A primitive costing a library call (PrimRule.cost): worth computing once per element rather than once per read. */
+export const isTranscendental = (op: PrimName): boolean => PRIMS[op].cost === "transcendental";
 
 type Loop = Build | Ifold;
 
@@ -64,7 +57,8 @@ export function materialiseShared(fn: IrFunction): { fn: IrFunction; materialise
     if (group) group.push(o);
     else groups.push([o]);
   }
-  // Occurrence node -> the array and index that read it instead; top-level binder id (or -1: the start) -> new lets after it.
+  // Occurrence node -> the array and index that read it instead; top-level binder id (or -1: the start) -> new lets
+  // after it.
   const replace = new Map<Expr, { array: Var; index: Var }>();
   const after = new Map<number, Binding[]>();
   let materialised = 0;
@@ -133,10 +127,10 @@ class Scan {
       this.defs.set(v.id, rhs);
       this.letLoop.set(v.id, loop);
       this.order.set(v.id, this.order.size);
-      if (loop && rhs.kind === "prim" && TRANSCENDENTAL.has(rhs.op)) this.consider(rhs, loop);
+      if (loop && rhs.kind === "prim" && isTranscendental(rhs.op)) this.consider(rhs, loop);
       this.node(rhs, loop);
     }
-    if (loop && tail.kind === "prim" && TRANSCENDENTAL.has(tail.op)) this.consider(tail, loop);
+    if (loop && tail.kind === "prim" && isTranscendental(tail.op)) this.consider(tail, loop);
     this.node(tail, loop);
   }
 
@@ -152,6 +146,10 @@ class Scan {
       case "build":
       case "ifold":
         return this.walk(e.body, e);
+      case "while":
+        // No index: nothing in it is a function of one. Its lets count as bound in no loop of the scan.
+        this.walk(e.cond, null);
+        return this.walk(e.body, null);
       default:
         return;
     }
@@ -199,7 +197,9 @@ class Scan {
     return !mayFail(g.body, facts);
   }
 
-  /** The top-level binder after which g's free variables are all bound (-1: at the start), if they all are top-level. */
+  /**
+   * The top-level binder after which g's free variables are all bound (-1: at the start), if they all are top-level.
+   */
   placement(g: Build): number | undefined {
     let last = -1;
     for (const u of freeVars(g).values()) {

@@ -105,6 +105,13 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
         frames.push({ index: node.kind === "lam" ? undefined : node.index.id });
         stack.push("leave", node.body);
         break;
+      case "while":
+        // Cond and body each run any number of times, with no index.
+        frames.push({ index: undefined });
+        stack.push("leave", node.body);
+        frames.push({ index: undefined });
+        stack.push("leave", node.cond);
+        break;
       default:
         break;
     }

@@ -1,5 +1,6 @@
 // Passes are values and pipelines are lists of them: each pass maps a function to a function in the same IR, so any
-// sequence composes. A program's first-order functions (recursion) go through every pass like its entry does. `runPipeline` can verify the IR after every pass (tests always do) and trace each result
+// sequence composes. A program's first-order functions (recursion) go through every pass like its entry does.
+// `runPipeline` can verify the IR after every pass (tests always do) and trace each result
 // (`smooth dev --passes a,b,c` prints them).
 
 import { forEachNode } from "../ir/free.js";

@@ -3,7 +3,7 @@
 
 import { forwardAdPass } from "../ad/expand.js";
 import { fail } from "../syntax/diagnostics.js";
-import { inlinePass } from "./inline.js";
+import { inlineKeepingCustomPass, inlinePass } from "./inline.js";
 import type { Pass, Pipeline } from "./pass.js";
 import { simplifyPass } from "./simplify.js";
 import { csePass } from "./cse.js";
@@ -22,6 +22,7 @@ export const PASSES: Readonly<Record<string, Pass>> = {
   dce: dcePass,
   optimise: optimisePass(),
   "optimise-finite": optimisePass({ assumeFinite: true }),
+  "inline-keep-custom": inlineKeepingCustomPass,
 };
 
 /**
@@ -31,11 +32,24 @@ export const PASSES: Readonly<Record<string, Pass>> = {
 export const STANDARD_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES.optimise!];
 
 /**
- * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the paper's
+ * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the
+ * paper's
  * assumption that Doubles are finite (`x * 0 = 0` for the zero tangents of what is not differentiated), which is
  * what turns a vectorised forward derivative into the matrix-calculus identity (paper 000 §4.1, ./strategy.ts).
  */
 export const DERIVATIVE_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES["optimise-finite"]!];
+
+/**
+ * The primal that reverse mode differentiates (../api/program.ts): first-order and optimised like STANDARD_PIPELINE's,
+ * but with the calls of functions with custom derivative rules kept, for the reverse sweep to use their rules.
+ * REVERSE_PRIMAL_REFERENCE is the interpreter's (not optimised).
+ */
+export const REVERSE_PRIMAL_PIPELINE: Pipeline = [
+  PASSES["forward-ad"]!,
+  PASSES["inline-keep-custom"]!,
+  PASSES.optimise!,
+];
+export const REVERSE_PRIMAL_REFERENCE: Pipeline = [PASSES["forward-ad"]!, PASSES["inline-keep-custom"]!];
 
 /** The pipeline named by a list such as `["inline", "simplify"]` (from the command line). */
 export function pipelineFromNames(names: readonly string[]): Pipeline {

@@ -158,6 +158,15 @@ export class Rewriter implements RuleContext {
         const body = this.loopBody(e.body, [e.index, e.acc], count, e.index);
         return { ...e, init: this.atom(e.init), count, body };
       }
+      case "while": {
+        // A loop without an index: its state is bound one loop deeper, and nothing is learnt inside.
+        this.loopDepth++;
+        this.bindDepth.set(e.acc.id, this.loopDepth);
+        const cond = this.inside(e.cond, () => undefined);
+        const body = this.inside(e.body, () => undefined);
+        this.loopDepth--;
+        return { ...e, init: this.atom(e.init), cond, body };
+      }
       default:
         return mapNode(
           e,

@@ -102,6 +102,8 @@ class Sinker {
       case "build":
       case "ifold":
         return { ...e, body: this.scope(e.body) };
+      case "while":
+        return { ...e, cond: this.scope(e.cond), body: this.scope(e.body) };
       default:
         return e;
     }

@@ -10,7 +10,8 @@
 // No per-program choices: the order is what lets each stage feed the next. Fusion and fission need the uses of a value
 // where it is computed, so they run before code motion moves anything; CSE makes equal sizes one variable for the
 // range facts; LICM takes the primal computation out of the builds of a vectorised derivative; sinking leaves a loop
-// body as `if i = j then ... else a`, which the iteration rules (single access, unswitching) recognise in the next round.
+// body as `if i = j then ... else a`, which the iteration rules (single access, unswitching) recognise in the next
+// round.
 
 import { functionSize } from "../ir/free.js";
 import type { IrFunction } from "../ir/ir.js";

@@ -25,6 +25,10 @@ export const PRIM_NAMES = [
   "stopGradient",
   // Index -> Double (the implicit promotion, written `double i`)
   "toDouble",
+  // Double -> Index: the Index equal to a Double holding an integer (an index error otherwise); TypeScript's numbers
+  // used
+  // as indexes or counts (src/tsfront/) are read this way
+  "toIndex",
   // comparisons: Num * Num -> Bool (eq, ne also Bool * Bool)
   "lt",
   "gt",
@@ -39,7 +43,8 @@ export const PRIM_NAMES = [
   // arrays
   "get",
   "length",
-  // checkIndex j n: j when 0 <= j < n, else the index error of get (emitted by the optimiser when it fuses (build n f)[j])
+  // checkIndex j n: j when 0 <= j < n, else the index error of get (emitted by the optimiser when it fuses (build n
+  // f)[j])
   "checkIndex",
   // sameSize n m: n when n = m, else a shape error (the precondition of map2, reshape, scatter in the prelude)
   "sameSize",
@@ -48,7 +53,8 @@ export const PRIM_NAMES = [
   "setAt",
   "addAt",
   "addArray",
-  // field arr k: the array of the k-th components of an array of tuples (no copy: arrays of tuples are stored as tuples of arrays)
+  // field arr k: the array of the k-th components of an array of tuples (no copy: arrays of tuples are stored as tuples
+  // of arrays)
   "field",
   // record tape i v n: setAt tape i v, where an empty tape first becomes n copies of v (reverse mode's residual tapes)
   "record",

@@ -1,6 +1,7 @@
-// One primitive, one place: for each primitive its type rule, its evaluation (the reference semantics) and its
-// JavaScript lowering. The table is a mapped type over PrimName, so adding a name without a rule fails `tsc`.
-// Each entry also names its derivative rule (src/ad/derivatives.ts), which forward and reverse mode share.
+// One primitive, one place: for each primitive what holds whatever runs it: its type rule, its evaluation (the
+// reference semantics) and its derivative rule (src/ad/derivatives.ts, shared by forward and reverse mode). The table
+// is a mapped type over PrimName, so adding a name without a rule fails `tsc`. How a back end writes a primitive is
+// that back end's own lowering table, a mapped type over the same names (the JavaScript one: src/codegen/lowering.ts).
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
@@ -22,25 +23,47 @@ export interface PrimRule {
   type(args: readonly Type[], literals?: readonly (number | boolean | undefined)[]): Type | { expected: string };
   /** Reference semantics (the interpreter). `argTypes` tells Index from Double; `span` locates runtime errors. */
   evaluate(args: readonly Value[], argTypes: readonly Type[], span: Span | undefined): Value;
-  /**
-   * A JavaScript expression computing the primitive from JavaScript operand expressions (already parenthesised atoms).
-   * `span` is a JavaScript expression for this application's Span (for runtime errors, like integer division by zero).
-   * `get` and `length` work on flattened array leaves (typed array, offset, dimensions) and are lowered structurally
-   * by the code generator (src/codegen/emit.ts), which is why their entries say so instead of producing text here;
-   * the compiled get reports a bad index through `indexOutOfRange` below, like `evaluate`. `checkIndex` is lowered
-   * there too, as the same bounds check as get's.
-   */
-  readonly js: ((args: readonly string[], argTypes: readonly Type[], span: string) => string) | "array-structural";
   /** How the primitive is differentiated (src/ad/derivatives.ts); every primitive must decide. */
   readonly derivative: D.DerivativeRule;
-  /** Can raise an error for some operands (an index or shape error); Index division is decided by its operands. */
-  readonly fallible?: boolean;
+  // ---- facts the optimiser, AD and the lowering stage read (here, not as lists of names in each pass) ----
+  /**
+   * Whether an application can raise an error (an index or shape error, a division by zero), from its operands' types:
+   * "never"; "operands": for some operands (an index out of range, sizes or shapes that differ; range facts may still
+   * prove one application safe, src/opt/failure.ts); "index-division": on Index operands when the divisor is zero
+   * (a Double division gives an infinity).
+   */
+  readonly fails: "never" | "operands" | "index-division";
+  /**
+   * What one application costs: "cheap" (a few machine operations, or a read: get, length and field copy nothing);
+   * "transcendental" (a library function such as exp or log, or a power: worth storing for reverse mode rather than
+   * recomputing, and worth computing once per element rather than once per read); "array" (makes an array as large as
+   * its operand: zerosLike, and the updates unless they run in place; its result is a fresh array).
+   */
+  readonly cost: "cheap" | "transcendental" | "array";
+  /**
+   * "scalar": numbers or Bools in, one out, its value a function of the operands' values (so Index arithmetic on
+   * values that are the same in every iteration is too); "array": reads, makes or describes arrays.
+   */
+  readonly domain: "scalar" | "array";
+  /** Its two operands can be swapped (CSE puts them in one order). */
+  readonly commutative?: boolean;
+  /**
+   * A functional update of the first operand: the result is that array with some elements changed (in place when
+   * nothing else can see the old value, src/lowering/ownership.ts). "in-shape": of the operand's shape (setAt, addAt,
+   * addArray); "may-reshape": an empty operand is first replaced (record).
+   */
+  readonly update?: "in-shape" | "may-reshape";
+  /** The result's array dimensions follow from the first operand's alone (the same, a row's, or one field's). */
+  readonly shapeOfFirst?: boolean;
   /**
    * For a primitive whose result type the operands do not determine (a tape pop: what was pushed), the node carries
    * it and this checks it (`type` then only describes the operands).
    */
   readonly resultFromNode?: (args: readonly Type[], result: Type) => boolean;
 }
+
+/** The facts of a scalar primitive that never fails and costs a few operations (the common case). */
+const SCALAR = { fails: "never", cost: "cheap", domain: "scalar" } as const;
 
 const isNum = (t: Type) => t.k === "double" || t.k === "int";
 
@@ -52,11 +75,12 @@ function arith(
   syntax: PrimRule["syntax"],
   dbl: (a: number, b: number) => number,
   int: (a: number, b: number, span?: Span) => number,
-  jsDouble: (a: string, b: string) => string,
-  jsInt: (a: string, b: string, span: string) => string,
   derivative: D.DerivativeRule,
+  facts: Partial<Pick<PrimRule, "fails" | "cost" | "commutative">> = {},
 ): PrimRule {
   return {
+    ...SCALAR,
+    ...facts,
     arity: 2,
     syntax,
     derivative,
@@ -65,7 +89,6 @@ function arith(
         ? a
         : { expected: "two Doubles or two Indexes (an Index is promoted when mixed with a Double)" },
     evaluate: ([a, b], [ta], span) => (ta!.k === "int" ? int(num(a!), num(b!), span) : dbl(num(a!), num(b!))),
-    js: ([a, b], [ta], span) => (ta!.k === "int" ? jsInt(a!, b!, span) : jsDouble(a!, b!)),
   };
 }
 
@@ -81,9 +104,11 @@ export function intPow(a: number, b: number): number {
   return result;
 }
 
-/** Index division in JavaScript: inline when the divisor is a non-zero literal (no division by zero to report). */
-function intDivJs(a: string, b: string, span: string): string {
-  return /^-?[0-9]+$/.test(b) && Number(b) !== 0 ? `((${a} / ${b}) | 0)` : `$rt.intDiv(${a}, ${b}, ${span})`;
+/** The Index equal to x, which must be an integer in the 32-bit range. */
+export function toIndex(x: number, span?: Span): number {
+  if (!Number.isInteger(x) || x < -2147483648 || x > 2147483647)
+    fail("index", `${x} is used as an index or a count, but it is not a 32-bit integer`, span);
+  return x | 0;
 }
 
 export function intDiv(a: number, b: number, span?: Span): number {
@@ -91,19 +116,27 @@ export function intDiv(a: number, b: number, span?: Span): number {
   return (a / b) | 0;
 }
 
-function unaryDouble(name: string, f: (x: number) => number, jsName: string, derivative: D.DerivativeRule): PrimRule {
+function unaryDouble(
+  name: string,
+  f: (x: number) => number,
+  derivative: D.DerivativeRule,
+  cost: PrimRule["cost"],
+): PrimRule {
   return {
+    ...SCALAR,
+    cost,
     arity: 1,
     derivative,
     syntax: { prefix: name },
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => f(num(a!)),
-    js: ([a]) => `${jsName}(${a})`,
   };
 }
 
-function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: string, allowBool: boolean): PrimRule {
+function compare(infix: string, f: (a: number, b: number) => boolean, allowBool: boolean): PrimRule {
   return {
+    ...SCALAR,
+    commutative: infix === "=" || infix === "<>",
     arity: 2,
     derivative: D.NO_TANGENT,
     syntax: { infix },
@@ -112,7 +145,6 @@ function compare(infix: string, f: (a: number, b: number) => boolean, jsOp: stri
         ? BOOL
         : { expected: allowBool ? "two numbers of the same type, or two Bools" : "two numbers" },
     evaluate: ([a, b]) => f(a as number, b as number),
-    js: ([a, b]) => `(${a} ${jsOp} ${b})`,
   };
 }
 
@@ -121,133 +153,128 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     { infix: "+" },
     (a, b) => a + b,
     (a, b) => (a + b) | 0,
-    (a, b) => `(${a} + ${b})`,
-    (a, b) => `((${a} + ${b}) | 0)`,
     D.ADD,
+    { commutative: true },
   ),
   sub: arith(
     { infix: "-" },
     (a, b) => a - b,
     (a, b) => (a - b) | 0,
-    (a, b) => `(${a} - ${b})`,
-    (a, b) => `((${a} - ${b}) | 0)`,
     D.SUB,
   ),
   mul: arith(
     { infix: "*" },
     (a, b) => a * b,
     (a, b) => Math.imul(a, b),
-    (a, b) => `(${a} * ${b})`,
-    (a, b) => `Math.imul(${a}, ${b})`,
     D.MUL,
+    { commutative: true },
   ),
-  div: arith(
-    { infix: "/" },
-    (a, b) => a / b,
-    intDiv,
-    (a, b) => `(${a} / ${b})`,
-    intDivJs,
-    D.DIV,
-  ),
-  pow: arith(
-    { infix: "**" },
-    (a, b) => a ** b,
-    intPow,
-    (a, b) => `(${a} ** ${b})`,
-    (a, b) => `$rt.intPow(${a}, ${b})`,
-    D.POW,
-  ),
+  div: arith({ infix: "/" }, (a, b) => a / b, intDiv, D.DIV, { fails: "index-division" }),
+  pow: arith({ infix: "**" }, (a, b) => a ** b, intPow, D.POW, { cost: "transcendental" }),
   max: arith(
     { prefix: "max" },
     (a, b) => Math.max(a, b),
     (a, b) => Math.max(a, b),
-    (a, b) => `Math.max(${a}, ${b})`,
-    (a, b) => `Math.max(${a}, ${b})`,
     D.MAX,
+    { commutative: true },
   ),
   min: arith(
     { prefix: "min" },
     (a, b) => Math.min(a, b),
     (a, b) => Math.min(a, b),
-    (a, b) => `Math.min(${a}, ${b})`,
-    (a, b) => `Math.min(${a}, ${b})`,
     D.MIN,
+    { commutative: true },
   ),
   neg: {
+    ...SCALAR,
     derivative: D.NEG,
     arity: 1,
     syntax: { prefix: "-" },
     type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? -num(a!) | 0 : -num(a!)),
-    js: ([a], [t]) => (t!.k === "int" ? `((-${a}) | 0)` : `(-${a})`),
   },
-  sin: unaryDouble("sin", Math.sin, "Math.sin", D.SIN),
-  cos: unaryDouble("cos", Math.cos, "Math.cos", D.COS),
-  tan: unaryDouble("tan", Math.tan, "Math.tan", D.TAN),
-  log: unaryDouble("log", Math.log, "Math.log", D.LOG),
-  exp: unaryDouble("exp", Math.exp, "Math.exp", D.EXP),
-  sqrt: unaryDouble("sqrt", Math.sqrt, "Math.sqrt", D.SQRT),
-  tanh: unaryDouble("tanh", Math.tanh, "Math.tanh", D.TANH),
-  floor: unaryDouble("floor", Math.floor, "Math.floor", D.ZERO_TANGENT),
+  sin: unaryDouble("sin", Math.sin, D.SIN, "transcendental"),
+  cos: unaryDouble("cos", Math.cos, D.COS, "transcendental"),
+  tan: unaryDouble("tan", Math.tan, D.TAN, "transcendental"),
+  log: unaryDouble("log", Math.log, D.LOG, "transcendental"),
+  exp: unaryDouble("exp", Math.exp, D.EXP, "transcendental"),
+  sqrt: unaryDouble("sqrt", Math.sqrt, D.SQRT, "transcendental"),
+  tanh: unaryDouble("tanh", Math.tanh, D.TANH, "transcendental"),
+  floor: unaryDouble("floor", Math.floor, D.ZERO_TANGENT, "cheap"),
   // The identity on Doubles whose derivative is zero: AD treats its result as a constant (reverse mode gives it no
   // adjoint, so the loop computing its operand is not reversed).
   stopGradient: {
+    ...SCALAR,
     derivative: D.ZERO_TANGENT,
     arity: 1,
     syntax: { prefix: "stopGradient" },
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => a!,
-    js: ([a]) => a!,
   },
   abs: {
+    ...SCALAR,
     derivative: D.ABS,
     arity: 1,
     syntax: { prefix: "abs" },
     type: ([a]) => (isNum(a!) ? a : { expected: "a number" }),
     evaluate: ([a], [t]) => (t!.k === "int" ? Math.abs(num(a!)) | 0 : Math.abs(num(a!))),
-    js: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
   },
   toDouble: {
+    ...SCALAR,
     derivative: D.ZERO_TANGENT,
     arity: 1,
     syntax: { prefix: "double" },
     type: ([a]) => (a!.k === "int" ? DOUBLE : { expected: "an Index" }),
     evaluate: ([a]) => num(a!),
-    js: ([a]) => a!,
   },
-  lt: compare("<", (a, b) => a < b, "<", false),
-  gt: compare(">", (a, b) => a > b, ">", false),
-  le: compare("<=", (a, b) => a <= b, "<=", false),
-  ge: compare(">=", (a, b) => a >= b, ">=", false),
-  eq: compare("=", (a, b) => a === b, "===", true),
-  ne: compare("<>", (a, b) => a !== b, "!==", true),
+  toIndex: {
+    fails: "operands",
+    cost: "cheap",
+    domain: "scalar",
+    derivative: D.NO_TANGENT,
+    arity: 1,
+    syntax: { prefix: "toIndex" },
+    type: ([a]) => (a!.k === "double" ? INT : { expected: "a Double" }),
+    evaluate: ([a], _t, span) => toIndex(num(a!), span),
+  },
+  lt: compare("<", (a, b) => a < b, false),
+  gt: compare(">", (a, b) => a > b, false),
+  le: compare("<=", (a, b) => a <= b, false),
+  ge: compare(">=", (a, b) => a >= b, false),
+  eq: compare("=", (a, b) => a === b, true),
+  ne: compare("<>", (a, b) => a !== b, true),
   and: {
+    ...SCALAR,
+    commutative: true,
     derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "&&" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
     evaluate: ([a, b]) => (a as boolean) && (b as boolean),
-    js: ([a, b]) => `(${a} && ${b})`,
   },
   or: {
+    ...SCALAR,
+    commutative: true,
     derivative: D.NO_TANGENT,
     arity: 2,
     syntax: { infix: "||" },
     type: ([a, b]) => (a!.k === "bool" && b!.k === "bool" ? BOOL : { expected: "two Bools" }),
     evaluate: ([a, b]) => (a as boolean) || (b as boolean),
-    js: ([a, b]) => `(${a} || ${b})`,
   },
   not: {
+    ...SCALAR,
     derivative: D.NO_TANGENT,
     arity: 1,
     syntax: { prefix: "not" },
     type: ([a]) => (a!.k === "bool" ? BOOL : { expected: "a Bool" }),
     evaluate: ([a]) => !(a as boolean),
-    js: ([a]) => `(!${a})`,
   },
   get: {
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "cheap",
+    domain: "array",
+    shapeOfFirst: true,
     arity: 2,
     syntax: { prefix: "get" },
     type: ([a, i]) => (a!.k === "array" && i!.k === "int" ? a!.elem : { expected: "an array and an Index" }),
@@ -258,10 +285,12 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!(k >= 0 && k < n)) indexOutOfRange(k, n, span);
       return arrayGet(a, k);
     },
-    js: "array-structural",
   },
   length: {
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
     arity: 1,
     syntax: { prefix: "length" },
     type: ([a]) => (a!.k === "array" ? INT : { expected: "an array" }),
@@ -269,13 +298,13 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!isArrayValue(a!)) throw new Error("length: not an array");
       return arrayLength(a);
     },
-    js: "array-structural",
   },
   // The bounds check of `get` on its own: pull-array fusion turns `(build n f)[j]` into `f (checkIndex j n)`, so the
-  // fused program fails exactly where the unfused one did. Lowered structurally (src/codegen/emit.ts), like get's check.
+  // fused program fails exactly where the unfused one did.
   checkIndex: {
     derivative: D.NO_TANGENT,
-    fallible: true,
+    ...SCALAR,
+    fails: "operands",
     arity: 2,
     syntax: { prefix: "checkIndex" },
     type: ([j, n]) => (j!.k === "int" && n!.k === "int" ? INT : { expected: "two Indexes" }),
@@ -285,13 +314,13 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (!(k >= 0 && k < m)) indexOutOfRange(k, m, span);
       return k;
     },
-    js: "array-structural",
   },
   // The size precondition of the prelude's map2, reshape and scatter: equal sizes, else one clear shape error.
-  // Lowered structurally (src/codegen/emit.ts): the check, then n's own slot, so loops over it keep n's bounds facts.
+  // Compiled as the check, then n itself (src/codegen/lowering.ts), so loops over n keep its bounds facts.
   sameSize: {
     derivative: D.NO_TANGENT,
-    fallible: true,
+    ...SCALAR,
+    fails: "operands",
     arity: 2,
     syntax: { prefix: "sameSize" },
     type: ([n, m]) => (n!.k === "int" && m!.k === "int" ? INT : { expected: "two Indexes" }),
@@ -299,11 +328,16 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       if (n !== m) sizesDiffer(num(n!), num(m!), span);
       return num(n!);
     },
-    js: "array-structural",
   },
   ...UPDATE_PRIMS,
   ...TAPE_PRIMS,
 };
+
+/** Whether some operands of these types make an application of `op` fail (see PrimRule.fails). */
+export function primMayFail(op: PrimName, resultType: Type): boolean {
+  const fails = PRIMS[op].fails;
+  return fails === "operands" || (fails === "index-division" && resultType.k === "int");
+}
 
 /** The error of `sameSize` (compiled code reports it through this function too). */
 export function sizesDiffer(n: number, m: number, span: Span | undefined): never {

@@ -21,25 +21,29 @@ const elemsOf = (t: Value): readonly Value[] => {
   return t.elems;
 };
 
+// Never fail (pushes and pops pair up by construction), cost a push or a pop, and are about data, not numbers.
+const TAPE_FACTS = { fails: "never", cost: "cheap", domain: "array" } as const;
+
 export const TAPE_PRIMS = {
   newTape: {
+    ...TAPE_FACTS,
     arity: 1,
     syntax: { prefix: "newTape" },
     derivative: D.STRUCTURAL,
     type: ([n]) => (n!.k === "int" ? TAPE : { expected: "an Index (how many values the tape will hold)" }),
     evaluate: () => tuple([]),
-    js: "array-structural",
   },
   tapePush: {
+    ...TAPE_FACTS,
     arity: 2,
     syntax: { prefix: "tapePush" },
     // A tape of duals for forward over reverse: what is pushed is the dual of what the primal pushes.
     derivative: D.STRUCTURAL,
     type: ([t, x]) => (t!.k === "tape" && !containsFun(x!) ? TAPE : { expected: "a tape and a value" }),
     evaluate: ([t, x]) => tuple([x!, t!]),
-    js: "array-structural",
   },
   tapePop: {
+    ...TAPE_FACTS,
     arity: 1,
     syntax: { prefix: "tapePop" },
     derivative: D.STRUCTURAL,
@@ -52,7 +56,6 @@ export const TAPE_PRIMS = {
       if (elems.length !== 2) return fail("unsupported", "internal: a pop from an empty tape");
       return tuple([elems[0]!, elems[1]!]);
     },
-    js: "array-structural",
   },
 } satisfies Record<string, PrimRule>;
 

@@ -14,7 +14,7 @@
 // p is one Index, or (inside derivative programs) a tuple of Indexes: a path into nested arrays, so that a read
 // `m[i][j]` has its adjoint added at (i, j) without forming the adjoint of the row m[i].
 // All four are functions of values (the interpreter copies: src/runtime/update.ts); the compiled code updates in
-// place when the array operand is used nowhere else (src/codegen/ownership.ts, src/codegen/update.ts).
+// place when the array operand is used nowhere else (src/lowering/ownership.ts, src/codegen/update.ts).
 
 import { arrayOf, BOOL, showType, typeEq, type Type } from "../types/types.js";
 import { addArrays, pathOf, updateAt, zerosLike } from "../runtime/update.js";
@@ -51,7 +51,11 @@ function update(name: "setAt" | "addAt"): PrimRule {
     syntax: { prefix: name },
     // Linear in the array and the value, structure-preserving: applied as is to dual values (pairs add pairwise).
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "in-shape",
+    shapeOfFirst: true,
     type: ([a, p, v]) => {
       const m = pathLength(p!);
       const elem = m === undefined ? undefined : elementAt(a!, m);
@@ -61,7 +65,6 @@ function update(name: "setAt" | "addAt"): PrimRule {
       };
     },
     evaluate: ([a, p, v], _types, span) => updateAt(asArray(a), pathOf(p!), v!, name === "setAt" ? "set" : "add", span),
-    js: "array-structural",
   };
 }
 
@@ -70,9 +73,12 @@ export const UPDATE_PRIMS = {
     arity: 1,
     syntax: { prefix: "zerosLike" },
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "array",
+    domain: "array",
+    shapeOfFirst: true,
     type: ([a]) => (a!.k === "array" ? a! : { expected: "an array" }),
     evaluate: ([a]) => zerosLike(asArray(a)),
-    js: "array-structural",
   },
   setAt: update("setAt"),
   addAt: update("addAt"),
@@ -80,6 +86,10 @@ export const UPDATE_PRIMS = {
     arity: 2,
     syntax: { prefix: "field" },
     derivative: D.STRUCTURAL,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
+    shapeOfFirst: true,
     type: ([a, k], literals) => {
       const n = literals?.[1];
       if (
@@ -98,13 +108,15 @@ export const UPDATE_PRIMS = {
       if (arr.tag !== "tuparr" || arr.depth !== 1) throw new Error("field: not an array of tuples");
       return arr.fields[k as number]!;
     },
-    js: "array-structural",
   },
   record: {
     arity: 4,
     syntax: { prefix: "record" },
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "may-reshape",
     type: ([a, i, v, n]) =>
       a!.k === "array" && i!.k === "int" && n!.k === "int" && typeEq(a!.elem, v!)
         ? a!
@@ -115,23 +127,27 @@ export const UPDATE_PRIMS = {
         arrayLength(tape) === 0 ? stackValues(types[2]!, new Array<Value>(n as number).fill(v!), span) : tape;
       return updateAt(base, [i as number], v!, "set", span);
     },
-    js: "array-structural",
   },
   sameShape: {
     arity: 2,
     syntax: { prefix: "sameShape" },
     derivative: D.NO_TANGENT,
+    fails: "never",
+    cost: "cheap",
+    domain: "array",
     type: ([a, b]) => (typeEq(a!, b!) ? BOOL : { expected: "two values of the same type" }),
     evaluate: ([a, b]) => shapesEqual(shapeOf(a!), shapeOf(b!)),
-    js: "array-structural",
   },
   addArray: {
     arity: 2,
     syntax: { prefix: "addArray" },
     derivative: D.STRUCTURAL,
-    fallible: true,
+    fails: "operands",
+    cost: "array",
+    domain: "array",
+    update: "in-shape",
+    shapeOfFirst: true,
     type: ([a, b]) => (a!.k === "array" && typeEq(a!, b!) ? a! : { expected: "two arrays of the same type" }),
     evaluate: ([a, b], _types, span) => addArrays(asArray(a), asArray(b), span),
-    js: "array-structural",
   },
 } satisfies Record<string, PrimRule>;

@@ -5,6 +5,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { arrayOf, type Type } from "../types/types.js";
+import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from "./limits.js";
 import { allocFlat, shapeSize, type ArrayValue, type DenseArray, type TupleArray, type Value } from "./value.js";
 
 /**
@@ -77,7 +78,7 @@ export function stackValues(elemType: Type, elems: readonly Value[], span?: Span
     const m = firstShapeMismatch(elems);
     if (m) irregularBuild(m.index, m.first, m.found, span);
   }
-  return stackUniform(elemType, elems);
+  return stackUniform(elemType, elems, span);
 }
 
 /** The error of a build whose element `index` differs in shape from element 0 (both back ends raise this one). */
@@ -91,11 +92,13 @@ export function irregularBuild(index: number, first: ValueShape, found: ValueSha
 
 /** The error of a build size or ifold count below zero (both back ends raise this one). */
 export function negativeLoopCount(what: "build size" | "ifold count", n: number, span: Span | undefined): never {
-  return fail("shape", `${what} must not be negative, got ${n}`, span);
+  // -2^31 is what a size of 2^31 becomes in 32-bit Index arithmetic (a loop's tape of count + 1 entries).
+  const overflow = n === -(2 ** 31) ? " (a size of 2^31 or more overflows an Index)" : "";
+  return fail("shape", `${what} must not be negative, got ${n}${overflow}`, span);
 }
 
 /** Like stackValues, for elements the caller has already checked to have one shape. */
-export function stackUniform(elemType: Type, elems: readonly Value[]): ArrayValue {
+export function stackUniform(elemType: Type, elems: readonly Value[], span?: Span): ArrayValue {
   const n = elems.length;
   // An empty stack: there is no element to take the inner dimensions from, so they are all 0 (a `build 0` of type
   // Matrix has shape [0, 0]). This is the only place an array's inner dimensions are not those of its elements.
@@ -116,6 +119,7 @@ export function stackUniform(elemType: Type, elems: readonly Value[]): ArrayValu
       if (first.tag === "dense") {
         const rows = elems as readonly DenseArray[];
         const size = shapeSize(first.shape);
+        if (n * size > MAX_ARRAY_ELEMENTS) arrayTooLarge("a build", n * size, span);
         const data = allocFlat(first.elemKind, n * size);
         for (let i = 0; i < n; i++) data.set(rows[i]!.data, i * size);
         return { tag: "dense", elemKind: first.elemKind, shape: [n, ...first.shape], data };

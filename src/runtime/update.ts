@@ -1,7 +1,7 @@
 // The reference semantics of the functional array updates (src/prims/updates.ts): zerosLike, setAt, addAt, addArray.
-// Each returns a NEW array and leaves its operands untouched; the compiled code does the same update in place when
-// the array operand is not used again (src/codegen/ownership.ts), which is what makes reverse-mode accumulation O(1)
-// per element.
+// Each returns a NEW array and leaves its operands untouched; the compiled code (and the interpreter, on first-order
+// code) does the same update in place (`inPlace`) when the array operand is not used again
+// (src/lowering/ownership.ts), which is what makes reverse-mode accumulation O(1) per element.
 //
 // addAt and addArray add Double and Index elements; Bool elements are left as they are (an adjoint has nothing in a
 // Bool, and this keeps the operations total on arrays of tuples with Bool components).
@@ -40,22 +40,23 @@ export function updateAt(
   v: Value,
   how: Combine,
   span: Span | undefined,
+  inPlace = false,
 ): ArrayValue {
   checkPath(a, path, span);
-  const out = copyArray(a);
+  const out = inPlace ? a : copyArray(a);
   write(out, path, v, how, span);
   return out;
 }
 
 /** a + b elementwise (same shapes). */
-export function addArrays(a: ArrayValue, b: ArrayValue, span: Span | undefined): ArrayValue {
+export function addArrays(a: ArrayValue, b: ArrayValue, span: Span | undefined, inPlace = false): ArrayValue {
   const [la, lb] = [denseLeaves(a), denseLeaves(b)];
   la.forEach((x, k) => {
     const y = lb[k]!;
     if (x.shape.length !== y.shape.length || x.shape.some((n, d) => n !== y.shape[d]))
       addShapeError(x.shape, y.shape, span);
   });
-  const out = copyArray(a);
+  const out = inPlace ? a : copyArray(a);
   combineInto(out, 0, b, "add", span);
   return out;
 }

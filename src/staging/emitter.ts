@@ -11,6 +11,7 @@ import {
   forEachOperand,
   type Binding,
   type Block,
+  type External,
   type Lambda,
   type Node,
   type Operand,
@@ -20,10 +21,16 @@ import {
 import { typeOfStatic } from "./static-type.js";
 
 /** `let name = fun (p0: T0) ... -> body` for the function whose parameters are `params` and whose body is `body`. */
-export function emitDefinition(name: string, params: readonly Node[], body: Block): string {
+export function emitDefinition(
+  name: string,
+  params: readonly Node[],
+  body: Block,
+  externals: readonly External[] = [],
+): string {
   const { live, read } = liveness(body);
   const printer = new SourcePrinter(live, read);
-  const head = `let ${name} = fun ${params.map((p) => printer.param(p)).join(" ")} ->`;
+  const all = [...params.map((p) => printer.param(p)), ...externals.map((e) => `(${e.name}: ${showType(e.type)})`)];
+  const head = `let ${name} = fun ${all.join(" ")} ->`;
   return `${head}\n${printer.block(body, 2)}\n`;
 }
 

@@ -1,6 +1,6 @@
 // The error of staging: the user's TypeScript function did something the tracer cannot turn into a Smooth program.
 // It is a plain Error (not a SmoothError): there is no Smooth source to point at, so the message names the operation
-// or the argument instead.
+// or the argument, and where in the user's code it happened (the first frame of the call stack outside Smooth).
 
 export class StagingError extends Error {
   constructor(message: string) {
@@ -10,7 +10,23 @@ export class StagingError extends Error {
 }
 
 export function stagingFail(message: string): never {
-  throw new StagingError(message);
+  const site = userSite();
+  throw new StagingError(site ? `${message} (at ${site})` : message);
+}
+
+/** Frames of Smooth itself (its sources and its build) and of the runtime, skipped when locating the user's code. */
+const OWN_FRAMES =
+  /[\\/](src|dist)[\\/](staging|library|tsfront|api|index)|node:internal|node_modules[\\/](vitest|@vitest|vite)/;
+
+/** `file:line:column` of the innermost call in the user's code, from the current call stack (or a captured one). */
+export function userSite(captured: Error = new Error()): string | undefined {
+  const stack = captured.stack?.split("\n").slice(1) ?? [];
+  for (const line of stack) {
+    if (OWN_FRAMES.test(line)) continue;
+    const m = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?\s*$/.exec(line);
+    if (m) return m[1]!.replace(/^file:\/\//, "");
+  }
+  return undefined;
 }
 
 /** A short description of a JavaScript value the tracer was given, for error messages (never the whole value). */

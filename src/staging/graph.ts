@@ -5,6 +5,7 @@
 // the function's body, or the body of a `build`/`ifold`/lambda or a branch of `cond`, which are traced as nested
 // scopes. A node may be used in its own scope and in scopes nested inside it, never outside (it would escape).
 
+import type { Type } from "../types/types.js";
 import { stagingFail } from "./errors.js";
 import type { StaticType } from "./static-type.js";
 
@@ -55,7 +56,18 @@ export type Rhs =
 export interface Binding {
   readonly pattern: Pattern;
   readonly rhs: Rhs;
+  /**
+   * Where the user's code made a Bool (to report one that is never used: it went into a JavaScript condition): the
+   * call stack, captured now and read only if it is reported.
+   */
+  readonly site?: Error;
 }
+
+/**
+ * A trace stops after this many operations: a JavaScript loop whose condition is a tensor never ends (a tensor is
+ * always truthy). Loops over data belong in build and ifold, which trace their body once.
+ */
+export const MAX_TRACED_OPERATIONS = 100_000;
 
 export class Scope {
   readonly bindings: Binding[] = [];
@@ -88,11 +100,38 @@ export class Scope {
   }
 }
 
+/**
+ * A function the staged one calls that is not a staged operation (a library function, e.g. grad(g), called with
+ * tensors): the emitted definition takes it as an extra parameter, which the caller binds to the function's program.
+ */
+export interface External {
+  /** The parameter's generated name. */
+  readonly name: string;
+  readonly type: Type;
+  /** What the caller needs to bind it (opaque to the tracer). */
+  readonly payload: unknown;
+}
+
 /** One staging of one function: its scopes and a counter for fresh names. */
 export class Trace {
   private nextId = 0;
   readonly root: Scope;
   current: Scope;
+  readonly externals: External[] = [];
+  private readonly externalKeys = new Map<unknown, External>();
+  /** How many operations have been recorded (bounded: a trace that does not end is stopped). */
+  operations = 0;
+
+  /** The external function for `key` (one parameter per distinct function called). */
+  external(key: unknown, type: Type, payload: unknown): External {
+    let e = this.externalKeys.get(key);
+    if (!e) {
+      e = { name: `ext${this.externals.length}`, type, payload };
+      this.externals.push(e);
+      this.externalKeys.set(key, e);
+    }
+    return e;
+  }
 
   constructor() {
     this.root = new Scope(this, undefined, "the staged function");
@@ -120,8 +159,14 @@ export class Trace {
    * traced.
    */
   bindIn(scope: Scope, rhs: Rhs, type: StaticType, prefix = "t", base?: string): Pattern {
+    if (++this.operations > MAX_TRACED_OPERATIONS)
+      stagingFail(
+        `the trace has recorded ${MAX_TRACED_OPERATIONS} operations without ending: a JavaScript loop whose condition ` +
+          "is a tensor never ends (JavaScript sees every tensor as true); loop over data with build or ifold",
+      );
     const pattern = this.pattern(type, prefix, base, scope);
-    const binding: Binding = { pattern, rhs };
+    const site = type.k === "bool" ? new Error() : undefined;
+    const binding: Binding = site ? { pattern, rhs, site } : { pattern, rhs };
     setBinding(pattern, binding);
     scope.bindings.push(binding);
     return pattern;
@@ -216,7 +261,9 @@ export function withTrace<R>(trace: Trace, body: () => R): R {
   }
 }
 
-/** Checks that `node` may be used by `op` here: traced by the active trace, in the current scope or one enclosing it. */
+/**
+ * Checks that `node` may be used by `op` here: traced by the active trace, in the current scope or one enclosing it.
+ */
 export function checkVisible(node: Node, op: string): void {
   const trace = active;
   if (!trace || node.scope.trace !== trace) {

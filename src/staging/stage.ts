@@ -9,8 +9,17 @@ import { KEYWORDS } from "../syntax/lexer.js";
 import { containsFun, showType, type Type } from "../types/types.js";
 import { arrayGet, arrayLength, type ArrayValue, type Value } from "../runtime/value.js";
 import { emitDefinition } from "./emitter.js";
-import { describeJsValue, stagingFail } from "./errors.js";
-import { Trace, withTrace } from "./graph.js";
+import { describeJsValue, StagingError, stagingFail, userSite } from "./errors.js";
+import {
+  forEachOperand,
+  Trace,
+  withTrace,
+  type Binding,
+  type External,
+  type Node,
+  type Operand,
+  type Scope,
+} from "./graph.js";
 import { describeStatic, sameType, staticOfType, typeOfStatic, type StaticType } from "./static-type.js";
 import { parameterValue, toOperand } from "./tensor.js";
 
@@ -20,6 +29,8 @@ export interface StagedFunction {
   readonly name: string;
   /** The type of the definition's result. */
   readonly resultType: Type;
+  /** Functions the definition takes after its arguments (library functions the staged one called). */
+  readonly externals: readonly External[];
 }
 
 export interface StageOptions {
@@ -68,9 +79,47 @@ export function stageFunction(
     const args = params.map((p) => parameterValue(trace, p));
     const out: unknown = (fn as (...a: unknown[]) => unknown)(...args);
     const result = toOperand(out, "stageFunction", "the result of the staged function");
-    const source = emitDefinition(name, params, { scope: trace.root, result: result.operand });
-    return { source, name, resultType: typeOfStatic(result.type) };
+    checkBoolsUsed(trace.root, result.operand);
+    const source = emitDefinition(name, params, { scope: trace.root, result: result.operand }, trace.externals);
+    return { source, name, resultType: typeOfStatic(result.type), externals: trace.externals };
   });
+}
+
+/** Every binding of a scope and of the bodies nested in it. */
+function allBindings(scope: Scope, out: Binding[] = []): Binding[] {
+  for (const b of scope.bindings) {
+    out.push(b);
+    const r = b.rhs;
+    if (r.kind === "build" || r.kind === "ifold") allBindings(r.body.body.scope, out);
+    else if (r.kind === "if") {
+      allBindings(r.then.scope, out);
+      allBindings(r.else.scope, out);
+    } else if (r.kind === "call") for (const a of r.args) if (a.kind === "lambda") allBindings(a.body.scope, out);
+  }
+  return out;
+}
+
+/**
+ * A Bool the user's code made that no staged operation reads went into a JavaScript condition (`if (lt(x, 0))`),
+ * where every tensor is true: an error at the line that made it, instead of a program that silently takes one branch.
+ */
+function checkBoolsUsed(root: Scope, result: Operand): void {
+  const bindings = allBindings(root);
+  const read = new Set<Node>();
+  const mark = (o: Operand): void => {
+    if (o.kind === "node") read.add(o.node);
+    else if (o.kind === "tuple") o.elems.forEach(mark);
+  };
+  mark(result);
+  for (const b of bindings) forEachOperand(b.rhs, mark);
+  for (const b of bindings) {
+    if (!b.site || Array.isArray(b.pattern) || read.has(b.pattern as Node)) continue;
+    throw new StagingError(
+      `a staged Bool made at ${userSite(b.site) ?? "an unknown place"} is never used by a staged operation: it was used as a JavaScript condition ` +
+        "(if, ?:, &&, ||, !, a loop's condition), where JavaScript sees every tensor as true; " +
+        "use cond(c, () => a, () => b) for a staged choice, and and/or/not to combine staged Bools",
+    );
+  }
 }
 
 function argumentStatic(t: Type, i: number, shape: StaticType | undefined): StaticType {

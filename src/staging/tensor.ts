@@ -83,7 +83,9 @@ export class Tensor {
   }
 }
 
-/** A value of the staged program as JavaScript sees it: a tensor, a constant number, or a tuple (a JavaScript array). */
+/**
+ * A value of the staged program as JavaScript sees it: a tensor, a constant number, or a tuple (a JavaScript array).
+ */
 export type Staged = Tensor | number | readonly Staged[];
 
 /** The staged value of the same structure as S: numbers become tensors (a loop state or a branch result). */
@@ -102,7 +104,9 @@ export function fromPattern(p: Pattern): Staged {
   return Array.isArray(p) ? (p as readonly Pattern[]).map(fromPattern) : new Tensor(p as Node);
 }
 
-/** A parameter as the traced function sees it: a tensor, or a tuple destructured by a binding (`let (x1_0, x1_1) = x1`). */
+/**
+ * A parameter as the traced function sees it: a tensor, or a tuple destructured by a binding (`let (x1_0, x1_1) = x1`).
+ */
 export function parameterValue(trace: Trace, param: Node): Staged {
   if (param.type.k !== "tuple") return new Tensor(param);
   return fromPattern(trace.bind({ kind: "value", value: nodeOperand(param) }, param.type, "t", param.name));
@@ -281,7 +285,10 @@ function hasUnknownLength(t: StaticType): boolean {
   return false;
 }
 
-/** x[i] as a staged value (a JavaScript array for an array of tuples); a static index is checked against a static length. */
+/**
+ * x[i] as a staged value (a JavaScript array for an array of tuples); a static index is checked against a static
+ * length.
+ */
 export function getStaged(x: unknown, i: unknown, op: string): Staged {
   const { t, type } = arrayArg(x, op, "the indexed value");
   const idx = indexOperand(i, op, "the index");
@@ -311,7 +318,8 @@ export function lengthOperand(x: Tensor, op: string): Operand {
 
 /**
  * The common length of two arrays that `op` pairs up element by element: a static mismatch is an error now; when a
- * length is known only at run time, the count is `sameSize (length a) (length b)`, which fails there with a shape error.
+ * length is known only at run time, the count is `sameSize (length a) (length b)`, which fails there with a shape
+ * error.
  */
 export function pairedLength(
   op: string,

@@ -1,5 +1,6 @@
 // The surface syntax tree produced by the parser. Built-in functions (build, ifold, get, length, fst, snd, sin, ...)
-// are ordinary variables here; the type checker resolves them. Operators keep their own node so errors can point at them.
+// are ordinary variables here; the type checker resolves them. Operators keep their own node so errors can point at
+// them.
 
 import type { Span } from "./source.js";
 

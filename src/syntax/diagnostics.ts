@@ -1,7 +1,7 @@
 // The one error type a user can cause. Everything that reaches a person (CLI, library) is a SmoothError:
 // a kind, a located message and, where known, what was expected and what was found.
 
-import { excerpt, formatLocation, type Span } from "./source.js";
+import { calledFrom, excerpt, formatLocation, type Span } from "./source.js";
 
 export type ErrorKind =
   | "syntax"
@@ -37,13 +37,23 @@ export class SmoothError extends Error {
   }
 
   static render(kind: ErrorKind, summary: string, span: Span | undefined, details: ErrorDetails): string {
-    const where = span ? `${formatLocation(span)}: ` : "";
+    // An error inside a prelude function is shown at the user's call first, then where in the prelude.
+    const shown = span?.caller ?? span;
+    const where = shown ? `${formatLocation(shown)}: ` : "";
     let text = `${where}${kind} error: ${summary}`;
     if (details.expected !== undefined) text += `\n  expected: ${details.expected}`;
     if (details.found !== undefined) text += `\n  found:    ${details.found}`;
-    if (span) text += `\n${excerpt(span)}`;
+    if (shown) text += `\n${excerpt(shown)}`;
+    if (span?.caller) text += `\ninside the prelude, at ${formatLocation(span)}:\n${excerpt(span)}`;
     if (details.hint !== undefined) text += `\n${details.hint}`;
     return text;
+  }
+
+  /** This error with the user's call recorded (see Span.caller); itself when there is nothing to add. */
+  calledFrom(caller: Span | undefined): SmoothError {
+    if (this.span === undefined) return this;
+    const span = calledFrom(this.span, caller);
+    return span === this.span ? this : new SmoothError(this.kind, this.summary, span, this.details);
   }
 }
 

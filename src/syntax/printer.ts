@@ -8,7 +8,6 @@
 // printer tracks the column where each construct starts and never starts a line at or left of the column of a `let`
 // whose right-hand side it is inside (the "limit"); brackets lift the limit, as in the parser.
 
-import { isDeepStrictEqual } from "node:util";
 import type { Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
 import { BINOP_PRECEDENCE, COMPARISON_LEVEL, POWER_LEVEL } from "./parser.js";
 
@@ -315,5 +314,18 @@ export function stripSpans<T>(node: T): T {
 
 /** Structural equality of two ASTs, ignoring spans. */
 export function astEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(stripSpans(a), stripSpans(b));
+  return deepEqual(stripSpans(a), stripSpans(b));
+}
+
+// Plain data only (what stripSpans returns): no node:util, so the syntax folder runs in browsers too.
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
 }

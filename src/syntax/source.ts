@@ -11,6 +11,20 @@ export interface Span {
   readonly file: SourceFile;
   readonly start: number;
   readonly end: number;
+  /**
+   * For a span inside the prelude: the user's call of the prelude function it belongs to (set when the call is
+   * inlined, or by the interpreter as the error leaves the call). Errors are reported there, the prelude line after.
+   */
+  readonly caller?: Span;
+}
+
+/** Whether the span is in the prelude (the library every program is loaded after). */
+export const inPrelude = (span: Span): boolean => span.file.name === "<prelude>";
+
+/** `span` with the user's call `caller` recorded, when it is in the prelude and has none yet and `caller` is not. */
+export function calledFrom(span: Span, caller: Span | undefined): Span {
+  if (caller === undefined || span.caller !== undefined || !inPrelude(span) || inPrelude(caller)) return span;
+  return { ...span, caller };
 }
 
 export interface LineCol {

@@ -58,7 +58,9 @@ export class TokenStream {
 
   next(): Token {
     const tok = this.raw;
-    if (tok.kind === "eof" || this.hiddenBy() !== undefined) throw new Error("internal: consumed past the end");
+    // A parser path that takes a token without looking first meets the end here: the user's syntax error (the fuzzer
+    // found one: a tuple cut off by a `let` at the start of the next line).
+    if (tok.kind === "eof" || this.hiddenBy() !== undefined) this.unexpected("more of the expression");
     this.pos++;
     this.lastEnd = tok.end;
     return tok;

@@ -9,7 +9,8 @@ const NAMED: Record<string, MType> = {
   Index: M_INDEX,
   Card: M_CARD,
   Bool: M_BOOL,
-  // Reverse mode's record of recursive calls (src/ad/reverse-functions.ts), so that derivative programs print as Smooth.
+  // Reverse mode's record of recursive calls (src/ad/reverse-functions.ts), so that derivative programs print as
+  // Smooth.
   Tape: M_TAPE,
   Vector: mArray(M_DOUBLE),
   Matrix: mArray(mArray(M_DOUBLE)),

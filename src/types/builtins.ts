@@ -27,6 +27,9 @@ export type BuiltinLowering =
   | { readonly kind: "mgrad" }
   | { readonly kind: "build" }
   | { readonly kind: "ifold" }
+  | { readonly kind: "while" }
+  /** A function with custom derivative rules (JAX's custom_jvp / custom_vjp): src/ad/custom.ts. */
+  | { readonly kind: "custom"; readonly mode: "jvp" | "vjp" }
   | { readonly kind: "proj"; readonly index: number }
   | { readonly kind: "pair" };
 
@@ -78,6 +81,45 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         return mFuns([mFuns([a, M_INDEX], a), a, M_CARD], a);
       },
       lowering: { kind: "ifold" },
+    },
+  ],
+  [
+    // while (fun s -> cond) (fun s -> next) init: the state after the last step, once cond fails.
+    "while",
+    {
+      arity: 3,
+      type: () => {
+        const a = freshTVar();
+        return mFuns([mFun(a, M_BOOL), mFun(a, a), a], a);
+      },
+      lowering: { kind: "while" },
+    },
+  ],
+  [
+    // customJvp f jvp : a -> b, where jvp x dx = (f x, the tangent of f at x in the direction dx).
+    "customJvp",
+    {
+      arity: 2,
+      type: () => {
+        const a = freshTVar();
+        const b = freshTVar();
+        return mFuns([mFun(a, b), mFuns([a, a], mTuple([b, b]))], mFun(a, b));
+      },
+      lowering: { kind: "custom", mode: "jvp" },
+    },
+  ],
+  [
+    // customVjp f fwd bwd : a -> b, where fwd x = (f x, residuals) and bwd residuals ct = the adjoint of x for ct.
+    "customVjp",
+    {
+      arity: 3,
+      type: () => {
+        const a = freshTVar();
+        const b = freshTVar();
+        const r = freshTVar();
+        return mFuns([mFun(a, b), mFun(a, mTuple([b, r])), mFuns([r, b], a)], mFun(a, b));
+      },
+      lowering: { kind: "custom", mode: "vjp" },
     },
   ],
   [
@@ -183,6 +225,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ...(["grad", "jacob"] as const).map((name): [string, Builtin] => [name, derivative(1, { kind: "grad" })]),
   ["mgrad", derivative(2, { kind: "mgrad" })],
   ["double", { arity: 1, type: () => mFun(M_INDEX, M_DOUBLE), lowering: { kind: "prim", op: "toDouble" } }],
+  ["toIndex", { arity: 1, type: () => mFun(M_DOUBLE, M_INDEX), lowering: { kind: "prim", op: "toIndex" } }],
   // Functional array updates (src/prims/updates.ts); the compiled code updates in place when the array is not shared.
   ...(["setAt", "addAt"] as const).map((op): [string, Builtin] => [
     op,
@@ -218,7 +261,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     },
   ],
   ["sameSize", { arity: 2, type: () => mFuns([M_CARD, M_CARD], M_CARD), lowering: { kind: "prim", op: "sameSize" } }],
-  // Tapes (src/prims/tape.ts): written by reverse mode through recursion; builtins so that derivative programs read back.
+  // Tapes (src/prims/tape.ts): written by reverse mode through recursion; builtins so that derivative programs read
+  // back.
   ["newTape", { arity: 1, type: () => mFun(M_INDEX, M_TAPE), lowering: { kind: "prim", op: "newTape" } }],
   [
     "tapePush",

@@ -1,4 +1,5 @@
-// Types of the derivative API (paper 000 §3.1): `jvp f` has type D(a) -> D(b) for f : a -> b, where D is the dual-number
+// Types of the derivative API (paper 000 §3.1): `jvp f` has type D(a) -> D(b) for f : a -> b, where D is the
+// dual-number
 // type translation (src/ad/dual-types.ts: Double -> Double * Double, Index and Bool unchanged, structural otherwise).
 // D of a type variable cannot be written down, so each use records a constraint `out = D(in)` that is solved as soon
 // as `in` is known (after every application, and at the end of the definition). `deriv e x` needs the type of x to be

@@ -63,9 +63,21 @@ type Binding = { kind: "local"; type: MType } | { kind: "global"; def: CheckedDe
 /** A scope chain: locals over the top-level definitions seen so far. */
 class Scope {
   constructor(
-    private readonly vars: ReadonlyMap<string, Binding>,
+    private readonly vars: Pick<ReadonlyMap<string, Binding>, "get" | "keys">,
     private readonly parent?: Scope,
   ) {}
+  /**
+   * The top-level definitions seen so far, as a view of `latest` (not a copy: checking stays linear in their number).
+   */
+  static globals(latest: ReadonlyMap<string, CheckedDef>): Scope {
+    return new Scope({
+      get: (name) => {
+        const def = latest.get(name);
+        return def === undefined ? undefined : { kind: "global", def };
+      },
+      keys: () => latest.keys(),
+    });
+  }
   get(name: string): Binding | undefined {
     return this.vars.get(name) ?? this.parent?.get(name);
   }
@@ -118,7 +130,7 @@ class DefinitionChecker {
 
   /** One definition, or a `let rec` group (whose functions see each other, monomorphically, until generalised). */
   check(group: readonly Definition[]): CheckedDef[] {
-    const globals = new Scope(new Map([...this.globals].map(([n, d]) => [n, { kind: "global", def: d }])));
+    const globals = Scope.globals(this.globals);
     const isRec = group[0]!.rec === "rec";
     const own = group.map(() => freshTVar());
     const top = isRec

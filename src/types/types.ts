@@ -43,7 +43,9 @@ export function typeEq(a: Type, b: Type): boolean {
 
 export const isScalar = (t: Type): boolean => t.k === "double" || t.k === "int" || t.k === "bool";
 
-/** True when the type contains a function anywhere (such values cannot be stored in arrays or passed to compiled code). */
+/**
+ * True when the type contains a function anywhere (such values cannot be stored in arrays or passed to compiled code).
+ */
 export function containsFun(t: Type): boolean {
   switch (t.k) {
     case "fun":

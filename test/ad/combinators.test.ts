@@ -366,7 +366,7 @@ let diffReplicate = fun (x: Double) -> vectorMap (vdiff (fun y -> replicate 3 (y
   });
 });
 
-describe("precondition errors are located at the prelude's check, the same in both back ends", () => {
+describe("precondition errors are located at the user's call, then the prelude's check, the same in both back ends", () => {
   const p = load(`
 let m2 = fun (a: Vector) (b: Vector) -> map2 (+) a b
 let rs = fun (r: Card) (c: Card) (v: Vector) -> reshape r c v
@@ -381,7 +381,9 @@ let dm2 = fun (a: Vector) (b: Vector) -> jacob (fun w -> map2 (*) w b) a
     const js = thrown(() => p.runJson(name, args, "js"));
     expect(interp.kind).toBe(kind);
     expect(js.headline).toBe(interp.headline);
-    expect(interp.headline.startsWith("<prelude>:")).toBe(true);
+    expect(interp.headline.startsWith("ad-test.smooth:")).toBe(true);
+    expect(interp.message).toContain("inside the prelude, at <prelude>:");
+    expect(js.message).toBe(interp.message);
     return interp;
   }
 

@@ -71,6 +71,7 @@ describe("random programs", () => {
     const constructs = [
       "build",
       "ifold",
+      "while",
       "let (",
       "if ",
       "fun (",

@@ -166,21 +166,31 @@ describe("the README's commands", () => {
     expect(out).toBe("39\n");
   });
 
-  // The Derivatives section's `$ smooth ...` lines, run on its `f.smooth`, print what the README shows.
+  // The `$ smooth ...` lines, run on the files the README shows (`with a file `f.smooth` holding` and the code
+  // block after it: f.smooth in Derivatives, newton.smooth in While loops, softplus.smooth in Custom derivative
+  // rules), print what the README shows.
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const fileText = /with a file `f\.smooth` holding\n\n```fsharp\n([^]*?)```/.exec(readme)?.[1];
-  const fPath = file("f.smooth", fileText ?? "");
+  const files = new Map(
+    [...readme.matchAll(/[Ww]ith a file `(\w+\.smooth)` holding\n\n```fsharp\n([^]*?)```/g)].map((m) => [
+      m[1]!,
+      file(m[1]!, m[2]!),
+    ]),
+  );
+  // The command-line section's TypeScript module.
+  const modelText = /With `model\.ts` holding\n\n```ts\n([^]*?)```/.exec(readme)?.[1];
+  const modelPath = file("model.ts", modelText ?? "");
   const examples = [...readme.matchAll(/^\$ smooth (.*)\n((?:(?!\$ |```).*\n)*)/gm)].map(
     (m) => [m[1]!, m[2]!] as const,
   );
 
   it("the README's derivative examples are found", () => {
-    expect(fileText).toBeDefined();
-    expect(examples.length).toBeGreaterThanOrEqual(6);
+    expect([...files.keys()]).toEqual(["newton.smooth", "softplus.smooth", "f.smooth"]);
+    expect(modelText).toBeDefined();
+    expect(examples.length).toBeGreaterThanOrEqual(11);
   });
 
   it.each(examples)("$ smooth %s", (command, output) => {
-    const argv = shellWords(command).map((w) => (w === "f.smooth" ? fPath : w));
+    const argv = shellWords(command).map((w) => files.get(w) ?? (w === "model.ts" ? modelPath : w));
     expect(smooth(...argv)).toEqual({ code: 0, stdout: output, stderr: "" });
   });
 });

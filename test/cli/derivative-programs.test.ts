@@ -106,17 +106,17 @@ describe("errors of the derivative commands: one message, exit code 1, no stack 
     [
       "hessian of a Vector",
       ["hessian", mixed, "--fn", "g", "--args", "[[1, 2]]"],
-      /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/,
+      /^.*argument error: smooth hessian needs `g` to return a Double, but it returns Vector/,
     ],
     [
       "show --hessian of a Vector",
       ["show", mixed, "--fn", "g", "--hessian"],
-      /^argument error: `g` returns Vector, not a Double: a Hessian needs a scalar result/,
+      /^.*argument error: smooth show --hessian needs `g` to return a Double, but it returns Vector/,
     ],
     [
       "grad of a Vector (reverse)",
       ["grad", mixed, "--fn", "g", "--args", "[[1, 2]]", "--mode", "reverse"],
-      /^argument error: `g` returns Vector, not a Double: a gradient needs a scalar result/,
+      /^.*argument error: smooth grad needs `g` to return a Double, but it returns Vector/,
     ],
     ...(["grad", "jacobian", "hessian"] as const).map((cmd): [string, string[], RegExp] => [
       `${cmd} --wrt an Index`,

@@ -70,7 +70,7 @@ describe("smooth grad", () => {
     const p = file("vec.smooth", "let f = fun (v: Vector) -> vectorSMul v 2.");
     const r = smooth("grad", p, "--fn", "f", "--args", "[[1, 2]]");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/argument error: `f` returns Vector, not a Double: a gradient needs a scalar result/);
+    expect(r.stderr).toMatch(/argument error: smooth grad needs `f` to return a Double, but it returns Vector/);
   });
 });
 

@@ -165,7 +165,8 @@ describe("smooth hessian", () => {
   });
 
   it("over the flattened inputs of every argument with Doubles, or of --wrt K only", () => {
-    // c(v, s, n) = s Σ v_i³ + n: ∂²/∂v_i² = 6 s v_i, ∂²/∂v_i∂s = 3 v_i², ∂²/∂s² = 0; n is an Index (not differentiated).
+    // c(v, s, n) = s Σ v_i³ + n: ∂²/∂v_i² = 6 s v_i, ∂²/∂v_i∂s = 3 v_i², ∂²/∂s² = 0; n is an Index (not
+    // differentiated).
     const p = file(
       "cubes.smooth",
       "let c = fun (v: Vector) (s: Double) (n: Index) -> s * vectorSum (build (length v) (fun i -> v[i] * v[i] * v[i])) + double n",

@@ -125,7 +125,8 @@ describe("terminal elements that are zeros in one branch", () => {
         ),
     );
     const v = vec([1.5, -2, 4]);
-    // m = 2: regular; m = 3: the hot element differs in shape (an error, unless q hits nothing); m = -1: a negative size.
+    // m = 2: regular; m = 3: the hot element differs in shape (an error, unless q hits nothing); m = -1: a negative
+    // size.
     const compiled = agrees(fn, [v, 1, 2], [v, 0, 2], [v, 5, 2], [v, 1, 3], [v, 7, 3], [v, 1, -1], [vec([]), 0, 2]);
     // The copy of the hot element is guarded by "this branch produced one" (the zeros are never copied).
     expect(compiled.source).toMatch(/!== null\) \{ const \w+ = /);

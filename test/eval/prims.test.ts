@@ -116,6 +116,21 @@ const checks: { [K in PrimName]: () => void } = {
     checkUnaryDouble("abs", Math.abs);
     for (const a of INTS) expect(run("abs", [idx(a)])).toBe(wrap32(a < 0 ? -BigInt(a) : BigInt(a)));
   },
+  toIndex: () => {
+    for (const a of INTS) expect(run("toIndex", [num(a)])).toBe(a);
+    for (const x of [0.5, -1.25, 2147483648, -2147483649, Infinity, NaN]) {
+      const e = (() => {
+        try {
+          run("toIndex", [num(x)]);
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      })();
+      expect(e, `toIndex(${x})`).toBeInstanceOf(SmoothError);
+      expect((e as SmoothError).kind).toBe("index");
+    }
+  },
   toDouble: () => {
     for (const a of INTS) expect(run("toDouble", [idx(a)])).toBe(a);
   },

@@ -39,7 +39,9 @@ export function readPrograms(dir: string, keep: (file: string) => boolean = () =
     .map((f) => readProgram(dir, f));
 }
 
-/** The program text without line comments (for checking which names a program uses; the corpus has no block comments). */
+/**
+ * The program text without line comments (for checking which names a program uses; the corpus has no block comments).
+ */
 export function withoutComments(text: string): string {
   return text.replace(/\/\/.*$/gm, "");
 }

@@ -169,7 +169,7 @@ export class ExprGen {
     return `(let rec ${head} = ${fbody} in ${body})`;
   }
 
-  /** Productions for every type: if, let, tuple patterns, lambdas, local functions, projections, get, ifold. */
+  /** Productions for every type: if, let, tuple patterns, lambdas, local functions, projections, get, ifold, while. */
   private generic(t: GenType, d: number): Production[] {
     const { rng, scope } = this;
     const calls = scope.functions().filter((f) => sameType(f.type.result, t));
@@ -271,6 +271,30 @@ export class ExprGen {
             () => this.expr(t, d),
           );
           return `(ifold (fun (${acc}: ${annotation(t)}) (${k}: Index) -> ${body}) ${init} ${this.size(count)})`;
+        },
+      ],
+      [
+        0.4,
+        () => {
+          // A while loop whose state carries a step counter k: it ends after at most `count` steps, earlier when the
+          // generated condition on the state fails. In the body k < count, so it indexes arrays of that length.
+          const count = rng.int(0, 4);
+          const init = this.expr(t, d);
+          const state = annotation(pairOf(t, { k: "index" }));
+          const lambda = (inBody: boolean, make: (x: string, k: string) => string): string => {
+            const [s, x, k] = [scope.fresh("s"), scope.fresh("x"), scope.fresh("k")];
+            const text = scope.withAll(
+              [
+                { kind: "value", name: x, type: t },
+                { kind: "value", name: k, type: { k: "index" }, ...(inBody ? { bound: count } : {}) },
+              ],
+              () => make(x, k),
+            );
+            return `(fun (${s}: ${state}) -> let (${x}, ${k}) = ${s} in ${text})`;
+          };
+          const cond = lambda(false, (_x, k) => `((${k} < ${count}) && ${this.expr(BOOL, d)})`);
+          const body = lambda(true, (_x, k) => `(${this.expr(t, d)}, ${k} + 1)`);
+          return `(fst (while ${cond} ${body} (${init}, 0)))`;
         },
       ],
     ];

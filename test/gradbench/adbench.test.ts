@@ -34,7 +34,9 @@ function gradbenchGmmInput(a: GmmInput): ref.GmmInput {
   };
 }
 
-/** W (see above) for the test input, whose d = 2 and m = 0 make n' = 3 and log Gamma_2(3/2) = 1/2 log pi + lgamma(3/2). */
+/**
+ * W (see above) for the test input, whose d = 2 and m = 0 make n' = 3 and log Gamma_2(3/2) = 1/2 log pi + lgamma(3/2).
+ */
 function adbenchWishartTerm(g: ref.GmmInput): number {
   expect([g.d, g.m]).toEqual([2, 0]);
   const logMultiGamma = 0.5 * Math.log(PI_ADBENCH) + Math.log(Math.sqrt(Math.PI) / 2);

@@ -4,16 +4,20 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const dir = fileURLToPath(new URL("../../examples/", import.meta.url));
 const examples = readdirSync(dir).filter((f) => f.endsWith(".mjs"));
 
-/** A line each of the library's examples must print (its result), so an example that runs but computes nonsense fails. */
+/**
+ * A line each of the library's examples must print (its result), so an example that runs but computes nonsense fails.
+ */
 const EXPECTED: Record<string, RegExp> = {
   "logistic_regression.mjs": /accuracy (99|100)\.\d%/,
   "mlp.mjs": /training accuracy (9[5-9]|100)\.\d% on 200 points/,
   "rosenbrock_hessian.mjs": /Newton step 6: x = \(1\.000000, 1\.000000\)/,
+  "plain_typescript.mjs": /loss 0\.5320 -> 0\.00\d+ after 2000 steps \(the gradient compiled 1 time\)/,
   "ba_project_jacobian.mjs": /largest difference from central differences in column f: \d\.\d+e-(\d\d|[6-9])/,
 };
 
@@ -28,23 +32,92 @@ describe("examples", () => {
   });
 });
 
-describe("the README", () => {
-  it("its library snippets run as pasted", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("## The library"), readme.indexOf("## The command line"));
-    const snippets = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
-    expect(snippets).toHaveLength(2);
-    const root = fileURLToPath(new URL("../../", import.meta.url));
-    const run = (code: string) =>
-      execFileSync(process.execPath, ["--input-type=module", "-e", code], {
-        cwd: root,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-    const source = run(snippets[0]!);
-    expect(source).toMatch(/^0\.6443966/);
-    expect(source).toContain("let loss' (p: Vector * Double) (x: Vector) (y: Double) =");
-    expect(run(snippets[1]!)).toMatch(
+/** The library section's code blocks, in order, with their language. */
+function snippets(): { lang: "js" | "ts"; code: string }[] {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("## The library"), readme.indexOf("## The command line"));
+  return [...section.matchAll(/```(js|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] as "js" | "ts", code: m[2]! }));
+}
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const packageName = (JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { name: string }).name;
+
+/** Runs a snippet as pasted into a project that has the package installed (TypeScript transpiled first). */
+function run(snippet: { lang: "js" | "ts"; code: string }): string {
+  let code = snippet.code.replaceAll('from "smooth-ad"', `from "${packageName}"`);
+  if (snippet.lang === "ts")
+    code = ts.transpileModule(code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+  return execFileSync(process.execPath, ["--input-type=module", "-e", code], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
+/**
+ * tsc's diagnostics of a TypeScript snippet (importing the library's sources), checked under the project's settings.
+ */
+function typeErrors(code: string): string[] {
+  const file = `${root}test/ts-types/__readme_snippet.ts`;
+  const text = code.replaceAll('from "smooth-ad"', 'from "../../src/index.js"');
+  const config = ts.getParsedCommandLineOfConfigFile(
+    `${root}tsconfig.json`,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => undefined,
+    },
+  )!;
+  const options = { ...config.options, noEmit: true, rootDir: root, noUnusedLocals: false };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  host.readFile = (name) => (name === file ? text : read(name));
+  const exists = host.fileExists.bind(host);
+  host.fileExists = (name) => name === file || exists(name);
+  const program = ts.createProgram([file], options, host);
+  const source = program.getSourceFile(file)!;
+  return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) =>
+    ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+  );
+}
+
+describe("the README's library section", () => {
+  const blocks = snippets();
+
+  it("has its snippets: plain TypeScript, Smooth source, composition, types, traced functions", () => {
+    expect(blocks.map((b) => b.lang)).toEqual(["ts", "js", "js", "ts", "js"]);
+  });
+
+  it("plain TypeScript: a projectile's gradient, as pasted (and its types check)", () => {
+    expect(typeErrors(blocks[0]!.code)).toEqual([]);
+    // The same numbers as central differences of the function (the corpus test checks this function that way).
+    expect(run(blocks[0]!)).toMatch(/^Float64Array\(2\) \[ 42\.699\d*, -313\.634\d* \]/);
+  });
+
+  it("Smooth source", () => {
+    const out = run(blocks[1]!);
+    expect(out).toMatch(/^0\.6443966/);
+    expect(out).toContain("let loss' (p: Vector * Double) (x: Vector) (y: Double) =");
+  });
+
+  it("composition", () => {
+    const out = run(blocks[2]!);
+    const lines = out.split("\n");
+    expect(Number(lines[0])).toBeCloseTo(6 - Math.cos(1), 12);
+    expect(out).toMatch(/b: Float64Array\(3\)/);
+    expect(Number(lines.at(-3))).toBeCloseTo(6 * 2 - Math.sin(2), 12); // jacobian(grad(cube))(2)
+    expect(lines.at(-2)).toBe("[ [ 6, { diff: -1 } ], [ 3, 2 ] ]");
+  });
+
+  it("types: the snippet type-checks and runs", () => {
+    expect(typeErrors(blocks[3]!.code)).toEqual([]);
+    expect(run(blocks[3]!)).toMatch(/^-0\.475\d* 2 2 2 2 2\n2\n$/);
+  });
+
+  it("a traced function", () => {
+    expect(run(blocks[4]!)).toMatch(
       /w: Float64Array\(2\) \[ -0\.47502081252106\d*, -0\.9500416250421\d* \],\s+b: -0\.4750208125210\d*/,
     );
   });

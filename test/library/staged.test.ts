@@ -29,6 +29,7 @@ import {
   vectorAdd,
   vjp,
   vmap,
+  type AnyFunction,
   type Tensor,
 } from "../../src/index.js";
 import { printIr } from "../../src/ir/print.js";
@@ -154,10 +155,11 @@ describe("a staged TypeScript function", () => {
   it("returns objects as objects, also when vmapped, and vmap composes with jacobian", () => {
     const both = (a: Tensor, b: Tensor) => ({ sum: add(a, b), product: mul(a, b) });
     expect(compile(both)(2, 3)).toEqual({ sum: 5, product: 6 });
-    expect(vmap(both)(new Float64Array([1, 2]), new Float64Array([3, 4]))).toEqual([
-      { sum: 4, product: 3 },
-      { sum: 6, product: 8 },
-    ]);
+    // A batch of objects is an object of batches (as JAX's vmap gives it).
+    expect(vmap(both)(new Float64Array([1, 2]), new Float64Array([3, 4]))).toEqual({
+      sum: new Float64Array([4, 6]),
+      product: new Float64Array([3, 8]),
+    });
     const J = jacobian(vmap(f))(new Float64Array([1, 2]), new Float64Array([3, 4])) as Float64Array[];
     expect(flat(J)).toEqual([6, 0, 0, 16]); // ∂(x² y)/∂x = 2xy on the diagonal
   });
@@ -184,12 +186,13 @@ describe("a staged TypeScript function", () => {
 describe("errors of staged functions", () => {
   it("a value that cannot be passed, out-of-range argnums, a missing argument", () => {
     expect(thrown(() => grad(f)("2", 3)).headline).toBe(
-      'argument error: argument 1 of the TypeScript function `f` cannot be passed to Smooth: it is the string "2"',
+      'argument error: argument 0 of the TypeScript function `f` cannot be passed to Smooth: it is the string "2"',
     );
     expect(thrown(() => grad(f, { argnums: 5 })(2, 3)).headline).toBe(
       "argument error: grad(the TypeScript function `f`): argnums 5 is out of range: the TypeScript function `f` is called with 2 arguments",
     );
-    expect(thrown(() => grad(f)(2)).headline).toBe(
+    // (The types reject the missing argument too; the run-time check is for JavaScript callers.)
+    expect(thrown(() => (grad(f) as AnyFunction)(2)).headline).toBe(
       "argument error: the TypeScript function `f` takes 2 arguments, but 1 was given",
     );
   });
@@ -202,8 +205,9 @@ describe("errors of staged functions", () => {
   });
 
   it("what the tracer cannot stage is a StagingError naming the operation", () => {
-    const branchy = (v: Tensor) => ((v as unknown as number) > 0 ? v : 0);
-    expect(() => grad(branchy)(1)).toThrow(StagingError);
+    // A function without tensor operations is read from its source instead, where `>` and `?:` are the program's.
+    const branchy = (v: number) => (v > 0 ? v : 0);
+    expect([grad(branchy)(1.5), grad(branchy)(-1.5)]).toEqual([1, 0]);
     const mismatched = (a: Tensor, b: Tensor) => dot(vectorAdd(a, b), a);
     const e = (() => {
       try {

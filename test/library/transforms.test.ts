@@ -115,12 +115,12 @@ describe("vmap", () => {
   it("reports mapped arguments of different lengths and unmappable arguments", () => {
     const mapped = vmap(m.affine!, { inAxes: [0, 0, null] });
     expect(thrown(() => mapped([[[1]], [[2]]], [new Float64Array(1)], 0)).message).toContain(
-      "the mapped arguments have different leading lengths",
+      "the mapped arguments have different lengths along their axes",
     );
     expect(thrown(() => vmap(m.poly!)(1, [new Float64Array(1)])).headline).toContain(
-      "vmap maps over the leading axis of parameter `x` of `poly`, but it is not an array",
+      "vmap(`poly`) maps over axis 0 of parameter `x` of `poly`, but it is not an array",
     );
-    expect(() => vmap(m.poly!, { inAxes: 1 as never })).toThrow(/inAxes 1 is not supported/);
+    expect(() => vmap(m.poly!, { inAxes: 0.5 })).toThrow(/vmap: inAxes entry 0.5 is not an axis/);
   });
 });
 

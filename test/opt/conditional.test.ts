@@ -2,7 +2,7 @@
 // alone: known conditions, Boolean conditionals, nested conditions, and distributing arithmetic over a conditional.
 
 import { describe, expect, test } from "vitest";
-import { litBool, litDouble, type AnfBuilder } from "../../src/ir/builder.js";
+import { litBool, litDouble, mkPrim, type AnfBuilder } from "../../src/ir/builder.js";
 import type { Atom } from "../../src/ir/ir.js";
 import {
   distributeOverIf,
@@ -127,9 +127,13 @@ describe("conditions", () => {
 describe("distribute-over-if", () => {
   const finite = ringRules(true);
 
-  test("(if c then 1 else 0) * x -> if c then x else 0, then s + that -> if c then s + x else s", () => {
+  // Forward mode's tangent arithmetic (Prim.tangent), where a one-hot tangent is what the rule is for.
+  const tangentPrim = (b: AnfBuilder, op: "add" | "mul", args: Atom[], at: 0 | 1): Atom =>
+    b.bind(op, { ...mkPrim(op, args), tangent: at });
+
+  test("x * (if c then 1 else 0) -> if c then x else 0, then s + that -> if c then s + x else s", () => {
     const fn = func("f", params(["c", BOOL], ["x", DOUBLE], ["s", DOUBLE]), (b, c, x, s) =>
-      b.prim("add", [s, b.prim("mul", [hot(b, c), x])]),
+      tangentPrim(b, "add", [s, tangentPrim(b, "mul", [x, hot(b, c)], 1)], 0),
     );
     const { text, fired } = runRules(fn, [distributeOverIf, ...finite]);
     expect(text).toBe("let f (c: Bool) (x: Double) (s: Double) = if c then s + x else s");
@@ -144,7 +148,7 @@ describe("distribute-over-if", () => {
         () => litDouble(0),
         "t",
       );
-      return b.prim("add", [s, t]);
+      return tangentPrim(b, "add", [s, t], 0);
     });
     expect(runRules(fn, [distributeOverIf, ...finite]).text).toBe(
       "let f (c: Bool) (d: Bool) (s: Double) = if c then if d then s + 1. else s else s",

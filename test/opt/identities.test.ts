@@ -54,7 +54,10 @@ const attempt = (f: () => Value): Outcome => {
   }
 };
 
-/** The derived program, interpreted and compiled, computes what the reference does (an index error may be elided). */
+/**
+ * The derived program, interpreted and compiled, computes what the reference does (an index error, or a shape error
+ * of a prelude check, may be elided: ARCHITECTURE.md, "Errors and optimisation").
+ */
 function agrees(d: Specialised, args: readonly Value[]): void {
   const reference = attempt(() => d.run(args));
   for (const got of [
@@ -65,9 +68,11 @@ function agrees(d: Specialised, args: readonly Value[]): void {
       expect(got).toHaveProperty("value");
       expect(valuesEqual((got as { value: Value }).value, reference.value, d.resultType, 1e-12)).toBe(true);
     } else if ("error" in got) {
-      expect(got.error).toBe(reference.error);
+      // Without the removed shape check, the mismatch may surface as an index error instead.
+      if (reference.error === "shape") expect(["index", "shape"]).toContain(got.error);
+      else expect(got.error).toBe(reference.error);
     } else {
-      expect(reference.error).toBe("index");
+      expect(["index", "shape"]).toContain(reference.error);
     }
   }
 }
@@ -143,10 +148,7 @@ describe("paper 000 §4.1, from the derivative API", () => {
     const d = derive(text, [VECTOR, MATRIX, VECTOR], 1);
     expect(printIr(d.optimised)).toMatchInlineSnapshot(`
       "let f' (u: Vector) (m: Matrix) (v: Vector) =
-        let n = length u in
-        build (length m) (fun p0 ->
-          let ok = p0 < n in
-          build (length m[0]) (fun p1 -> if ok then u[p0] * v[p1] else 0.))"
+        build (length m) (fun p0 -> build (length m[0]) (fun p1 -> u[p0] * v[p1]))"
     `);
     for (const [n, r, c, m] of [
       [3, 3, 4, 4],
@@ -171,7 +173,7 @@ describe("paper 000 §4.1, from the derivative API", () => {
           let x = v[p0] in
           ifold (fun s' i ->
             let u_2 = u[i] in
-            let r = u_2 * x in
+            let r = 0. + u_2 * x in
             s' + (u_2 / r - a[i][p0] / r / r * u_2)) 0. n)"
     `);
     agrees(d, [vector(4), vector(3), matrix(4, 3)]);
@@ -201,7 +203,7 @@ describe("from grad, mgrad and deriv in Smooth", () => {
     expect(printIr(both.optimised)).toMatchInlineSnapshot(`
       "let f (v1: Vector) (v2: Vector) =
         let n = length v1 in
-        let s0 = ifold (fun s' i -> s' + v1[i] * v2[i]) 0. n in
+        let s0 = ifold (fun s' i -> s' + v1[i] * v2[i]) 0. (sameSize n (length v2)) in
         build n (fun p0 -> (s0, v2[p0]))"
     `);
     agrees(both, [vector(5), vector(5)]);
@@ -225,15 +227,16 @@ describe("from grad, mgrad and deriv in Smooth", () => {
       "let f (m: Matrix) (a: Matrix) =
         let n = length m in
         let n_2 = length (if 0 < n then m[0] else build 0 (fun i -> 0.)) in
+        let n_3 = sameSize n_2 (length a) in
         let s0 = ifold (fun s' i_2 ->
           let x = m[i_2] in
-          s' + ifold (fun s'_2 i_3 -> s'_2 + x[i_3] * a[i_3][i_2]) 0. n_2) 0. n in
+          s' + ifold (fun s'_2 i_3 -> s'_2 + x[i_3] * a[i_3][i_2]) 0. n_3) 0. n in
         build n (fun p0 -> build n_2 (fun p1 -> (s0, a[p1][p0])))"
     `);
     agrees(d, [matrix(3, 3), matrix(3, 3)]);
   });
 
-  test("the paper's post-AD form of Example 4, written by hand", () => {
+  test("the paper's post-AD form of Example 4, written by hand: its zeros are primal values, so it stays exact", () => {
     const text = [
       "let f = fun (v1: Vector) (v2: Vector) ->",
       "  build (length v1) (fun i ->",
@@ -241,9 +244,16 @@ describe("from grad, mgrad and deriv in Smooth", () => {
       "      (fst s + v1[j] * v2[j], snd s + v1[j] * 0. + (if i = j then 1. else 0.) * v2[j])) (0., 0.) (length v1)))",
     ].join("\n");
     const s = optimised(text, [VECTOR, VECTOR]);
-    expect(printIr(s.optimised)).toMatchInlineSnapshot(
-      `"let f (v1: Vector) (v2: Vector) = build (length v1) (fun i -> v2[i])"`,
-    );
+    // `v1[j] * 0.` and `0. * v2[j]` are NaN for an infinite element: only zero *tangents* are symbolic zeros (the
+    // derivative API's own one-hot tangents do become v2[i]: see "Example 4" above).
+    expect(printIr(s.optimised)).toMatchInlineSnapshot(`
+      "let f (v1: Vector) (v2: Vector) =
+        let t = length v1 in
+        build t (fun i ->
+          ifold (fun s j ->
+            let t_2 = v2[j] in
+            s + v1[j] * 0. + (if i = j then t_2 else 0. * t_2)) 0. t)"
+    `);
     agrees(s, [vector(3), vector(3)]);
   });
 });

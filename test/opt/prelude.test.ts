@@ -68,7 +68,7 @@ describe("prelude programs after inline + simplify", () => {
     const out = optimise(fn);
     expect(printIr(out)).toMatchInlineSnapshot(`
       "let vectorDot (v1: Vector) (v2: Vector) =
-        ifold (fun s i -> s + v1[i] * v2[i]) 0. (length v1)"
+        ifold (fun s i -> s + v1[i] * v2[i]) 0. (sameSize (length v1) (length v2))"
     `);
     let dot = 0;
     for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
@@ -83,8 +83,9 @@ describe("prelude programs after inline + simplify", () => {
     expect(printIr(out)).toMatchInlineSnapshot(`
       "let logsumexp (v: Vector) =
         let t = length v in
-        let m = stopGradient (ifold (fun m_2 i -> max m_2 v[i]) v[0] t) in
-        m + log (ifold (fun s i_2 -> s + exp (v[i_2] - m)) 0. t)"
+        let mx = ifold (fun m i -> max m v[i]) v[0] t in
+        let m_2 = stopGradient (if mx - mx = 0. then mx else 0.) in
+        m_2 + log (ifold (fun s i_2 -> s + exp (v[i_2] - m_2)) 0. t)"
     `);
     const m = Math.max(...a);
     let s = 0;
@@ -121,7 +122,7 @@ describe("prelude programs after inline + simplify", () => {
           let t_4 = length m1[0] in
           build t (fun j_2 ->
             let t_5 = m2T[j_2] in
-            ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. t_4))"
+            ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. (sameSize t_4 t_2)))"
     `);
     const x = [
       [1, 2, 3],

@@ -1,4 +1,5 @@
-// Row-major access (src/opt/rules/transposed-view.ts, issue 4): a transposed view whose rows the consumer walks with its
+// Row-major access (src/opt/rules/transposed-view.ts, issue 4): a transposed view whose rows the consumer walks with
+// its
 // innermost loop, reading its elements more than once, stays an array; every other pull array is fused as before.
 // Program in, program out, the same values; and through the whole pipeline, the primal and the reverse-mode gradient
 // of <w, a b> read and write every array by rows in their innermost loops.

@@ -106,6 +106,46 @@ const CASES: readonly Case[] = [
       return dv;
     },
   },
+  {
+    // The array state is updated in place; the reverse reads none of its values (a linear recurrence): nothing taped.
+    name: "an in-place prefix recurrence a[i] <- a[i] + a[i-1] / 2",
+    source: `let f = fun (v: Vector) ->
+  let a = ifold (fun (a: Vector) (i: Index) -> if i = 0 then a else setAt a i (a[i] + a[i - 1] * 0.5)) v (length v)
+  ifold (fun s i -> s + a[i] * a[i]) 0. (length a)`,
+    arg: (n) => Array.from({ length: n }, (_, i) => Math.sin(i)),
+    gradient: (v: number[]) => {
+      const a = [...v];
+      for (let i = 1; i < a.length; i++) a[i] = a[i]! + a[i - 1]! * 0.5;
+      const da = a.map((x) => 2 * x);
+      for (let i = a.length - 1; i >= 1; i--) da[i - 1] = da[i - 1]! + 0.5 * da[i]!;
+      return da;
+    },
+  },
+  {
+    // The reverse reads the array (the comparison): the primal logs the two elements each swap overwrites, and the
+    // reverse puts them back (./src/ad/reverse-undo.ts) instead of taping the whole array every iteration.
+    name: "a bubble-sort pass (swaps, undone from logs)",
+    source: `let f = fun (v: Vector) ->
+  let a = ifold (fun (a: Vector) (i: Index) ->
+    let x = a[i]
+    let y = a[i + 1]
+    if x > y then setAt (setAt a i y) (i + 1) x else a) v (length v - 1)
+  ifold (fun s i -> s + a[i] * double (i + 1)) 0. (length a)`,
+    arg: (n) => Array.from({ length: n }, (_, i) => Math.sin(i * 1.3)),
+    gradient: (v: number[]) => {
+      // The pass moves elements; the element that ends at position k has derivative k + 1.
+      const from = v.map((_, i) => i);
+      const a = [...v];
+      for (let i = 0; i + 1 < a.length; i++)
+        if (a[i]! > a[i + 1]!) {
+          [a[i], a[i + 1]] = [a[i + 1]!, a[i]!];
+          [from[i], from[i + 1]] = [from[i + 1]!, from[i]!];
+        }
+      const dv = new Array<number>(v.length);
+      from.forEach((j, k) => (dv[j] = k + 1));
+      return dv;
+    },
+  },
 ];
 
 describe("the slice detector", () => {

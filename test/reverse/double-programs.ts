@@ -148,6 +148,18 @@ class Generator {
       [1, () => `${this.matrix(d - 1)}[${this.index()}]`],
       [1, () => `(${this.pick(["setAt", "addAt"])} ${V()} ${this.index()} ${D()})`],
       [1, () => this.ifold("w", "Vector", V, (w, i) => `(${this.pick(["setAt", "addAt"])} ${w} ${i} ${D()})`)],
+      [
+        // Updates in place in branches, of values read from the state (reversed from undo logs).
+        1,
+        () =>
+          this.ifold(
+            "w",
+            "Vector",
+            V,
+            (w, i) =>
+              `(if ${D()} > ${D()} then setAt ${w} ${i} (${D()} * ${w}[${i}]) else addAt (setAt ${w} ${this.index()} ${D()}) ${i} ${D()})`,
+          ),
+      ],
       [1, () => this.let("u", "vector", V, V)],
       [0.7, () => `(if ${D()} > ${D()} then ${V()} else ${V()})`],
     ])();

@@ -20,8 +20,16 @@ function stagingError(fn: JsFunction, types: readonly Type[], shapes?: readonly 
   return expect.fail("expected a StagingError");
 }
 
+/** The message without the place in the user's code it ends with (tested below). */
 const message = (fn: JsFunction, types: readonly Type[], shapes?: readonly number[][]) =>
-  stagingError(fn, types, shapes).message;
+  stagingError(fn, types, shapes).message.replace(/ \(at [^()]*\)$/, "");
+
+describe("where", () => {
+  test("a StagingError ends with the place in the user's code where the operation was called", () => {
+    const e = stagingError((x: Tensor) => S.add(x, S.vectorZeros(3) as never), [VECTOR], [[2]]);
+    expect(e.message).toMatch(/ \(at .*errors\.test\.ts:\d+:\d+\)$/);
+  });
+});
 
 describe("values that cannot be staged", () => {
   test.each([

@@ -4,6 +4,7 @@
 // component's q and l as one icf row, q then l, as ADBench stores them: the rows are joined here, untimed, and the
 // gradient's icf rows split again into q and l.
 
+import { MAX_ARRAY_ELEMENTS } from "../../runtime/limits.js";
 import { INT, DOUBLE, MATRIX, VECTOR } from "../../types/types.js";
 import { valueToJson } from "../../runtime/json.js";
 import type { Value } from "../../runtime/value.js";
@@ -26,8 +27,8 @@ const WRT = [0, 1, 2];
 function gmmArgs(input: unknown): Value[] {
   const fields = inputObject(input, ["d", "k", "n", "alpha", "mu", "q", "l", "x", "gamma", "m"]);
   const d = integerIn(fields.d, "the input's `d`", 1, 2 ** 15);
-  const k = integerIn(fields.k, "the input's `k`", 1, 2 ** 31 - 1);
-  const n = integerIn(fields.n, "the input's `n`", 1, 2 ** 31 - 1);
+  const k = integerIn(fields.k, "the input's `k`", 1, MAX_ARRAY_ELEMENTS);
+  const n = integerIn(fields.n, "the input's `n`", 1, MAX_ARRAY_ELEMENTS);
   const rows = (key: string, count: number, width: number): unknown[][] => {
     const value = fields[key];
     if (!Array.isArray(value) || value.length !== count || !value.every((r) => Array.isArray(r) && r.length === width))

@@ -35,7 +35,9 @@ export interface HtProblem {
   readonly complicated: boolean;
   /** Number of points N. */
   readonly points: number;
-  /** theta, then (complicated) us, then the model, then (complicated) the triangles, the correspondences, the points. */
+  /**
+   * theta, then (complicated) us, then the model, then (complicated) the triangles, the correspondences, the points.
+   */
   readonly args: readonly Value[];
 }
 
@@ -58,7 +60,9 @@ const fits = (x: unknown, ints?: [number, number]): boolean =>
   typeof x === "number" && Number.isFinite(x) && (!ints || (Number.isInteger(x) && x >= ints[0] && x <= ints[1]));
 const kindOf = (ints?: [number, number]) => (ints ? `integers from ${ints[0]} to ${ints[1]}` : "numbers");
 
-/** `count` (any number when undefined) rows of `width` numbers (integers in [min, max] when given), or a GradbenchError. */
+/**
+ * `count` (any number when undefined) rows of `width` numbers (integers in [min, max] when given), or a GradbenchError.
+ */
 function rows(
   value: unknown,
   count: number | undefined,

@@ -18,7 +18,8 @@ function lstmArgs(input: unknown): Value[] {
   const values = (["main_params", "extra_params", "state", "sequence"] as const).map((key) =>
     toValue(fields[key], MATRIX, `the input's \`${key}\``),
   );
-  // The layer count and width the reference reads off the shapes: 2l rows of 4b, 3 rows of b, 2l rows of b, c rows of b.
+  // The layer count and width the reference reads off the shapes: 2l rows of 4b, 3 rows of b, 2l rows of b, c rows of
+  // b.
   const shape = (key: string): [number, number] => {
     const rows = fields[key] as unknown[][];
     return [rows.length, rows[0]?.length ?? 0];

@@ -1,9 +1,11 @@
 // Case split on a one-hot condition (paper 000 Fig. 7f, last rule: e -> if c then e[c := true] else e[c := false]):
 //
-//   build n (fun j -> ... let c = (j = q) in rest)  ->  build n (fun j -> ... let c = (j = q) in if c then rest else rest)
+//   build n (fun j -> ... let c = (j = q) in rest)  ->  build n (fun j -> ... let c = (j = q) in if c then rest else
+// rest)
 //
 // with q the index of an enclosing loop (or a parameter), c used in `rest` only as the condition of conditionals (at
-// least twice), and the two copies of `rest` simplified under the fact c (resp. not c) by if-known. In a vectorised forward derivative, c says "this element is
+// least twice), and the two copies of `rest` simplified under the fact c (resp. not c) by if-known. In a vectorised
+// forward derivative, c says "this element is
 // the one the seed hits": the copy for `not c` has a zero tangent everywhere, which the ring rules and dead-let removal
 // collapse (with its primal work), and the copy for c runs once per column. The split is exact (both copies are
 // `rest`); it is bounded by the size of `rest` and fires once per condition, since inside the copies c is known and its
@@ -55,7 +57,7 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
       defs.set(n.v.id, n.rhs);
     }
     if (n.kind === "build" || n.kind === "ifold") bound.add(n.index.id);
-    if (n.kind === "ifold") bound.add(n.acc.id);
+    if (n.kind === "ifold" || n.kind === "while") bound.add(n.acc.id);
     if (n.kind === "lam") bound.add(n.param.id);
   });
   const isIndex = (a: Atom): boolean => {

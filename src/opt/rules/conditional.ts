@@ -157,7 +157,8 @@ export const distributeOverIf = rule({
       const x = node.args[k]!;
       const d = ctx.definition(x);
       if (d?.kind !== "if" || x.kind !== "var") continue;
-      // The branches are copied: when the conditional has other uses, its lets would then run twice, so it may have none.
+      // The branches are copied: when the conditional has other uses, its lets would then run twice, so it may have
+      // none.
       const info = { count: 0, literal: false };
       if (!leaves(d, info, ctx.uses(x)?.total === 1 ? MAX_LEAF_LETS : 0) || !info.literal) continue;
       const copy = copyFresh(d);

@@ -30,6 +30,8 @@ function replaceProjection(e: Expr, acc: Var, k: number, by: Atom): Expr {
       case "build":
       case "ifold":
         return { ...x, body: replaceProjection(x.body, acc, k, by) };
+      case "while":
+        return { ...x, cond: replaceProjection(x.cond, acc, k, by), body: replaceProjection(x.body, acc, k, by) };
       default:
         return x;
     }

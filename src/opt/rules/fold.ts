@@ -17,6 +17,9 @@ export const constantFold = rule({
       values.push(a.value);
     }
     let result;
+    // A zero tangent is a symbolic zero (Prim.tangent), as the interpreter evaluates it.
+    if (node.tangent !== undefined && (node.op === "mul" || node.op === "div") && values[node.tangent] === 0)
+      return lit(0, node.type);
     try {
       result = PRIMS[node.op].evaluate(
         values,

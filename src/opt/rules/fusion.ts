@@ -20,14 +20,14 @@ import { AnfBuilder, mkPrim, splitLets } from "../../ir/builder.js";
 import { someNode } from "../../ir/free.js";
 import type { Atom, Build, Expr } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
-import { TRANSCENDENTAL } from "../materialise.js";
+import { isTranscendental } from "../materialise.js";
 import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
 import { keepTransposedView } from "./transposed-view.js";
 
-const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold");
+const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold" || n.kind === "while");
 /** An element costing a transcendental is not recomputed at each of several reads (../materialise.ts shares it). */
-const hasTranscendental = (e: Expr) => someNode(e, (n) => n.kind === "prim" && TRANSCENDENTAL.has(n.op));
+const hasTranscendental = (e: Expr) => someNode(e, (n) => n.kind === "prim" && isTranscendental(n.op));
 
 /** The element of the build is a pull array whose elements are cheap (or again such pull arrays). */
 function isPullOfCheap(body: Expr, depth = 0): boolean {

@@ -1,5 +1,6 @@
 // Rules that use range facts (../facts.ts): what enclosing loops and conditions tell about a value.
 //  - comparisons decided by the facts fold (so a guard `0 <= j && j < n` disappears where j indexes a loop over n);
+//  - `max 0 n` is n where n is known not to be negative (a loop counted up to a length held in a variable);
 //  - `checkIndex j n` is j where 0 <= j < n is known, and is not needed in front of a get that checks the same;
 //  - the length of a row, `length a[k]`, is written `length a[0]` where a is known not to be empty: arrays are regular,
 //    so every row has the same length, and one spelling lets equal sizes be recognised as equal.
@@ -23,6 +24,20 @@ export const compareByFacts = rule({
     if (!COMPARISONS.has(node.op) || node.args[0]!.type.k !== "int") return undefined;
     const v = ctx.facts.compare(node.op, node.args[0]!, node.args[1]!);
     return v === undefined ? undefined : lit(v, BOOL);
+  },
+});
+
+export const maxOfNonNegative = rule({
+  name: "max-of-non-negative",
+  head: "prim",
+  doc: "max 0 n -> n   where n >= 0 is known (an Index: a length, a loop index)",
+  apply(node, ctx) {
+    if (node.op !== "max" || node.type.k !== "int") return undefined;
+    const [a, b] = node.args;
+    const zero = (x: typeof a) => x?.kind === "lit" && x.value === 0;
+    if (zero(a) && ctx.facts.isNonNegative(b!)) return b;
+    if (zero(b) && ctx.facts.isNonNegative(a!)) return a;
+    return undefined;
   },
 });
 
@@ -67,4 +82,4 @@ export const lengthOfRow = rule({
   },
 });
 
-export const RANGE_RULES = [compareByFacts, checkIndexInRange, getChecked, lengthOfRow];
+export const RANGE_RULES = [compareByFacts, maxOfNonNegative, checkIndexInRange, getChecked, lengthOfRow];

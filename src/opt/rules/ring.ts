@@ -1,14 +1,15 @@
 // Ring-structure rules (paper 000, Fig. 7a) on Double and Index arithmetic.
 //
 // Exactness. On Index (32-bit wrap-around arithmetic) every rule here is exact, and so are, on Double, `e - 0`,
-// `e + -0`, `e * 1`, `e / 1`, `e * -1 -> -e`, `--e`, `e + -f -> e - f` and `e - -f -> e + f`. The others are exact only
-// under the paper's assumption that Doubles are finite and the sign of a zero does not matter:
-//  - `e * 0 -> 0` (wrong for NaN and infinite e: NaN; for e < 0: -0) and `0 / e -> 0` (e = 0 or NaN);
+// `e + -0`, `e * 1`, `e / 1`, `e * -1 -> -e`, `--e`, `e + -f -> e - f` and `e - -f -> e + f`. So is `e * 0 -> 0` (and
+// `0 / e -> 0`) where the 0 is the tangent operand of forward mode's tangent arithmetic (`Prim.tangent`): a zero
+// tangent is a symbolic zero, whatever the partial it multiplies (both back ends evaluate it so). The others hold only
+// under the paper's assumption that the sign of a zero and the rounding of a sum do not matter:
 //  - `e + 0 -> e` (e = -0 gives +0) and `0 - e -> -e` (e = +0);
 //  - `e0*e1 + e0*e2 -> e0*(e1+e2)` (rounds differently).
-// `ringRules(true)` includes them on Double (the paper's setting, for derivative programs: the zero tangents of the
-// values not differentiated); `ringRules(false)` keeps every rule exact, which the differential tests of ordinary
-// programs require. `e + -e -> 0` and `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
+// `ringRules(true)` (the derivative pipeline) applies them to tangent arithmetic only, never to a primal value: a
+// derivative program's value is bit for bit the primal's. `ringRules(false)` keeps every rule exact. `e + -e -> 0` and
+// `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
 
 import { AnfBuilder, mkPrim } from "../../ir/builder.js";
 import { lit, type Atom, type Expr, type Prim } from "../../ir/ir.js";
@@ -26,10 +27,14 @@ function defOp(a: Atom, op: string, ctx: RuleContext): Prim | undefined {
   return d?.kind === "prim" && d.op === op ? d : undefined;
 }
 
-/** The ring rules; `finite` adds the rules exact only for finite Doubles up to the sign of zero (see above). */
+/** Whether `p` is a product or quotient of forward mode's tangent arithmetic whose tangent is a literal 0. */
+const zeroTangent = (p: Prim) =>
+  (p.op === "mul" || p.op === "div") && p.tangent !== undefined && isNum(p.args[p.tangent]!, 0);
+
+/** The ring rules; `finite` adds, on tangent arithmetic, the rules exact only up to signs of zero and rounding. */
 export function ringRules(finite: boolean): AnyRule[] {
   /** Whether a rule exact only under the assumption may rewrite `p`. */
-  const assumed = (p: Prim) => p.type.k === "int" || finite;
+  const assumed = (p: Prim) => p.type.k === "int" || (finite && p.tangent !== undefined);
 
   const addZero = rule({
     name: "add-zero",
@@ -76,13 +81,12 @@ export function ringRules(finite: boolean): AnyRule[] {
   const mulZero = rule({
     name: "mul-zero",
     head: "prim",
-    doc: "e * 0 -> 0;  0 * e -> 0;  0 / e -> 0   (Double: only under the finite assumption; 0 / e not on Index)",
+    doc: "e * 0 -> 0;  0 * e -> 0   (Index; on Double only for a zero tangent, a symbolic zero: 0 * ∞ = 0)",
     apply(node) {
-      if (!isArith(node) || !assumed(node)) return undefined;
+      if (!isArith(node)) return undefined;
+      if (node.type.k === "double") return zeroTangent(node) ? zeroOf(node) : undefined;
       const [a, b] = node.args as [Atom, Atom];
-      if (node.op === "mul") return isNum(a, 0) || isNum(b, 0) ? zeroOf(node) : undefined;
-      if (node.op === "div" && node.type.k === "double") return isNum(a, 0) ? zeroOf(node) : undefined;
-      return undefined;
+      return node.op === "mul" && (isNum(a, 0) || isNum(b, 0)) ? zeroOf(node) : undefined;
     },
   });
 
@@ -129,13 +133,19 @@ export function ringRules(finite: boolean): AnyRule[] {
       const pa = defOp(a, "mul", ctx);
       const pb = defOp(b, "mul", ctx);
       if (!pa || !pb || a.kind !== "var" || b.kind !== "var") return undefined;
+      if (node.type.k === "double" && (pa.tangent === undefined || pb.tangent === undefined)) return undefined;
       if (ctx.uses(a)?.total !== 1 || ctx.uses(b)?.total !== 1) return undefined;
       for (const i of [0, 1]) {
         for (const j of [0, 1]) {
           if (!ctx.facts.sameValue(pa.args[i]!, pb.args[j]!)) continue;
+          // On tangent arithmetic: the shared operand is the tangent of both products, or a factor of both.
+          if (node.type.k === "double" && (pa.tangent === i) !== (pb.tangent === j)) continue;
           const bld = new AnfBuilder();
-          const sum = bld.prim("add", [pa.args[1 - i]!, pb.args[1 - j]!], "s");
-          return bld.finish(mkPrim("mul", [pa.args[i]!, sum]));
+          const sumNode = mkPrim("add", [pa.args[1 - i]!, pb.args[1 - j]!]);
+          const sharedTangent = node.type.k === "double" && pa.tangent === i;
+          const sum = bld.bind("s", node.type.k === "double" && !sharedTangent ? { ...sumNode, tangent: 0 } : sumNode);
+          const product = mkPrim("mul", [pa.args[i]!, sum]);
+          return bld.finish(node.type.k === "double" ? { ...product, tangent: sharedTangent ? 0 : 1 } : product);
         }
       }
       return undefined;

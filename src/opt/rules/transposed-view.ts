@@ -13,7 +13,8 @@
 //  3. the consumer reads elements of xs more than once (a read not at xs's own depth nor in its own loop), so
 //     materialising (one strided pass over the elements) costs less than the strided reads it saves.
 // Materialising keeps the work the same (each element is computed once instead of at each read) and costs one array;
-// in reverse mode the transpose's adjoint is then added back once, O(elements), instead of column-wise in the inner loop.
+// in reverse mode the transpose's adjoint is then added back once, O(elements), instead of column-wise in the inner
+// loop.
 
 import { splitLets } from "../../ir/builder.js";
 import { someNode } from "../../ir/free.js";

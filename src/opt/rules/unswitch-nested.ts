@@ -23,7 +23,7 @@ function invariantCondition(node: Ifold): Atom | undefined {
   forEachNode(node.body, (n) => {
     if (n.kind === "let") bound.add(n.v.id);
     if (n.kind === "build" || n.kind === "ifold") bound.add(n.index.id);
-    if (n.kind === "ifold") bound.add(n.acc.id);
+    if (n.kind === "ifold" || n.kind === "while") bound.add(n.acc.id);
     if (n.kind === "lam") bound.add(n.param.id);
   });
   let found: Atom | undefined;

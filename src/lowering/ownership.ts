@@ -4,13 +4,16 @@
 // was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
 // use on any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many
 // times). Reading a scalar element of `a` or its length, or copying `a` into another array (the value operand of an
-// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end`
+// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come
+// before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before
+// its body, a branch or loop's `end`
 // after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
-// a tuple component, projection, `if` result or ifold state component made only of fresh owned values. An ifold's
-// state component is fresh when its initial value is and the body returns a fresh value for it assuming it is
-// (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the loop.
+// a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's
+// (ifold's or while's) state component is fresh when its initial value is and the body returns a fresh value for it
+// assuming it is (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the
+// loop.
 // Parameters and `get` views are never fresh.
 //
 // Uses are counted per path: the branches of an `if` take the larger count, not the sum. A projection `proj(k, t)` is
@@ -22,11 +25,24 @@
 // components the callee marks `ownedResults` are fresh for the caller, which the callee guarantees by copying those
 // it cannot prove fresh before returning them (`resultCopies`).
 
-import { typeOf, type Atom, type Call, type Expr, type Ifold, type IrFunction, type Prim } from "../ir/ir.js";
+import {
+  typeOf,
+  type Atom,
+  type Call,
+  type Expr,
+  type Ifold,
+  type IrFunction,
+  type Prim,
+  type While,
+} from "../ir/ir.js";
 import type { Type } from "../types/types.js";
+import type { PrimName } from "../prims/names.js";
+import { PRIMS } from "../prims/table.js";
 
-const UPDATES = new Set(["setAt", "addAt", "addArray", "record"]);
-const ALLOCATES = new Set(["zerosLike", ...UPDATES]);
+/** setAt, addAt, addArray, record: the result is the first operand with elements changed (PrimRule.update). */
+const isUpdate = (op: PrimName) => PRIMS[op].update !== undefined;
+/** zerosLike and the updates: the result is a new array, or the owned operand updated in place (PrimRule.cost). */
+const allocates = (op: PrimName) => PRIMS[op].cost === "array";
 /** A use that no single-use test passes: inside a loop deeper than the binder. */
 const MANY = 2;
 
@@ -42,7 +58,7 @@ export interface Ownership {
    * body updates them in place, but the initial value is shared (a view, a parameter). One copy instead of one per
    * iteration.
    */
-  readonly copyOnEntry: Map<Ifold, Fresh>;
+  readonly copyOnEntry: Map<Ifold | While, Fresh>;
   /** Calls whose arguments at these positions (owned parameters) must be copied: the value passed is not owned. */
   readonly copyArgs: Map<Call, Set<number>>;
   /** For a function with `ownedResults`: the result components to copy before returning (not provably fresh). */
@@ -162,7 +178,7 @@ class Uses {
         if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
           read(e.args[0]!);
           e.args.slice(1).forEach((x) => use(x));
-        } else if (UPDATES.has(e.op)) {
+        } else if (isUpdate(e.op)) {
           use(e.args[0]!);
           e.args.slice(1).forEach((x) => (x.type.k === "array" ? read(x) : use(x)));
         } else e.args.forEach((x) => use(x));
@@ -202,6 +218,16 @@ class Uses {
         this.depthOf.set(e.acc.id, depth + 1);
         this.depthOf.set(e.index.id, depth + 1);
         merge(this.walk(e.body, depth + 1));
+        break;
+      case "while":
+        use(e.init);
+        this.depthOf.set(e.acc.id, depth + 1);
+        merge(this.walk(e.cond, depth + 1));
+        merge(this.walk(e.body, depth + 1));
+        break;
+      case "custom":
+        use(e.fn);
+        e.rules.forEach((r) => use(r));
         break;
     }
     this.end.set(e, this.clock++);
@@ -266,8 +292,8 @@ class Freshness {
       case "lit":
         return this.passed(e, at);
       case "prim":
-        if (UPDATES.has(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
-        return ALLOCATES.has(e.op);
+        if (isUpdate(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
+        return allocates(e.op);
       case "build":
         this.expr(e.body);
         return true;
@@ -285,7 +311,8 @@ class Freshness {
         return both(this.result(e.then, end), this.result(e.else, end));
       }
       case "ifold":
-        return this.ifold(e, at);
+      case "while":
+        return this.loop(e, at);
       case "lam":
         this.expr(e.body);
         return false;
@@ -313,7 +340,7 @@ class Freshness {
     return e.type.elems.map((t, k) => owned[k] === true && arraysFresh(t));
   }
 
-  private ifold(e: Ifold, at: number): Fresh {
+  private loop(e: Ifold | While, at: number): Fresh {
     const init = this.passed(e.init, at);
     const end = this.uses.end.get(e) ?? at;
     // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
@@ -323,6 +350,7 @@ class Freshness {
       const sub = new Freshness(this.uses, trial, this.functions);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
+      if (e.kind === "while") sub.expr(e.cond);
       const out = both(assumed, sub.result(e.body, end));
       if (same(out, assumed)) {
         // Components the body keeps fresh but whose initial value is shared are copied once, on entry.

@@ -1,16 +1,19 @@
-// Type flattening for the code generator. A value of a first-order type is held by compiled code as a list of
-// *slots* (JavaScript locals), grouped into *leaves*:
+// Leaf layout: how compiled code holds a value of a first-order type, shared by the compiled back ends. A value is a
+// list of *slots* grouped into *leaves*:
 //
 //   - a scalar leaf (Double, Index, Bool) is one slot: the number or boolean itself;
-//   - an array leaf of rank r is 2 + r slots: [data, offset, dim0, ..., dim(r-1)]: a typed array, the position of
-//     element 0 in it, and the dimensions (outermost first). Indexing the outer dimension gives a view: the same typed
-//     array at offset + i * (dim1 * ... * dim(r-1)), never a copy.
+//   - an array leaf of rank r is 2 + r slots: [data, offset, dim0, ..., dim(r-1)]: a flat array of its scalars, the
+//     position of element 0 in it, and the dimensions (outermost first). Indexing the outer dimension gives a view:
+//     the same data at offset + i * (dim1 * ... * dim(r-1)), never a copy.
 //
 // A tuple is the concatenation of its components' leaves (never an object), and Array<T> is T's leaves each lifted by
 // one dimension, so an array of tuples is a tuple of arrays, exactly as src/runtime/value.ts stores it.
 //
-// This file also converts between runtime Values and slots, in the same leaf order, for the calling convention.
+// This file also converts between runtime Values and slots, in the same leaf order: the calling convention of
+// compiled functions. What a slot is called in generated code is the back end's (the JavaScript names: writer.ts in
+// src/codegen/).
 
+import { invariantShapes } from "../ir/invariant-shapes.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType, type Type } from "../types/types.js";
 import { isArrayValue, shapeSize, tuple, type FlatData, type ScalarKind, type Value } from "../runtime/value.js";
@@ -69,16 +72,22 @@ export function leafStarts(leaves: readonly Leaf[]): number[] {
   return starts;
 }
 
-/** The JavaScript names for the slots of a value of type `t` held in locals named after `base` (e.g. "v12"). */
-export function slotNames(base: string, t: Type): string[] {
-  const leaves = leavesOf(t);
-  const names: string[] = [];
-  leaves.forEach((l, k) => {
-    const p = leaves.length === 1 ? base : `${base}_${k}`;
-    if (l.rank === 0) names.push(p);
-    else names.push(p, `${p}_o`, ...Array.from({ length: l.rank }, (_, d) => `${p}_n${d}`));
+/**
+ * The positions, among the slots of a loop's state, of the dimensions of the components whose shape never changes
+ * (src/ir/invariant-shapes.ts): a back end can hold them in the initial value's own slots, which are never reassigned,
+ * so bounds checks against them are known.
+ */
+export function invariantDimensionSlots(loop: Parameters<typeof invariantShapes>[0]): Set<number> {
+  const fixed = new Set<number>();
+  const parts = loop.acc.type.k === "tuple" ? loop.acc.type.elems : [loop.acc.type];
+  let at = 0;
+  invariantShapes(loop).forEach((inv, k) => {
+    for (const l of leavesOf(parts[k]!)) {
+      if (inv) for (let d = 0; d < l.rank; d++) fixed.add(at + 2 + d);
+      at += leafSlotCount(l);
+    }
   });
-  return names;
+  return fixed;
 }
 
 // ---- runtime conversion (the calling convention of compiled functions) ----

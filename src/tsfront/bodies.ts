@@ -1,0 +1,193 @@
+// Where paths meet: the state several exits of a branch or a loop end with, joined at one type (an Index that is a
+// Double on another path becomes one); and function bodies, callbacks and inlined local functions as one value.
+
+import type * as TS from "typescript";
+import type { Expr } from "../syntax/ast.js";
+import type { Span } from "../syntax/source.js";
+import { fill, Holes, type Env, type Fn } from "./context.js";
+import { bare, expr, packAs } from "./expressions.js";
+import { ptuple } from "./smooth-ast.js";
+import { bindPattern, stmts } from "./statements.js";
+import { joinType, showTsType, type TsType } from "./ts-types.js";
+import { atom, fromLeaves, leaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
+
+/** The values of some variables, as one record (the state a branch or loop iteration ends with). */
+export function stateOf(env: Env, names: readonly string[]): Val {
+  return { kind: "record", keys: names, fields: names.map((n) => env.value(n)!) };
+}
+
+/** The common type of the states at several exits; fills each exit's hole with its state at that type. */
+export function joinStates(fn: Fn, holes: Holes, names: readonly string[], node: TS.Node, start?: TsType): TsType {
+  let type: TsType | undefined = start;
+  for (const h of holes.items) {
+    const t = typeOfVal(h.val);
+    const j: TsType | undefined = type === undefined ? t : joinType(type, t);
+    if (!j) {
+      // Name the variable whose values disagree.
+      const fields = (type as { fields: readonly TsType[] }).fields;
+      const k = (t as { fields: readonly TsType[] }).fields.findIndex((f, i) => !joinType(fields[i]!, f));
+      const kinds = [fields[k], (t as { fields: readonly TsType[] }).fields[k]];
+      if (kinds.some((x) => x?.k === "unset"))
+        return fn.fail(
+          h.node,
+          `\`${names[Math.max(0, k)] ?? "a variable"}\` is not assigned a value on every path into ${fn.text(node)}`,
+          {
+            hint: "give it a value where it is declared, or assign it in every branch (and before a loop that updates it)",
+          },
+          "type",
+        );
+      return fn.fail(
+        h.node,
+        `\`${names[Math.max(0, k)] ?? "a variable"}\` has different kinds of values on different paths into ${fn.text(node)}`,
+        {
+          found: `${showTsType(fields[k] ?? t)} and ${showTsType((t as { fields: readonly TsType[] }).fields[k] ?? t)}`,
+        },
+        "type",
+      );
+    }
+    type = j;
+  }
+  for (const h of holes.items) fill(h.hole, flatTuple(h.val, type!, fn.span(h.node)));
+  return type!;
+}
+
+/** The leaves of a value at type t, as one flat tuple (or the leaf itself). */
+export function flatTuple(val: Val, t: TsType, span: Span): Expr {
+  const types = leafTypes(t);
+  const parts = leaves(val).map((l, i) => packAs(l, types[i]!, span));
+  return parts.length === 1 ? parts[0]! : { kind: "tuple", elems: parts, span };
+}
+
+/**
+ * `let (leaves...) = value` (a state of type `type`, a record whose first fields are the variables `names`), and the
+ * environment with those variables bound to its fields; `fields` are all the record's fields.
+ */
+export function bindState(
+  fn: Fn,
+  names: readonly string[],
+  type: TsType,
+  env: Env,
+  lets: Lets,
+  span: Span,
+  value: Expr,
+): { env: Env; fields: readonly Val[] } {
+  const types = leafTypes(type);
+  const leafNames = types.map(() => fn.names.fresh("s"));
+  lets.bindPattern(
+    leafNames.length === 1 ? { kind: "pvar", name: leafNames[0]!, span } : ptuple(leafNames, span),
+    value,
+    span,
+  );
+  const state = fromLeaves(
+    type,
+    leafNames.map((n, i) => atom({ kind: "var", name: n, span }, types[i]!)),
+  ) as {
+    fields: readonly Val[];
+  };
+  let e = env;
+  names.forEach((n, i) => (e = e.update(n, state.fields[i]!)));
+  return { env: e, fields: state.fields };
+}
+
+/**
+ * A function body (a block with returns, or an expression) as one expression of its result, whose type is the join
+ * of the values returned. `env` holds the parameters.
+ */
+export function translateBody(fn: Fn, body: TS.ConciseBody, env: Env, node: TS.Node): { expr: Expr; type: TsType } {
+  const ts = fn.ts;
+  if (!ts.isBlock(body)) {
+    const lets = new Lets(fn.names);
+    const v = expr(fn, body, env, lets);
+    return { expr: lets.wrap(packAs(v, typeOfVal(v), fn.span(body))), type: typeOfVal(v) };
+  }
+  const holes = new Holes();
+  const e = stmts(fn, body.statements, 0, env, {
+    next: () => fn.fail(body.getLastToken() ?? body, "the function can end without returning a value"),
+    ret: (val, env2, n) => holes.add(val, env2, n),
+  });
+  if (holes.items.length === 0) return fn.fail(node, "the function never returns a value");
+  let type: TsType | undefined;
+  for (const h of holes.items) {
+    const t = typeOfVal(h.val);
+    const j: TsType | undefined = type === undefined ? t : joinType(type, t);
+    if (!j)
+      return fn.fail(
+        h.node,
+        `this returns ${showTsType(t)}, but another return gives ${showTsType(type!)}`,
+        {},
+        "type",
+      );
+    type = j;
+  }
+  for (const h of holes.items) fill(h.hole, packAs(h.val, type!, fn.span(h.node)));
+  return { expr: e, type: type! };
+}
+
+/** Parameters bound to values (identifiers or destructuring patterns). */
+export function bindParams(
+  fn: Fn,
+  params: readonly TS.ParameterDeclaration[],
+  vals: readonly (Val | undefined)[],
+  env: Env,
+  lets: Lets,
+): Env {
+  let e = env;
+  params.forEach((p, k) => {
+    if (p.dotDotDotToken) fn.fail(p, "rest parameters are not supported");
+    if (p.initializer) fn.fail(p, "default values of parameters are not supported");
+    const v = vals[k];
+    if (!v) {
+      if (fn.ts.isIdentifier(p.name) && /^_/.test(p.name.text)) return; // an unused parameter (`_`)
+      fn.fail(p, "this parameter has no value here");
+    }
+    e = bindPattern(fn, p.name, v, e, lets, true, "foreign", p);
+  });
+  return e;
+}
+
+/** A callback's value (of map, reduce, Array.from, forEach), its parameters bound to `args`. */
+export function callbackValue(
+  fn: Fn,
+  callback: TS.Expression,
+  args: readonly (Val | undefined)[],
+  env: Env,
+  lets: Lets,
+): Val {
+  const ts = fn.ts;
+  const cb = bare(ts, callback);
+  let node: TS.ArrowFunction | TS.FunctionExpression | TS.FunctionDeclaration;
+  if (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) node = cb;
+  else if (ts.isIdentifier(cb) && env.get(cb.text)?.kind === "function")
+    node = (env.get(cb.text) as { node: typeof node }).node;
+  else return fn.fail(callback, "the callback must be a function written here (x => ...) or declared in this function");
+  const inner = env.enterCallback();
+  const bound = bindParams(fn, node.parameters, args, inner, lets);
+  const { expr: body, type } = translateBody(fn, node.body!, bound, node);
+  return lets.bind(body, type, "r", fn.span(node));
+}
+
+const INLINING = new WeakSet<object>();
+
+/** A local function called: its body with its parameters bound to the arguments, in the caller's environment. */
+export function inlineFunction(
+  fn: Fn,
+  node: TS.ArrowFunction | TS.FunctionExpression | TS.FunctionDeclaration,
+  args: readonly TS.Expression[],
+  env: Env,
+  lets: Lets,
+  call: TS.Node,
+): Val {
+  if (INLINING.has(node)) return fn.fail(call, "a local function that calls itself is not supported (recursion)");
+  const vals = args.map((a) => expr(fn, a, env, lets));
+  if (vals.length < node.parameters.length)
+    fn.fail(call, `the function takes ${node.parameters.length} arguments, but ${vals.length} are given`);
+  INLINING.add(node);
+  try {
+    const inner = env.enterCallback();
+    const bound = bindParams(fn, node.parameters, vals, inner, lets);
+    const { expr: body, type } = translateBody(fn, node.body!, bound, node);
+    return lets.bind(body, type, "r", fn.span(call));
+  } finally {
+    INLINING.delete(node);
+  }
+}

@@ -1,0 +1,464 @@
+// Calls of the subset: Math's functions (those with a Smooth primitive, and those written with them), the array
+// methods that are loops (map, reduce, fill, slice, Array.from), typed-array constructors, functions of the same module
+// or closure (each a Smooth definition per argument types) and functions declared inside the function (inlined).
+
+import type * as TS from "typescript";
+import type { Expr } from "../syntax/ast.js";
+import type { Span } from "../syntax/source.js";
+import type { Env, Fn } from "./context.js";
+import { bare, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
+import { arithmetic } from "./operators.js";
+import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
+import { callbackValue, inlineFunction } from "./bodies.js";
+import { isNumber, joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
+
+type Call = TS.CallExpression | TS.NewExpression;
+
+export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
+  const ts = fn.ts;
+  const callee = bare(ts, e.expression);
+  const args = e.arguments ?? ts.factory.createNodeArray<TS.Expression>();
+  if (ts.isNewExpression(e)) return construct(fn, e, callee, args, env, lets);
+  if (ts.isPropertyAccessExpression(callee)) {
+    const owner = bare(ts, callee.expression);
+    const name = callee.name.text;
+    if (ts.isIdentifier(owner) && !env.get(owner.text)) {
+      if (owner.text === "Math") return math(fn, e, name, args, env, lets);
+      if (owner.text === "Array" && name === "from") return arrayFrom(fn, e, args, env, lets);
+      const member = memberOfFree(fn, owner, name, env);
+      if (member?.k === "function") return userCall(fn, e, member.source(), args, env, lets);
+    }
+    return method(fn, e, callee.expression, name, args, env, lets);
+  }
+  if (ts.isIdentifier(callee)) {
+    const name = callee.text;
+    const local = env.get(name);
+    if (local?.kind === "function") return inlineFunction(fn, local.node, args, env, lets, e);
+    if (local) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
+    if (name === "Number" && args.length === 1) return expr(fn, args[0]!, env, lets);
+    const r = fn.src.scope.lookup(name);
+    if (r?.k === "function") return userCall(fn, e, r.source(), args, env, lets);
+    if (r) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
+    return fn.fail(callee, `the function \`${name}\` is not defined here`, {
+      hint: fn.src.scope.limitation
+        ? `${fn.src.scope.limitation}: give the library the whole module (typescriptModule) to call its functions`
+        : "functions of the same module (or in the function's closure) can be called",
+    });
+  }
+  return fn.fail(callee, `\`${fn.text(callee)}(...)\` is not a call Smooth can read`);
+}
+
+/** A function of the module or closure: its Smooth definition at these argument types, applied. */
+function userCall(
+  fn: Fn,
+  e: TS.CallExpression,
+  src: import("./source.js").FunctionSource,
+  args: readonly TS.Expression[],
+  env: Env,
+  lets: Lets,
+): Val {
+  const span = fn.span(e);
+  if (args.some((a) => fn.ts.isSpreadElement(a))) return fn.fail(e, "spread arguments (`...`) are not supported");
+  const vals = args.map((a) => expr(fn, a, env, lets));
+  const { name, result } = fn.program.define(src, vals.map(typeOfVal), span);
+  return lets.bind(
+    app(
+      name,
+      vals.map((x) => pack(x, span)),
+      span,
+    ),
+    result,
+    "r",
+    span,
+  );
+}
+
+function construct(
+  fn: Fn,
+  e: TS.NewExpression,
+  callee: TS.Expression,
+  args: readonly TS.Expression[],
+  env: Env,
+  lets: Lets,
+): Val {
+  const ts = fn.ts;
+  const span = fn.span(e);
+  const kind = ts.isIdentifier(callee) ? callee.text : "";
+  if (kind === "Float64Array" || kind === "Float32Array" || kind === "Int32Array" || kind === "Array") {
+    const elem = kind === "Int32Array" ? T_INT : T_DOUBLE;
+    if (args.length !== 1) return fn.fail(e, `\`new ${kind}\` needs one argument: a length or an array to copy`);
+    const a = expr(fn, args[0]!, env, lets);
+    if (a.kind === "atom" && a.type.k === "array") return a; // a copy: arrays are values in Smooth
+    if (kind === "Array")
+      return fn.fail(e, "`new Array(n)` has no elements: write `new Array(n).fill(x)` or new Float64Array(n)");
+    const n = indexOf(fn, args[0]!, env, lets, `the length of \`new ${kind}\``);
+    const zero = elem.k === "int" ? num(0, span) : dbl(0, span);
+    return lets.bind(
+      build(fn, n, () => zero, span),
+      tArray(elem),
+      "xs",
+      span,
+    );
+  }
+  return fn.fail(e, `\`new ${fn.text(callee)}\` is not supported`, { hint: "new Float64Array(n) makes a local array" });
+}
+
+/** build n (fun i -> body(i)). */
+function build(fn: Fn, n: Expr, body: (i: Expr) => Expr, span: Span, name = "i"): Expr {
+  const i = fn.names.fresh(name);
+  return app("build", [n, lam([param(i, span)], body({ kind: "var", name: i, span }), span)], span);
+}
+
+/** A number argument of Math.f, as a Double when `double` (Math's functions compute in Doubles). */
+function mathArg(fn: Fn, a: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+  const x = number(fn, a, env, lets, what);
+  return x.type.k === "int" ? app("double", [x.expr], fn.span(a)) : x.expr;
+}
+
+const UNARY: Record<string, string> = {
+  sin: "sin",
+  cos: "cos",
+  tan: "tan",
+  exp: "exp",
+  log: "log",
+  sqrt: "sqrt",
+  tanh: "tanh",
+};
+
+function math(fn: Fn, e: TS.CallExpression, name: string, args: readonly TS.Expression[], env: Env, lets: Lets): Val {
+  const span = fn.span(e);
+  const what = (k: number) => `argument ${k} of Math.${name}`;
+  const arity = (n: number) => {
+    if (args.length !== n)
+      fn.fail(
+        e,
+        `Math.${name} takes ${n} argument${n === 1 ? "" : "s"}, but ${args.length} ${args.length === 1 ? "is" : "are"} given`,
+      );
+  };
+  const d = (value: Expr) => lets.bind(value, T_DOUBLE, name, span);
+  const spread = args.length === 1 && fn.ts.isSpreadElement(args[0]!) ? args[0].expression : undefined;
+  if (UNARY[name]) {
+    arity(1);
+    return d(app(UNARY[name], [mathArg(fn, args[0]!, env, lets, what(0))], span));
+  }
+  switch (name) {
+    case "abs":
+    case "floor":
+    case "ceil":
+    case "round":
+    case "trunc": {
+      arity(1);
+      const x = number(fn, args[0]!, env, lets, what(0));
+      if (x.type.k === "int")
+        return name === "abs" ? lets.bind(app("abs", [x.expr], span), T_INT, "abs", span) : atom(x.expr, T_INT);
+      const v = (lets.bind(x.expr, T_DOUBLE, "x", span) as { expr: Expr }).expr;
+      const floor = (y: Expr) => app("floor", [y], span);
+      const ceil = (y: Expr) => neg(floor(neg(y, span)), span);
+      if (name === "abs") return d(app("abs", [v], span));
+      if (name === "floor") return d(floor(v));
+      if (name === "ceil") return d(ceil(v));
+      // JavaScript rounds halves up (Math.round(-2.5) = -2).
+      if (name === "round") return d(floor(binop("+", v, dbl(0.5, span), span)));
+      return d(ifte(binop("<", v, dbl(0, span), span), ceil(v), floor(v), span));
+    }
+    case "sign": {
+      arity(1);
+      const v = mathArg(fn, args[0]!, env, lets, what(0));
+      const x = (lets.bind(v, T_DOUBLE, "x", span) as { expr: Expr }).expr;
+      return d(
+        ifte(
+          binop(">", x, dbl(0, span), span),
+          dbl(1, span),
+          ifte(binop("<", x, dbl(0, span), span), dbl(-1, span), x, span),
+          span,
+        ),
+      );
+    }
+    case "pow": {
+      arity(2);
+      const a = number(fn, args[0]!, env, lets, what(0));
+      const b = number(fn, args[1]!, env, lets, what(1));
+      return arithmetic(fn, lets, "**", a, b, span);
+    }
+    case "log1p":
+    case "expm1":
+    case "log2":
+    case "log10":
+    case "sinh":
+    case "cosh":
+    case "cbrt": {
+      arity(1);
+      const x = (lets.bind(mathArg(fn, args[0]!, env, lets, what(0)), T_DOUBLE, "x", span) as { expr: Expr }).expr;
+      const one = dbl(1, span);
+      const exp = (y: Expr) => app("exp", [y], span);
+      const log = (y: Expr) => app("log", [y], span);
+      switch (name) {
+        case "log1p":
+          return d(log(binop("+", one, x, span)));
+        case "expm1":
+          return d(binop("-", exp(x), one, span));
+        case "log2":
+          return d(binop("/", log(x), dbl(Math.LN2, span), span));
+        case "log10":
+          return d(binop("/", log(x), dbl(Math.LN10, span), span));
+        case "sinh":
+          return d(binop("/", binop("-", exp(x), exp(neg(x, span)), span), dbl(2, span), span));
+        case "cosh":
+          return d(binop("/", binop("+", exp(x), exp(neg(x, span)), span), dbl(2, span), span));
+        default: {
+          const third = dbl(1 / 3, span);
+          return d(
+            ifte(
+              binop("<", x, dbl(0, span), span),
+              neg(binop("**", neg(x, span), third, span), span),
+              binop("**", x, third, span),
+              span,
+            ),
+          );
+        }
+      }
+    }
+    case "hypot": {
+      if (args.length === 0) return atom(dbl(0, span), T_DOUBLE);
+      const squares = args.map((a, k) => {
+        const x = (lets.bind(mathArg(fn, a, env, lets, what(k)), T_DOUBLE, "x", span) as { expr: Expr }).expr;
+        return binop("*", x, x, span);
+      });
+      return d(app("sqrt", [squares.reduce((s, q) => binop("+", s, q, span))], span));
+    }
+    case "max":
+    case "min": {
+      if (spread) {
+        const xs = expr(fn, spread, env, lets);
+        if (xs.kind !== "atom" || xs.type.k !== "array" || !isNumber(xs.type.elem))
+          return fn.fail(spread, `Math.${name}(...xs) needs an array of numbers`, {}, "type");
+        return reduceArray(fn, xs, name, span, lets);
+      }
+      if (args.length === 0) return fn.fail(e, `Math.${name}() of nothing is not supported`);
+      const vals = args.map((a, k) => number(fn, a, env, lets, what(k)));
+      const allInt = vals.every((x) => x.type.k === "int");
+      const t = allInt ? T_INT : T_DOUBLE;
+      const conv = (x: { expr: Expr; type: TsType }) =>
+        t.k === "double" && x.type.k === "int" ? app("double", [x.expr], span) : x.expr;
+      return lets.bind(
+        vals.map(conv).reduce((acc, x) => app(name, [acc, x], span)),
+        t,
+        name,
+        span,
+      );
+    }
+    case "random":
+      return fn.fail(e, "Math.random() is not a function of the arguments: it cannot be differentiated", {
+        hint: "pass random numbers in as an argument",
+      });
+    default:
+      return fn.fail(e, `Math.${name} is not supported`, {
+        hint: "supported: sin cos tan exp log sqrt tanh abs floor ceil round trunc sign pow max min hypot log1p expm1 log2 log10 sinh cosh cbrt, and Math.PI, Math.E",
+      });
+  }
+}
+
+/** The largest (or smallest) element of an array of numbers. */
+function reduceArray(fn: Fn, xs: Extract<Val, { kind: "atom" }>, op: "max" | "min", span: Span, lets: Lets): Val {
+  const elem = (xs.type as { elem: TsType }).elem;
+  const acc = fn.names.fresh("m");
+  const i = fn.names.fresh("i");
+  const body = app(
+    op,
+    [
+      { kind: "var", name: acc, span },
+      index(xs.expr, binop("+", { kind: "var", name: i, span }, num(1, span), span), span),
+    ],
+    span,
+  );
+  const loop = app(
+    "ifold",
+    [
+      lam([param(acc, span), param(i, span)], body, span),
+      index(xs.expr, num(0, span), span),
+      binop("-", app("length", [xs.expr], span), num(1, span), span),
+    ],
+    span,
+  );
+  return lets.bind(loop, elem, op, span);
+}
+
+function arrayFrom(fn: Fn, e: TS.CallExpression, args: readonly TS.Expression[], env: Env, lets: Lets): Val {
+  const ts = fn.ts;
+  const span = fn.span(e);
+  const first = args[0] && bare(ts, args[0]);
+  // Array.from({ length: n }, (_, i) => ...)
+  if (first && ts.isObjectLiteralExpression(first)) {
+    const length = first.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === "length");
+    if (!length || first.properties.length !== 1 || !ts.isPropertyAssignment(length))
+      return fn.fail(first, "Array.from reads `{ length: n }` or an array");
+    const n = indexOf(fn, length.initializer, env, lets, "the length");
+    if (!args[1]) return fn.fail(e, "Array.from({ length: n }) needs a function giving each element");
+    return mapIndexes(fn, args[1], n, undefined, env, lets, span);
+  }
+  if (!first) return fn.fail(e, "Array.from needs an argument");
+  const xs = expr(fn, first, env, lets);
+  if (xs.kind !== "atom" || xs.type.k !== "array")
+    return fn.fail(first, "Array.from copies an array (or makes one from { length: n })");
+  if (!args[1]) return xs;
+  return mapIndexes(fn, args[1], app("length", [xs.expr], span), xs, env, lets, span);
+}
+
+/** build n (fun i -> f(xs[i], i)), for map and Array.from (without xs: f(undefined, i)). */
+function mapIndexes(
+  fn: Fn,
+  callback: TS.Expression,
+  n: Expr,
+  xs: Extract<Val, { kind: "atom" }> | undefined,
+  env: Env,
+  lets: Lets,
+  span: Span,
+): Val {
+  const i = fn.names.fresh("i");
+  const iv = atom({ kind: "var", name: i, span }, T_INT);
+  const inner = new Lets(fn.names);
+  const element = xs
+    ? inner.bind(index(xs.expr, iv.expr, span), (xs.type as { elem: TsType }).elem, "x", span)
+    : undefined;
+  const r = callbackValue(fn, callback, [element, iv], env, inner);
+  const t = typeOfVal(r);
+  const body = inner.wrap(pack(r, span));
+  return lets.bind(app("build", [n, lam([param(i, span)], body, span)], span), tArray(t), "xs", span);
+}
+
+function method(
+  fn: Fn,
+  e: TS.CallExpression,
+  receiver: TS.Expression,
+  name: string,
+  args: readonly TS.Expression[],
+  env: Env,
+  lets: Lets,
+): Val {
+  const span = fn.span(e);
+  const ts = fn.ts;
+  // new Array(n).fill(x) and Array(n).fill(x): an array of n copies.
+  const r = bare(ts, receiver);
+  if (
+    name === "fill" &&
+    (ts.isNewExpression(r) || ts.isCallExpression(r)) &&
+    ts.isIdentifier(r.expression) &&
+    r.expression.text === "Array"
+  ) {
+    const n = indexOf(fn, r.arguments![0]!, env, lets, "the length");
+    const x = expr(fn, args[0]!, env, lets);
+    return lets.bind(
+      build(fn, n, () => pack(x, span), span),
+      tArray(typeOfVal(x)),
+      "xs",
+      span,
+    );
+  }
+  const xs = expr(fn, receiver, env, lets);
+  if (xs.kind !== "atom" || xs.type.k !== "array")
+    return fn.fail(receiver, `\`.${name}\` of ${showTsType(typeOfVal(xs))} is not supported`, {}, "type");
+  const elem = xs.type.elem;
+  const length = () => app("length", [xs.expr], span);
+  switch (name) {
+    case "map":
+      return mapIndexes(fn, args[0]!, length(), xs, env, lets, span);
+    case "fill": {
+      if (args.length !== 1) return fn.fail(e, "`.fill(x)` with a start or an end is not supported");
+      const x = expr(fn, args[0]!, env, lets);
+      const t = joinType(elem, typeOfVal(x));
+      if (!t || !sameType(t, elem))
+        return fn.fail(
+          args[0]!,
+          `an array of ${showTsType(elem)} cannot be filled with ${showTsType(typeOfVal(x))}`,
+          {},
+          "type",
+        );
+      return lets.bind(
+        build(fn, length(), () => packAs(x, elem, span), span),
+        xs.type,
+        "xs",
+        span,
+      );
+    }
+    case "slice": {
+      if (args.length === 0) return xs;
+      const start = indexOf(fn, args[0]!, env, lets, "the start of the slice");
+      const end = args[1] ? indexOf(fn, args[1], env, lets, "the end of the slice") : length();
+      const s = (lets.bind(start, T_INT, "start", span) as { expr: Expr }).expr;
+      const count = app("max", [num(0, span), binop("-", end, s, span)], span);
+      return lets.bind(
+        build(fn, count, (i) => index(xs.expr, binop("+", s, i, span), span), span),
+        xs.type,
+        "xs",
+        span,
+      );
+    }
+    case "at":
+      return lets.bind(index(xs.expr, indexOf(fn, args[0]!, env, lets, "the index"), span), elem, "x", span);
+    case "reduce":
+      return reduce(fn, e, xs, args, env, lets);
+    default:
+      return fn.fail(e, `the array method \`.${name}\` is not supported`, {
+        hint: "supported: map, reduce, forEach (as a statement), fill, slice, at, length",
+      });
+  }
+}
+
+/** xs.reduce((acc, x, i) => ..., init): an ifold whose state type is the join of init's and the step's. */
+function reduce(
+  fn: Fn,
+  e: TS.CallExpression,
+  xs: Extract<Val, { kind: "atom" }>,
+  args: readonly TS.Expression[],
+  env: Env,
+  lets: Lets,
+): Val {
+  const span = fn.span(e);
+  const elem = (xs.type as { elem: TsType }).elem;
+  const withInit = args.length >= 2;
+  const init = withInit
+    ? expr(fn, args[1]!, env, lets)
+    : lets.bind(index(xs.expr, num(0, span), span), elem, "x0", span);
+  const offset = withInit ? 0 : 1;
+  let accType = typeOfVal(init);
+  for (let round = 0; ; round++) {
+    const acc = fn.names.fresh("acc");
+    const i = fn.names.fresh("i");
+    const inner = new Lets(fn.names);
+    const accVal = inner.bind({ kind: "var", name: acc, span }, accType, acc, span);
+    const iv = atom(
+      offset === 0
+        ? { kind: "var", name: i, span }
+        : binop("+", { kind: "var", name: i, span }, num(offset, span), span),
+      T_INT,
+    );
+    const k = inner.bind(iv.expr, T_INT, "k", span);
+    const x = inner.bind(index(xs.expr, (k as { expr: Expr }).expr, span), elem, "x", span);
+    const r = callbackValue(fn, args[0]!, [accVal, x, k], env, inner);
+    const joined = joinType(accType, typeOfVal(r));
+    if (!joined)
+      return fn.fail(
+        args[0]!,
+        `the reduction gives ${showTsType(typeOfVal(r))} from an accumulator of ${showTsType(accType)}`,
+        {},
+        "type",
+      );
+    if (!sameType(joined, accType) && round < 4) {
+      accType = joined;
+      continue;
+    }
+    const count =
+      offset === 0 ? app("length", [xs.expr], span) : binop("-", app("length", [xs.expr], span), num(1, span), span);
+    const loop = app(
+      "ifold",
+      [
+        lam([param(acc, span), param(i, span)], inner.wrap(packAs(r, accType, span)), span),
+        packAs(init, accType, span),
+        count,
+      ],
+      span,
+    );
+    return lets.bind(loop, accType, "acc", span);
+  }
+}

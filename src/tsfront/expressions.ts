@@ -1,0 +1,331 @@
+// Expressions of the subset: numbers, booleans, arithmetic and comparisons, `?:`, `&&`/`||`/`!`, element and
+// property reads, object and array literals, and calls (./calls.ts). Each computed value is let-bound (Lets) in
+// evaluation order; the parts of `?:`, `&&` and `||` that may not run are translated inside their branch.
+
+import type * as TS from "typescript";
+import type { Expr } from "../syntax/ast.js";
+import type { Span } from "../syntax/source.js";
+import { call } from "./calls.js";
+import { arrayLiteral, binary, objectLiteral, prefix } from "./operators.js";
+import { resolveValue } from "./closure.js";
+import type { Resolved } from "./source.js";
+import type { Env, Fn } from "./context.js";
+import { app, binop, bool, ifte, index, num, tuple } from "./smooth-ast.js";
+import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
+
+/**
+ * Strips what does not change a value: parentheses, `as`, `!`, `satisfies`, type assertions, and the `(0, f)` bundlers
+ * write around an imported function they call.
+ */
+export function bare(ts: Fn["ts"], e: TS.Expression): TS.Expression {
+  for (;;) {
+    if (
+      ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isNonNullExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isTypeAssertionExpression(e)
+    )
+      e = e.expression;
+    else if (
+      ts.isBinaryExpression(e) &&
+      e.operatorToken.kind === ts.SyntaxKind.CommaToken &&
+      ts.isNumericLiteral(e.left)
+    )
+      e = e.right;
+    else return e;
+  }
+}
+
+/** The value of `owner.name` where owner is a free name holding an object (a module namespace), if it is one. */
+export function memberOfFree(fn: Fn, owner: TS.Expression, name: string, env: Env): Resolved | undefined {
+  const ts = fn.ts;
+  const o = bare(ts, owner);
+  if (!ts.isIdentifier(o) || env.get(o.text)) return undefined;
+  const r = fn.src.scope.lookup(o.text);
+  if (r?.k !== "object") return undefined;
+  const value = (r.value as Record<string, unknown>)[name];
+  return resolveValue(value, name);
+}
+
+/** The value of an expression. */
+export function expr(fn: Fn, node: TS.Expression, env: Env, lets: Lets): Val {
+  const ts = fn.ts;
+  const e = bare(ts, node);
+  const span = fn.span(e);
+  if (ts.isNumericLiteral(e)) {
+    const x = Number(e.text);
+    return atom(num(x, span), Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? T_INT : T_DOUBLE);
+  }
+  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword)
+    return atom(bool(e.kind === ts.SyntaxKind.TrueKeyword, span), T_BOOL);
+  if (ts.isIdentifier(e)) return identifier(fn, e, env, lets);
+  if (ts.isPrefixUnaryExpression(e)) return prefix(fn, e, env, lets);
+  if (ts.isBinaryExpression(e)) return binary(fn, e, env, lets);
+  if (ts.isConditionalExpression(e)) return conditional(fn, e.condition, e.whenTrue, e.whenFalse, env, lets, e);
+  if (ts.isElementAccessExpression(e)) return element(fn, e, env, lets);
+  if (ts.isPropertyAccessExpression(e)) return property(fn, e, env, lets);
+  if (ts.isCallExpression(e) || ts.isNewExpression(e)) return call(fn, e, env, lets);
+  if (ts.isObjectLiteralExpression(e)) return objectLiteral(fn, e, env, lets);
+  if (ts.isArrayLiteralExpression(e)) return arrayLiteral(fn, e, env, lets);
+  if (ts.isPostfixUnaryExpression(e) || (ts.isBinaryExpression(e) && isAssignment(ts, e)))
+    return fn.fail(e, "an assignment inside an expression is not supported", {
+      hint: "write it as a statement of its own",
+    });
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e))
+    return fn.fail(e, "a function is used as a value here", {
+      hint: "functions can be called, or given to map, reduce, forEach and Array.from",
+    });
+  if (ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e))
+    return fn.fail(e, "strings are not supported: Smooth computes with numbers, booleans and arrays");
+  return fn.fail(e, `\`${fn.text(e)}\` is not in the TypeScript subset Smooth reads`, { hint: SUBSET_HINT });
+}
+
+export const SUBSET_HINT =
+  "the subset: const/let, arithmetic and comparisons, Math.*, if/?:/&&/||, for and while loops, a[i], a.length, " +
+  "new Float64Array(n) written element by element, map/reduce/forEach, objects and arrays of numbers (README: " +
+  "Differentiating plain TypeScript)";
+
+export function isAssignment(ts: Fn["ts"], e: TS.BinaryExpression): boolean {
+  const k = e.operatorToken.kind;
+  return k >= ts.SyntaxKind.FirstAssignment && k <= ts.SyntaxKind.LastAssignment;
+}
+
+/** Binds a computed expression (an atom is kept as it is). */
+export function bindExpr(fn: Fn, lets: Lets, value: Expr, type: TsType, base: string, span: Span): Val {
+  return lets.bind(value, type, base, span);
+}
+
+const GLOBALS: Record<string, number> = { Infinity: Infinity, NaN: NaN };
+
+function identifier(fn: Fn, e: TS.Identifier, env: Env, lets: Lets): Val {
+  const name = e.text;
+  const span = fn.span(e);
+  const b = env.get(name);
+  if (b?.kind === "value") {
+    if (b.val.kind === "atom" && b.val.type.k === "unset")
+      return fn.fail(e, `\`${name}\` is read before it is assigned a value`, {}, "type");
+    return b.val;
+  }
+  if (b?.kind === "function")
+    return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
+  if (name in GLOBALS) return atom(num(GLOBALS[name]!, span), T_DOUBLE);
+  if (name === "undefined") return fn.fail(e, "`undefined` has no value in Smooth");
+  const r = fn.src.scope.lookup(name);
+  if (r?.k === "number") return atom(num(r.value, span), Number.isInteger(r.value) ? T_INT : T_DOUBLE);
+  if (r?.k === "boolean") return atom(bool(r.value, span), T_BOOL);
+  if (r?.k === "numbers") return constantArray(fn, e, r.value, lets);
+  if (r?.k === "object")
+    return fn.fail(e, `\`${name}\` is an object from outside the function: read its numbers or call its functions`);
+  if (r?.k === "function")
+    return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
+  if (r?.k === "other") return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read as a constant`);
+  const limitation = fn.src.scope.limitation;
+  return fn.fail(e, `\`${name}\` is not defined here`, {
+    hint: limitation
+      ? `${limitation}: pass it as an argument, or give the library the whole module (typescriptModule)`
+      : "a variable from outside the function must be a constant (a number or a list of numbers) or a function",
+  });
+}
+
+/** Constants from outside the function up to this many numbers are part of the program. */
+const MAX_CONSTANT_ARRAY = 4096;
+
+/** A list of numbers from outside the function, written into the program (a Vector). */
+function constantArray(fn: Fn, e: TS.Identifier, values: readonly number[], lets: Lets): Val {
+  const span = fn.span(e);
+  if (values.length > MAX_CONSTANT_ARRAY || values.length === 0)
+    fn.fail(
+      e,
+      `\`${e.text}\` holds ${values.length} numbers: only constants of 1 to ${MAX_CONSTANT_ARRAY} numbers are read`,
+      {
+        hint: "pass it as an argument instead",
+      },
+    );
+  // build n (fun i -> if i = 0 then x0 else if i = 1 then x1 ...).
+  const i = fn.names.fresh(`${e.text}_i`);
+  let body: Expr = num(values[values.length - 1]!, span);
+  for (let k = values.length - 2; k >= 0; k--)
+    body = ifte(binop("=", { kind: "var", name: i, span }, num(k, span), span), num(values[k]!, span), body, span);
+  return lets.bind(
+    app("build", [num(values.length, span), { kind: "lam", params: [{ name: i, span }], body, span }], span),
+    tArray(T_DOUBLE),
+    e.text,
+    span,
+  );
+}
+
+/** An expression that must be a number. */
+export function number(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): { expr: Expr; type: TsType } {
+  const x = expr(fn, node, env, lets);
+  if (x.kind !== "atom" || !isNumber(x.type))
+    fn.fail(node, `${what} must be a number, but it is ${showTsType(typeOfVal(x))}`, {}, "type");
+  return { expr: x.expr, type: x.type };
+}
+
+/** An expression that must be a boolean. */
+export function boolean(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+  const x = expr(fn, node, env, lets);
+  if (x.kind !== "atom" || x.type.k !== "bool")
+    fn.fail(
+      node,
+      `${what} must be a boolean (a comparison, &&, ||, !), but it is ${showTsType(typeOfVal(x))}`,
+      {
+        hint: "Smooth does not read numbers or arrays as conditions: compare them (x !== 0)",
+      },
+      "type",
+    );
+  return x.expr;
+}
+
+/** An Index for an index or a count: an integer-valued number as it is, any other number read by toIndex. */
+export function indexOf(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+  const x = number(fn, node, env, lets, what);
+  if (x.type.k === "int") return x.expr;
+  const span = fn.span(node);
+  return (lets.bind(app("toIndex", [x.expr], span), T_INT, "i", span) as { expr: Expr }).expr;
+}
+
+/** `c ? a : b` (also used for `if` expressions of callbacks): each branch in its own scope; types joined. */
+export function conditional(
+  fn: Fn,
+  c: TS.Expression,
+  whenTrue: TS.Expression,
+  whenFalse: TS.Expression,
+  env: Env,
+  lets: Lets,
+  node: TS.Node,
+): Val {
+  const span = fn.span(node);
+  const cond = boolean(fn, c, env, lets, "the condition of `?:`");
+  const thenLets = new Lets(fn.names);
+  const elseLets = new Lets(fn.names);
+  const a = expr(fn, whenTrue, env, thenLets);
+  const b = expr(fn, whenFalse, env, elseLets);
+  const type = joinType(typeOfVal(a), typeOfVal(b));
+  if (!type)
+    return fn.fail(
+      node,
+      `the branches of \`?:\` give ${showTsType(typeOfVal(a))} and ${showTsType(typeOfVal(b))}`,
+      {},
+      "type",
+    );
+  const branch = (x: Val, l: Lets) => l.wrap(packAs(x, type, span));
+  return lets.bind(ifte(cond, branch(a, thenLets), branch(b, elseLets), span), type, "c", span);
+}
+
+/** The value as an expression of type `t` (an Index part of a Double: converted). */
+export function packAs(x: Val, t: TsType, span: Span): Expr {
+  const ts = typeOfVal(x);
+  if (x.kind === "atom") return t.k === "double" && ts.k === "int" ? toDouble(x.expr, span) : x.expr;
+  const parts = leaves(x);
+  const types = leavesTypes(t);
+  return pack(
+    fromLeaves(
+      t,
+      parts.map((p, i) =>
+        atom(types[i]!.k === "double" && p.type.k === "int" ? toDouble(p.expr, span) : p.expr, types[i]!),
+      ),
+    ),
+    span,
+  );
+}
+
+const leavesTypes = (t: TsType): TsType[] =>
+  t.k === "record" ? t.fields.flatMap(leavesTypes) : t.k === "tuple" ? t.elems.flatMap(leavesTypes) : [t];
+
+function element(fn: Fn, e: TS.ElementAccessExpression, env: Env, lets: Lets): Val {
+  const span = fn.span(e);
+  const a = expr(fn, e.expression, env, lets);
+  const key = bare(fn.ts, e.argumentExpression);
+  if (a.kind === "record" && (fn.ts.isStringLiteral(key) || fn.ts.isNoSubstitutionTemplateLiteral(key))) {
+    // p["w"]: the property w.
+    const k = a.keys.indexOf(key.text);
+    if (k < 0) return fn.fail(key, `the object has no property \`${key.text}\``, {}, "type");
+    return a.fields[k]!;
+  }
+  if (a.kind === "tuple") {
+    const k = literalIndex(fn, e.argumentExpression);
+    if (k === undefined || k < 0 || k >= a.elems.length)
+      return fn.fail(
+        e.argumentExpression,
+        `a tuple of ${a.elems.length} (a JavaScript array of mixed values) is read at a position known only when the program runs`,
+      );
+    return a.elems[k]!;
+  }
+  if (a.kind !== "atom" || a.type.k !== "array")
+    return fn.fail(
+      e.expression,
+      `\`${fn.text(e.expression)}\` is ${showTsType(typeOfVal(a))}, not an array`,
+      {},
+      "type",
+    );
+  const i = indexOf(fn, e.argumentExpression, env, lets, "an index");
+  return lets.bind(index(a.expr, i, span), a.type.elem, "x", span);
+}
+
+export function literalIndex(fn: Fn, e: TS.Expression): number | undefined {
+  const b = bare(fn.ts, e);
+  return fn.ts.isNumericLiteral(b) ? Number(b.text) : undefined;
+}
+
+const MATH_CONSTANTS: Record<string, number> = {
+  PI: Math.PI,
+  E: Math.E,
+  LN2: Math.LN2,
+  LN10: Math.LN10,
+  LOG2E: Math.LOG2E,
+  LOG10E: Math.LOG10E,
+  SQRT2: Math.SQRT2,
+  SQRT1_2: Math.SQRT1_2,
+};
+const NUMBER_CONSTANTS: Record<string, number> = {
+  EPSILON: Number.EPSILON,
+  MAX_VALUE: Number.MAX_VALUE,
+  MIN_VALUE: Number.MIN_VALUE,
+  POSITIVE_INFINITY: Infinity,
+  NEGATIVE_INFINITY: -Infinity,
+  MAX_SAFE_INTEGER: Number.MAX_SAFE_INTEGER,
+};
+
+function property(fn: Fn, e: TS.PropertyAccessExpression, env: Env, lets: Lets): Val {
+  const ts = fn.ts;
+  const span = fn.span(e);
+  const name = e.name.text;
+  const owner = bare(ts, e.expression);
+  if (ts.isIdentifier(owner) && !env.get(owner.text)) {
+    const table = owner.text === "Math" ? MATH_CONSTANTS : owner.text === "Number" ? NUMBER_CONSTANTS : undefined;
+    const x = table?.[name];
+    if (x !== undefined) return atom(num(x, span), T_DOUBLE);
+    if (table) return fn.fail(e, `\`${owner.text}.${name}\` is not supported`);
+  }
+  const member = memberOfFree(fn, e.expression, name, env);
+  if (member?.k === "number") return atom(num(member.value, span), Number.isInteger(member.value) ? T_INT : T_DOUBLE);
+  if (member?.k === "boolean") return atom(bool(member.value, span), T_BOOL);
+  if (member?.k === "numbers" && ts.isIdentifier(e.name)) return constantArray(fn, e.name, member.value, lets);
+  const a = expr(fn, e.expression, env, lets);
+  if (a.kind === "record") {
+    const k = a.keys.indexOf(name);
+    if (k < 0)
+      return fn.fail(
+        e.name,
+        `the object has no property \`${name}\``,
+        { expected: a.keys.map((x) => `\`${x}\``).join(", ") },
+        "type",
+      );
+    return a.fields[k]!;
+  }
+  if (name === "length") {
+    if (a.kind === "tuple") return atom(num(a.elems.length, span), T_INT);
+    if (a.kind === "atom" && a.type.k === "array") return lets.bind(app("length", [a.expr], span), T_INT, "n", span);
+  }
+  return fn.fail(e.name, `\`.${name}\` of ${showTsType(typeOfVal(a))} is not supported`, {}, "type");
+}
+
+/** The tuple of a list of values (for a call's or a loop's several results). */
+export const tupleOf = (vals: readonly Val[], span: Span): Expr =>
+  tuple(
+    vals.map((v) => pack(v, span)),
+    span,
+  );

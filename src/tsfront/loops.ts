@@ -1,0 +1,261 @@
+// Loops. A loop's state is the variables it assigns that were declared before it (with `done` and the returned value
+// when a `break` or a `return` leaves it early). A counting loop (./for-loops.ts, and `for (const x of xs)`,
+// `xs.forEach`) is an `ifold` over the number of iterations; any other loop is the language's `while`. The state's
+// types are found by translating the body again until they do not change (an Index counter that becomes a Double).
+
+import type * as TS from "typescript";
+import type { Expr } from "../syntax/ast.js";
+import type { Span } from "../syntax/source.js";
+import { Holes, type Ctx, type Env, type Fn } from "./context.js";
+import { bare, boolean, expr } from "./expressions.js";
+import { app, binop, bool, ifte, index, lam, not, num, param, pvar } from "./smooth-ast.js";
+import { assignedNames } from "./assignments.js";
+import { bindParams, bindState, flatTuple, joinStates, stateOf } from "./bodies.js";
+import { block } from "./statements.js";
+import { sameType, showTsType, T_BOOL, T_INT, type TsType } from "./ts-types.js";
+import { atom, fromLeaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
+
+const DONE = "'done";
+const RETURNED = "'returned";
+
+/** How one iteration runs: the environment with the state bound, the iteration's index (ifold), its exits. */
+type Iteration = (env: Env, k: Expr | undefined, ctx: Ctx, lets: Lets) => Expr;
+
+export interface LoopShape {
+  readonly node: TS.Node;
+  readonly body: TS.Node;
+  /** An ifold of this many iterations, or a while with this condition. */
+  readonly count?: Expr;
+  readonly cond?: (env: Env, lets: Lets) => Expr;
+  readonly iteration: Iteration;
+  /** Also assigned by the loop (a while-form for loop's update). */
+  readonly extra?: readonly (TS.Node | undefined)[];
+}
+
+/** Does the loop's body leave it with `break` (one of its own) or `return`? */
+function exits(ts: Fn["ts"], body: TS.Node): { brk: boolean; ret: boolean } {
+  let brk = false;
+  let ret = false;
+  const visit = (n: TS.Node, nested: boolean): void => {
+    if (ts.isReturnStatement(n)) ret = true;
+    if (ts.isBreakStatement(n) && !nested) brk = true;
+    if (ts.isFunctionLike(n)) return;
+    const loop = ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+    ts.forEachChild(n, (c) => visit(c, nested || loop));
+  };
+  visit(body, false);
+  return { brk, ret };
+}
+
+export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
+  const ts = fn.ts;
+  const span = fn.span(shape.node);
+  const names = assignedNames(fn, [shape.body, ...(shape.extra ?? [])], env);
+  const { brk, ret } = exits(ts, shape.body);
+  const flagged = brk || ret;
+  const keys = [...names, ...(flagged ? [DONE, RETURNED] : [])];
+  const initVal: Val = {
+    kind: "record",
+    keys,
+    fields: [
+      ...names.map((n) => env.value(n)!),
+      ...(flagged ? [atom(bool(false, span), T_BOOL), atom(num(0, span), T_INT)] : []),
+    ],
+  };
+  if (keys.length === 0) {
+    // Nothing assigned: the loop computes nothing the rest can see.
+    return ctx.next(env);
+  }
+  let type = typeOfVal(initVal);
+  for (let round = 0; ; round++) {
+    const holes = new Holes();
+    const st = fn.names.fresh("st");
+    const k = shape.count ? fn.names.fresh("k") : undefined;
+    const lets = new Lets(fn.names);
+    const state = bindStateParam(fn, st, type, names, env, lets, span);
+    const inner = state.env;
+    const { done, returned } = state;
+    const exit = (e: Env, isDone: Expr, value: Val | undefined, node: TS.Node): Expr => {
+      const s = stateOf(e.exitTo(inner), names) as { keys: readonly string[]; fields: readonly Val[] };
+      const fields = flagged ? [...s.fields, atom(isDone, T_BOOL), value ?? returned!] : s.fields;
+      return holes.add({ kind: "record", keys, fields }, e, node);
+    };
+    const iterCtx: Ctx = {
+      next: (e) => exit(e, bool(false, span), undefined, shape.body),
+      cont: (e, n) => exit(e, bool(false, span), undefined, n),
+      brk: (e, n) => exit(e, bool(true, span), undefined, n),
+      ret: (v, e, n) => {
+        if (leafTypes(typeOfVal(v)).length !== 1 || !["double", "int", "bool"].includes(typeOfVal(v).k))
+          return fn.fail(
+            n,
+            `a return inside a loop gives ${showTsType(typeOfVal(v))}: only numbers and booleans can be returned from inside a loop`,
+            {
+              hint: "assign the result to a variable, break, and return it after the loop",
+            },
+          );
+        return exit(e, bool(true, span), v, n);
+      },
+    };
+    let body = shape.iteration(inner, k === undefined ? undefined : { kind: "var", name: k, span }, iterCtx, lets);
+    if (flagged && shape.count) body = ifte((done as { expr: Expr }).expr, { kind: "var", name: st, span }, body, span);
+    const joined = joinStates(fn, holes, keys, shape.node, type);
+    if (!sameType(joined, type) && round < 6) {
+      type = joined;
+      continue;
+    }
+    const init = flatTuple(initVal, type, span);
+    const step = lets.wrap(body);
+    let loop: Expr;
+    if (shape.count)
+      loop = app("ifold", [lam([param(st, span), param(k!, span)], step, span), init, shape.count], span);
+    else {
+      const condLets = new Lets(fn.names);
+      const condState = bindStateParam(fn, st, type, names, env, condLets, span);
+      let cond = shape.cond!(condState.env, condLets);
+      if (flagged) cond = binop("&&", not((condState.done as { expr: Expr }).expr, span), cond, span);
+      loop = app(
+        "while",
+        [lam([param(st, span)], condLets.wrap(cond), span), lam([param(st, span)], step, span), init],
+        span,
+      );
+    }
+    const after = new Lets(fn.names);
+    const out = bindState(fn, names, type, env, after, span, loop);
+    if (!ret) return after.wrap(ctx.next(out.env));
+    const doneAfter = out.fields[names.length]! as { expr: Expr };
+    const value = out.fields[names.length + 1]!;
+    return after.wrap(ifte(doneAfter.expr, ctx.ret(value, out.env, shape.node), ctx.next(out.env), span));
+  }
+}
+
+/** A loop's state parameter taken apart: the variables bound to its parts, and the flags when it has them. */
+function bindStateParam(
+  fn: Fn,
+  st: string,
+  type: TsType,
+  names: readonly string[],
+  env: Env,
+  lets: Lets,
+  span: Span,
+): { env: Env; done: Val | undefined; returned: Val | undefined } {
+  const leaves = leafTypes(type).map((t) => ({ name: fn.names.fresh("s"), t }));
+  lets.bindPattern(
+    leaves.length === 1
+      ? pvar(leaves[0]!.name, span)
+      : { kind: "ptuple", elems: leaves.map((l) => pvar(l.name, span)), span },
+    { kind: "var", name: st, span },
+    span,
+  );
+  const state = fromLeaves(
+    type,
+    leaves.map((l) => atom({ kind: "var", name: l.name, span }, l.t)),
+  ) as { fields: readonly Val[] };
+  let e = env;
+  names.forEach((n, i) => (e = e.update(n, state.fields[i]!)));
+  return { env: e, done: state.fields[names.length], returned: state.fields[names.length + 1] };
+}
+
+/** `for (const x of xs)`: a counting loop over the elements. */
+export function forOfLoop(fn: Fn, s: TS.ForOfStatement, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  const span = fn.span(s);
+  const init = s.initializer;
+  if (!ts.isVariableDeclarationList(init) || init.declarations.length !== 1)
+    return fn.fail(init, "a for-of loop declares its element (for (const x of xs))");
+  const lets = new Lets(fn.names);
+  const xs = expr(fn, s.expression, env, lets);
+  if (xs.kind !== "atom" || xs.type.k !== "array")
+    return fn.fail(s.expression, `for-of goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
+  const count = (lets.bind(app("length", [xs.expr], span), T_INT, "n", span) as { expr: Expr }).expr;
+  const decl = init.declarations[0]!;
+  return lets.wrap(
+    runLoop(fn, env, ctx, {
+      node: s,
+      body: s.statement,
+      count,
+      iteration: (inner, k, iterCtx, l) => {
+        const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
+        const bound = bindParams(fn, [paramOf(fn, decl)], [x], inner, l);
+        return block(fn, s.statement, bound, iterCtx);
+      },
+    }),
+  );
+}
+
+/** Synthesised nodes get a parent, so that source positions and `getText` work on their children. */
+export function withParent<T extends TS.Node>(n: T, parent: TS.Node): T {
+  (n as { parent: TS.Node }).parent = parent;
+  return n;
+}
+
+/** A declaration as a parameter (to bind its pattern like one). */
+function paramOf(fn: Fn, d: TS.VariableDeclaration): TS.ParameterDeclaration {
+  const p = fn.ts.factory.createParameterDeclaration(undefined, undefined, d.name);
+  return withParent(p, d);
+}
+
+/** `xs.forEach((x, i) => { ... })`: a counting loop whose body is the callback's. */
+export function forEachLoop(fn: Fn, e: TS.CallExpression, receiver: TS.Expression, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  const span = fn.span(e);
+  const cb = e.arguments[0] && bare(ts, e.arguments[0]);
+  if (!cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)))
+    return fn.fail(e, "forEach takes a function written here (x => { ... })");
+  const lets = new Lets(fn.names);
+  const xs = expr(fn, receiver, env, lets);
+  if (xs.kind !== "atom" || xs.type.k !== "array")
+    return fn.fail(receiver, `forEach goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
+  const count = (lets.bind(app("length", [xs.expr], span), T_INT, "n", span) as { expr: Expr }).expr;
+  const body = cb.body;
+  return lets.wrap(
+    runLoop(fn, env, ctx, {
+      node: e,
+      body,
+      count,
+      iteration: (inner, k, iterCtx, l) => {
+        const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
+        const bound = bindParams(fn, cb.parameters, [x, atom(k!, T_INT)], inner, l);
+        // A `return` in the callback ends this iteration (as `continue`).
+        const forEachCtx: Ctx = { ...iterCtx, ret: (_v, after) => iterCtx.next(after), brk: undefined };
+        if (!ts.isBlock(body)) return fn.fail(body, "forEach's callback is a block ({ ... }) of statements");
+        return block(fn, body, bound, forEachCtx);
+      },
+    }),
+  );
+}
+
+export function whileLoop(fn: Fn, s: TS.WhileStatement, env: Env, ctx: Ctx): Expr {
+  return runLoop(fn, env, ctx, {
+    node: s,
+    body: s.statement,
+    cond: (inner, l) => boolean(fn, s.expression, inner, l, "the condition of `while`"),
+    iteration: (inner, _k, iterCtx) => block(fn, s.statement, inner, iterCtx),
+  });
+}
+
+/** `do body while (c)`: the body once, then `while (c) body`. */
+export function doWhileLoop(fn: Fn, s: TS.DoStatement, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  if (containsJump(ts, s.statement))
+    return fn.fail(s, "break, continue and return inside do-while are not supported", { hint: "use a while loop" });
+  return block(fn, s.statement, env, {
+    ...ctx,
+    next: (after) =>
+      runLoop(fn, after, ctx, {
+        node: s,
+        body: s.statement,
+        cond: (inner, l) => boolean(fn, s.expression, inner, l, "the condition of `do ... while`"),
+        iteration: (inner, _k, iterCtx) => block(fn, s.statement, inner, iterCtx),
+      }),
+  });
+}
+
+function containsJump(ts: Fn["ts"], n: TS.Node): boolean {
+  if (ts.isReturnStatement(n) || ts.isBreakStatement(n) || ts.isContinueStatement(n)) return true;
+  if (ts.isFunctionLike(n)) return false;
+  let found = false;
+  ts.forEachChild(n, (c) => {
+    if (!found && containsJump(ts, c)) found = true;
+  });
+  return found;
+}

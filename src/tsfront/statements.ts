@@ -1,0 +1,240 @@
+// Statements, translated in continuation-passing style: a statement list becomes one expression in which each
+// declaration or assignment (./assignments.ts) is a `let` (a new Smooth variable per assignment), an `if` whose
+// branches only assign becomes `let (x, y) = if c then (x', y) else (x, y') in rest` (./bodies.ts joins them), an `if`
+// with a `return`, `break` or `continue` in it has the rest of the list in each branch that falls through, and loops
+// (./loops.ts) carry the variables they assign as their state.
+
+import type * as TS from "typescript";
+import type { Expr } from "../syntax/ast.js";
+import { assignedNames, expressionStatement } from "./assignments.js";
+import { joinStates, bindState, stateOf } from "./bodies.js";
+import { Holes, type Ctx, type Env, type Fn, type Ownership } from "./context.js";
+import { bare, boolean, expr, SUBSET_HINT } from "./expressions.js";
+import { forLoop } from "./for-loops.js";
+import { doWhileLoop, forOfLoop, whileLoop } from "./loops.js";
+import { ifte, index } from "./smooth-ast.js";
+import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
+import { atom, Lets, typeOfVal, type Val } from "./values.js";
+
+/** Translates statements list[i..] into an expression; control leaves through `ctx`. */
+export function stmts(fn: Fn, list: readonly TS.Statement[], i: number, env: Env, ctx: Ctx): Expr {
+  if (i === list.length) return ctx.next(env);
+  const s = list[i]!;
+  const rest = (e: Env) => stmts(fn, list, i + 1, e, ctx);
+  return statement(fn, s, env, { ...ctx, next: rest });
+}
+
+/** A statement as a block of its own: what it declares is not seen after it. */
+export function block(fn: Fn, s: TS.Statement, env: Env, ctx: Ctx): Expr {
+  const list = fn.ts.isBlock(s) ? s.statements : [s];
+  const inner: Ctx = {
+    ...ctx,
+    next: (e) => ctx.next(e.exitTo(env)),
+    ...(ctx.brk ? { brk: (e: Env, n: TS.Node) => ctx.brk!(e.exitTo(env), n) } : {}),
+    ...(ctx.cont ? { cont: (e: Env, n: TS.Node) => ctx.cont!(e.exitTo(env), n) } : {}),
+  };
+  return stmts(fn, list, 0, env, inner);
+}
+
+function statement(fn: Fn, s: TS.Statement, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  if (ts.isBlock(s)) return block(fn, s, env, ctx);
+  if (ts.isEmptyStatement(s)) return ctx.next(env);
+  if (ts.isVariableStatement(s)) return declarations(fn, s.declarationList, env, ctx);
+  if (ts.isExpressionStatement(s)) return expressionStatement(fn, s.expression, env, ctx);
+  if (ts.isIfStatement(s)) return ifStatement(fn, s, env, ctx);
+  if (ts.isReturnStatement(s)) {
+    if (!s.expression) return fn.fail(s, "a function of the subset returns a value");
+    const lets = new Lets(fn.names);
+    const v = expr(fn, s.expression, env, lets);
+    return lets.wrap(ctx.ret(v, env, s));
+  }
+  if (ts.isForStatement(s)) return forLoop(fn, s, env, ctx);
+  if (ts.isForOfStatement(s)) return forOfLoop(fn, s, env, ctx);
+  if (ts.isWhileStatement(s)) return whileLoop(fn, s, env, ctx);
+  if (ts.isDoStatement(s)) return doWhileLoop(fn, s, env, ctx);
+  if (ts.isBreakStatement(s) || ts.isContinueStatement(s)) {
+    if (s.label) return fn.fail(s, "labelled break and continue are not supported");
+    const go = ts.isBreakStatement(s) ? ctx.brk : ctx.cont;
+    if (!go) return fn.fail(s, `\`${ts.isBreakStatement(s) ? "break" : "continue"}\` outside a loop`);
+    return go(env, s);
+  }
+  if (ts.isFunctionDeclaration(s) && s.name) {
+    // A function declared inside: inlined where it is called (it sees the variables as they are then).
+    return ctx.next(env.set(s.name.text, { kind: "function", node: s, decl: s, level: env.level }));
+  }
+  if (ts.isForInStatement(s))
+    return fn.fail(s, "for-in loops are not supported", { hint: "use for (let i = 0; i < n; i++)" });
+  if (ts.isThrowStatement(s) || ts.isTryStatement(s)) return fn.fail(s, "exceptions are not supported");
+  if (ts.isSwitchStatement(s)) return fn.fail(s, "switch is not supported", { hint: "use if / else if" });
+  return fn.fail(s, "this statement is not in the TypeScript subset Smooth reads", { hint: SUBSET_HINT });
+}
+
+/** `const` and `let` declarations (with destructuring of objects and tuples). */
+function declarations(fn: Fn, list: TS.VariableDeclarationList, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  // `var` (what a build for older targets writes) is read as `let`: visible in its block and after the declaration.
+  const mutable = (list.flags & ts.NodeFlags.Const) === 0;
+  const lets = new Lets(fn.names);
+  let e = env;
+  for (const d of list.declarations) {
+    if (!d.initializer) {
+      // `let y: number;`: a value comes with its first assignment (on every path before it is read).
+      if (!mutable || !ts.isIdentifier(d.name)) return fn.fail(d, "a const or a destructuring needs a value");
+      e = e.declare(d.name.text, atom({ kind: "var", name: "", span: fn.span(d) }, T_UNSET), true, "owned", d);
+      continue;
+    }
+    const init = bare(ts, d.initializer);
+    if (ts.isIdentifier(d.name) && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+      e = e.set(d.name.text, { kind: "function", node: init, decl: d, level: e.level });
+      continue;
+    }
+    const val = expr(fn, d.initializer, e, lets);
+    e = markShared(fn, d.initializer, e);
+    e = bindPattern(fn, d.name, val, e, lets, mutable, ownershipOf(fn, init, e), d);
+  }
+  return lets.wrap(ctx.next(e));
+}
+
+/** An array or object this function makes is its own (writable element by element). */
+function ownershipOf(fn: Fn, init: TS.Expression, env: Env): Ownership {
+  const ts = fn.ts;
+  if (ts.isNewExpression(init) || ts.isArrayLiteralExpression(init) || ts.isObjectLiteralExpression(init))
+    return "owned";
+  if (ts.isCallExpression(init)) {
+    const c = bare(ts, init.expression);
+    if (ts.isPropertyAccessExpression(c) && ["map", "slice", "fill", "from"].includes(c.name.text)) return "owned";
+  }
+  if (ts.isIdentifier(init)) {
+    const b = env.get(init.text);
+    return b?.kind === "value" && b.ownership === "foreign" ? "foreign" : "shared";
+  }
+  return "owned";
+}
+
+/** An owned array or object stored elsewhere (another variable, an object, an array) becomes shared. */
+export function markShared(fn: Fn, value: TS.Expression, env: Env): Env {
+  const ts = fn.ts;
+  const e = bare(ts, value);
+  if (ts.isIdentifier(e)) {
+    const b = env.get(e.text);
+    if (b?.kind === "value" && b.ownership === "owned" && !isScalar(typeOfVal(b.val)))
+      return env.update(e.text, b.val, "shared");
+    return env;
+  }
+  let out = env;
+  if (ts.isObjectLiteralExpression(e))
+    for (const p of e.properties) {
+      if (ts.isPropertyAssignment(p)) out = markShared(fn, p.initializer, out);
+      else if (ts.isShorthandPropertyAssignment(p)) out = markShared(fn, p.name, out);
+    }
+  if (ts.isArrayLiteralExpression(e)) for (const x of e.elements) out = markShared(fn, x, out);
+  return out;
+}
+
+const isScalar = (t: TsType) => t.k === "double" || t.k === "int" || t.k === "bool";
+
+/** Binds a declaration's name (or its object or array pattern) to a value. */
+export function bindPattern(
+  fn: Fn,
+  name: TS.BindingName,
+  val: Val,
+  env: Env,
+  lets: Lets,
+  mutable: boolean,
+  ownership: Ownership,
+  decl: object,
+): Env {
+  const ts = fn.ts;
+  const span = fn.span(name);
+  if (ts.isIdentifier(name)) {
+    // A computed atom gets the user's name (the program reads like the source); parts keep theirs.
+    const named =
+      val.kind === "atom" && val.expr.kind !== "num" && val.expr.kind !== "bool"
+        ? lets.bind(val.expr, val.type, name.text, span)
+        : val;
+    return env.declare(name.text, named, mutable, ownership, decl);
+  }
+  if (ts.isObjectBindingPattern(name)) {
+    if (val.kind !== "record")
+      return fn.fail(
+        name,
+        `destructuring {…} needs an object, but the value is ${showTsType(typeOfVal(val))}`,
+        {},
+        "type",
+      );
+    let e = env;
+    for (const el of name.elements) {
+      if (el.dotDotDotToken || el.initializer)
+        return fn.fail(el, "rest and default values in destructuring are not supported");
+      const key = el.propertyName
+        ? ts.isIdentifier(el.propertyName)
+          ? el.propertyName.text
+          : undefined
+        : ts.isIdentifier(el.name)
+          ? el.name.text
+          : undefined;
+      const k = key === undefined ? -1 : val.keys.indexOf(key);
+      if (k < 0) return fn.fail(el, `the object has no property \`${key ?? fn.text(el)}\``, {}, "type");
+      e = bindPattern(fn, el.name, val.fields[k]!, e, lets, mutable, ownership, el);
+    }
+    return e;
+  }
+  // [a, b] = tuple (or the first elements of an array).
+  let e = env;
+  name.elements.forEach((el, k) => {
+    if (ts.isOmittedExpression(el)) return;
+    if (el.dotDotDotToken || el.initializer) fn.fail(el, "rest and default values in destructuring are not supported");
+    let part: Val;
+    if (val.kind === "tuple") {
+      if (k >= val.elems.length) fn.fail(el, `the tuple has ${val.elems.length} elements`, {}, "type");
+      part = val.elems[k]!;
+    } else if (val.kind === "atom" && val.type.k === "array") {
+      part = lets.bind(index(val.expr, { kind: "num", value: k, isInt: true, span }, span), val.type.elem, "x", span);
+    } else
+      return fn.fail(
+        el,
+        `destructuring [...] needs an array or a tuple, but the value is ${showTsType(typeOfVal(val))}`,
+        {},
+        "type",
+      );
+    e = bindPattern(fn, el.name, part, e, lets, mutable, ownership, el);
+  });
+  return e;
+}
+
+/** Does the statement contain a `return`, or a `break`/`continue` leaving it (not of a loop inside it)? */
+export function jumps(ts: Fn["ts"], s: TS.Node | undefined, inLoop = false): boolean {
+  if (!s) return false;
+  if (ts.isReturnStatement(s)) return true;
+  if ((ts.isBreakStatement(s) || ts.isContinueStatement(s)) && !inLoop) return true;
+  if (ts.isFunctionLike(s)) return false;
+  const loop = ts.isForStatement(s) || ts.isForOfStatement(s) || ts.isWhileStatement(s) || ts.isDoStatement(s);
+  let found = false;
+  ts.forEachChild(s, (c) => {
+    if (!found && jumps(ts, c, inLoop || loop)) found = true;
+  });
+  return found;
+}
+
+function ifStatement(fn: Fn, s: TS.IfStatement, env: Env, ctx: Ctx): Expr {
+  const ts = fn.ts;
+  const span = fn.span(s);
+  const lets = new Lets(fn.names);
+  const cond = boolean(fn, s.expression, env, lets, "the condition of `if`");
+  if (jumps(ts, s.thenStatement) || jumps(ts, s.elseStatement)) {
+    // A branch may leave: the rest of the list goes into each branch that falls through.
+    const a = block(fn, s.thenStatement, env, ctx);
+    const b = s.elseStatement ? block(fn, s.elseStatement, env, ctx) : ctx.next(env);
+    return lets.wrap(ifte(cond, a, b, span));
+  }
+  const names = assignedNames(fn, [s.thenStatement, s.elseStatement], env);
+  if (names.length === 0) return lets.wrap(ctx.next(env));
+  const holes = new Holes();
+  const join: Ctx = { ...ctx, next: (e) => holes.add(stateOf(e, names), e, s) };
+  const a = block(fn, s.thenStatement, env, join);
+  const b = s.elseStatement ? block(fn, s.elseStatement, env, join) : join.next(env);
+  const joined = joinStates(fn, holes, names, s);
+  const after = bindState(fn, names, joined, env, lets, span, ifte(cond, a, b, span));
+  return lets.wrap(ctx.next(after.env));
+}

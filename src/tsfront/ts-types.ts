@@ -1,0 +1,122 @@
+// The translator's types: what a TypeScript value of the subset is as a Smooth value. The translator decides them
+// itself (JavaScript has one number type; Smooth has two): a number is an Index when it is integer-valued by
+// construction (an integer literal, a loop counter, a length, integer arithmetic on those), a Double otherwise; a
+// variable assigned both is a Double. Objects are records (tuples with keys), JS arrays of numbers and typed arrays
+// are arrays, and a JS array literal mixing kinds is a tuple.
+
+import { arrayOf, BOOL, DOUBLE, INT, tupleOf, type Type } from "../types/types.js";
+
+export type TsType =
+  | { readonly k: "double" }
+  | { readonly k: "int" }
+  | { readonly k: "bool" }
+  | { readonly k: "array"; readonly elem: TsType }
+  | { readonly k: "record"; readonly keys: readonly string[]; readonly fields: readonly TsType[] }
+  | { readonly k: "tuple"; readonly elems: readonly TsType[] }
+  /** A variable declared without a value (`let y: number;`), until it is assigned. */
+  | { readonly k: "unset" };
+
+export const T_UNSET: TsType = { k: "unset" };
+export const T_DOUBLE: TsType = { k: "double" };
+export const T_INT: TsType = { k: "int" };
+export const T_BOOL: TsType = { k: "bool" };
+export const tArray = (elem: TsType): TsType => ({ k: "array", elem });
+
+export const isNumber = (t: TsType): boolean => t.k === "double" || t.k === "int";
+
+export function smoothType(t: TsType): Type {
+  switch (t.k) {
+    case "double":
+      return DOUBLE;
+    case "int":
+      return INT;
+    case "bool":
+      return BOOL;
+    case "array":
+      return arrayOf(smoothType(t.elem));
+    case "record":
+      return tupleOf(t.fields.map(smoothType));
+    case "tuple":
+      return tupleOf(t.elems.map(smoothType));
+    case "unset":
+      throw new Error("smoothType: an unassigned variable has no type (the translator reports its use)");
+  }
+}
+
+export function sameType(a: TsType, b: TsType): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case "array":
+      return sameType(a.elem, (b as typeof a).elem);
+    case "record": {
+      const r = b as typeof a;
+      return (
+        a.keys.length === r.keys.length &&
+        a.keys.every((k, i) => k === r.keys[i] && sameType(a.fields[i]!, r.fields[i]!))
+      );
+    }
+    case "tuple": {
+      const r = b as typeof a;
+      return a.elems.length === r.elems.length && a.elems.every((e, i) => sameType(e, r.elems[i]!));
+    }
+    default:
+      return true;
+  }
+}
+
+/**
+ * The type of a value that is sometimes of type a and sometimes of type b (a variable assigned in a branch or a loop):
+ * an Index and a Double make a Double; anything else must agree. Undefined when they cannot be joined.
+ */
+export function joinType(a: TsType, b: TsType): TsType | undefined {
+  if (isNumber(a) && isNumber(b)) return a.k === "int" && b.k === "int" ? T_INT : T_DOUBLE;
+  // (An unassigned variable joins only with itself: a path that assigns it and one that does not disagree.)
+  if (a.k !== b.k) return undefined;
+  switch (a.k) {
+    case "array": {
+      const e = joinType(a.elem, (b as typeof a).elem);
+      // Arrays are not converted element by element: their element types must agree already.
+      return e && sameType(e, a.elem) && sameType(e, (b as typeof a).elem) ? a : undefined;
+    }
+    case "record": {
+      const r = b as typeof a;
+      if (a.keys.length !== r.keys.length || a.keys.some((k, i) => k !== r.keys[i])) return undefined;
+      const fields = a.fields.map((f, i) => joinType(f, r.fields[i]!));
+      return fields.every((f) => f !== undefined) ? { k: "record", keys: a.keys, fields: fields } : undefined;
+    }
+    case "tuple": {
+      const r = b as typeof a;
+      if (a.elems.length !== r.elems.length) return undefined;
+      const elems = a.elems.map((e, i) => joinType(e, r.elems[i]!));
+      return elems.every((e) => e !== undefined) ? { k: "tuple", elems: elems } : undefined;
+    }
+    default:
+      return a;
+  }
+}
+
+/** For messages: `number`, `Float64Array`, `{w: Float64Array, b: number}`. */
+export function showTsType(t: TsType): string {
+  switch (t.k) {
+    case "double":
+      return "number";
+    case "int":
+      return "number (an integer)";
+    case "bool":
+      return "boolean";
+    case "array":
+      return t.elem.k === "double"
+        ? "Float64Array"
+        : t.elem.k === "int"
+          ? "Int32Array"
+          : `${wrap(showTsType(t.elem))}[]`;
+    case "record":
+      return `{${t.keys.map((k, i) => `${k}: ${showTsType(t.fields[i]!)}`).join(", ")}}`;
+    case "tuple":
+      return `[${t.elems.map(showTsType).join(", ")}]`;
+    case "unset":
+      return "no value (declared without one)";
+  }
+}
+
+const wrap = (s: string) => (/^[\w{[]/.test(s) && !s.includes(" ") ? s : `(${s})`);

@@ -1,0 +1,51 @@
+// The back-end registry: every engine is reachable by its name, runs a program through SmoothProgram to the value
+// computed here by hand, and says what code it generated; an unknown name is one argument error listing the others.
+
+import { describe, expect, it } from "vitest";
+import { loadProgram } from "../../src/api/program.js";
+import {
+  backendOf,
+  DEFAULT_ENGINE,
+  describeEngines,
+  ENGINES,
+  isEngine,
+  parseEngine,
+} from "../../src/backends/registry.js";
+import { SmoothError } from "../../src/syntax/diagnostics.js";
+
+const SOURCE = `let f = fun (v: Vector) (s: Double) -> vectorSum (build (length v) (fun i -> s * v[i] * v[i]))`;
+
+describe("back-end registry", () => {
+  it("lists interp and js, js first and the default", () => {
+    expect([...ENGINES].sort()).toEqual(["interp", "js"]);
+    expect(DEFAULT_ENGINE).toBe("js");
+    expect(describeEngines()).toBe("js (compiled) or interp (reference interpreter)");
+  });
+
+  it.each(ENGINES)("%s: named by its key, runs a program to the hand-computed value", (engine) => {
+    expect(backendOf(engine).name).toBe(engine);
+    const prog = loadProgram({ name: "r.smooth", text: SOURCE });
+    // 2 * (1 + 4 + 9) = 28
+    expect(prog.runJson("f", [[1, 2, 3], 2], engine)).toBe(28);
+    const spec = prog.specialise("f", prog.argTypesFromJson("f", [[1, 2, 3], 2]), engine);
+    if (backendOf(engine).input === "optimised") {
+      expect(spec.code?.text.length ?? 0).toBeGreaterThan(0);
+    } else expect(spec.code).toBeUndefined();
+    expect(spec.jsSource === undefined).toBe(spec.code?.language !== "javascript");
+  });
+
+  it("refuses an unknown engine with the names it knows", () => {
+    expect(isEngine("wasm-not-yet")).toBe(false);
+    let error: unknown;
+    try {
+      parseEngine("wasm-not-yet");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SmoothError);
+    const e = error as SmoothError;
+    expect(e.kind).toBe("argument");
+    expect(e.summary).toBe("unknown engine `wasm-not-yet`");
+    expect(e.details.expected).toBe("js or interp");
+  });
+});

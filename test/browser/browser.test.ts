@@ -1,0 +1,188 @@
+// In headless Chromium (./chromium.ts): the playground (site/, built by `npm test`), the browser bundle
+// (dist/browser/smooth.mjs) and an ahead-of-time module under `Content-Security-Policy: script-src 'self'`, each
+// computing what Node computes. Pages are served from 127.0.0.1 by scripts/serve.mjs.
+
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emitModule, grad, smooth } from "../../src/index.js";
+import { launch, missing, type Browser, type Page } from "./chromium.js";
+
+interface Server {
+  url: string;
+  close(): Promise<void>;
+}
+type Serve = (root: string, options?: { csp?: boolean }) => Promise<Server>;
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const skip = await missing();
+
+describe.skipIf(skip !== undefined)("in headless Chromium", () => {
+  let browser: Browser;
+  let close: () => Promise<void>;
+  let serve: Serve;
+  const servers: Server[] = [];
+
+  beforeAll(async () => {
+    ({ browser, close } = await launch());
+    ({ serve } = (await import(new URL("../../scripts/serve.mjs", import.meta.url).href)) as { serve: Serve });
+  });
+  afterAll(async () => {
+    await close?.();
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  /** A page at `url` whose errors are collected (a page error fails the caller's expectations). */
+  async function open(url: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message ?? "a page error"));
+    await page.goto(url);
+    return { page, errors };
+  }
+
+  async function served(dir: string, csp = false): Promise<string> {
+    const s = await serve(dir, { csp });
+    servers.push(s);
+    return s.url;
+  }
+
+  const text = (page: Page, id: string) =>
+    page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
+
+  describe("the playground", () => {
+    let page: Page;
+    let errors: string[];
+
+    beforeAll(async () => {
+      if (!existsSync(join(root, "site/index.html"))) throw new Error("site/ is not built: run `npm run build:site`");
+      ({ page, errors } = await open(await served(join(root, "site/"))));
+      await page.waitForFunction("document.body.dataset.state === 'done'", { timeout: 30_000 });
+    });
+
+    it("loads with Example 1 and shows its gradient and derivative program", async () => {
+      // d/du, d/dM, d/dv of u M vᵀ at u = (1, 2), M = [[1, 2, 3], [4, 5, 6]], v = (1, 0, 2), by hand: M vᵀ, uᵀ v, u M.
+      expect(await text(page, "result")).toBe("[[7, 16], [[1, 0, 2], [2, 0, 4]], [9, 12, 15]]");
+      expect(await text(page, "program")).toMatch(/^let f' \(u: Vector\) \(M: Matrix\) \(v: Vector\) =/);
+      expect(await text(page, "javascript")).toMatch(/return function compiled\(args, borrowed\)/);
+      expect(errors).toEqual([]);
+    });
+
+    it("runs every example without an error", async () => {
+      const count = await page.evaluate<number>("document.getElementById('example').options.length");
+      expect(count).toBeGreaterThanOrEqual(5);
+      for (let i = 0; i < count; i++) {
+        await page.select("#example", String(i));
+        await page.waitForFunction("document.body.dataset.state === 'done'");
+        expect(await page.evaluate<boolean>("document.getElementById('error').hidden")).toBe(true);
+        const title = await page.evaluate<string>(`document.getElementById('example').options[${i}].text`);
+        const result = await text(page, "result");
+        if (title.startsWith("Perturbation")) expect(result).toBe("1");
+        if (title.startsWith("prod")) expect(result).toBe("[0, 24, 0, 0]");
+      }
+      expect(errors).toEqual([]);
+    });
+
+    it("plots f and f' for a function of a Double, and switches transforms", async () => {
+      const plot = await page.evaluate<number>(
+        "[...document.getElementById('example').options].findIndex((o) => o.text.includes('plot'))",
+      );
+      await page.select("#example", String(plot));
+      await page.waitForFunction("document.body.dataset.state === 'done'");
+      expect(await page.evaluate<boolean>("document.getElementById('plot-panel').hidden")).toBe(false);
+      // f(x) = x sin x at 1: f'(1) = sin 1 + cos 1.
+      expect(Number(await text(page, "result"))).toBeCloseTo(Math.sin(1) + Math.cos(1), 14);
+      await page.click("button[data-transform='hessian']");
+      await page.waitForFunction("document.getElementById('status').textContent.startsWith('hessian')");
+      expect(Number(await text(page, "result"))).toBeCloseTo(2 * Math.cos(1) - Math.sin(1), 14);
+    });
+
+    it("marks a located error in the editor at its line", async () => {
+      await page.click(".cm-content");
+      await page.keyboard.down("Control");
+      await page.keyboard.press("a");
+      await page.keyboard.up("Control");
+      await page.keyboard.press("Backspace");
+      // Line 3 adds a Double to a Vector.
+      await page.keyboard.type("// two lines\n// of comments\nlet f = fun (v: Vector) (x: Double) -> v + x\n");
+      await page.evaluate("document.getElementById('args').value = '[[1, 2], 3]'");
+      await page.click("button[data-transform='value']");
+      await page.waitForFunction("document.body.dataset.state === 'error'");
+      expect(await text(page, "error")).toMatch(/^playground:3:\d+: type error/);
+      expect(await page.evaluate<string>("document.getElementById('error').dataset.line")).toBe("3");
+      // CodeMirror's mark is inside the editor's third line.
+      const marked = await page.evaluate<string>(
+        "[...document.querySelectorAll('.cm-line')].findIndex((l) => l.querySelector('.cm-lintRange-error')) + 1 + ''",
+      );
+      expect(marked).toBe("3");
+      expect(await page.evaluate<number>("document.querySelectorAll('.cm-lint-marker-error').length")).toBe(1);
+    });
+  });
+
+  describe("the bundle and an ahead-of-time module", () => {
+    const SOURCE = "let f = fun (v: Vector) (s: Double) -> s * logsumexp v + vectorDot v v";
+    const v = [0.5, -1, 2];
+    let dir: string;
+
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "smooth-pages-"));
+      copyFileSync(join(root, "dist/browser/smooth.mjs"), join(dir, "smooth.mjs"));
+      const m = smooth([SOURCE] as unknown as TemplateStringsArray);
+      writeFileSync(join(dir, "f.mjs"), emitModule(m.f!, v, 1.5));
+      // Each page runs its script and writes the outcome (or the error) into the body.
+      const page = (name: string, script: string) => {
+        writeFileSync(
+          join(dir, `${name}.html`),
+          `<!doctype html><body><script type="module" src="${name}.js"></script>`,
+        );
+        writeFileSync(
+          join(dir, `${name}.js`),
+          `try { ${script} } catch (e) { document.body.dataset.error = e.name + ": " + e.message; }\n` +
+            `document.body.dataset.done = "yes";\n`,
+        );
+      };
+      const show = "document.body.dataset.result = JSON.stringify([...g]);";
+      page(
+        "bundle",
+        `const { smooth, grad } = await import("./smooth.mjs");\nconst m = smooth([${JSON.stringify(SOURCE)}]);\nconst g = grad(m.f)(${JSON.stringify(v)}, 1.5);\n${show}`,
+      );
+      page(
+        "aot",
+        `const { gradient } = await import("./f.mjs");\nconst g = gradient(${JSON.stringify(v)}, 1.5);\n${show}`,
+      );
+    });
+
+    /** The page's result (or error) once its script has run. */
+    async function outcome(url: string): Promise<{ result?: number[]; error?: string }> {
+      const { page } = await open(url);
+      await page.waitForFunction("document.body.dataset.done === 'yes'", { timeout: 30_000 });
+      const data = await page.evaluate<{ result?: string; error?: string }>("({ ...document.body.dataset })");
+      return {
+        ...(data.result ? { result: JSON.parse(data.result) as number[] } : {}),
+        ...(data.error ? { error: data.error } : {}),
+      };
+    }
+
+    /** The gradient in Node, and by hand: s softmax(v) + 2 v. */
+    function expected(): number[] {
+      const m = smooth([SOURCE] as unknown as TemplateStringsArray);
+      const node = [...(grad(m.f!)(v, 1.5) as number[])];
+      const z = v.reduce((s, x) => s + Math.exp(x), 0);
+      v.forEach((x, i) => expect(node[i]).toBeCloseTo((1.5 * Math.exp(x)) / z + 2 * x, 13));
+      return node;
+    }
+
+    it("the bundle computes Node's gradient", async () => {
+      expect(await outcome(`${await served(dir)}bundle.html`)).toEqual({ result: expected() });
+    });
+
+    it("under script-src 'self' the AOT module computes Node's gradient, where the bundle cannot compile", async () => {
+      const url = await served(dir, true);
+      expect(await outcome(`${url}aot.html`)).toEqual({ result: expected() });
+      // The policy is in force: the bundle's compiler needs `new Function`, which it forbids.
+      expect((await outcome(`${url}bundle.html`)).error).toMatch(/^EvalError/);
+    });
+  });
+});

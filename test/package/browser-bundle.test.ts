@@ -1,0 +1,35 @@
+// The browser bundle (dist/browser/smooth.mjs, built by `npm test`): one self-contained ES module with no `node:`
+// import (esbuild's browser platform refuses them; this checks the file itself), which computes what the Node build
+// does.
+// test/browser/ runs it in headless Chromium.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const bundleUrl = new URL("../../dist/browser/smooth.mjs", import.meta.url);
+const bundle = readFileSync(bundleUrl, "utf8");
+
+describe("the browser bundle", () => {
+  it("imports nothing: no `node:` module, no bare package, no require", () => {
+    expect(bundle).not.toMatch(/(\bfrom|\bimport|\brequire)\s*\(?\s*["'`]node:/);
+    // The only mentions of Node modules: the plain-TypeScript reader asks `process.getBuiltinModule` for the inspector
+    // (to read closures) and for `createRequire` (to load the optional `typescript` package) where the host has them,
+    // and does without them in a browser.
+    expect([...new Set(bundle.match(/["'`]node:[\w/]+["'`]/g))].sort()).toEqual(['"node:inspector"', '"node:module"']);
+    expect(bundle.match(/getBuiltin\?\.\("node:(inspector|module)"\)/g)).toHaveLength(2);
+    expect(bundle).not.toMatch(/^\s*import[\s{*]/m);
+    expect(bundle).not.toMatch(/\bimport\s*\(/);
+    expect(bundle).not.toMatch(/\brequire\s*\(/);
+    expect(bundle).not.toMatch(/\bprocess\.(env|argv|cwd)/);
+  });
+
+  it("embeds the prelude and computes a gradient", async () => {
+    type Lib = typeof import("../../src/index.js");
+    const lib = (await import(bundleUrl.href)) as Lib;
+    const m = lib.smooth`let f = fun (v: Vector) -> logsumexp v`;
+    const v = new Float64Array([1, 2, 3]);
+    const g = lib.grad(m.f!)(v) as Float64Array;
+    const z = Math.exp(1) + Math.exp(2) + Math.exp(3);
+    [1, 2, 3].forEach((x, i) => expect(g[i]).toBeCloseTo(Math.exp(x) / z, 14));
+  });
+});

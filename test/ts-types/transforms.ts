@@ -1,0 +1,119 @@
+// Checked by tsc (test/ts-types/transforms.test.ts, and `npm run typecheck`): the transforms' types follow the
+// function's
+// parameters. Each `@ts-expect-error` line must be an error, and every other line must not.
+
+import { compile, grad, hessian, jacobian, smoothModule, valueAndGrad, vmap, type NDArray } from "../../src/index.js";
+import type { ModelDefinitions } from "./model.smooth.js";
+
+type Params = { w: Float64Array; b: number };
+declare const p: Params;
+declare const x: Float64Array;
+declare const loss: (p: Params, x: Float64Array) => number;
+
+// grad: the gradient has the form of the differentiated argument.
+const g: Params = grad(loss)(p, x);
+const gw: Float64Array = grad(loss)(p, x).w;
+const gb: number = grad(loss)(p, x).b;
+// @ts-expect-error -- the gradient with respect to p is an object, not a number
+const wrong: number = grad(loss)(p, x);
+// @ts-expect-error -- b's gradient is a number
+const wrongB: Float64Array = grad(loss)(p, x).b;
+// @ts-expect-error -- the arguments are the function's
+grad(loss)(x, p);
+// @ts-expect-error -- one argument is missing
+grad(loss)(p);
+
+// argnums as a literal type: a position, or a list of positions.
+const gx: Float64Array = grad(loss, { argnums: 1 })(p, x);
+const both: [Params, Float64Array] = grad(loss, { argnums: [0, 1] })(p, x);
+// @ts-expect-error -- argument 1 is a Float64Array
+const wrongX: Params = grad(loss, { argnums: 1 })(p, x);
+
+// valueAndGrad and hasAux.
+const [value, grads]: [number, Params] = valueAndGrad(loss)(p, x);
+declare const withAux: (p: Params, x: Float64Array) => [number, { accuracy: number }];
+const [ga, aux] = grad(withAux, { hasAux: true })(p, x);
+const acc: number = aux.accuracy;
+const gaw: Float64Array = ga.w;
+// @ts-expect-error -- aux has no field `loss`
+void aux.loss;
+
+// Composition: grad of grad, jacobian of grad (the Hessian), vmap of grad (per-example gradients).
+declare const cubic: (x: number) => number;
+const d3: number = grad(grad(grad(cubic)))(1);
+declare const rosen: (v: Float64Array) => number;
+const H: Float64Array[] = jacobian(grad(rosen))(x);
+const H2: Float64Array[] = hessian(rosen)(x);
+// @ts-expect-error -- a Hessian of a vector function of a vector is a matrix, not a vector
+const H3: Float64Array = hessian(rosen)(x);
+const perExample: { w: Float64Array[]; b: Float64Array } = vmap(grad(loss), { inAxes: [null, 0] })(p, [x, x]);
+// @ts-expect-error -- the unmapped argument is not batched
+vmap(grad(loss), { inAxes: [null, 0] })([p, p], [x, x]);
+
+// jacobian: the output's dimensions first.
+declare const field: (v: Float64Array) => Float64Array;
+const J: Float64Array[] = jacobian(field)(x);
+declare const scalarToVector: (t: number) => Float64Array;
+const dt: Float64Array = jacobian(scalarToVector)(0.5);
+
+// Hessian of a function of an object: an object of objects of blocks.
+declare const mlp: (p: { W: Float64Array[]; b: Float64Array; c: number }) => number;
+declare const q: { W: Float64Array[]; b: Float64Array; c: number };
+const Hq = hessian(mlp)(q);
+const Hbb: Float64Array[] = Hq.b.b;
+const Hcb: Float64Array = Hq.c.b;
+const Hcc: number = Hq.c.c;
+
+// compile keeps the function's type; NDArrays stay NDArrays.
+declare const nd: (a: NDArray) => number;
+const gnd: NDArray = grad(nd)({} as NDArray);
+const compiled: number = compile(loss)(p, x);
+// @ts-expect-error -- compile(loss) returns a number
+const wrongCompiled: string = compile(loss)(p, x);
+
+// A Smooth module typed by the declarations `smooth types model.smooth` wrote.
+const model = smoothModule<ModelDefinitions>("(the text of model.smooth)");
+const modelLoss: number = model.loss([x, 0.1], x, 1);
+const modelPredict: Float64Array = model.predict([x, x], x);
+const [total, next]: [number, number] = model.count(x, 3);
+// @ts-expect-error -- loss returns a number
+const modelWrong: Float64Array = model.loss([x, 0.1], x, 1);
+// @ts-expect-error -- x is a Vector
+model.predict([x], 1);
+const dPredict: Float64Array[] = jacobian(model.predict, { argnums: 1 })([x, x], x);
+// @ts-expect-error -- `losses` is not a definition of the module
+void model.losses;
+
+export {
+  modelLoss,
+  modelPredict,
+  total,
+  next,
+  modelWrong,
+  dPredict,
+  g,
+  gw,
+  gb,
+  wrong,
+  wrongB,
+  gx,
+  both,
+  wrongX,
+  value,
+  grads,
+  acc,
+  gaw,
+  d3,
+  H,
+  H2,
+  H3,
+  perExample,
+  J,
+  dt,
+  Hbb,
+  Hcb,
+  Hcc,
+  gnd,
+  compiled,
+  wrongCompiled,
+};
