@@ -49,6 +49,12 @@ export class SmoothError extends Error {
     return text;
   }
 
+  /** This error with `hint` added after its own. */
+  withHint(hint: string): SmoothError {
+    const joined = this.details.hint === undefined ? hint : `${this.details.hint}\n${hint}`;
+    return new SmoothError(this.kind, this.summary, this.span, { ...this.details, hint: joined });
+  }
+
   /** This error with the user's call recorded (see Span.caller); itself when there is nothing to add. */
   calledFrom(caller: Span | undefined): SmoothError {
     if (this.span === undefined) return this;
