@@ -18,6 +18,7 @@ import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
+import { FunctionsCode } from "./functions.js";
 import { RUNTIME } from "./runtime.js";
 import { slotNames, varName } from "./writer.js";
 import { ownership } from "../lowering/ownership.js";
@@ -51,10 +52,15 @@ export interface GeneratedFunction {
 export const CLOSURE_PARAMS = ["$rt", "$spans", "$types", "$paramTypes", "$resultType"] as const;
 
 export function generateFunction(fn: IrFunction): GeneratedFunction {
-  const em = new Emitter(2);
-  const owned = ownership(fn);
+  const shared = { spans: [] as Span[], types: [] as Type[] };
+  // The program's recursive functions (src/ir/lower-rec.ts), each a JS function and a generator (./functions.ts).
+  const functions = fn.functions !== undefined && fn.functions.length > 0 ? new FunctionsCode(fn, shared) : undefined;
+  const em = new Emitter(2, shared);
+  if (functions !== undefined) em.callSite = functions.callSite(false);
+  const owned = ownership(fn, functions?.byName);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
+  em.copyArgs = owned.copyArgs;
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   em.out.line("const $in = $rt.unpackArgs(args, $paramTypes);");
@@ -86,9 +92,14 @@ export function generateFunction(fn: IrFunction): GeneratedFunction {
     .errorDispatch()
     .map((line) => `    ${line}\n`)
     .join("");
+  const body =
+    `  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n${functions === undefined ? "" : "  $depth = 0;\n"}` +
+    `  $main: {\n${em.out.text()}\n  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
   const source =
-    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
-    `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+    functions === undefined
+      ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
+      : `"use strict";\nconst $a = $rt.newArena();\n${functions.declarations}` +
+        `function $run(args, borrowed) {\n${body}}\n${functions.retrying()}`;
   return { source, spans: em.spans, types: em.types, paramTypes, resultType };
 }
 

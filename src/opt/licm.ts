@@ -200,6 +200,7 @@ function defaultValue(t: Type, b: AnfBuilder): Atom {
         ),
       );
     case "fun":
-      throw new Error("licm: a function-typed let in a loop body");
+    case "tape":
+      throw new Error(`licm: a ${t.k}-typed let in a loop body`);
   }
 }

@@ -27,6 +27,7 @@ const SHORT = 12;
 export function exprPrecedence(e: Expr): number {
   switch (e.kind) {
     case "let":
+    case "letrec":
     case "lam":
     case "if":
       return OPEN_PRECEDENCE;
@@ -99,7 +100,8 @@ export function printProgram(p: Program): string {
 }
 
 export function printDefinition(d: Definition): string {
-  const head = `let ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`;
+  const keyword = d.rec === "rec" ? "let rec" : d.rec === "and" ? "and" : "let";
+  const head = `${keyword} ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`;
   // The definition's `let` is at column 0: every further line must start right of it.
   return `${head}${renderBoundValue(d.value, 0, head.length, { indent: 0, limit: 0 })}\n`;
 }
@@ -181,6 +183,16 @@ function render(e: Expr, col: number, ctx: Ctx, prec: number, tail: boolean): st
     }
     case "if":
       return renderIf(e, col, ctx);
+    case "letrec": {
+      // Each binding starts its own line at the `let`'s column (`and` ends the previous right-hand side by layout).
+      const parts = e.bindings.map((bd, i) => {
+        const annot = bd.annot === undefined ? "" : `: ${printType(bd.annot)}`;
+        const head = `${i === 0 ? "let rec" : "and"} ${bd.name}${annot} =`;
+        return head + renderBoundValue(bd.value, col, col + head.length, { indent: ctx.indent, limit: col });
+      });
+      const body = render(e.body, col, { indent: col, limit: ctx.limit }, OPEN_PRECEDENCE, true);
+      return `${parts.join(`\n${spaces(col)}`)} in\n${spaces(col)}${body}`;
+    }
     case "let": {
       const annot = e.annot === undefined ? "" : `: ${printType(e.annot)}`;
       const head = `let ${printPattern(e.pattern)}${annot} =`;
@@ -279,6 +291,7 @@ function computeFlatSize(e: Expr): number {
     case "if":
       return flatSize(e.cond) + flatSize(e.then) + flatSize(e.else) + 15;
     case "let":
+    case "letrec":
       return Infinity;
   }
 }

@@ -40,6 +40,11 @@ export interface CheckedDef {
   readonly scheme: Scheme;
   /** Parameter names when the definition is written as a function (for messages about arguments). */
   readonly paramNames: readonly string[];
+  /**
+   * For a `let rec` group: every function of the group, this one included, in order. Inside the group the names are
+   * monomorphic (each function's type before generalisation is the one recorded for its `def.value`).
+   */
+  readonly recGroup?: readonly CheckedDef[];
 }
 
 export interface CheckedProgram {
@@ -90,10 +95,14 @@ export function checkProgram(programs: readonly Program[]): CheckedProgram {
   const defs: CheckedDef[] = [];
   const latest = new Map<string, CheckedDef>();
   for (const program of programs) {
-    for (const def of program.defs) {
-      const checked = new DefinitionChecker(nodeTypes, globalRefs, latest).check(def);
-      defs.push(checked);
-      latest.set(def.name, checked);
+    for (let k = 0; k < program.defs.length; k++) {
+      // A `let rec` group: the definition that starts it and the `and`s that follow, checked together.
+      const group = [program.defs[k]!];
+      if (group[0]!.rec === "rec") while (program.defs[k + 1]?.rec === "and") group.push(program.defs[++k]!);
+      for (const checked of new DefinitionChecker(nodeTypes, globalRefs, latest).check(group)) {
+        defs.push(checked);
+        latest.set(checked.name, checked);
+      }
     }
   }
   return { defs, nodeTypes, globalRefs, lookup: (name) => latest.get(name) };
@@ -119,11 +128,21 @@ class DefinitionChecker {
     private readonly globals: ReadonlyMap<string, CheckedDef>,
   ) {}
 
-  check(def: Definition): CheckedDef {
-    const top = Scope.globals(this.globals);
-    const type = this.infer(def.value, top);
-    if (def.annot)
-      expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+  /** One definition, or a `let rec` group (whose functions see each other, monomorphically, until generalised). */
+  check(group: readonly Definition[]): CheckedDef[] {
+    const globals = Scope.globals(this.globals);
+    const isRec = group[0]!.rec === "rec";
+    const own = group.map(() => freshTVar());
+    const top = isRec
+      ? globals.with(group.map((d, i): [string, Binding] => [d.name, { kind: "local", type: own[i]! }]))
+      : globals;
+    const types = group.map((def, i) => {
+      const type = this.infer(def.value, top);
+      if (def.annot)
+        expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+      if (isRec) expectType(type, own[i]!, def.value.span, `\`${def.name}\` is used with another type than its own`);
+      return type;
+    });
     // Numeric decisions can settle a differentiated type and vice versa: alternate until both are done.
     do this.numeric.resolve();
     while (this.duals.solve(false));
@@ -134,8 +153,13 @@ class DefinitionChecker {
       const t = prune(v);
       if (t.k === "tvar" && t.flag === "lit") t.ref = M_DOUBLE;
     }
-    const scheme: Scheme = { generics: freeTVars(type), type };
-    return { def, name: def.name, scheme, paramNames: lambdaParamNames(def.value) };
+    const checked = group.map((def, i): CheckedDef => {
+      const type = types[i]!;
+      const scheme: Scheme = { generics: freeTVars(type), type };
+      return { def, name: def.name, scheme, paramNames: lambdaParamNames(def.value) };
+    });
+    if (isRec) for (const c of checked) (c as { recGroup?: readonly CheckedDef[] }).recGroup = checked;
+    return checked;
   }
 
   private record<T extends MType>(node: object, t: T): T {
@@ -170,6 +194,21 @@ class DefinitionChecker {
       }
       case "app":
         return this.inferApp(e, scope);
+      case "letrec": {
+        // Monomorphic recursion: each function has one type inside the group and in the body (local lets are
+        // monomorphic anyway).
+        const own = e.bindings.map((bd) => this.record(bd, freshTVar()));
+        const inner = scope.with(
+          e.bindings.map((bd, i): [string, Binding] => [bd.name, { kind: "local", type: own[i]! }]),
+        );
+        e.bindings.forEach((bd, i) => {
+          const t = this.infer(bd.value, inner);
+          if (bd.annot)
+            expectType(t, annotationType(bd.annot), bd.value.span, `\`${bd.name}\` does not have its declared type`);
+          expectType(t, own[i]!, bd.value.span, `\`${bd.name}\` is used with another type than its own`);
+        });
+        return this.infer(e.body, inner);
+      }
       case "let": {
         const t = this.infer(e.value, scope);
         if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
