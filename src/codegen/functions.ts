@@ -19,6 +19,7 @@
 
 import type { Call, Expr, IrFunction } from "../ir/ir.js";
 import { typeOf } from "../ir/ir.js";
+import { forEachNode } from "../ir/free.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { Emitter, type Slots } from "./emit.js";
@@ -168,11 +169,24 @@ export class FunctionsCode {
     const head = generator
       ? `function* $f${k}g(${params.join(", ")}) {\n`
       : `function $f${k}(${params.join(", ")}) {\n` +
-        `  if ($depth >= $limit) { $rt.drive($f${k}g(${params.join(", ")})); return; }\n  $depth++;\n`;
+        `  if ($depth >= $limit) { $rt.drive($f${k}g(${params.join(", ")}), $depth, ${em.spanRef(this.callSpan(f))}); return; }\n` +
+        "  $depth++;\n";
     return (
       `${head}  let $ek = 0${saved};\n  $main: {\n${body}\n  }\n` +
       `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n}\n`
     );
+  }
+
+  /** Where `f` is called: a call in its own body (the recursion) if there is one, else any call of it. */
+  private callSpan(f: IrFunction): Span | undefined {
+    let found: Span | undefined;
+    for (const g of [f, ...this.functions]) {
+      forEachNode(g.body, (node) => {
+        if (found === undefined && node.kind === "call" && node.fn === f.name) found = node.span;
+      });
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /** Emits `e` in tail position of `f`'s body: its value is the result (or a call of `f`, the next iteration). */

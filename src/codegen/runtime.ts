@@ -2,7 +2,7 @@
 // build's buffer); the rest convert arguments and results, or raise the errors the interpreter raises, with the same
 // kinds, messages and spans (the spans come from the closure array `$spans`, never from program text).
 
-import { arrayTooLarge } from "../runtime/limits.js";
+import { arrayTooLarge, MAX_CALL_DEPTH_COMPILED, recursionTooDeep } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
@@ -80,10 +80,13 @@ function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number)
 /**
  * Runs a compiled function's generator (./functions.ts) and every call it makes, on a stack of generators: a call is
  * `yield` of the callee's generator, which runs to completion (leaving its result in the registers) before its caller
- * resumes. The JavaScript stack stays flat however deep the recursion.
+ * resumes. The JavaScript stack stays flat however deep the recursion; `below` calls are pending on it already, and
+ * past MAX_CALL_DEPTH_COMPILED pending calls in all the recursion is an error at `span` (a recursive call of the
+ * function), not an exhausted heap.
  */
-function drive(first: Generator<Generator<unknown>, void>): void {
+function drive(first: Generator<Generator<unknown>, void>, below: number, span: Span | undefined): void {
   const stack: Generator<Generator<unknown>, void>[] = [first];
+  const most = MAX_CALL_DEPTH_COMPILED - below;
   let top = first;
   for (;;) {
     const step = top.next();
@@ -92,6 +95,7 @@ function drive(first: Generator<Generator<unknown>, void>): void {
       if (stack.length === 0) return;
       top = stack[stack.length - 1]!;
     } else {
+      if (stack.length >= most) recursionTooDeep(span);
       top = step.value as Generator<Generator<unknown>, void>;
       stack.push(top);
     }

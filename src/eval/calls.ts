@@ -1,14 +1,15 @@
 // Calls of the program's first-order functions in the interpreter: a call evaluates its arguments, binds them to the
 // function's parameters in a fresh environment and runs the body. A call in tail position of that body
-// (./interpreter.ts
-// `evalTail`) is made by the same loop, so tail recursion (a recursive loop) needs no JS stack. Other nested calls are
-// counted: past MAX_CALL_DEPTH the call is a located "recursion" error instead of a JavaScript stack overflow (the
-// interpreter is the reference, not a runtime; compiled code has no such limit). Each nested call takes a few large
-// interpreter frames (about 1,100 fit in Node's default stack for a small body): a body nesting loops and branches
-// deeply may exhaust the JS stack first, which is reported as the same error at the call that could not be made.
+// (./interpreter.ts `evalTail`) is made by the same loop, so tail recursion (a recursive loop) needs no JS stack. Other
+// nested calls are counted: past MAX_CALL_DEPTH the call is a located "recursion" error instead of a JavaScript stack
+// overflow (the interpreter is the reference, not a runtime; compiled code allows far more, ../runtime/limits.ts).
+// Each nested call takes a few large interpreter frames (about 1,100 fit in Node's default stack for a small body): a
+// body nesting loops and branches deeply may exhaust the JS stack first, which is reported as the same error at the
+// call that could not be made.
 
 import type { Call, IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
+import { MAX_CALL_DEPTH_COMPILED } from "../runtime/limits.js";
 import type { Value } from "../runtime/value.js";
 import { evalAtom, evalTail, type Env } from "./interpreter.js";
 
@@ -37,7 +38,7 @@ export function withFunctions<T>(fns: readonly IrFunction[] | undefined, body: (
 export function callFunction(call: Call, env: Env): Value {
   if (depth >= MAX_CALL_DEPTH) {
     fail("recursion", `recursion deeper than ${MAX_CALL_DEPTH} calls in the interpreter`, call.span, {
-      hint: "compiled code (--engine js) has no depth limit; the interpreter runs only tail calls without one",
+      hint: `compiled code (--engine js) allows ${MAX_CALL_DEPTH_COMPILED} pending calls; the interpreter runs only tail calls without a limit`,
     });
   }
   depth++;
@@ -65,7 +66,7 @@ export function callFunction(call: Call, env: Env): Value {
       `recursion deeper than the interpreter's stack allows (${deepest} nested calls)`,
       call.span,
       {
-        hint: `compiled code (--engine js) has no depth limit; the interpreter allows ${MAX_CALL_DEPTH} nested calls at most`,
+        hint: `compiled code (--engine js) allows ${MAX_CALL_DEPTH_COMPILED} pending calls; the interpreter ${MAX_CALL_DEPTH} at most`,
       },
     );
   } finally {

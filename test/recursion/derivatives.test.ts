@@ -4,7 +4,7 @@
 // dot-product test), and second derivatives (forward over reverse) against closed forms.
 
 import { describe, expect, it } from "vitest";
-import { ENGINE_TOL, expectClose, FD_TOL, load, MODE_TOL, Point, seededRandom } from "../reverse/harness.js";
+import { expectClose, FD_TOL, load, Point, seededRandom } from "../reverse/harness.js";
 import { runBoth } from "../ad/harness.js";
 import { thrown } from "../helpers.js";
 
@@ -157,6 +157,16 @@ describe("second derivatives", () => {
         "recursive function (reverse over reverse)",
     );
   });
+  it("a recursive call in a branch after a while, whose taped value has no default (found by seed 4242)", () => {
+    // Reverse mode tapes the call; loop-invariant code motion must keep the tape-typed let where it is.
+    const q = load(`
+let main = fun (x: Double) ->
+  if fst (while (fun (s: Bool * Index) -> snd s < 0 && fst s) (fun (s: Bool * Index) -> (fst s, snd s + 1)) (true, 0))
+  then (let rec r (n: Index) (y: Double) : Vector = if n <= 0 then build 2 (fun i -> x * y) else build 2 (fun i -> x) in r 0 x)
+  else build 2 (fun i -> x)
+`);
+    expectClose(new Point(q, "main", [-3]).checkAll(rnd), [[-6], [-6]], 1e-12, "(x², x²)' = (2x, 2x)");
+  });
 });
 
 describe("deep recursion", () => {
@@ -170,6 +180,5 @@ describe("deep recursion", () => {
     let worst = 0;
     for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(data[i]! - sinTimes1(v[i]!)));
     expect(worst).toBeLessThan(1e-12);
-    expect(ENGINE_TOL + MODE_TOL).toBeGreaterThan(0);
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import { MAX_CALL_DEPTH } from "../../src/eval/calls.js";
+import { MAX_CALL_DEPTH_COMPILED } from "../../src/runtime/limits.js";
 import { printIr } from "../../src/ir/print.js";
 import { parseProgram } from "../../src/syntax/parser.js";
 import { printProgram } from "../../src/syntax/printer.js";
@@ -140,6 +141,16 @@ let localHelpers = fun (v: Vector) (s: Double) ->
     expect(p.runJson("loop", [1_000_000], "js")).toBe(500_000);
     // A self call in tail position is a loop in the generated code.
     expect(p.specialise("loop", [INT], "js").jsSource).toMatch(/continue \$tail;/);
+  });
+
+  it("compiled code stops a recursion that does not end at a documented depth, with a located error", () => {
+    // deep (-1) counts down from -1 and never reaches its base case k = 0.
+    const e = thrown(() => load(program).runJson("deep", [-1], "js"));
+    expect(e.kind).toBe("recursion");
+    expect(e.headline).toBe(
+      `rec.smooth:11:71: recursion error: recursion deeper than ${MAX_CALL_DEPTH_COMPILED} pending calls`,
+    );
+    expect(e.message).toMatch(/SMOOTH_MAX_CALL_DEPTH sets the limit/);
   });
 
   it("compiled code called from deep inside other JavaScript still finishes (its calls move to the heap)", () => {
