@@ -128,6 +128,14 @@ export function runChecked(
         found: e.message,
         hint: "reduce the sizes (a reverse-mode tape holds one state per loop iteration)",
       });
+    // Recursion moves to the heap (./functions.ts); what remains is one function whose values do not fit in a stack
+    // frame: every value of a straight-line program is a local, and a reverse sweep keeps its forward values live.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      fail("unsupported", "the compiled function needs more stack than is left to run it", undefined, {
+        hint:
+          "a straight-line program of about 10^5 values (each a local of one JavaScript function) is near the " +
+          "limit: call it from a shallower point, split it into functions, or use the interpreter (--engine interp)",
+      });
     throw e;
   }
 }
