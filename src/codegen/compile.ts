@@ -92,9 +92,10 @@ export function generateFunction(fn: IrFunction): GeneratedFunction {
     .errorDispatch()
     .map((line) => `    ${line}\n`)
     .join("");
+  const main = em.out.text();
   const body =
     `  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n${functions === undefined ? "" : "  $depth = 0;\n"}` +
-    `  $main: {\n${em.out.text()}\n  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
+    `  $main: {\n${main}\n${onTheHeap(main)}  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
   const source =
     functions === undefined
       ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
@@ -112,6 +113,21 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   ) => (args: readonly Value[], borrowed?: boolean) => Value;
   const run = make(RUNTIME, spans, types, paramTypes, resultType);
   return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
+}
+
+/** Above this many locals in the body's outermost block, they are moved off the stack frame (see onTheHeap). */
+const MOST_FRAME_LOCALS = 50_000;
+
+/**
+ * Every local of a JavaScript function takes a slot of its stack frame, and a straight-line program of 10⁵ values
+ * (a reverse sweep keeps its forward values) would need a frame larger than the whole stack. A function that
+ * refers to the locals makes V8 keep them in a heap context instead: this one is declared (hoisted, never called)
+ * in the outermost block when there are too many.
+ */
+function onTheHeap(main: string): string {
+  const names = [...main.matchAll(/^ {4}(?:const|let) ([$\w]+) =/gm)].map((m) => m[1]!);
+  if (names.length <= MOST_FRAME_LOCALS) return "";
+  return `    function $locals() { return [${names.join(", ")}]; }\n`;
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
