@@ -34,6 +34,8 @@ import type { Fresh } from "../lowering/ownership.js";
 
 export type Slots = readonly string[];
 
+const SPAN_POSITIONS = new WeakMap<readonly Span[], Map<Span, number>>();
+
 export class Emitter {
   readonly out: CodeWriter;
   /** Closure constants of the generated code: `$spans[k]` and `$types[k]` (shared by a program's functions). */
@@ -69,8 +71,18 @@ export class Emitter {
 
   spanRef(span: Span | undefined): string {
     if (span === undefined) return "undefined";
-    let k = this.spans.indexOf(span);
-    if (k < 0) k = this.spans.push(span) - 1;
+    // Positions by span, for the spans array (shared by the emitters of a program): a search per check would be
+    // quadratic in the size of a long program.
+    let positions = SPAN_POSITIONS.get(this.spans);
+    if (positions === undefined) {
+      positions = new Map(this.spans.map((s, k) => [s, k]));
+      SPAN_POSITIONS.set(this.spans, positions);
+    }
+    let k = positions.get(span);
+    if (k === undefined) {
+      k = this.spans.push(span) - 1;
+      positions.set(span, k);
+    }
     return `$spans[${k}]`;
   }
 

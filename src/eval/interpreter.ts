@@ -20,11 +20,11 @@
 // accumulation into an adjoint array copies it at every step, quadratic in its length (a sum's gradient at
 // n = 10⁵ took 13.6 s). Functions with lambdas copy at every update.
 
-import { SmoothError } from "../syntax/diagnostics.js";
+import { fail, SmoothError } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Atom, Build, Call, Expr, Ifold, IrFunction, Prim, Var, While } from "../ir/ir.js";
 import { callFunction, withFunctions } from "./calls.js";
-import { someNode } from "../ir/free.js";
+import { freeVars, someNode } from "../ir/free.js";
 import { ownership, type Fresh } from "../lowering/ownership.js";
 import { addArrays, copyArray, pathOf, updateAt } from "../runtime/update.js";
 import { PRIMS } from "../prims/table.js";
@@ -51,6 +51,14 @@ export function runFunction(fn: IrFunction, args: readonly Value[]): Value {
     updates = updatesOf(fn);
     try {
       return evalExpr(fn.body, env);
+    } catch (e) {
+      // Function applications nested as deeply as the program's functions call each other (a chain of 10⁴ functions,
+      // each calling the one before): the interpreter recurses for each (./calls.ts limits the program's `let rec`s).
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        fail("recursion", "function calls nest too deeply for the interpreter (it ran out of stack)", undefined, {
+          hint: "compiled code (--engine js) inlines them and runs them without nesting",
+        });
+      throw e;
     } finally {
       updates = outer;
     }
@@ -152,7 +160,10 @@ export function evalExpr(e: Expr, env: Env): Value {
       return t.elems[e.index]!;
     }
     case "lam": {
-      const closure = new Map(env);
+      // The closure keeps the variables the lambda uses, not the whole environment: copying all of it made a program
+      // of 10⁴ functions quadratic.
+      const closure = new Map<number, Value>();
+      for (const id of lambdaFreeVars(e)) if (env.has(id)) closure.set(id, env.get(id)!);
       const { param, body } = e;
       const fn: FunValue = {
         tag: "fun",
@@ -290,4 +301,16 @@ function bind(env: Env, v: Var, value: Value): Saved {
 function restore(env: Env, s: Saved): void {
   if (s.had) env.set(s.id, s.old!);
   else env.delete(s.id);
+}
+
+const FREE_OF_LAMBDA = new WeakMap<Expr, readonly number[]>();
+
+/** The ids of the variables a lambda uses from around it (remembered per node: a lambda may be evaluated often). */
+function lambdaFreeVars(e: Expr): readonly number[] {
+  let ids = FREE_OF_LAMBDA.get(e);
+  if (ids === undefined) {
+    ids = [...freeVars(e).keys()];
+    FREE_OF_LAMBDA.set(e, ids);
+  }
+  return ids;
 }

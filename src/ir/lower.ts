@@ -66,6 +66,7 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
       );
   });
   const lowering = new Lowering(program);
+  lowering.monomorphicDependencies(def);
   const fnAtom = lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan);
   const params = argTypes.map((t, i) => freshVar(def.paramNames[i] ?? `arg${i + 1}`, t));
   let acc: Atom = fnAtom;
@@ -115,6 +116,30 @@ class Lowering {
     } finally {
       this.preamble = preamble;
       this.specs = specs;
+    }
+  }
+
+  /**
+   * Lowers the monomorphic definitions `def` uses, directly or not, in the order they are defined: lowering on first
+   * use would otherwise nest one level per definition in a chain (10⁴ definitions, each calling the one before).
+   */
+  monomorphicDependencies(def: CheckedDef): void {
+    const seen = new Set<CheckedDef>([def]);
+    const work: SExpr[] = [def.def.value];
+    while (work.length > 0) {
+      const e = work.pop()!;
+      if (e.kind === "var") {
+        const g = this.program.globalRefs.get(e);
+        if (g !== undefined && !seen.has(g)) {
+          seen.add(g);
+          work.push(g.def.value);
+        }
+      }
+      work.push(...surfaceChildren(e));
+    }
+    for (const g of this.program.defs) {
+      if (g === def || !seen.has(g) || g.recGroup !== undefined || g.scheme.generics.length > 0) continue;
+      this.specialise(g, concretize(g.scheme.type, new Map()), g.def.nameSpan);
     }
   }
 
@@ -185,14 +210,8 @@ class Lowering {
         return this.app(e, env, blk, name);
       case "letrec":
         return this.rec.local(e, env, blk, name);
-      case "let": {
-        const value = this.expr(e.value, env, blk, patternName(e.pattern));
-        // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
-        if (e.value.kind === "lam" && value.kind === "var") this.rec.lambdas.set(value.id, { expr: e.value, env });
-        const inner = new Map(env);
-        this.bindPattern(e.pattern, value, inner, blk);
-        return this.expr(e.body, inner, blk, name);
-      }
+      case "let":
+        return this.lets(e, env, blk, name);
       case "if": {
         const type = this.typeOfNode(e);
         const cond = this.expr(e.cond, env, blk, "c");
@@ -218,9 +237,18 @@ class Lowering {
             type: BOOL,
           });
         }
-        const a = this.expr(e.left, env, blk);
-        const b = this.expr(e.right, env, blk);
-        return this.numericPrim(BINOP_PRIMS[e.op], a, b, this.typeOfNode(e), blk, name, e.opSpan);
+        // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: its innermost left operand first.
+        const chain: (SExpr & { kind: "binop" })[] = [];
+        let left: SExpr = e;
+        for (; left.kind === "binop" && left.op !== "&&" && left.op !== "||"; left = left.left) chain.push(left);
+        let a = this.expr(left, env, blk);
+        for (let k = chain.length - 1; k >= 0; k--) {
+          const node = chain[k]!;
+          const b = this.expr(node.right, env, blk);
+          const op = BINOP_PRIMS[node.op as keyof typeof BINOP_PRIMS];
+          a = this.numericPrim(op, a, b, this.typeOfNode(node), blk, k === 0 ? name : "t", node.opSpan);
+        }
+        return a;
       }
       case "unop": {
         const a = this.expr(e.arg, env, blk);
@@ -259,6 +287,24 @@ class Lowering {
     subBlock: (e, env, type) => this.subBlock(e, env, type),
     expr: (e, env, blk, name) => this.expr(e, env, blk, name),
   };
+
+  /**
+   * A chain of lets, in a loop (a function may have 10⁵ lets in a row), into one environment copied once and then
+   * extended: lowering is eager, and what keeps an environment for later (a local function a recursive function may
+   * use) keeps a copy.
+   */
+  private lets(first: SExpr & { kind: "let" }, env: Env, blk: AnfBuilder, name: string): Atom {
+    const inner = new Map(env);
+    let e: SExpr = first;
+    for (; e.kind === "let"; e = e.body) {
+      const value = this.expr(e.value, inner, blk, patternName(e.pattern));
+      // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
+      if (e.value.kind === "lam" && value.kind === "var")
+        this.rec.lambdas.set(value.id, { expr: e.value, env: new Map(inner) });
+      this.bindPattern(e.pattern, value, inner, blk);
+    }
+    return this.expr(e, inner, blk, name);
+  }
 
   private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
     const blk = new AnfBuilder();
@@ -554,4 +600,35 @@ class Lowering {
 
 function patternName(p: Pattern): string {
   return p.kind === "pvar" && p.name !== "_" ? p.name : "t";
+}
+
+/** The expressions directly inside a surface expression. */
+function surfaceChildren(e: SExpr): readonly SExpr[] {
+  switch (e.kind) {
+    case "var":
+    case "num":
+    case "bool":
+    case "opfun":
+      return [];
+    case "typed":
+      return [e.expr];
+    case "tuple":
+      return e.elems;
+    case "binop":
+      return [e.left, e.right];
+    case "unop":
+      return [e.arg];
+    case "app":
+      return [e.fn, e.arg];
+    case "index":
+      return [e.array, e.index];
+    case "lam":
+      return [e.body];
+    case "if":
+      return [e.cond, e.then, e.else];
+    case "let":
+      return [e.value, e.body];
+    case "letrec":
+      return [...e.bindings.map((b) => b.value), e.body];
+  }
 }

@@ -201,27 +201,38 @@ function parseDefinition(s: TokenStream): Definition {
   return def;
 }
 
+/**
+ * `let ... in body` (or the layout form). A body that is itself a `let` is parsed by this loop rather than by
+ * recursion, so a chain of 10⁵ lets needs no stack: such a body extends as far right as possible, exactly as this
+ * let's body would, so every let of the chain ends where the last body ends.
+ */
 function parseLet(s: TokenStream): Expr {
-  if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+  const heads: { letToken: Token; head: Omit<Expr & { kind: "let" }, "body" | "span"> | RecBinding[] }[] = [];
+  do {
     const letToken = s.raw;
-    const bindings = parseRecGroup(s, false);
-    letBody(s, letToken);
-    const body = parseExpression(s);
-    return { kind: "letrec", bindings, body, span: s.spanFrom(letToken.start) };
+    if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+      const bindings = parseRecGroup(s, false);
+      letBody(s, letToken);
+      heads.push({ letToken, head: bindings });
+      continue;
+    }
+    const binding = parseBinding(s, false);
+    letBody(s, binding.letToken);
+    const head: Omit<Expr & { kind: "let" }, "body" | "span"> = {
+      kind: "let",
+      pattern: binding.pattern,
+      value: binding.value,
+    };
+    if (binding.annot !== undefined) head.annot = binding.annot;
+    heads.push({ letToken: binding.letToken, head });
+  } while (s.is("let"));
+  let body = parseExpression(s);
+  for (let k = heads.length - 1; k >= 0; k--) {
+    const { letToken, head } = heads[k]!;
+    const span = s.spanFrom(letToken.start);
+    body = Array.isArray(head) ? { kind: "letrec", bindings: head, body, span } : { ...head, body, span };
   }
-  const binding = parseBinding(s, false);
-  const { letToken } = binding;
-  letBody(s, letToken);
-  const body = parseExpression(s);
-  const e: Expr = {
-    kind: "let",
-    pattern: binding.pattern,
-    value: binding.value,
-    body,
-    span: s.spanFrom(letToken.start),
-  };
-  if (binding.annot !== undefined) e.annot = binding.annot;
-  return e;
+  return body;
 }
 
 /** Consumes the `in` of a local `let`, or checks that the body starts a new line at the `let`'s column. */

@@ -19,6 +19,12 @@ import { runPipeline } from "../../src/opt/pass.js";
 import { DERIVATIVE_PIPELINE, REVERSE_PRIMAL_PIPELINE, STANDARD_PIPELINE } from "../../src/opt/pipeline.js";
 import { DOUBLE } from "../../src/types/types.js";
 import { thrown } from "../helpers.js";
+import { add, grad, mul, sin, type Tensor } from "../../src/index.js";
+import { lowerEntry } from "../../src/ir/lower.js";
+import { exprSize } from "../../src/ir/free.js";
+import { valueToJson } from "../../src/runtime/json.js";
+import { parseProgram } from "../../src/syntax/parser.js";
+import { printProgram } from "../../src/syntax/printer.js";
 
 /** a₀ = x, aᵢ₊₁ = aᵢ + 10⁻⁴ sin aᵢ, as 3 lets per step: `steps` steps (the derivative stays of order 1). */
 function chain(steps: number): IrFunction {
@@ -71,6 +77,66 @@ describe("a function of 10⁵ lets", () => {
     const short = chain(3334);
     const derivative = runPipeline(forwardDerivative(short, { wrt: [0] }), DERIVATIVE_PIPELINE);
     expect(compileFunction(derivative)([0.3])).toBeCloseTo(reference(3334, 0.3).derivative, 12);
+  });
+});
+
+/** `let main = fun (x: Double) ->` and n lets a_i = a_{i-1} + sin a_{i-1} · 10⁻⁴, in the layout form or with `in`. */
+function letsSource(n: number, layout: boolean): string {
+  const lets = Array.from({ length: n - 1 }, (_, i) => `let a${i + 1} = a${i} + sin a${i} * 0.0001`);
+  return layout
+    ? ["let main = fun (x: Double) ->", "  let a0 = x", ...lets.map((l) => `  ${l}`), `  a${n - 1}`].join("\n")
+    : `let main = fun (x: Double) -> let a0 = x in ${lets.map((l) => `${l} in `).join("")}a${n - 1}`;
+}
+
+describe("programs of that size from source, within the default stack", () => {
+  test("10⁵ lets in the layout form: parsed, printed (and parsed back the same), checked and lowered", () => {
+    const text = letsSource(100_000, true);
+    const ast = parseProgram({ name: "lets.smooth", text });
+    // Printed, parsed back and printed again, the same text (a structural comparison would itself recurse).
+    const printed = printProgram(ast);
+    expect(printed.split("\n").length).toBeGreaterThan(100_000);
+    expect(printProgram(parseProgram({ name: "printed.smooth", text: printed }))).toBe(printed);
+    const p = loadProgram({ name: "lets.smooth", text });
+    expect(p.definition("main").scheme).toBeDefined();
+    const ir = lowerEntry(p.checked, "main", [DOUBLE]);
+    // Each let a surface node or more (the lambda of `main` is applied to the parameter; inlining comes later).
+    expect(exprSize(ir.body)).toBeGreaterThan(100_000);
+  });
+
+  test("10⁴ lets with `in`: run in both engines and differentiated in both modes, against the chain rule", () => {
+    const n = 10_000;
+    const p = loadProgram({ name: "lets.smooth", text: letsSource(n, false) });
+    const ref = reference(n - 1, 0.3);
+    for (const engine of ["interp", "js"] as const) expect(p.runJson("main", [0.3], engine)).toBeCloseTo(ref.value, 12);
+    for (const kind of ["gradient", "forward"] as const) {
+      const d = p.derivative("main", [DOUBLE], [0], "js", undefined, kind);
+      expect(valueToJson(d.run([0.3]), d.resultType)).toBeCloseTo(ref.derivative, 12);
+    }
+  });
+
+  test("10⁴ definitions, each calling the one before, and a sum of 10⁴ terms", () => {
+    const defs = ["let d0 = fun (x: Double) -> x"];
+    for (let i = 1; i < 10_000; i++) defs.push(`let d${i} = fun (x: Double) -> d${i - 1} x + 1.`);
+    defs.push("let main = fun (x: Double) -> d9999 x");
+    const chain = loadProgram({ name: "defs.smooth", text: defs.join("\n") });
+    expect(chain.runJson("main", [0.5], "js")).toBe(9999.5);
+    // The interpreter nests one JavaScript call per function call: that deep, a located error, not a RangeError.
+    expect(thrown(() => chain.runJson("main", [0.5], "interp")).kind).toBe("recursion");
+    const terms = Array.from({ length: 10_000 }, (_, i) => `x * ${i + 1}.`).join(" + ");
+    const sum = loadProgram({ name: "sum.smooth", text: `let main = fun (x: Double) -> ${terms}` });
+    for (const engine of ["interp", "js"] as const) expect(sum.runJson("main", [2], engine)).toBe(10_000 * 10_001);
+    const printed = printProgram(parseProgram({ name: "sum.smooth", text: `let main = fun (x: Double) -> ${terms}` }));
+    expect(printed.length).toBeGreaterThan(terms.length);
+  });
+
+  test("a traced TypeScript function of 10⁴ operations has its gradient, against the chain rule", () => {
+    const steps = 3334;
+    const f = (x: Tensor) => {
+      let a = x;
+      for (let i = 0; i < steps; i++) a = add(a, mul(sin(a), 1e-4));
+      return a;
+    };
+    expect(grad(f)(0.3) as number).toBeCloseTo(reference(steps, 0.3).derivative, 12);
   });
 });
 
