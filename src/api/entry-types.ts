@@ -68,9 +68,15 @@ function typeFromJson(json: unknown, t: MType, what: string, namer: TypeNamer): 
       if (!Array.isArray(json) || json.length !== t.elems.length) return mismatch(json, t, what, namer);
       return tupleOf(t.elems.map((e, i) => typeFromJson(json[i], e, what, namer)));
     case "fun":
-      return fail("argument", `${what} is a function; a function cannot be passed as JSON`, undefined, {
-        expected: namer.show(t),
-      });
+    case "tape":
+      return fail(
+        "argument",
+        `${what} is a ${t.k === "fun" ? "function" : "tape"}, which cannot be passed as JSON`,
+        undefined,
+        {
+          expected: namer.show(t),
+        },
+      );
     case "tvar":
       if (typeof json === "boolean" && t.flag === "any") return BOOL;
       if (Array.isArray(json) && t.flag === "any")

@@ -1,15 +1,16 @@
 // Lowering: the type-checked surface program, specialised to concrete argument types, becomes core IR in A-normal form.
 //
 // Specialisation (as in Myia, paper 002 §4.2): a polymorphic top-level definition is lowered once per concrete type
-// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed and
-// not recursive, so this order is always possible). The inliner later removes the lambdas.
+// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed, so
+// this order is always possible). The inliner later removes the lambdas. Recursive functions (`let rec`) become
+// first-order functions of the program instead, called by `call` nodes (./lower-rec.ts).
 // Index-to-Double promotions decided by the type checker become explicit `toDouble` primitives here: the lowering sees
 // concrete types, so wherever an Index meets a Double it converts.
 
 import type { Expr as SExpr, Pattern } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { primResultType } from "../prims/table.js";
+import { PRIMS, primResultType } from "../prims/table.js";
 import type { PrimName } from "../prims/names.js";
 import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
@@ -20,6 +21,7 @@ import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
 import { binder1, binder2, binderWhile, type Arg, type Env, type Scopes } from "./lower-binders.js";
 import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
+import { RecLowering } from "./lower-rec.js";
 
 /** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
 function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
@@ -64,6 +66,7 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
       );
   });
   const lowering = new Lowering(program);
+  lowering.monomorphicDependencies(def);
   const fnAtom = lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan);
   const params = argTypes.map((t, i) => freshVar(def.paramNames[i] ?? `arg${i + 1}`, t));
   let acc: Atom = fnAtom;
@@ -81,7 +84,9 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
         found: showType(acc.type),
       },
     );
-  return { name, params, body: lowering.preamble.finish(acc) };
+  const body = lowering.preamble.finish(acc);
+  const functions = lowering.rec.functions;
+  return functions.length > 0 ? { name, params, body, functions } : { name, params, body };
 }
 
 function countParams(t: MType): number {
@@ -91,11 +96,52 @@ function countParams(t: MType): number {
 }
 
 class Lowering {
-  readonly preamble = new AnfBuilder();
-  private readonly specs = new Map<CheckedDef, Map<string, Atom>>();
-  private subst: ReadonlyMap<TVar, Type> = new Map();
+  /** Where the top-level definitions the code being lowered uses are bound (the entry's, or a function's own). */
+  preamble = new AnfBuilder();
+  private specs = new Map<CheckedDef, Map<string, Atom>>();
+  subst: ReadonlyMap<TVar, Type> = new Map();
+  readonly rec: RecLowering = new RecLowering(this);
 
   constructor(private readonly program: CheckedProgram) {}
+
+  /** Lowers a function's body with its own preamble: the top-level definitions it uses are bound inside it. */
+  inFunction(body: (blk: AnfBuilder) => Atom): Expr {
+    const [preamble, specs] = [this.preamble, this.specs];
+    this.preamble = new AnfBuilder();
+    this.specs = new Map();
+    try {
+      const blk = new AnfBuilder();
+      const result = body(blk);
+      return this.preamble.finish(blk.finish(result));
+    } finally {
+      this.preamble = preamble;
+      this.specs = specs;
+    }
+  }
+
+  /**
+   * Lowers the monomorphic definitions `def` uses, directly or not, in the order they are defined: lowering on first
+   * use would otherwise nest one level per definition in a chain (10⁴ definitions, each calling the one before).
+   */
+  monomorphicDependencies(def: CheckedDef): void {
+    const seen = new Set<CheckedDef>([def]);
+    const work: SExpr[] = [def.def.value];
+    while (work.length > 0) {
+      const e = work.pop()!;
+      if (e.kind === "var") {
+        const g = this.program.globalRefs.get(e);
+        if (g !== undefined && !seen.has(g)) {
+          seen.add(g);
+          work.push(g.def.value);
+        }
+      }
+      work.push(...surfaceChildren(e));
+    }
+    for (const g of this.program.defs) {
+      if (g === def || !seen.has(g) || g.recGroup !== undefined || g.scheme.generics.length > 0) continue;
+      this.specialise(g, concretize(g.scheme.type, new Map()), g.def.nameSpan);
+    }
+  }
 
   /** The atom bound to definition `def` specialised at concrete type `type` (lowered on first use). */
   specialise(def: CheckedDef, type: Type, useSpan: Span): Atom {
@@ -104,6 +150,11 @@ class Lowering {
     const key = JSON.stringify(type);
     const have = byType.get(key);
     if (have) return have;
+    if (def.recGroup !== undefined) {
+      const fn = this.rec.value(this.rec.global(def, type, useSpan), this.preamble, def.name);
+      byType.set(key, fn);
+      return fn;
+    }
     const subst = new Map<TVar, Type>();
     if (!matchConcrete(def.scheme.type, type, subst))
       throw new Error(`specialise: ${def.name} used at ${showType(type)} (${useSpan.start})`);
@@ -115,17 +166,19 @@ class Lowering {
     return atom;
   }
 
-  private typeOfNode(node: object): Type {
+  typeOfNode(node: object): Type {
     const t = this.program.nodeTypes.get(node);
     if (!t) throw new Error("lowering: node without an inferred type");
     return concretize(t, this.subst);
   }
 
   /** Lowers `e` into `blk`, returning the atom holding its value. `name` names the binding for printing. */
-  private expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
+  expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
     switch (e.kind) {
       case "var": {
         const local = env.get(e.name);
+        const target = this.rec.targetOf(local);
+        if (target) return this.rec.value(target, blk, e.name);
         if (local) return local;
         const global = this.program.globalRefs.get(e);
         if (global) return this.specialise(global, this.typeOfNode(e), e.span);
@@ -155,12 +208,10 @@ class Lowering {
         );
       case "app":
         return this.app(e, env, blk, name);
-      case "let": {
-        const value = this.expr(e.value, env, blk, patternName(e.pattern));
-        const inner = new Map(env);
-        this.bindPattern(e.pattern, value, inner, blk);
-        return this.expr(e.body, inner, blk, name);
-      }
+      case "letrec":
+        return this.rec.local(e, env, blk, name);
+      case "let":
+        return this.lets(e, env, blk, name);
       case "if": {
         const type = this.typeOfNode(e);
         const cond = this.expr(e.cond, env, blk, "c");
@@ -186,9 +237,18 @@ class Lowering {
             type: BOOL,
           });
         }
-        const a = this.expr(e.left, env, blk);
-        const b = this.expr(e.right, env, blk);
-        return this.numericPrim(BINOP_PRIMS[e.op], a, b, this.typeOfNode(e), blk, name, e.opSpan);
+        // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: its innermost left operand first.
+        const chain: (SExpr & { kind: "binop" })[] = [];
+        let left: SExpr = e;
+        for (; left.kind === "binop" && left.op !== "&&" && left.op !== "||"; left = left.left) chain.push(left);
+        let a = this.expr(left, env, blk);
+        for (let k = chain.length - 1; k >= 0; k--) {
+          const node = chain[k]!;
+          const b = this.expr(node.right, env, blk);
+          const op = BINOP_PRIMS[node.op as keyof typeof BINOP_PRIMS];
+          a = this.numericPrim(op, a, b, this.typeOfNode(node), blk, k === 0 ? name : "t", node.opSpan);
+        }
+        return a;
       }
       case "unop": {
         const a = this.expr(e.arg, env, blk);
@@ -228,6 +288,24 @@ class Lowering {
     expr: (e, env, blk, name) => this.expr(e, env, blk, name),
   };
 
+  /**
+   * A chain of lets, in a loop (a function may have 10⁵ lets in a row), into one environment copied once and then
+   * extended: lowering is eager, and what keeps an environment for later (a local function a recursive function may
+   * use) keeps a copy.
+   */
+  private lets(first: SExpr & { kind: "let" }, env: Env, blk: AnfBuilder, name: string): Atom {
+    const inner = new Map(env);
+    let e: SExpr = first;
+    for (; e.kind === "let"; e = e.body) {
+      const value = this.expr(e.value, inner, blk, patternName(e.pattern));
+      // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
+      if (e.value.kind === "lam" && value.kind === "var")
+        this.rec.lambdas.set(value.id, { expr: e.value, env: new Map(inner) });
+      this.bindPattern(e.pattern, value, inner, blk);
+    }
+    return this.expr(e, inner, blk, name);
+  }
+
   private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
     const blk = new AnfBuilder();
     const a = this.coerce(this.expr(e, env, blk, name), type, blk);
@@ -258,7 +336,7 @@ class Lowering {
   }
 
   /** Index → Double where a Double is wanted; identity otherwise. */
-  private coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
+  coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
     if (a.type.k === "int" && want.k === "double") {
       if (a.kind === "lit") return lit(a.value, DOUBLE);
       return blk.bind("d", this.prim("toDouble", [a]));
@@ -266,7 +344,10 @@ class Lowering {
     return a;
   }
 
-  private prim(op: PrimName, args: Atom[], span?: Span): Expr {
+  private prim(op: PrimName, args: Atom[], span?: Span, nodeType?: Type): Expr {
+    // A tape pop's type is what its context (a type ascription) says it pops.
+    if (PRIMS[op].resultFromNode !== undefined && nodeType !== undefined)
+      return { kind: "prim", op, args, type: nodeType };
     const type = primResultType(
       op,
       args.map((a) => a.type),
@@ -305,6 +386,21 @@ class Lowering {
     }
     let acc: Atom;
     let next = 0;
+    const target = head.kind === "var" ? this.recTarget(head, env) : undefined;
+    if (target) {
+      // A recursive function applied: a call when all its arguments are given.
+      next = Math.min(spine.length, target.params.length);
+      const call = spine[next - 1]!;
+      acc = this.rec.apply(
+        target,
+        spine.slice(0, next).map((s) => s.arg),
+        env,
+        blk,
+        name,
+        call.span,
+      );
+      return this.applyRest(acc, spine, next, env, blk, name);
+    }
     const builtin =
       head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head)
         ? BUILTINS.get(head.name)
@@ -317,6 +413,25 @@ class Lowering {
     } else {
       acc = this.expr(head, env, blk, "f");
     }
+    return this.applyRest(acc, spine, next, env, blk, name);
+  }
+
+  /** The recursive function a name stands for: a local one, or a top-level `let rec` (so a call keeps its place). */
+  private recTarget(head: SExpr & { kind: "var" }, env: Env) {
+    if (env.has(head.name)) return this.rec.targetOf(env.get(head.name));
+    const global = this.program.globalRefs.get(head);
+    return global?.recGroup === undefined ? undefined : this.rec.global(global, this.typeOfNode(head), head.span);
+  }
+
+  /** `acc` applied to the arguments of `spine` from `next` on. */
+  private applyRest(
+    acc: Atom,
+    spine: readonly (SExpr & { kind: "app" })[],
+    next: number,
+    env: Env,
+    blk: AnfBuilder,
+    name: string,
+  ): Atom {
     for (; next < spine.length; next++) {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
@@ -352,7 +467,7 @@ class Lowering {
         const op = b.lowering.op;
         const xs = args.map((_, i) => atomArg(i));
         if (op === "max" || op === "min") return this.numericPrim(op, xs[0]!, xs[1]!, type, blk, name, span);
-        return blk.bind(name, this.prim(op, xs, span));
+        return blk.bind(name, this.prim(op, xs, span, type));
       }
       case "proj": {
         const t = atomArg(0);
@@ -485,4 +600,35 @@ class Lowering {
 
 function patternName(p: Pattern): string {
   return p.kind === "pvar" && p.name !== "_" ? p.name : "t";
+}
+
+/** The expressions directly inside a surface expression. */
+function surfaceChildren(e: SExpr): readonly SExpr[] {
+  switch (e.kind) {
+    case "var":
+    case "num":
+    case "bool":
+    case "opfun":
+      return [];
+    case "typed":
+      return [e.expr];
+    case "tuple":
+      return e.elems;
+    case "binop":
+      return [e.left, e.right];
+    case "unop":
+      return [e.arg];
+    case "app":
+      return [e.fn, e.arg];
+    case "index":
+      return [e.array, e.index];
+    case "lam":
+      return [e.body];
+    case "if":
+      return [e.cond, e.then, e.else];
+    case "let":
+      return [e.value, e.body];
+    case "letrec":
+      return [...e.bindings.map((b) => b.value), e.body];
+  }
 }

@@ -72,9 +72,10 @@ function fromJson(json: unknown, type: Type, what: string, path: string): Value 
       return stackUniform(elemType, elems);
     }
     case "fun":
+    case "tape":
       return fail(
         "argument",
-        `${where} has the function type ${showType(type)}, which JSON cannot express`,
+        `${where} has the ${type.k === "fun" ? "function " : ""}type ${showType(type)}, which JSON cannot express`,
         undefined,
         {
           expected: "a type without functions",
@@ -127,7 +128,8 @@ export function valueToJson(v: Value, type: Type): unknown {
       return out;
     }
     case "fun":
-      throw new Error("valueToJson: functions have no JSON form");
+    case "tape":
+      throw new Error(`valueToJson: a ${type.k} has no JSON form`);
   }
 }
 

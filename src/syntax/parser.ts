@@ -8,9 +8,10 @@
 //   atom     ::= name | number | true | false | '(' op ')' | '(' expr ')'
 //
 // The layout rule for `let` without `in` lives in TokenStream; here a `let` parses its right-hand side under its own
-// limit and then expects `in` or a body starting on a new line at its column.
+// limit and then expects `in` or a body starting on a new line at its column. `let rec f ... = e and g ... = e'`
+// (top level or local) binds functions that see each other; each `and` limits its own right-hand side like a `let`.
 
-import type { BinaryOp, Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
+import type { BinaryOp, Definition, Expr, Param, Pattern, Program, RecBinding, TypeAnn } from "./ast.js";
 import { fail } from "./diagnostics.js";
 import { tokenize, type Token } from "./lexer.js";
 import { parseTypeAnn } from "./parser-types.js";
@@ -46,7 +47,7 @@ export function parseProgram(file: SourceFile): Program {
   const defs: Definition[] = [];
   while (!s.atEnd()) {
     if (!s.is("let")) s.unexpected("a top-level definition `let name = ...`");
-    defs.push(parseDefinition(s));
+    defs.push(...parseDefinitions(s));
   }
   return { defs };
 }
@@ -77,7 +78,11 @@ interface Binding {
 
 /** `let pattern (: T)? = value` or `let name params (: T)? = body` (a lambda); the right-hand side obeys layout. */
 function parseBinding(s: TokenStream, topLevel: boolean): Binding {
-  const letToken = s.next();
+  return parseBindingAfter(s, s.next(), topLevel);
+}
+
+/** A binding after its `let` (or `and`) token, which sets the layout limit of the right-hand side. */
+function parseBindingAfter(s: TokenStream, letToken: Token, topLevel: boolean): Binding {
   const head = s.peek();
   let pattern: Pattern;
   const params: Param[] = [];
@@ -132,10 +137,23 @@ function functionTypeOf(params: Param[], result: TypeAnn): TypeAnn {
   return type;
 }
 
-function parseDefinition(s: TokenStream): Definition {
-  const start = s.peek().start;
-  const { pattern, annot, value } = parseBinding(s, true);
-  if (pattern.kind !== "pvar") throw new Error("internal: top-level pattern");
+function parseDefinitions(s: TokenStream): Definition[] {
+  if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+    const defs = parseRecGroup(s, true).map((b, i): Definition => ({
+      name: b.name,
+      nameSpan: b.nameSpan,
+      value: b.value,
+      span: b.span,
+      rec: i === 0 ? "rec" : "and",
+      ...(b.annot === undefined ? {} : { annot: b.annot }),
+    }));
+    noTopLevelIn(s);
+    return defs;
+  }
+  return [parseDefinition(s)];
+}
+
+function noTopLevelIn(s: TokenStream): void {
   if (s.is("in")) {
     fail("syntax", "a top-level definition has no `in`", s.errorSpan(), {
       expected: "the next definition `let name = ...` or the end of the file",
@@ -143,36 +161,94 @@ function parseDefinition(s: TokenStream): Definition {
       hint: "`let ... in ...` is an expression; write it inside a definition: `let main = let x = 1 in x`",
     });
   }
+}
+
+/**
+ * `let rec f ... = e1 and g ... = e2 ...`: each binding names a function (its value must be a lambda); an `and`
+ * sets the layout limit of its own right-hand side, as a `let` does.
+ */
+function parseRecGroup(s: TokenStream, topLevel: boolean): RecBinding[] {
+  const bindings: RecBinding[] = [];
+  let head = s.next(); // `let`, then each `and`
+  s.next(); // `rec`
+  for (;;) {
+    const start = head.start;
+    const nameToken = s.peek();
+    if (nameToken.kind !== "name" || nameToken.text === "_") s.unexpected("the name of a recursive function");
+    const { pattern, annot, value } = parseBindingAfter(s, head, topLevel);
+    if (pattern.kind !== "pvar") throw new Error("internal: let rec pattern");
+    if (value.kind !== "lam") {
+      fail("syntax", "`let rec` defines functions", value.span, {
+        expected: `a function: \`let rec ${pattern.name} x = ...\` or \`let rec ${pattern.name} = fun x -> ...\``,
+        found: "a value that is not a `fun`",
+      });
+    }
+    const binding: RecBinding = { name: pattern.name, nameSpan: pattern.span, value, span: s.spanFrom(start) };
+    if (annot !== undefined) binding.annot = annot;
+    bindings.push(binding);
+    if (!s.is("and")) return bindings;
+    head = s.next();
+  }
+}
+
+function parseDefinition(s: TokenStream): Definition {
+  const start = s.peek().start;
+  const { pattern, annot, value } = parseBinding(s, true);
+  if (pattern.kind !== "pvar") throw new Error("internal: top-level pattern");
+  noTopLevelIn(s);
   const def: Definition = { name: pattern.name, nameSpan: pattern.span, value, span: s.spanFrom(start) };
   if (annot !== undefined) def.annot = annot;
   return def;
 }
 
+/**
+ * `let ... in body` (or the layout form). A body that is itself a `let` is parsed by this loop rather than by
+ * recursion, so a chain of 10⁵ lets needs no stack: such a body extends as far right as possible, exactly as this
+ * let's body would, so every let of the chain ends where the last body ends.
+ */
 function parseLet(s: TokenStream): Expr {
-  const binding = parseBinding(s, false);
-  const { letToken } = binding;
+  const heads: { letToken: Token; head: Omit<Expr & { kind: "let" }, "body" | "span"> | RecBinding[] }[] = [];
+  do {
+    const letToken = s.raw;
+    if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+      const bindings = parseRecGroup(s, false);
+      letBody(s, letToken);
+      heads.push({ letToken, head: bindings });
+      continue;
+    }
+    const binding = parseBinding(s, false);
+    letBody(s, binding.letToken);
+    const head: Omit<Expr & { kind: "let" }, "body" | "span"> = {
+      kind: "let",
+      pattern: binding.pattern,
+      value: binding.value,
+    };
+    if (binding.annot !== undefined) head.annot = binding.annot;
+    heads.push({ letToken: binding.letToken, head });
+  } while (s.is("let"));
+  let body = parseExpression(s);
+  for (let k = heads.length - 1; k >= 0; k--) {
+    const { letToken, head } = heads[k]!;
+    const span = s.spanFrom(letToken.start);
+    body = Array.isArray(head) ? { kind: "letrec", bindings: head, body, span } : { ...head, body, span };
+  }
+  return body;
+}
+
+/** Consumes the `in` of a local `let`, or checks that the body starts a new line at the `let`'s column. */
+function letBody(s: TokenStream, letToken: Token): void {
   if (s.is("in")) {
     s.next();
-  } else {
-    const next = s.peek();
-    // The layout form: the body starts a new line exactly at the `let`'s column.
-    if (next.kind === "eof" || !next.firstOnLine || next.col !== letToken.col) {
-      fail("syntax", "`let` has no body", s.tokenSpan(letToken), {
-        expected: `\`in\`, or the body on the next line at column ${letToken.col}`,
-        found: s.describeNext(),
-      });
-    }
+    return;
   }
-  const body = parseExpression(s);
-  const e: Expr = {
-    kind: "let",
-    pattern: binding.pattern,
-    value: binding.value,
-    body,
-    span: s.spanFrom(letToken.start),
-  };
-  if (binding.annot !== undefined) e.annot = binding.annot;
-  return e;
+  const next = s.peek();
+  // The layout form: the body starts a new line exactly at the `let`'s column.
+  if (next.kind === "eof" || !next.firstOnLine || next.col !== letToken.col) {
+    fail("syntax", "`let` has no body", s.tokenSpan(letToken), {
+      expected: `\`in\`, or the body on the next line at column ${letToken.col}`,
+      found: s.describeNext(),
+    });
+  }
 }
 
 /** `x`, `(a, b)`, `((a, b), _)`: names, `_` and parenthesised tuples of patterns. */

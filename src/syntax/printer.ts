@@ -27,6 +27,7 @@ const SHORT = 12;
 export function exprPrecedence(e: Expr): number {
   switch (e.kind) {
     case "let":
+    case "letrec":
     case "lam":
     case "if":
       return OPEN_PRECEDENCE;
@@ -99,7 +100,8 @@ export function printProgram(p: Program): string {
 }
 
 export function printDefinition(d: Definition): string {
-  const head = `let ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`;
+  const keyword = d.rec === "rec" ? "let rec" : d.rec === "and" ? "and" : "let";
+  const head = `${keyword} ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`;
   // The definition's `let` is at column 0: every further line must start right of it.
   return `${head}${renderBoundValue(d.value, 0, head.length, { indent: 0, limit: 0 })}\n`;
 }
@@ -142,17 +144,27 @@ function render(e: Expr, col: number, ctx: Ctx, prec: number, tail: boolean): st
     case "tuple":
       return renderTuple(e.elems, col, ctx.indent, col + flatSize(e) > WIDTH);
     case "binop": {
-      const level = BINOP_PRECEDENCE[e.op];
-      // Left associative: the left operand may be at the same level; `**` is right associative; comparisons neither.
-      const leftPrec = level === POWER_LEVEL || level === COMPARISON_LEVEL ? level + 1 : level;
-      const rightPrec = level === POWER_LEVEL ? level : level + 1;
+      // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: the left operands printed without parentheses.
+      const spine = [e];
+      for (let node = e; ;) {
+        const left = node.left;
+        if (clarifies(node) || left.kind !== "binop" || needsParens(left, leftPrecedence(node), false)) break;
+        spine.push(left);
+        node = left;
+      }
+      const innermost = spine[spine.length - 1]!;
       // `-x ** 2` means `(-x) ** 2` here, unlike in mathematics: say so with parentheses.
-      const clarify = level === POWER_LEVEL && e.left.kind === "unop";
-      const left = clarify
-        ? `(${render(e.left, col + 1, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true)})`
-        : render(e.left, col, ctx, leftPrec, false);
-      const text = `${left} ${e.op} `;
-      return text + render(e.right, columnAfter(text, col), ctx, rightPrec, tail);
+      let text = clarifies(innermost)
+        ? `(${render(innermost.left, col + 1, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true)})`
+        : render(innermost.left, col, ctx, leftPrecedence(innermost), false);
+      for (let k = spine.length - 1; k >= 0; k--) {
+        const node = spine[k]!;
+        const level = BINOP_PRECEDENCE[node.op];
+        const rightPrec = level === POWER_LEVEL ? level : level + 1;
+        text += ` ${node.op} `;
+        text += render(node.right, columnAfter(text, col), ctx, rightPrec, k === 0 ? tail : false);
+      }
+      return text;
     }
     case "unop": {
       const op = e.op === "-" ? "-" : "not ";
@@ -181,15 +193,47 @@ function render(e: Expr, col: number, ctx: Ctx, prec: number, tail: boolean): st
     }
     case "if":
       return renderIf(e, col, ctx);
-    case "let": {
-      const annot = e.annot === undefined ? "" : `: ${printType(e.annot)}`;
-      const head = `let ${printPattern(e.pattern)}${annot} =`;
-      const value = renderBoundValue(e.value, col, col + head.length, { indent: ctx.indent, limit: col });
-      // With `in`, the body is free of this let's limit; it goes on its own line at the let's column.
-      const body = render(e.body, col, { indent: col, limit: ctx.limit }, OPEN_PRECEDENCE, true);
-      return `${head}${value} in\n${spaces(col)}${body}`;
-    }
+    case "letrec":
+    case "let":
+      return renderLets(e, col, ctx);
   }
+}
+
+/** Left associative: the left operand may be at the same level; `**` is right associative; comparisons neither. */
+function leftPrecedence(e: Expr & { kind: "binop" }): number {
+  const level = BINOP_PRECEDENCE[e.op];
+  return level === POWER_LEVEL || level === COMPARISON_LEVEL ? level + 1 : level;
+}
+
+const clarifies = (e: Expr & { kind: "binop" }) => BINOP_PRECEDENCE[e.op] === POWER_LEVEL && e.left.kind === "unop";
+
+/**
+ * A chain of lets (and `let rec` groups), each with `in`, its body on its own line at the first let's column. The
+ * chain is walked with a loop: a program may have 10⁵ lets in a row.
+ */
+function renderLets(first: Expr & { kind: "let" | "letrec" }, col: number, ctx: Ctx): string {
+  const parts: string[] = [];
+  let e: Expr = first;
+  // With `in`, a body is free of its let's limit; the enclosing one still holds.
+  let letCtx = ctx;
+  for (; e.kind === "let" || e.kind === "letrec"; e = e.body, letCtx = { indent: col, limit: ctx.limit }) {
+    if (e.kind === "letrec") {
+      // Each binding starts its own line at the `let`'s column (`and` ends the previous right-hand side by layout).
+      const bindings = e.bindings.map((bd, i) => {
+        const annot = bd.annot === undefined ? "" : `: ${printType(bd.annot)}`;
+        const head = `${i === 0 ? "let rec" : "and"} ${bd.name}${annot} =`;
+        return head + renderBoundValue(bd.value, col, col + head.length, { indent: letCtx.indent, limit: col });
+      });
+      parts.push(`${bindings.join(`\n${spaces(col)}`)} in\n${spaces(col)}`);
+      continue;
+    }
+    const annot = e.annot === undefined ? "" : `: ${printType(e.annot)}`;
+    const head = `let ${printPattern(e.pattern)}${annot} =`;
+    const value = renderBoundValue(e.value, col, col + head.length, { indent: letCtx.indent, limit: col });
+    parts.push(`${head}${value} in\n${spaces(col)}`);
+  }
+  parts.push(render(e, col, { indent: col, limit: ctx.limit }, OPEN_PRECEDENCE, true));
+  return parts.join("");
 }
 
 /**
@@ -247,6 +291,10 @@ const flatSizes = new WeakMap<Expr, number>();
 function flatSize(e: Expr): number {
   const known = flatSizes.get(e);
   if (known !== undefined) return known;
+  // The left operands of a left-nested chain first, innermost first, so that none recurses down the chain.
+  const spine: Expr[] = [];
+  for (let x = e; x.kind === "binop" && !flatSizes.has(x.left); x = x.left) spine.push(x.left);
+  for (let k = spine.length - 1; k >= 0; k--) flatSizes.set(spine[k]!, computeFlatSize(spine[k]!));
   const size = computeFlatSize(e);
   flatSizes.set(e, size);
   return size;
@@ -279,6 +327,7 @@ function computeFlatSize(e: Expr): number {
     case "if":
       return flatSize(e.cond) + flatSize(e.then) + flatSize(e.else) + 15;
     case "let":
+    case "letrec":
       return Infinity;
   }
 }
