@@ -335,9 +335,9 @@ function parseIf(s: TokenStream): Expr {
 // ---------------------------------------------------------------------------------------------------------------
 // Operators, application, indexing, atoms
 
-function parseExpression(s: TokenStream): Expr {
-  const start = s.peek().start;
-  const first = parseBinary(s, 1);
+function parseExpression(s: TokenStream, leading?: Leading): Expr {
+  const start = leading?.start ?? s.peek().start;
+  const first = parseBinary(s, 1, leading);
   if (!s.is(",")) return first;
   const elems = [first];
   while (s.is(",")) {
@@ -347,10 +347,19 @@ function parseExpression(s: TokenStream): Expr {
   return { kind: "tuple", elems, span: s.spanFrom(start) };
 }
 
-function parseBinary(s: TokenStream, level: number): Expr {
-  if (level > POWER_LEVEL) return parseUnary(s);
-  const start = s.peek().start;
-  let left = parseBinary(s, level + 1);
+/**
+ * An atom already parsed at the start of the expression being parsed, and where it started: parseParenthesised reads
+ * nested parentheses in a loop and continues each level's expression from the value inside.
+ */
+interface Leading {
+  readonly atom: Expr;
+  readonly start: number;
+}
+
+function parseBinary(s: TokenStream, level: number, leading?: Leading): Expr {
+  if (level > POWER_LEVEL) return leading === undefined ? parseUnary(s) : parseApplication(s, leading);
+  const start = leading?.start ?? s.peek().start;
+  let left = parseBinary(s, level + 1, leading);
   for (;;) {
     const tok = s.peek();
     if (!isBinaryOp(tok) || BINOP_PRECEDENCE[tok.text] !== level) return left;
@@ -398,9 +407,9 @@ function startsAtom(tok: Token): boolean {
   );
 }
 
-function parseApplication(s: TokenStream): Expr {
-  const start = s.peek().start;
-  let fn = parsePostfix(s);
+function parseApplication(s: TokenStream, leading?: Leading): Expr {
+  const start = leading?.start ?? s.peek().start;
+  let fn = parsePostfix(s, leading);
   while (startsAtom(s.peek())) {
     const arg = parsePostfix(s);
     fn = { kind: "app", fn, arg, span: s.spanFrom(start) };
@@ -408,9 +417,9 @@ function parseApplication(s: TokenStream): Expr {
   return fn;
 }
 
-function parsePostfix(s: TokenStream): Expr {
-  const start = s.peek().start;
-  let e = parseAtom(s);
+function parsePostfix(s: TokenStream, leading?: Leading): Expr {
+  const start = leading?.start ?? s.peek().start;
+  let e = leading?.atom ?? parseAtom(s);
   while (s.is("[")) {
     const open = s.open();
     const index = parseExpression(s);
@@ -449,25 +458,44 @@ function parseAtom(s: TokenStream): Expr {
   return s.unexpected("an expression");
 }
 
-/** `(op)`, `(e)` or a tuple `(a, b)` (whose span then includes the parentheses). */
-function parseParenthesised(s: TokenStream): Expr {
+/** `(op)`: an operator section is next. */
+function sectionAhead(s: TokenStream): boolean {
   const after = s.rawAhead(1);
   const closing = s.rawAhead(2);
-  if (isBinaryOp(after) && closing.kind === "punct" && closing.text === ")") {
+  return isBinaryOp(after) && closing.kind === "punct" && closing.text === ")";
+}
+
+/**
+ * `(op)`, `(e)` or a tuple `(a, b)` (whose span then includes the parentheses). Parentheses opened one right after
+ * another are read in a loop, not by recursion (generated code nests 10⁴ of them): the innermost expression is parsed,
+ * then each level is closed and its expression continued from that value, outwards.
+ */
+function parseParenthesised(s: TokenStream): Expr {
+  if (sectionAhead(s)) {
     const open = s.next();
+    const op = s.next();
     s.next();
-    s.next();
-    return { kind: "opfun", op: after.text, span: s.spanFrom(open.start) };
+    return { kind: "opfun", op: op.text as BinaryOp, span: s.spanFrom(open.start) };
   }
-  const open = s.open();
+  const opens = [s.open()];
+  while (s.is("(") && !sectionAhead(s)) opens.push(s.open());
   if (s.is(")")) {
     s.next();
-    fail("syntax", "`()` is not a value in Smooth", s.spanFrom(open.start), {
+    fail("syntax", "`()` is not a value in Smooth", s.spanFrom(opens[opens.length - 1]!.start), {
       expected: "an expression inside the parentheses",
       found: "`)`",
     });
   }
-  const inner = parseExpression(s);
+  let inner = parseExpression(s);
+  for (let k = opens.length - 1; ; k--) {
+    inner = closeParenthesised(s, opens[k]!, inner);
+    if (k === 0) return inner;
+    inner = parseExpression(s, { atom: inner, start: opens[k]!.start });
+  }
+}
+
+/** After the expression inside `open`: a type ascription `(e : T)` or nothing, then the closing parenthesis. */
+function closeParenthesised(s: TokenStream, open: Token, inner: Expr): Expr {
   if (s.is(":")) {
     s.next();
     const annot = parseTypeAnn(s);

@@ -19,7 +19,7 @@ import { runPipeline } from "../../src/opt/pass.js";
 import { DERIVATIVE_PIPELINE, REVERSE_PRIMAL_PIPELINE, STANDARD_PIPELINE } from "../../src/opt/pipeline.js";
 import { DOUBLE } from "../../src/types/types.js";
 import { thrown } from "../helpers.js";
-import { add, grad, mul, sin, type Tensor } from "../../src/index.js";
+import { add, compile, grad, mul, sin, typescriptModule, type Tensor } from "../../src/index.js";
 import { lowerEntry } from "../../src/ir/lower.js";
 import { exprSize } from "../../src/ir/free.js";
 import { valueToJson } from "../../src/runtime/json.js";
@@ -137,6 +137,56 @@ describe("programs of that size from source, within the default stack", () => {
       return a;
     };
     expect(grad(f)(0.3) as number).toBeCloseTo(reference(steps, 0.3).derivative, 12);
+  });
+});
+
+describe("the sizes that used to overflow the stack (issue 15's repros)", () => {
+  const run = (text: string, args: unknown[], engine: "interp" | "js" = "js") =>
+    loadProgram({ name: "repro.smooth", text }).runJson("main", args, engine);
+
+  test("10⁴ nested parentheses, and 10⁴ operations each wrapped around the previous ones", () => {
+    const n = 10_000;
+    expect(run(`let main = fun (x: Double) -> ${"(".repeat(n)}x + 1.${")".repeat(n)}`, [1])).toBe(2);
+    // ((((x + 1.) + 1.) + 1.) ...): the parser closes each level and continues its expression from the value inside.
+    expect(run(`let main = fun (x: Double) -> ${"(".repeat(n)}x${" + 1.)".repeat(n)}`, [1])).toBe(n + 1);
+    expect(run(`let main = fun (x: Double) -> ${"(".repeat(n)}x${" * 1.)".repeat(n)} + 1.`, [1], "interp")).toBe(2);
+  });
+
+  test("700 lets, a 3,000-term sum and 500 chained definitions, in both engines", () => {
+    const lets = Array.from({ length: 700 }, (_, i) => `  let a${i + 1} = ${i === 0 ? "x" : `a${i}`} + 1.`);
+    const defs = ["let d0 = fun (x: Double) -> x"];
+    for (let i = 1; i <= 500; i++) defs.push(`let d${i} = fun (x: Double) -> d${i - 1} x + 1.`);
+    for (const engine of ["interp", "js"] as const) {
+      expect(run(["let main = fun (x: Double) ->", ...lets, "  a700"].join("\n"), [1], engine)).toBe(701);
+      expect(run(`let main = fun (x: Double) -> ${Array(3000).fill("x").join(" + ")}`, [2], engine)).toBe(6000);
+      expect(run([...defs, "let main = fun (x: Double) -> d500 x"].join("\n"), [1], engine)).toBe(501);
+    }
+  });
+
+  test("arguments nested 10⁴ deep are an argument error, from JSON and from JavaScript", () => {
+    const n = 10_000;
+    const nested = JSON.parse("[".repeat(n) + "1" + "]".repeat(n)) as unknown;
+    for (const text of [
+      "let main = fun (x: Double) -> x",
+      "let main = fun x -> x",
+      "let main = fun (v: Vector) -> v",
+    ]) {
+      const e = thrown(() => run(text, [nested]));
+      expect(e.kind).toBe("argument");
+      expect(e.headline).toMatch(/parameter `[xv]` of `main` (is nested more than 256 levels deep|.*expects)/);
+    }
+    const e = thrown(() => compile((x: Tensor) => mul(x, 2))(nested));
+    expect(e.headline).toBe("argument error: argument 0 of a TypeScript function is nested more than 256 levels deep");
+  });
+
+  test("a TypeScript function of 10⁴ statements, translated from its source, has its gradient", () => {
+    const n = 10_000;
+    const body = Array.from({ length: n }, (_, i) => `  const a${i + 1} = a${i} + Math.sin(a${i}) * 0.0001;`);
+    const m = typescriptModule(
+      ["export function g(x: number): number {", "  const a0 = x;", ...body, `  return a${n};`, "}"].join("\n"),
+    );
+    const g = m.g as (x: number) => number;
+    expect(grad(g)(0.3)).toBeCloseTo(reference(n, 0.3).derivative, 12);
   });
 });
 
