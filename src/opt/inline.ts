@@ -3,7 +3,7 @@
 // Smooth has no recursion, so full inlining terminates. The pass walks the function in order, remembering what each
 // let-bound variable is bound to, and:
 //  - beta-reduces `f a` when f is bound to a lambda: the lambda's body is copied with fresh binders (so copies never
-//    share binders) with its parameter replaced by `a`, and the copy is inlined in turn;
+//    share binders) with its parameter replaced by `a`, and the copy is inlined in turn (in the same loop);
 //  - pushes an application into a conditional of functions: `(if c then f else g) a` -> `if c then f a else g a`
 //    (paper 000, Fig. 7f), and likewise a projection from a conditional of tuples of functions;
 //  - resolves functions stored in tuples: `fst (f, g)` -> f (paper 000, Fig. 7d);
@@ -102,7 +102,6 @@ class Inliner {
     return a;
   }
 
-  /** Inlines `e`, emitting its lets into `b`; returns the tail (never a let). */
   /**
    * Inlines `e`, emitting its lets into `b`; returns the tail (never a let). A let whose right-hand side applies a
    * known lambda continues with the lambda's copied body and comes back to the let's body afterwards (`pending`),
