@@ -15,7 +15,7 @@
 // Functions are first order: a parameter or result that is (or contains) a function, and a function-typed value used
 // from around the group that is not a let-bound lambda (a parameter of an enclosing function), are located errors.
 
-import type { Pattern, RecBinding, Expr as SExpr } from "../syntax/ast.js";
+import { surfaceChildren, type Pattern, type RecBinding, type Expr as SExpr } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { CheckedDef } from "../types/infer.js";
@@ -23,8 +23,7 @@ import { concretize, matchConcrete, type TVar } from "../types/mtype.js";
 import { containsFun, funOf, showType, type Type } from "../types/types.js";
 import type { AnfBuilder } from "./builder.js";
 import { freshVar, mkLam, type Atom, type Expr, type IrFunction, type Var } from "./ir.js";
-
-export type Env = ReadonlyMap<string, Atom>;
+import type { Env, Lower } from "./lower-binders.js";
 
 /**
  * What a marker variable stands for: a function of the program and the captured values a call passes after the
@@ -41,7 +40,10 @@ export interface RecTarget {
 export interface LoweringHost {
   subst: ReadonlyMap<TVar, Type>;
   typeOfNode(node: object): Type;
+  /** Lowers `e` into `blk` at once (the JavaScript stack nests one level for each function lowered inside another). */
   expr(e: SExpr, env: Env, blk: AnfBuilder, name?: string): Atom;
+  /** Lowers `e` into `blk` as a nested step of the lowering in progress. */
+  lower(e: SExpr, env: Env, blk: AnfBuilder, name?: string): Lower;
   coerce(a: Atom, want: Type, blk: AnfBuilder): Atom;
   /** Lowers a function body in a context of its own (its own preamble for the top-level definitions it uses). */
   inFunction(body: (blk: AnfBuilder) => Atom): Expr;
@@ -183,10 +185,10 @@ export class RecLowering {
   }
 
   /**
-   * A local `let rec` group in `env`: its functions are lowered (lifted), then its body, in which the names are the
-   * functions. Returns the body's value.
+   * A local `let rec` group in `env`: its functions are lowered (lifted). Returns what the names stand for in the
+   * group's body (the lowering lowers the body: a let chain goes on in its loop).
    */
-  local(e: SExpr & { kind: "letrec" }, env: Env, blk: AnfBuilder, name: string): Atom {
+  local(e: SExpr & { kind: "letrec" }, env: Env): [string, Atom][] {
     const own = new Set(e.bindings.map((bd) => bd.name));
     const free = new Map<string, Span>();
     for (const bd of e.bindings) freeNames(bd.value, new Set(own), free);
@@ -251,26 +253,26 @@ export class RecLowering {
       };
       this.lowerFunction(names[i]!, bd.value, scopeFor, params, bd.nameSpan);
     });
-    const inner = new Map(env);
-    e.bindings.forEach((bd, j) => inner.set(bd.name, this.marker(bd.name, sig(bd, j, captures))));
-    return this.host.expr(e.body, inner, blk, name);
+    return e.bindings.map((bd, j) => [bd.name, this.marker(bd.name, sig(bd, j, captures))]);
   }
 
   /**
    * `f a1 ... ak` for a marker f: a call when all of f's arguments are given (`args` are lowered here, coerced to
    * the parameter types), otherwise the lambda `fun x1 ... xn -> f x1 ... xn` applied to those given.
    */
-  apply(target: RecTarget, args: readonly SExpr[], env: Env, blk: AnfBuilder, name: string, span: Span): Atom {
+  *apply(target: RecTarget, args: readonly SExpr[], env: Env, blk: AnfBuilder, name: string, span: Span): Lower {
     if (args.length < target.params.length) {
       let acc = this.value(target, blk, name);
       for (const arg of args) {
         const ft = acc.type as Type & { k: "fun" };
-        const a = this.host.coerce(this.host.expr(arg, env, blk), ft.param, blk);
+        const a = this.host.coerce(yield this.host.lower(arg, env, blk), ft.param, blk);
         acc = blk.bind(name, { kind: "app", fn: acc, arg: a, type: ft.result });
       }
       return acc;
     }
-    const atoms = args.map((arg, i) => this.host.coerce(this.host.expr(arg, env, blk), target.params[i]!, blk));
+    const atoms: Atom[] = [];
+    for (const [i, arg] of args.entries())
+      atoms.push(this.host.coerce(yield this.host.lower(arg, env, blk), target.params[i]!, blk));
     return blk.bind(name, {
       kind: "call",
       fn: target.fn,
@@ -294,62 +296,63 @@ export class RecLowering {
   }
 }
 
-/** The names `e` uses that `bound` does not bind, with where each is first used. */
+/**
+ * The names `e` uses that `bound` does not bind, with where each is first used (in the order of first use: captured
+ * values become parameters in that order). Walked from an explicit stack, left to right, with a count per name bound
+ * around the part being walked, so neither nesting nor a chain of lets recurses or copies a scope.
+ */
 function freeNames(e: SExpr, bound: ReadonlySet<string>, out: Map<string, Span>): void {
-  const visit = (x: SExpr, b: ReadonlySet<string>): void => {
+  const inScope = new Map<string, number>();
+  const bind = (names: Iterable<string>, by: 1 | -1) => {
+    for (const n of names) inScope.set(n, (inScope.get(n) ?? 0) + by);
+  };
+  bind(bound, 1);
+  // A name list is a scope: entered (`+`) before the expressions pushed under it, left (`-`) after them.
+  const work: (SExpr | { scope: readonly string[]; by: 1 | -1 })[] = [e];
+  const scoped = (names: readonly string[], inside: readonly SExpr[]) => {
+    work.push({ scope: names, by: -1 });
+    for (let k = inside.length - 1; k >= 0; k--) work.push(inside[k]!);
+    work.push({ scope: names, by: 1 });
+  };
+  while (work.length > 0) {
+    const x = work.pop()!;
+    if ("scope" in x) {
+      bind(x.scope, x.by);
+      continue;
+    }
     switch (x.kind) {
       case "var":
-        if (!b.has(x.name) && !out.has(x.name)) out.set(x.name, x.span);
-        return;
+        if (!inScope.get(x.name) && !out.has(x.name)) out.set(x.name, x.span);
+        break;
       case "num":
       case "bool":
       case "opfun":
-        return;
+        break;
       case "lam":
-        visit(x.body, new Set([...b, ...x.params.map((p) => p.name)]));
-        return;
-      case "app":
-        visit(x.fn, b);
-        visit(x.arg, b);
-        return;
+        scoped(
+          x.params.map((p) => p.name),
+          [x.body],
+        );
+        break;
       case "let": {
-        visit(x.value, b);
-        const names = new Set(b);
+        const names = new Set<string>();
         patternNames(x.pattern, names);
-        visit(x.body, names);
-        return;
+        scoped([...names], [x.body]);
+        work.push(x.value);
+        break;
       }
-      case "letrec": {
-        const names = new Set([...b, ...x.bindings.map((bd) => bd.name)]);
-        for (const bd of x.bindings) visit(bd.value, names);
-        visit(x.body, names);
-        return;
+      case "letrec":
+        scoped(
+          x.bindings.map((bd) => bd.name),
+          [...x.bindings.map((bd) => bd.value), x.body],
+        );
+        break;
+      default: {
+        const children = surfaceChildren(x);
+        for (let k = children.length - 1; k >= 0; k--) work.push(children[k]!);
       }
-      case "if":
-        visit(x.cond, b);
-        visit(x.then, b);
-        visit(x.else, b);
-        return;
-      case "tuple":
-        for (const y of x.elems) visit(y, b);
-        return;
-      case "binop":
-        visit(x.left, b);
-        visit(x.right, b);
-        return;
-      case "unop":
-        visit(x.arg, b);
-        return;
-      case "index":
-        visit(x.array, b);
-        visit(x.index, b);
-        return;
-      case "typed":
-        visit(x.expr, b);
-        return;
     }
-  };
-  visit(e, bound);
+  }
 }
 
 function patternNames(p: Pattern, out: Set<string>): void {

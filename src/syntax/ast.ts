@@ -72,3 +72,34 @@ export interface Definition {
 export interface Program {
   defs: Definition[];
 }
+
+/** The expressions directly inside a surface expression. */
+export function surfaceChildren(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "var":
+    case "num":
+    case "bool":
+    case "opfun":
+      return [];
+    case "typed":
+      return [e.expr];
+    case "tuple":
+      return e.elems;
+    case "binop":
+      return [e.left, e.right];
+    case "unop":
+      return [e.arg];
+    case "app":
+      return [e.fn, e.arg];
+    case "index":
+      return [e.array, e.index];
+    case "lam":
+      return [e.body];
+    case "if":
+      return [e.cond, e.then, e.else];
+    case "let":
+      return [e.value, e.body];
+    case "letrec":
+      return [...e.bindings.map((b) => b.value), e.body];
+  }
+}

@@ -8,7 +8,15 @@
 // printer tracks the column where each construct starts and never starts a line at or left of the column of a `let`
 // whose right-hand side it is inside (the "limit"); brackets lift the limit, as in the parser.
 
-import type { Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
+import {
+  surfaceChildren,
+  type Definition,
+  type Expr,
+  type Param,
+  type Pattern,
+  type Program,
+  type TypeAnn,
+} from "./ast.js";
 import { BINOP_PRECEDENCE, COMPARISON_LEVEL, POWER_LEVEL } from "./parser.js";
 import { runNested, type Nested } from "./trampoline.js";
 
@@ -331,29 +339,8 @@ function flatSize(e: Expr): number {
   return flatSizes.get(e)!;
 }
 
-/** The children whose sizes `computeFlatSize` reads. */
-function flatChildren(e: Expr): readonly Expr[] {
-  switch (e.kind) {
-    case "typed":
-      return [e.expr];
-    case "tuple":
-      return e.elems;
-    case "binop":
-      return [e.left, e.right];
-    case "unop":
-      return [e.arg];
-    case "app":
-      return [e.fn, e.arg];
-    case "index":
-      return [e.array, e.index];
-    case "lam":
-      return [e.body];
-    case "if":
-      return [e.cond, e.then, e.else];
-    default:
-      return [];
-  }
-}
+/** The children whose sizes `computeFlatSize` reads (none for a let: it always takes lines). */
+const flatChildren = (e: Expr): readonly Expr[] => (e.kind === "let" || e.kind === "letrec" ? [] : surfaceChildren(e));
 
 /** `e`'s flat size from its children's (already known). */
 function computeFlatSize(e: Expr): number {

@@ -33,6 +33,14 @@ import {
 } from "./mtype.js";
 import { DualConstraints } from "./dual.js";
 import { NumericConstraints } from "./numeric.js";
+import { runNested, type Nested } from "../syntax/trampoline.js";
+
+/**
+ * Inferring a type that needs the types of subexpressions: it yields their inference (`yield this.infer(x, scope)`)
+ * and is resumed with the type. `runNested` runs them on a stack of its own, so programs nesting 10⁴ deep (else-if
+ * chains, parentheses, arguments) are checked within Node's default stack.
+ */
+type Infer<T = MType> = Nested<T, MType>;
 
 export interface CheckedDef {
   readonly def: Definition;
@@ -128,7 +136,9 @@ export function showDefinitionType(d: CheckedDef): string {
 }
 
 function lambdaParamNames(e: Expr): string[] {
-  return e.kind === "lam" ? [...e.params.map((p) => p.name), ...lambdaParamNames(e.body)] : [];
+  const names: string[] = [];
+  for (; e.kind === "lam"; e = e.body) for (const p of e.params) names.push(p.name);
+  return names;
 }
 
 class DefinitionChecker {
@@ -151,7 +161,7 @@ class DefinitionChecker {
       ? globals.with(group.map((d, i): [string, Binding] => [d.name, { kind: "local", type: own[i]! }]))
       : globals;
     const types = group.map((def, i) => {
-      const type = this.infer(def.value, top);
+      const type = runNested(this.infer(def.value, top));
       if (def.annot)
         expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
       if (isRec) expectType(type, own[i]!, def.value.span, `\`${def.name}\` is used with another type than its own`);
@@ -181,11 +191,11 @@ class DefinitionChecker {
     return t;
   }
 
-  private infer(e: Expr, scope: Scope): MType {
-    return this.record(e, this.inferNode(e, scope));
+  private *infer(e: Expr, scope: Scope): Infer {
+    return this.record(e, yield* this.inferNode(e, scope));
   }
 
-  private inferNode(e: Expr, scope: Scope): MType {
+  private *inferNode(e: Expr, scope: Scope): Infer {
     switch (e.kind) {
       case "var":
         return this.inferVar(e, scope);
@@ -200,39 +210,42 @@ class DefinitionChecker {
         return M_BOOL;
       case "lam": {
         const params = e.params.map((p) => this.paramType(p));
-        const body = this.infer(
+        const body = yield this.infer(
           e.body,
           scope.with(e.params.map((p, i) => [p.name, { kind: "local", type: params[i]! }])),
         );
         return mFuns(params, body);
       }
       case "app":
-        return this.inferApp(e, scope);
+        return yield* this.inferApp(e, scope);
       case "letrec":
       case "let":
-        return this.inferLets(e, scope);
+        return yield* this.inferLets(e, scope);
       case "if": {
-        expectType(this.infer(e.cond, scope), M_BOOL, e.cond.span, "the condition of `if` must be a Bool");
-        const a = this.infer(e.then, scope);
-        const b = this.infer(e.else, scope);
+        expectType(yield this.infer(e.cond, scope), M_BOOL, e.cond.span, "the condition of `if` must be a Bool");
+        const a = yield this.infer(e.then, scope);
+        const b = yield this.infer(e.else, scope);
         const promoted = promotedJoin(a, b);
         if (promoted) return promoted;
         expectType(b, a, e.else.span, "the two branches of `if` have different types");
         return a;
       }
-      case "tuple":
-        return mTuple(e.elems.map((x) => this.infer(x, scope)));
+      case "tuple": {
+        const elems: MType[] = [];
+        for (const x of e.elems) elems.push(yield this.infer(x, scope));
+        return mTuple(elems);
+      }
       case "binop": {
         // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: its innermost left operand first.
         const chain: (Expr & { kind: "binop" })[] = [];
         let left: Expr = e;
         for (; left.kind === "binop"; left = left.left) chain.push(left);
-        let a = this.infer(left, scope);
-        for (let k = chain.length - 1; k >= 1; k--) a = this.record(chain[k]!, this.binop(chain[k]!, a, scope));
-        return this.binop(e, a, scope);
+        let a = yield this.infer(left, scope);
+        for (let k = chain.length - 1; k >= 1; k--) a = this.record(chain[k]!, yield* this.binop(chain[k]!, a, scope));
+        return yield* this.binop(e, a, scope);
       }
       case "unop": {
-        const t = this.infer(e.arg, scope);
+        const t = yield this.infer(e.arg, scope);
         if (e.op === "not") {
           expectType(t, M_BOOL, e.arg.span, "`not` needs a Bool");
           return M_BOOL;
@@ -242,12 +255,12 @@ class DefinitionChecker {
       }
       case "index": {
         const elem = freshTVar();
-        expectType(this.infer(e.array, scope), mArray(elem), e.array.span, "only an array can be indexed");
-        expectType(this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
+        expectType(yield this.infer(e.array, scope), mArray(elem), e.array.span, "only an array can be indexed");
+        expectType(yield this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
         return elem;
       }
       case "typed": {
-        const t = this.infer(e.expr, scope);
+        const t = yield this.infer(e.expr, scope);
         expectType(t, annotationType(e.annot), e.expr.span, "this expression does not have the type written after it");
         return t;
       }
@@ -302,8 +315,8 @@ class DefinitionChecker {
   }
 
   /** The type of `e`, whose left operand has type `a`. */
-  private binop(e: Expr & { kind: "binop" }, a: MType, scope: Scope): MType {
-    const b = this.infer(e.right, scope);
+  private *binop(e: Expr & { kind: "binop" }, a: MType, scope: Scope): Infer {
+    const b = yield this.infer(e.right, scope);
     switch (e.op) {
       case "&&":
       case "||":
@@ -340,14 +353,14 @@ class DefinitionChecker {
    * grows as the chain goes: each value is checked before its own names are added (inference is eager: no scope is
    * kept for later), and a later name shadows an earlier one.
    */
-  private inferLets(first: Expr & { kind: "let" | "letrec" }, outer: Scope): MType {
+  private *inferLets(first: Expr & { kind: "let" | "letrec" }, outer: Scope): Infer {
     const { scope, vars } = outer.growing();
     const chain: Expr[] = [];
     let e: Expr = first;
     for (; e.kind === "let" || e.kind === "letrec"; e = e.body) {
       chain.push(e);
       if (e.kind === "let") {
-        const t = this.infer(e.value, scope);
+        const t = yield this.infer(e.value, scope);
         if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
         const bound: [string, Binding][] = [];
         this.bindPattern(e.pattern, t, bound);
@@ -359,13 +372,13 @@ class DefinitionChecker {
       const own = e.bindings.map((bd) => this.record(bd, freshTVar()));
       e.bindings.forEach((bd, i) => vars.set(bd.name, { kind: "local", type: own[i]! }));
       for (const [i, bd] of e.bindings.entries()) {
-        const t = this.infer(bd.value, scope);
+        const t = yield this.infer(bd.value, scope);
         if (bd.annot)
           expectType(t, annotationType(bd.annot), bd.value.span, `\`${bd.name}\` does not have its declared type`);
         expectType(t, own[i]!, bd.value.span, `\`${bd.name}\` is used with another type than its own`);
       }
     }
-    const t = this.infer(e, scope);
+    const t = yield this.infer(e, scope);
     // Each let of the chain has its body's type (the first is recorded by `infer`).
     for (const node of chain.slice(1)) this.record(node, t);
     return t;
@@ -389,25 +402,25 @@ class DefinitionChecker {
     );
   }
 
-  private inferApp(e: Expr & { kind: "app" }, scope: Scope): MType {
-    const t = this.inferApplication(e, scope);
+  private *inferApp(e: Expr & { kind: "app" }, scope: Scope): Infer {
+    const t = yield* this.inferApplication(e, scope);
     this.duals.solve(false);
     return t;
   }
 
-  private inferApplication(e: Expr & { kind: "app" }, scope: Scope): MType {
+  private *inferApplication(e: Expr & { kind: "app" }, scope: Scope): Infer {
     if (isDerivForm(e, scope)) {
       // `deriv e x` (paper 000 Algorithm 1): the derivative of e with respect to its free variable x.
-      const body = this.infer((e.fn as Expr & { kind: "app" }).arg, scope);
+      const body = yield this.infer((e.fn as Expr & { kind: "app" }).arg, scope);
       this.record(e.fn, body);
-      const wrt = this.infer(e.arg, scope);
+      const wrt = yield this.infer(e.arg, scope);
       return this.duals.derivOf(wrt, body, e.span);
     }
-    const f = prune(this.infer(e.fn, scope));
+    const f = prune(yield this.infer(e.fn, scope));
     // A lambda argument learns its parameter types from the function first (bidirectional), so in
     // `build n (fun i -> half i)` the index is known to be an Index before `half i` promotes it.
     if (f.k === "fun" && e.arg.kind === "lam") this.seedLambda(e.arg, f.param);
-    const arg = this.infer(e.arg, scope);
+    const arg = yield this.infer(e.arg, scope);
     if (f.k === "fun") {
       if (prune(f.param).k === "double" && prune(arg).k === "int") return f.result; // Index promoted to Double
       expectType(arg, f.param, e.arg.span, `wrong argument type for ${describeCallee(e.fn)}`);
