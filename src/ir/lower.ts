@@ -19,7 +19,7 @@ import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/ty
 import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import { binder1, binder2, binderWhile, type Arg, type Env, type Lower, type Scopes } from "./lower-binders.js";
+import { binder1, binder2, binderWhile, Scope, type Arg, type Env, type Lower, type Scopes } from "./lower-binders.js";
 import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
 import { RecLowering } from "./lower-rec.js";
 import { runNested } from "../syntax/trampoline.js";
@@ -293,7 +293,7 @@ class Lowering {
    * recursive function may use) keeps a copy.
    */
   private *lets(first: SExpr & { kind: "let" | "letrec" }, env: Env, blk: AnfBuilder, name: string): Lower {
-    const inner = new Map(env);
+    const inner = Scope.extending(env);
     let e: SExpr = first;
     for (; e.kind === "let" || e.kind === "letrec"; e = e.body) {
       if (e.kind === "letrec") {
@@ -303,7 +303,7 @@ class Lowering {
       const value = yield this.lower(e.value, inner, blk, patternName(e.pattern));
       // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
       if (e.value.kind === "lam" && value.kind === "var")
-        this.rec.lambdas.set(value.id, { expr: e.value, env: new Map(inner) });
+        this.rec.lambdas.set(value.id, { expr: e.value, env: Scope.extending(inner) });
       this.bindPattern(e.pattern, value, inner, blk);
     }
     return yield this.lower(e, inner, blk, name);
@@ -316,7 +316,7 @@ class Lowering {
   }
 
   private *lambda(params: readonly { name: string; type: Type }[], body: SExpr, env: Env): Lower<Expr> {
-    const inner = new Map(env);
+    const inner = Scope.extending(env);
     const vars = params.map((p) => {
       const v = freshVar(p.name, p.type);
       if (p.name !== "_") inner.set(p.name, v);
@@ -328,7 +328,7 @@ class Lowering {
     return lam;
   }
 
-  private bindPattern(p: Pattern, value: Atom, env: Map<string, Atom>, blk: AnfBuilder): void {
+  private bindPattern(p: Pattern, value: Atom, env: Scope, blk: AnfBuilder): void {
     if (p.kind === "pvar") {
       if (p.name !== "_") env.set(p.name, value);
       return;
@@ -576,7 +576,7 @@ class Lowering {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
     const x = yield this.lower(e.arg, env, blk, "x");
     const param = freshVar(e.arg.kind === "var" ? e.arg.name : "x", x.type);
-    const inner = new Map(env);
+    const inner = Scope.extending(env);
     inner.set((e.arg as SExpr & { kind: "var" }).name, param);
     const fn = blk.bind("f", mkLam(param, yield* this.subBlock(body, inner, this.typeOfNode(e.fn))));
     return this.seeded(fn, x, blk, name, e.span);

@@ -5,7 +5,7 @@
 // (./loops.ts) carry the variables they assign as their state.
 
 import type * as TS from "typescript";
-import type { Expr } from "../syntax/ast.js";
+import { surfaceChildren, type Expr } from "../syntax/ast.js";
 import { assignedNames, expressionStatement } from "./assignments.js";
 import { joinStates, bindState, stateOf } from "./bodies.js";
 import { Holes, type Ctx, type Env, type Fn, type Ownership } from "./context.js";
@@ -17,58 +17,73 @@ import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
 
 /**
- * Translates statements list[i..] into an expression; control leaves through `ctx`. A run of declarations and
- * assignments is translated in a loop, each into lets around a placeholder for the rest, plugged in afterwards: in
- * continuation-passing style proper, a function of 10⁴ statements would nest 10⁴ translations on the stack.
+ * Translates statements list[i..] into an expression; control leaves through `ctx`. The statements are translated in
+ * a loop, each with a placeholder (a hole) for the rest when it continues to it once, plugged in afterwards: in
+ * continuation-passing style proper, a function of 10⁴ statements would nest 10⁴ translations on the stack. A
+ * statement that continues on several paths (an `if` whose branches both fall through after a `return` in one of
+ * them) has the rest translated again for each further path, as continuation-passing style does; one that never
+ * continues (a `return`) ends the list, what follows it unreachable and not translated.
  */
 export function stmts(fn: Fn, list: readonly TS.Statement[], i: number, env: Env, ctx: Ctx): Expr {
   const pieces: { piece: Expr; hole: Expr }[] = [];
-  for (; i < list.length && straightLine(fn.ts, list[i]!); i++) {
+  let out: Expr | undefined;
+  for (; i < list.length; i++) {
     const hole: Expr = { kind: "var", name: "", span: fn.span(list[i]!) };
     let after: Env | undefined;
-    const piece = statement(fn, list[i]!, env, {
+    const k = i;
+    const piece = statement(fn, list[k]!, env, {
       ...ctx,
       next: (e) => {
+        if (after !== undefined) return stmts(fn, list, k + 1, e, ctx);
         after = e;
         return hole;
       },
     });
-    if (after === undefined) throw new Error("tsfront: a declaration or assignment did not continue");
+    if (after === undefined) {
+      out = piece;
+      break;
+    }
     pieces.push({ piece, hole });
     env = after;
   }
-  let out: Expr;
-  if (i === list.length) out = ctx.next(env);
-  else {
-    const k = i;
-    out = statement(fn, list[k]!, env, { ...ctx, next: (e: Env) => stmts(fn, list, k + 1, e, ctx) });
-  }
+  out ??= ctx.next(env);
   for (let k = pieces.length - 1; k >= 0; k--) out = plug(pieces[k]!.piece, pieces[k]!.hole, out);
   return out;
 }
 
-/** A declaration or an assignment-like expression statement: its translation is lets around the rest. */
-function straightLine(ts: Fn["ts"], s: TS.Statement): boolean {
-  if (ts.isVariableStatement(s)) return true;
-  if (!ts.isExpressionStatement(s)) return false;
-  const e = bare(ts, s.expression);
-  if (!ts.isCallExpression(e)) return true;
-  const callee = bare(ts, e.expression);
-  return !(ts.isPropertyAccessExpression(callee) && callee.name.text === "forEach");
-}
-
-/** `piece` (lets ending in `hole`) with `rest` in place of the hole. */
+/**
+ * `piece` with `rest` in place of its hole. The hole is usually the body of its last let (looked for first); else it
+ * is in a branch, found from an explicit stack (and must be there once).
+ */
 function plug(piece: Expr, hole: Expr, rest: Expr): Expr {
   if (piece === hole) return rest;
-  let node: Expr = piece;
-  while (node.kind === "let" || node.kind === "letrec") {
+  for (let node: Expr = piece; node.kind === "let" || node.kind === "letrec"; node = node.body) {
     if (node.body === hole) {
       node.body = rest;
       return piece;
     }
-    node = node.body;
   }
-  throw new Error("tsfront: the translation of a declaration or assignment does not end with the rest");
+  let found = 0;
+  const work: Expr[] = [piece];
+  while (work.length > 0) {
+    const node = work.pop()! as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(node)) {
+      if (value === hole) {
+        node[key] = rest;
+        found++;
+      } else if (Array.isArray(value)) {
+        value.forEach((x, j) => {
+          if (x === hole) {
+            value[j] = rest;
+            found++;
+          }
+        });
+      }
+    }
+    work.push(...surfaceChildren(node as unknown as Expr).filter((x) => x !== rest));
+  }
+  if (found !== 1) throw new Error(`tsfront: the rest of a statement list belongs in ${found} places, not 1`);
+  return piece;
 }
 
 /** A statement as a block of its own: what it declares is not seen after it. */
