@@ -3,16 +3,17 @@
 // JavaScript stack while it is compiled. That is reported as a SmoothError saying so, not as an internal error.
 
 import { fail } from "../syntax/diagnostics.js";
+import type { Span } from "../syntax/source.js";
 
 const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message);
 
-/** `stage()`, with a stack overflow inside it reported as a program nested too deeply to compile. */
-export function withinCompilerStack<T>(what: string, stage: () => T): T {
+/** `stage()`, with a stack overflow inside it reported as a program (at `span`) nested too deeply to compile. */
+export function withinCompilerStack<T>(what: string, stage: () => T, span?: Span): T {
   try {
     return stage();
   } catch (e) {
     if (!isStackOverflow(e)) throw e;
-    return fail("unsupported", `${what} is nested too deeply for the compiler (it ran out of stack)`, undefined, {
+    return fail("unsupported", `${what} is nested too deeply for the compiler (it ran out of stack)`, span, {
       hint:
         "conditionals, loops and functions nested about 10^3 levels deep are the most every stage handles; " +
         "long let chains, operator chains and many definitions are fine",

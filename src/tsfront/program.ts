@@ -4,6 +4,7 @@
 
 import type * as TS from "typescript";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
 import type { Definition, Expr } from "../syntax/ast.js";
 import { fail, SmoothError } from "../syntax/diagnostics.js";
 import { KEYWORDS } from "../syntax/lexer.js";
@@ -237,7 +238,9 @@ export interface TranslatedFunction {
 /** The Smooth program of a TypeScript function at these parameter types. */
 export function translateFunction(src: FunctionSource, params: readonly TsType[]): TranslatedFunction {
   const builder = new ProgramBuilder();
-  const { name, result } = builder.define(src, params, spanOf(src, src.node));
+  const span = spanOf(src, src.node);
+  // Statement lists and operator chains are translated in loops; other nesting (calls in calls) recurses.
+  const { name, result } = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
   const program = loadProgram(src.file, { ast: { defs: builder.ordered() } });
   return { program, name, result };
 }

@@ -7,6 +7,7 @@ import type * as TS from "typescript";
 import { fail } from "../syntax/diagnostics.js";
 import type { SourceFile, Span } from "../syntax/source.js";
 import { typescript } from "./compiler.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
 
 /** A function-like declaration of the subset. */
 export type FunctionNode = TS.FunctionDeclaration | TS.FunctionExpression | TS.ArrowFunction | TS.MethodDeclaration;
@@ -70,7 +71,12 @@ export function parseFunctionText(text: string, file: SourceFile, offset: number
     { prefix: "({", suffix: "\n})" },
   ];
   for (const { prefix, suffix } of attempts) {
-    const sf = ts.createSourceFile("function.ts", prefix + text + suffix, ts.ScriptTarget.Latest, true);
+    // (The TypeScript parser recurses on nesting: an else-if chain of 10⁴ branches exhausts the stack.)
+    const sf = withinCompilerStack(
+      what,
+      () => ts.createSourceFile("function.ts", prefix + text + suffix, ts.ScriptTarget.Latest, true),
+      { file, start: offset, end: offset + text.length },
+    );
     PREFIXES.set(sf, prefix.length);
     const diagnostics = (sf as unknown as { parseDiagnostics: readonly TS.Diagnostic[] }).parseDiagnostics;
     if (diagnostics.length > 0) continue;
@@ -107,7 +113,11 @@ export interface ModuleSource {
  */
 export function parseModule(file: SourceFile): ModuleSource {
   const ts = typescript();
-  const sf = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.Latest, true);
+  const sf = withinCompilerStack(
+    file.name.startsWith("<") ? "the TypeScript module" : file.name,
+    () => ts.createSourceFile(file.name, file.text, ts.ScriptTarget.Latest, true),
+    { file, start: 0, end: 0 },
+  );
   const diagnostics = (sf as unknown as { parseDiagnostics: readonly TS.Diagnostic[] }).parseDiagnostics;
   const first = diagnostics[0];
   if (first)

@@ -15,6 +15,7 @@ import { doWhileLoop, forOfLoop, whileLoop } from "./loops.js";
 import { ifte, index } from "./smooth-ast.js";
 import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
+import { walkTree } from "./walk.js";
 
 /**
  * Translates statements list[i..] into an expression; control leaves through `ctx`. The statements are translated in
@@ -267,15 +268,16 @@ export function bindPattern(
 
 /** Does the statement contain a `return`, or a `break`/`continue` leaving it (not of a loop inside it)? */
 export function jumps(ts: Fn["ts"], s: TS.Node | undefined, inLoop = false): boolean {
-  if (!s) return false;
-  if (ts.isReturnStatement(s)) return true;
-  if ((ts.isBreakStatement(s) || ts.isContinueStatement(s)) && !inLoop) return true;
-  if (ts.isFunctionLike(s)) return false;
-  const loop = ts.isForStatement(s) || ts.isForOfStatement(s) || ts.isWhileStatement(s) || ts.isDoStatement(s);
   let found = false;
-  ts.forEachChild(s, (c) => {
-    if (!found && jumps(ts, c, inLoop || loop)) found = true;
-  });
+  if (s)
+    walkTree(ts, s, inLoop, (n, inside) => {
+      if (found || ts.isFunctionLike(n)) return undefined;
+      if (ts.isReturnStatement(n) || ((ts.isBreakStatement(n) || ts.isContinueStatement(n)) && !inside)) {
+        found = true;
+        return undefined;
+      }
+      return inside || ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+    });
   return found;
 }
 
