@@ -44,9 +44,27 @@ export interface FunctionSource {
 
 /** The span of a node of `src`'s tree in its file. */
 export function spanOf(src: FunctionSource | { file: SourceFile; offset: number }, node: TS.Node): Span {
-  const sf = node.getSourceFile();
+  const sf = sourceFileOf(node);
   const start = node.getStart(sf) - prefixOf(sf);
   return { file: src.file, start: src.offset + start, end: src.offset + start + (node.getEnd() - node.getStart(sf)) };
+}
+
+/**
+ * `node.getSourceFile()`, remembered for the nodes on the way up: TypeScript walks up the parents each time, which
+ * made spans quadratic in an expression's depth (a sum of 10⁴ terms is 10⁴ nested binary expressions).
+ */
+const SOURCE_FILES = new WeakMap<TS.Node, TS.SourceFile>();
+function sourceFileOf(node: TS.Node): TS.SourceFile {
+  const ts = typescript();
+  const path: TS.Node[] = [];
+  let sf: TS.SourceFile | undefined;
+  for (let n: TS.Node | undefined = node; n !== undefined && sf === undefined; n = n.parent) {
+    sf = SOURCE_FILES.get(n) ?? (ts.isSourceFile(n) ? n : undefined);
+    if (sf === undefined) path.push(n);
+  }
+  if (sf === undefined) return node.getSourceFile(); // not in a tree: TypeScript's own answer
+  for (const n of path) SOURCE_FILES.set(n, sf);
+  return sf;
 }
 
 /** Function texts are parsed inside a short prefix (see parseFunctionText); positions exclude it. */
