@@ -88,8 +88,8 @@ const TYPESCRIPT_MAX = 10_000;
 
 const prelude = parseProgram(preludeFile());
 
-const rows = [];
-function row(kind, n, stages) {
+let rows = [];
+function row(kind, n, stages, quiet = false) {
   const cells = {};
   let input;
   for (const [stage, run] of stages) {
@@ -106,6 +106,7 @@ function row(kind, n, stages) {
     }
   }
   rows.push({ kind, n, cells });
+  if (quiet) return;
   console.log(
     `${kind.padEnd(36)} n=${String(n).padEnd(7)} ${Object.entries(cells)
       .filter(([k]) => k !== "error")
@@ -114,18 +115,29 @@ function row(kind, n, stages) {
   );
 }
 
-for (const [kind, make] of Object.entries(smooth)) {
-  if (ONLY && !kind.includes(ONLY)) continue;
-  for (const n of SIZES.filter((n) => n <= (SMOOTH_MAX[kind] ?? Infinity))) {
-    const text = make(n).join("\n");
-    let ast;
-    row(kind, n, [
+function smoothRow(kind, n, quiet) {
+  const text = smooth[kind](n).join("\n");
+  let ast;
+  row(
+    kind,
+    n,
+    [
       ["parse", () => (ast = parseProgram({ name: "deep.smooth", text }))],
       ["print + parse", () => parseProgram({ name: "printed.smooth", text: printProgram(ast) }) && ast],
       ["check", () => checkProgram([prelude, ast])],
       ["lower", (checked) => lowerEntry(checked, "main", [DOUBLE])],
-    ]);
-  }
+    ],
+    quiet,
+  );
+}
+
+// Warm-up (small sizes, not reported), so that the first rows do not include compiling the compiler.
+for (const kind of Object.keys(smooth)) smoothRow(kind, 300, true);
+rows = [];
+
+for (const kind of Object.keys(smooth)) {
+  if (ONLY && !kind.includes(ONLY)) continue;
+  for (const n of SIZES.filter((n) => n <= (SMOOTH_MAX[kind] ?? Infinity))) smoothRow(kind, n, false);
 }
 
 for (const [kind, make] of Object.entries(typescript)) {
