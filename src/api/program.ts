@@ -127,9 +127,11 @@ export class SmoothProgram {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    this.definition(name);
-    const spec = withinCompilerStack(`\`${name}\``, () =>
-      prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes),
+    const def = this.definition(name);
+    const spec = withinCompilerStack(
+      `\`${name}\``,
+      () => prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes),
+      def.def.nameSpan,
     );
     this.cache.set(key, spec);
     return spec;
@@ -152,11 +154,15 @@ export class SmoothProgram {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const def = this.definition(name);
-    const spec = withinCompilerStack(`the derivative of \`${name}\``, () => {
-      const primal = lowerEntry(this.checked, name, argTypes);
-      const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
-      return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
-    });
+    const spec = withinCompilerStack(
+      `the derivative of \`${name}\``,
+      () => {
+        const primal = lowerEntry(this.checked, name, argTypes);
+        const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
+        return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
+      },
+      def.def.nameSpan,
+    );
     this.cache.set(key, spec);
     return spec;
   }

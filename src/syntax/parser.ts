@@ -20,7 +20,7 @@
 import type { BinaryOp, Definition, Expr, Param, Pattern, Program, RecBinding, TypeAnn } from "./ast.js";
 import { fail } from "./diagnostics.js";
 import { tokenize, type Token } from "./lexer.js";
-import { parseTypeAnn } from "./parser-types.js";
+import { checkNesting, parseTypeAnn } from "./parser-types.js";
 import type { SourceFile, Span } from "./source.js";
 import { TokenStream } from "./token-stream.js";
 import { runNested, type Nested } from "./trampoline.js";
@@ -267,7 +267,8 @@ function letBody(s: TokenStream, letToken: Token): void {
 }
 
 /** `x`, `(a, b)`, `((a, b), _)`: names, `_` and parenthesised tuples of patterns. */
-function parsePattern(s: TokenStream): Pattern {
+function parsePattern(s: TokenStream, depth = 0): Pattern {
+  checkNesting(s, depth, "a pattern");
   const tok = s.peek();
   if (tok.kind === "name") {
     s.next();
@@ -275,7 +276,7 @@ function parsePattern(s: TokenStream): Pattern {
   }
   if (!(tok.kind === "punct" && tok.text === "(")) s.unexpected("a name or a tuple pattern");
   const open = s.open();
-  const first = parsePattern(s);
+  const first = parsePattern(s, depth + 1);
   if (!s.is(",")) {
     s.close(open, ")");
     return first;
@@ -283,7 +284,7 @@ function parsePattern(s: TokenStream): Pattern {
   const elems = [first];
   while (s.is(",")) {
     s.next();
-    elems.push(parsePattern(s));
+    elems.push(parsePattern(s, depth + 1));
   }
   s.close(open, ")");
   return { kind: "ptuple", elems, span: s.spanFrom(open.start) };

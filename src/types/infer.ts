@@ -34,6 +34,7 @@ import {
 import { DualConstraints } from "./dual.js";
 import { NumericConstraints } from "./numeric.js";
 import { runNested, type Nested } from "../syntax/trampoline.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
 
 /**
  * Inferring a type that needs the types of subexpressions: it yields their inference (`yield this.infer(x, scope)`)
@@ -121,7 +122,11 @@ export function checkProgram(programs: readonly Program[]): CheckedProgram {
       // A `let rec` group: the definition that starts it and the `and`s that follow, checked together.
       const group = [program.defs[k]!];
       if (group[0]!.rec === "rec") while (program.defs[k + 1]?.rec === "and") group.push(program.defs[++k]!);
-      for (const checked of new DefinitionChecker(nodeTypes, globalRefs, latest).check(group)) {
+      // Expressions nest on a stack of their own, but types are walked recursively: a stack overflow (a type nested
+      // thousands deep, as 10⁴ nested tuples make) is an error at the definition.
+      const checker = new DefinitionChecker(nodeTypes, globalRefs, latest);
+      const name = `\`${group[0]!.name}\``;
+      for (const checked of withinCompilerStack(name, () => checker.check(group), group[0]!.nameSpan)) {
         defs.push(checked);
         latest.set(checked.name, checked);
       }

