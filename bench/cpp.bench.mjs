@@ -22,7 +22,7 @@ if (MANUAL === undefined || !existsSync(MANUAL)) {
   console.error("set GRADBENCH_MANUAL to the bin folder of GradBench's built tools/manual (see the top of this file)");
   process.exit(1);
 }
-const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url));
+const TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
 const MIN_RUNS = 10;
 const MIN_SECONDS = 1;
 const CASES = [

@@ -1,5 +1,5 @@
 // The GradBench benchmark: every eval's default workloads (bench/gradbench-workloads.mjs) run against the tool itself
-// (`node dist/gradbench/main.js`, one process per eval) through the protocol, as the suite's evals would run it. The
+// (`node dist/bundle/gradbench.js`, one process per eval) through the protocol, as the suite's evals would run it. The
 // times are the tool's own per-run timings (JSON and input conversion excluded); the table gives the fastest and the
 // median run of the primal function and of each derivative function, and their ratios.
 //
@@ -18,7 +18,7 @@ import cliProgress from "cli-progress";
 import { workloads } from "./gradbench-workloads.mjs";
 import { importOnDemand, installCommand, installOnDemand } from "../scripts/on-demand.mjs";
 
-const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url));
+const TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
 // A full run writes the committed results (bench/results/, the README's chart); a --quick or --only run writes to
 // bench/scratch/ (not committed), so it never replaces them.
 const partial = process.argv.includes("--quick") || process.argv.includes("--only");

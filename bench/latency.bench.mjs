@@ -1,6 +1,6 @@
 // Latency (issue 16): how long a fresh process takes to give a derivative's first result, and how soon calls reach
 // steady speed. For each back end and each of GradBench's gmm (d=10, K=25), lstm and ht workloads (the quick
-// subset's), a new `node dist/gradbench/main.js` process is sent start, define, then evaluate three times; from the
+// subset's), a new `node dist/bundle/gradbench.js` process is sent start, define, then evaluate three times; from the
 // tool's own timings: `define` (load and compile), the first call, the second call and the median of 20 later ones,
 // and the wall time from spawning the process to the first evaluate's answer (Node's start and the import included).
 // Writes bench/results/latency.md and .json. Run with `npm run bench:latency`.
@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { workloads } from "./gradbench-workloads.mjs";
 
-const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url));
+const TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
 const CASES = [
   ["gmm", "d=10,k=25,n=1000", "jacobian"],
   ["lstm", "l=2,c=1024", "jacobian"],

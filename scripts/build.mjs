@@ -1,6 +1,9 @@
 // The build: generated sources (scripts/generate.mjs), TypeScript to dist/ (ES modules and .d.ts; no source maps, since
-// the package ships no sources), then esbuild's browser bundle dist/browser/smooth.mjs: the core library as one ES
-// module with no `node:` imports. Runs on `npm run build`, `npm test`, and `prepare`/`prepack` (git and tarball
+// the package ships no sources), then esbuild's bundles: dist/browser/smooth.mjs, the core library as one ES module
+// with no `node:` imports, and dist/bundle/, the package's Node entry points (the library, its Node entry, the `smooth`
+// command and the GradBench tool) with their shared code in chunks beside them. Node loads a bundle in a quarter of
+// the time it takes to resolve and load the 200-odd modules tsc writes (about 25 ms against 90 ms), which every
+// command and every process that imports Smooth pays; the modules stay for the type declarations and the tests. Runs on `npm run build`, `npm test`, and `prepare`/`prepack` (git and tarball
 // installs get a built package).
 import { execFileSync } from "node:child_process";
 import { chmodSync, rmSync } from "node:fs";
@@ -17,7 +20,6 @@ rmSync(`${root}dist`, { recursive: true, force: true });
 execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", `${root}tsconfig.json`], {
   stdio: "inherit",
 });
-chmodSync(`${root}dist/cli/main.js`, 0o755);
 
 await build({
   entryPoints: [`${root}src/index.ts`],
@@ -29,3 +31,26 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
+
+// Chunks sit in the same folder as the entries: the GradBench tool finds examples/ two folders up from its code.
+await build({
+  entryPoints: {
+    index: `${root}src/index.ts`,
+    node: `${root}src/node.ts`,
+    cli: `${root}src/cli/main.ts`,
+    gradbench: `${root}src/gradbench/main.ts`,
+  },
+  outdir: `${root}dist/bundle`,
+  entryNames: "[name]",
+  chunkNames: "[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  legalComments: "none",
+  logLevel: "warning",
+});
+for (const command of ["dist/cli/main.js", "dist/bundle/cli.js", "dist/bundle/gradbench.js"])
+  chmodSync(`${root}${command}`, 0o755);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The GradBench tool: the protocol over stdin/stdout, one JSON line per message; diagnostics on stderr. Exits when
-// stdin closes. Runnable as `node dist/gradbench/main.js` or as `smooth gradbench`.
+// stdin closes. Runnable as `node dist/bundle/gradbench.js` or as `smooth gradbench`.
 
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";

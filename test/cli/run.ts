@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const root = new URL("../../", import.meta.url).pathname;
-export const cli = join(root, "dist/cli/main.js");
+export const cli = join(root, "dist/bundle/cli.js");
 const dir = mkdtempSync(join(tmpdir(), "smooth-cli-"));
 
 /** `smooth ...args` from the repository root: exit code, stdout, stderr. */

@@ -1,4 +1,4 @@
-// The tool as the suite runs it: `node dist/gradbench/main.js` (built by `npm run build`, which `npm test` runs
+// The tool as the suite runs it: `node dist/bundle/gradbench.js` (built by `npm run build`, which `npm test` runs
 // first), a session over a pipe touching every eval, then stdin closed. Every stdout line is one JSON response
 // with the message's id, bad messages included, and the process exits 0 when its input ends.
 
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { maxRho, randoms } from "./harness.js";
 import * as ref from "./references.js";
 
-const main = new URL("../../dist/gradbench/main.js", import.meta.url).pathname;
+const main = new URL("../../dist/bundle/gradbench.js", import.meta.url).pathname;
 const runs = { min_runs: 2, min_seconds: 0 };
 
 describe("the tool over a pipe", () => {

@@ -51,16 +51,23 @@ beforeAll(() => {
 }, 180_000);
 
 describe("the packed tarball", () => {
-  it("ships the build, the browser bundle and the LICENSE, and no sources or source maps", () => {
+  it("ships the bundles, the type declarations and the LICENSE, and no sources, source maps or loose modules", () => {
     expect(files).toEqual(
-      expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/index.js", "dist/index.d.ts"]),
+      expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/bundle/index.js", "dist/index.d.ts"]),
     );
-    expect(files).toEqual(expect.arrayContaining(["dist/node.js", "dist/cli/main.js", "dist/browser/smooth.mjs"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["dist/bundle/node.js", "dist/bundle/cli.js", "dist/node.d.ts", "dist/browser/smooth.mjs"]),
+    );
     expect(files.filter((f) => f.endsWith(".map") || f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
+    // tsc's one-file-per-module output is for the declarations and the tests; the package runs from the bundles.
+    const looseModules = files.filter((f) => f.endsWith(".js") && !/^dist\/(bundle|browser)\//.test(f));
+    expect(looseModules).toEqual([]);
   });
 
-  it("installs the `smooth` command", () => {
+  it("installs the `smooth` command, which runs", () => {
     expect(readdirSync(join(dir, "node_modules/.bin"))).toContain("smooth");
+    const version = execFileSync(join(dir, "node_modules/.bin/smooth"), ["--version"], { encoding: "utf8" });
+    expect(version.trim()).toBe("0.1.0");
   });
 
   it("imports as an ES module", () => {
