@@ -56,7 +56,12 @@ describe("the packed tarball", () => {
       expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/bundle/index.js", "dist/index.d.ts"]),
     );
     expect(files).toEqual(
-      expect.arrayContaining(["dist/bundle/node.js", "dist/bundle/cli.js", "dist/node.d.ts", "dist/browser/smooth.mjs"]),
+      expect.arrayContaining([
+        "dist/bundle/node.js",
+        "dist/bundle/cli.js",
+        "dist/node.d.ts",
+        "dist/browser/smooth.mjs",
+      ]),
     );
     expect(files.filter((f) => f.endsWith(".map") || f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     // tsc's one-file-per-module output is for the declarations and the tests; the package runs from the bundles.
