@@ -5,6 +5,7 @@
 //
 //   node bench/gradbench.bench.mjs [--quick] [--only gmm,lstm] [--min-seconds S] [--min-runs N] [--warmup N] [--timeout S]
 //   node bench/gradbench.bench.mjs --report-only     (the table and chart again, from the last results JSON)
+//   node bench/gradbench.bench.mjs --engine wasm     (the tool compiling with another back end: gradbench-wasm.*)
 //
 // --quick runs a subset (the issue's target workloads among them) with shorter minimums. Writes
 // bench/results/gradbench.{md,json,svg} (bench/scratch/ for --quick and --only runs). Run with `npm run bench:gradbench [-- --quick]` (builds first).
@@ -22,6 +23,9 @@ const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url)
 // bench/scratch/ (not committed), so it never replaces them.
 const partial = process.argv.includes("--quick") || process.argv.includes("--only");
 const RESULTS = new URL(partial ? "scratch/" : "results/", import.meta.url);
+// The back end the tool compiles with (SMOOTH_ENGINE for its process); results of another than js are named after it.
+const ENGINE = process.argv.includes("--engine") ? process.argv[process.argv.indexOf("--engine") + 1] : "js";
+const BASE = ENGINE === "js" ? "gradbench" : `gradbench-${ENGINE}`;
 
 function options(argv) {
   const value = (flag, fallback) => {
@@ -44,7 +48,10 @@ class Tool {
   constructor() {
     this.next = 0;
     this.pending = new Map();
-    this.child = spawn(process.execPath, [TOOL], { stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(process.execPath, [TOOL], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, SMOOTH_ENGINE: ENGINE },
+    });
     this.stderr = "";
     this.child.stderr.on("data", (d) => (this.stderr = (this.stderr + d).slice(-4000)));
     createInterface({ input: this.child.stdout }).on("line", (line) => {
@@ -188,7 +195,7 @@ const fmt = (ms) => (ms === undefined ? "—" : ms >= 100 ? ms.toFixed(0) : ms >
 
 function markdown(rows, opts) {
   const lines = [
-    "# GradBench benchmarks",
+    `# GradBench benchmarks (the ${ENGINE} back end)`,
     "",
     `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; ${opts.quick ? "quick subset" : "default workloads"}, ` +
       `each function run ${opts.warmup} time(s) untimed, then at least ${opts.minRuns} time(s) and ${opts.minSeconds} s; ` +
@@ -259,19 +266,19 @@ async function chart(rows) {
 
 // --report-only: write the table and the chart again from the last gradbench.json, without running anything.
 const previous = process.argv.includes("--report-only")
-  ? JSON.parse(readFileSync(new URL("results/gradbench.json", import.meta.url), "utf8"))
+  ? JSON.parse(readFileSync(new URL(`results/${BASE}.json`, import.meta.url), "utf8"))
   : undefined;
 const opts = previous?.options ?? options(process.argv.slice(2));
 const rows = previous?.rows ?? (await run(opts));
 mkdirSync(RESULTS, { recursive: true });
 const md = markdown(rows, opts);
-writeFileSync(new URL("gradbench.md", RESULTS), md);
+writeFileSync(new URL(`${BASE}.md`, RESULTS), md);
 if (!previous)
   writeFileSync(
-    new URL("gradbench.json", RESULTS),
+    new URL(`${BASE}.json`, RESULTS),
     JSON.stringify({ node: process.version, date: new Date().toISOString(), options: opts, rows }, null, 1) + "\n",
   );
 const svg = await chart(rows);
-if (svg !== undefined) writeFileSync(new URL("gradbench.svg", RESULTS), svg);
+if (svg !== undefined) writeFileSync(new URL(`${BASE}.svg`, RESULTS), svg);
 process.stdout.write(md);
 process.stderr.write(`results written to ${fileURLToPath(RESULTS)}\n`);

@@ -76,6 +76,9 @@ const x = random(N, 1, 0, 1.2);
 bench("rosenbrock", `n = ${N}`, corpus.rosenbrock, [x], [0], (v) => [hand.rosenbrockGrad(v)]);
 const c = random(N, 2, -1, 1);
 bench("horner", `n = ${N}`, corpus.horner, [c, 0.999], [0, 1], (cs, t) => hand.hornerGrad(cs, t));
+bench("horner (hand: reverse sweep)", `n = ${N}`, corpus.horner, [c, 0.999], [0, 1], (cs, t) =>
+  hand.hornerGradReverse(cs, t),
+);
 bench(
   "projectileMiss",
   `${N} Euler steps`,
@@ -128,8 +131,9 @@ const md =
   "`npm run bench:tsfront`: each function of test/tsfront/corpus.ts is plain TypeScript, differentiated by `grad(f)` " +
   "(read from its source, compiled once); the reference is a hand-written JavaScript gradient (bench/hand/tsfront.mjs) " +
   `in the same run. Fastest of ${ROUNDS} alternating rounds, time per call.\n\n${table}\n\n` +
-  "The hand-written Horner gradient uses the closed form (one pass: the powers of x), where reverse mode runs the " +
-  "loop forward (keeping each partial sum) and then backward. A matrix given as nested JS arrays (`number[][]`) is " +
+  "The first hand-written Horner gradient uses the closed form (one pass: the powers of x), where reverse mode runs " +
+  "the loop forward (keeping each partial sum) and then backward; the second is that reverse sweep written by hand. " +
+  "A matrix given as nested JS arrays (`number[][]`) is " +
   "copied into one buffer on every call; given as an NDArray it is passed without copying (the same function, the " +
   "same program).\n";
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });

@@ -27,6 +27,25 @@ export function hornerGrad(c, x) {
   return [dc, dx];
 }
 
+/**
+ * The same gradient as reverse mode computes it by hand: Horner's loop forward, keeping each partial sum, then
+ * backward (∂acc_{k+1}/∂acc_k = x, ∂/∂x = acc_k, ∂/∂c_i = 1).
+ */
+export function hornerGradReverse(c, x) {
+  const n = c.length;
+  const acc = new Float64Array(n + 1);
+  for (let k = 0, i = n - 1; i >= 0; i--, k++) acc[k + 1] = acc[k] * x + c[i];
+  const dc = new Float64Array(n);
+  let dacc = 1;
+  let dx = 0;
+  for (let k = n - 1, i = 0; k >= 0; k--, i++) {
+    dc[i] = dacc;
+    dx += dacc * acc[k];
+    dacc *= x;
+  }
+  return [dc, dx];
+}
+
 const G = 9.81;
 const DRAG = 0.05;
 

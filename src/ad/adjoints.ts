@@ -40,7 +40,8 @@ export function zeroOf(t: Type, primal: Atom, b: AnfBuilder): Atom {
     case "tuple":
       return b.bind("zero", mkTuple(t.elems.map((e, k) => zeroOf(e, b.proj(k, primal, "x"), b))));
     case "fun":
-      throw new Error("adjoints: a function has no adjoint");
+    case "tape":
+      throw new Error(`adjoints: a ${t.k} has no adjoint`);
   }
 }
 

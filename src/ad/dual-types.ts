@@ -10,6 +10,7 @@ export function dualType(t: Type): Type {
       return tupleOf([t, t]);
     case "int":
     case "bool":
+    case "tape": // a tape of duals (forward over reverse) is a tape
       return t;
     case "array":
       return arrayOf(dualType(t.elem));
@@ -27,6 +28,7 @@ export function hasTangent(t: Type): boolean {
       return true;
     case "int":
     case "bool":
+    case "tape":
       return false;
     case "array":
       return hasTangent(t.elem);

@@ -31,12 +31,15 @@ import type { Pass } from "../opt/pass.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
 import { cannotFail, forwardTransform } from "./forward.js";
+import { ProgramFunctions } from "./functions.js";
 import { reverseSweep } from "./reverse.js";
 import { expandCustom, floatClosedFunctions } from "./custom.js";
 
 export const forwardAdPass: Pass = {
   name: "forward-ad",
   run: expandJvps,
+  // Derivatives of the program's functions are new functions (./functions.ts).
+  wholeProgram: true,
 };
 
 const containsJvp = (e: Expr) => someNode(e, (n) => n.kind === "jvp");
@@ -45,17 +48,30 @@ const containsJvp = (e: Expr) => someNode(e, (n) => n.kind === "jvp");
 const MAX_ROUNDS = 1000;
 
 /**
+ * A program without jvp nodes: its entry and each of its functions (src/ir/ir.ts `functions`), whose derivatives are
+ * added to the program as they are needed (./functions.ts).
+ */
+export function expandJvps(fn: IrFunction): IrFunction {
+  if (fn.functions === undefined || fn.functions.length === 0) return expandFunction(fn, undefined);
+  const { functions, ...entry } = fn;
+  const table = new ProgramFunctions(functions, expandFunction, new Set([fn.name]));
+  const out = expandFunction(entry, table);
+  for (const f of functions) table.get(f.name);
+  return { ...out, functions: table.all() };
+}
+
+/**
  * `fn` without jvp nodes. A function without any is returned unchanged (not even inlined). Otherwise the dead lets
  * the expansion leaves (dual pairs and projections of which only a part is used, the differentiated lambdas) are
  * removed, where removing them cannot hide an error.
  */
-export function expandJvps(fn: IrFunction): IrFunction {
+function expandFunction(fn: IrFunction, table: ProgramFunctions | undefined): IrFunction {
   if (!containsJvp(fn.body)) return fn;
   for (let round = 0; containsJvp(fn.body); round++) {
     if (round === MAX_ROUNDS) throw new Error(`forward-ad: jvp nodes remain after ${MAX_ROUNDS} rounds in ${fn.name}`);
     fn = inlineFunction(fn, { resolveCustom: false });
     if (!containsJvp(fn.body)) break;
-    const expander = new Expander();
+    const expander = new Expander(table);
     const body = expander.scope(fn.body);
     if (expander.expanded === 0) unknownFunction(expander.stuck[0]!);
     fn = { ...fn, body };
@@ -67,10 +83,10 @@ export function expandJvps(fn: IrFunction): IrFunction {
  * `vjp f` for a known lambda f = fun x -> body: `fun x -> fun ct -> (body, the adjoint of x)`, the reverse sweep of
  * the (first-order) body with x the only active variable: f's free variables are constants, as in forward mode.
  */
-function reverseLambda(f: Lam, customs: (v: Var) => Expr | undefined): Lam {
+function reverseLambda(f: Lam, customs: (v: Var) => Expr | undefined, table: ProgramFunctions | undefined): Lam {
   const ct = freshVar("ct", typeOf(f.body));
   const body = nested((b) => {
-    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, customs);
+    const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, customs, table);
     return mkTuple([value, adjoint(f.param)]);
   });
   return mkLam(f.param, mkLam(ct, body));
@@ -88,6 +104,8 @@ class Expander {
   private readonly defs = new Map<number, Expr>();
   expanded = 0;
   readonly stuck: Jvp[] = [];
+
+  constructor(private readonly table: ProgramFunctions | undefined) {}
 
   scope(e: Expr): Expr {
     const b = new AnfBuilder();
@@ -129,7 +147,11 @@ class Expander {
       // fresh copy. Reverse mode always works on a copy (it binds the lambda's variables again); D does not.
       const copied = e.reverse || someNode(def.body, (n) => n.kind === "custom");
       const lam = copied ? floatClosedFunctions(copyFresh(def) as Lam, b) : def;
-      return b.emit(e.reverse ? reverseLambda(lam, (v) => this.defs.get(v.id)) : forwardTransform(lam));
+      return b.emit(
+        e.reverse
+          ? reverseLambda(lam, (v) => this.defs.get(v.id), this.table)
+          : forwardTransform(lam, new Map(), this.table),
+      );
     }
     if (def?.kind === "custom") {
       this.expanded++;

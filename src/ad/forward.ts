@@ -38,8 +38,12 @@ import { capturedByCustomRule } from "./custom.js";
  * D[e]: an expression computing the dual of `e`, where `env` maps variables (by id) to atoms holding their duals;
  * other free variables of `e` are constants. A lambda gives `let <duals of its free variables> in fun x' -> D[body]`.
  */
-export function forwardTransform(e: Expr, env: ReadonlyMap<number, Atom> = new Map()): Expr {
-  const t = new Forward(env);
+export function forwardTransform(
+  e: Expr,
+  env: ReadonlyMap<number, Atom> = new Map(),
+  functions?: ForwardFunctions,
+): Expr {
+  const t = new Forward(env, functions);
   const b = new AnfBuilder();
   for (const v of freeVars(e).values())
     if (!t.has(v)) {
@@ -61,6 +65,8 @@ export function cannotFail(rhs: Expr): boolean {
     case "lam":
     case "jvp":
       return true;
+    case "call": // may fail, or not terminate
+      return false;
     case "prim":
       // The primitives that can fail: indexing, its bounds check, the updates, and Index division (PrimRule.fails).
       return !primMayFail(rhs.op, rhs.type);
@@ -72,6 +78,11 @@ export function cannotFail(rhs: Expr): boolean {
 /** The dual of a value that does not depend on the differentiation's input: tangent zero everywhere. */
 export function constDual(a: Atom, b: AnfBuilder): Atom {
   return new Forward(new Map()).constDual(a, b);
+}
+
+/** The program's functions (./functions.ts): D of a call of f is a call of D[f]. */
+export interface ForwardFunctions {
+  forward(name: string): string;
 }
 
 const ZERO = lit(0, DOUBLE);
@@ -87,7 +98,10 @@ class Forward {
   /** Free variables of the transformed term: constants to this derivative (their duals have tangent zero). */
   readonly constants = new Set<number>();
 
-  constructor(env: ReadonlyMap<number, Atom>) {
+  constructor(
+    env: ReadonlyMap<number, Atom>,
+    private readonly functions?: ForwardFunctions,
+  ) {
     this.env = new Map(env);
   }
 
@@ -208,6 +222,18 @@ class Forward {
         });
         return b.bind(dualName(name, e.type), mkIfold(init, count, acc, index, body, e.span));
       }
+      case "call": {
+        // D[f a] = D[f] D[a]: the derivative of a recursive function calls itself.
+        if (this.functions === undefined) throw new Error(`forward: a call of ${e.fn} without the program's functions`);
+        const node = {
+          kind: "call" as const,
+          fn: this.functions.forward(e.fn),
+          args: e.args.map((a) => this.atom(a, b)),
+          type: dualType(e.type),
+          ...(e.span ? { span: e.span } : {}),
+        };
+        return b.bind(dualName(name, e.type), node);
+      }
       case "while": {
         // A while over dual states; the condition is D of the original, whose Bool is computed from primal parts.
         const init = this.atom(e.init, b);
@@ -257,6 +283,11 @@ class Forward {
 
   private prim(e: Prim, b: AnfBuilder, name: string): Atom {
     const rule = PRIMS[e.op].derivative;
+    // D[tapePop t] pops what D[tapePush t x] pushed: the dual of the primal's value.
+    if (PRIMS[e.op].resultFromNode !== undefined) {
+      const args = e.args.map((a) => this.atom(a, b));
+      return b.bind(dualName(name, e.type), { kind: "prim", op: e.op, args, type: dualType(e.type) });
+    }
     if (rule.kind === "structural")
       return b.bind(
         dualName(name, e.type),

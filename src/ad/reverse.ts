@@ -16,8 +16,10 @@
 //
 // Only *active* variables (those depending on a differentiated input, with Doubles in their type) get adjoints.
 
-import type { AnfBuilder } from "../ir/builder.js";
-import { freeVars } from "../ir/free.js";
+import { AnfBuilder, litIndex } from "../ir/builder.js";
+import { freeVars, someNode } from "../ir/free.js";
+import { isTapeOp } from "../prims/tape.js";
+import { reverseCall as reverseFunctionCall, TapedSweep } from "./reverse-calls.js";
 import {
   freshVar,
   isAtom,
@@ -25,6 +27,7 @@ import {
   mkTuple,
   typeOf,
   type Atom,
+  type Call,
   type Expr,
   type If,
   type Prim,
@@ -44,9 +47,10 @@ import { capturedByCustomRule } from "./custom.js";
 import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } from "./adjoints.js";
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
+import type { ProgramFunctions } from "./functions.js";
 
 /** A let of the primal, as the reverse sweep visits it. */
-interface Step {
+export interface Step {
   readonly v: Var;
   readonly rhs: Expr;
   /**
@@ -86,17 +90,52 @@ export function reverseSweep(
   seed: Atom,
   b: AnfBuilder,
   outer: (v: Var) => Expr | undefined = () => undefined,
+  functions?: ProgramFunctions,
 ): { value: Atom; adjoint: (v: Var) => Atom } {
   const r = new Reverse(outer);
+  r.functions = functions;
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
+  if (someNode(body, (e) => e.kind === "prim" && isTapeOp(e.op))) reverseOverTapes(body);
+  if (functions !== undefined && someNode(body, (e) => e.kind === "call")) {
+    // Calls pass a tape (./reverse-calls.ts); the primal and the reverse share this scope, so only the taped `if`s'
+    // branches push and pop.
+    const local = new AnfBuilder();
+    const sweep = new TapedSweep(r, functions, local.prim("newTape", [litIndex(0)], "tape"));
+    const { steps, result } = sweep.forward(body, local);
+    sweep.tapeB = sweep.tapeF;
+    r.contribute(result, seed, local);
+    sweep.backward(steps, local);
+    const value = b.emit(sweep.finish(local.finish(result))) as Atom;
+    return { value, adjoint: (v) => materialize(r.adjointOf(v), v.type, v, b) };
+  }
   const { steps, result } = r.forward(body, b);
   r.contribute(result, seed, b);
   r.backward(steps, b);
   return { value: result, adjoint: (v) => materialize(r.adjointOf(v), v.type, v, b) };
 }
 
+/**
+ * Reverse mode over code that keeps a tape: the derivative of a reverse-mode derivative through recursion. The error
+ * points at a recursive call in that code (the user's call, whose span the derivatives' calls keep).
+ */
+function reverseOverTapes(body: Expr): never {
+  let at: Call | undefined;
+  someNode(body, (e) => {
+    if (e.kind === "call" && e.span !== undefined) at = e;
+    return at !== undefined;
+  });
+  return fail(
+    "unsupported",
+    "reverse mode cannot differentiate a reverse-mode derivative of a recursive function (reverse over reverse)",
+    at?.span,
+    { hint: "nest forward mode outside instead (a Hessian is forward over reverse)" },
+  );
+}
+
 export class Reverse {
   readonly active = new Set<number>();
+  /** The program's functions, whose reverse-mode derivatives calls use (./reverse-calls.ts). */
+  functions: ProgramFunctions | undefined;
   /** The residuals of the active `if`s the forward walk emitted (./reverse-if.ts). */
   private readonly ifResiduals = new Map<If, IfResiduals>();
   /** Active tuples of which only some components are active (./activity.ts). */
@@ -115,6 +154,16 @@ export class Reverse {
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
+  }
+
+  /** Sets v's adjoint (an accumulator passed through a call, ./reverse-calls.ts). */
+  setAdjoint(v: Var, a: Atom): void {
+    this.adj.set(v.id, a);
+  }
+
+  /** Whether v is a row of another array, whose adjoint takes v's contributions. */
+  isAlias(v: Var): boolean {
+    return this.alias.has(v.id);
   }
 
   adjointOfAtom(a: Atom): Adj {
@@ -138,7 +187,8 @@ export class Reverse {
     return { steps, result: out };
   }
 
-  private step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
+  /** Emits the primal of `let v = rhs` into `b`, recording its step. */
+  step(v: Var, rhs: Expr, b: AnfBuilder, steps: Step[]): void {
     this.defs.set(v.id, rhs);
     if (rhs.kind === "jvp")
       fail("unsupported", "reverse mode needs a first-order program: a derivative of an unknown function remains");
@@ -265,6 +315,8 @@ export class Reverse {
         return reverseBuild(this, rhs, vb as Atom, b, loop);
       case "ifold":
         return reverseIfold(this, v, rhs, vb, b, loop!);
+      case "call":
+        return reverseFunctionCall(this, v, rhs, vb, b);
       case "app":
         return reverseCall(this, v, rhs, vb, b, call);
       default:

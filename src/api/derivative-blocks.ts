@@ -12,11 +12,16 @@ import { mapElements, permuteAxes, swapPermutation } from "../ir/axes.js";
 import { AnfBuilder } from "../ir/builder.js";
 import { freshVar, type Atom, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFunction } from "../ir/rename.js";
+import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js";
 import { tupleOf, type Type } from "../types/types.js";
 import { derivativeFunction, type Mode } from "./derivatives.js";
 
+/** The program functions of what the functions being built (innermost last) inline (see functionOf). */
+const inlinedStack: IrFunction[][] = [];
+
 /** `fn` called on `args` inside the function being built (a copy of its body with its parameters bound to them). */
 export function inlineCall(b: AnfBuilder, fn: IrFunction, args: readonly Atom[], name = "r"): Atom {
+  inlinedStack[inlinedStack.length - 1]?.push(fn);
   const copy = copyFunction(fn);
   copy.params.forEach((p, i) => b.bindVar(p, args[i]!));
   return b.bind(name, copy.body);
@@ -30,7 +35,15 @@ export function functionOf(
 ): IrFunction {
   const vars = params.map((p) => freshVar(p.name, p.type));
   const b = new AnfBuilder();
-  return { name, params: vars, body: b.finish(body(b, vars)) };
+  // The functions it inlines may call recursive functions of their programs: the new function's program has them.
+  const inlined: IrFunction[] = [];
+  inlinedStack.push(inlined);
+  try {
+    const fn: IrFunction = { name, params: vars, body: b.finish(body(b, vars)) };
+    return withProgramFunctions(fn, functionsOfAll(inlined));
+  } finally {
+    inlinedStack.pop();
+  }
 }
 
 const paramsOf = (fn: IrFunction) => fn.params.map((p) => ({ name: p.name, type: p.type }));

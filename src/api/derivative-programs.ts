@@ -13,6 +13,11 @@ import { constDual } from "../ad/forward.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
 
+/** The program's functions of `fn`, for a derivative program of it (which calls them, or their derivatives). */
+export function withFunctionsOf(fn: IrFunction): { functions?: readonly IrFunction[] } {
+  return fn.functions !== undefined && fn.functions.length > 0 ? { functions: fn.functions } : {};
+}
+
 export interface DerivativeOptions {
   /** Parameter positions to differentiate with respect to. */
   readonly wrt: readonly number[];
@@ -54,5 +59,5 @@ export function forwardDerivative(fn: IrFunction, opts: DerivativeOptions): IrFu
     );
   });
   const result = columns.length === 1 ? columns[0]! : b.tuple(columns, "d");
-  return { name: `${fn.name}'`, params, body: b.finish(result) };
+  return { ...withFunctionsOf(fn), name: `${fn.name}'`, params, body: b.finish(result) };
 }

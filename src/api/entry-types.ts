@@ -3,6 +3,7 @@
 // Where the scheme fixes a type (Index, Vector, ...) that type is used and the value is checked against it later;
 // where it leaves a variable, the JSON decides (numbers are Double, true/false Bool, arrays Array<...>).
 
+import { MAX_ARGUMENT_NESTING } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { CheckedDef } from "../types/infer.js";
 import {
@@ -54,7 +55,12 @@ export function entryArgTypes(def: CheckedDef, args: readonly unknown[]): Type[]
   return types;
 }
 
-function typeFromJson(json: unknown, t: MType, what: string, namer: TypeNamer): Type {
+function typeFromJson(json: unknown, t: MType, what: string, namer: TypeNamer, depth = 0): Type {
+  // (Nesting is bounded before it can exhaust the stack: no Smooth value is nested that deeply.)
+  if (depth > MAX_ARGUMENT_NESTING)
+    fail("argument", `${what} is nested more than ${MAX_ARGUMENT_NESTING} levels deep`, undefined, {
+      expected: "numbers, booleans and arrays of these, nested as deeply as the parameter's type",
+    });
   t = prune(t);
   switch (t.k) {
     case "double":
@@ -63,18 +69,26 @@ function typeFromJson(json: unknown, t: MType, what: string, namer: TypeNamer): 
       return concretize(t, new Map());
     case "array":
       if (!Array.isArray(json)) return mismatch(json, t, what, namer);
-      return arrayOf(json.length > 0 ? typeFromJson(json[0], t.elem, what, namer) : concretize(t.elem, new Map()));
+      return arrayOf(
+        json.length > 0 ? typeFromJson(json[0], t.elem, what, namer, depth + 1) : concretize(t.elem, new Map()),
+      );
     case "tuple":
       if (!Array.isArray(json) || json.length !== t.elems.length) return mismatch(json, t, what, namer);
-      return tupleOf(t.elems.map((e, i) => typeFromJson(json[i], e, what, namer)));
+      return tupleOf(t.elems.map((e, i) => typeFromJson(json[i], e, what, namer, depth + 1)));
     case "fun":
-      return fail("argument", `${what} is a function; a function cannot be passed as JSON`, undefined, {
-        expected: namer.show(t),
-      });
+    case "tape":
+      return fail(
+        "argument",
+        `${what} is a ${t.k === "fun" ? "function" : "tape"}, which cannot be passed as JSON`,
+        undefined,
+        {
+          expected: namer.show(t),
+        },
+      );
     case "tvar":
       if (typeof json === "boolean" && t.flag === "any") return BOOL;
       if (Array.isArray(json) && t.flag === "any")
-        return arrayOf(json.length > 0 ? typeFromJson(json[0], freshTVar(), what, namer) : DOUBLE);
+        return arrayOf(json.length > 0 ? typeFromJson(json[0], freshTVar(), what, namer, depth + 1) : DOUBLE);
       if (typeof json === "number" || typeof json === "string") return DOUBLE;
       return mismatch(json, t, what, namer);
   }

@@ -5,6 +5,7 @@
 // tests the optimiser and the code generator together against the semantics.
 
 import type { GeneratedCode } from "../backends/backend.js";
+import { withinCompilerStack } from "./compiler-stack.js";
 import { backendOf, DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
@@ -82,15 +83,18 @@ export class SmoothProgram {
     readonly file: SourceFile,
     options: LoadOptions = {},
   ) {
-    const user = options.ast ?? parseProgram(file);
-    const programs: Program[] = [];
-    if (options.prelude ?? true) {
-      preludeFile();
-      programs.push(preludeCache!.ast);
-    }
-    for (const included of options.include ?? []) programs.push(parseProgram(included));
-    programs.push(user);
-    this.checked = checkProgram(programs);
+    const { checked, user } = withinCompilerStack(file.name, () => {
+      const user = options.ast ?? parseProgram(file);
+      const programs: Program[] = [];
+      if (options.prelude ?? true) {
+        preludeFile();
+        programs.push(preludeCache!.ast);
+      }
+      for (const included of options.include ?? []) programs.push(parseProgram(included));
+      programs.push(user);
+      return { checked: checkProgram(programs), user };
+    });
+    this.checked = checked;
     this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);
   }
 
@@ -123,8 +127,12 @@ export class SmoothProgram {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    this.definition(name);
-    const spec = prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes);
+    const def = this.definition(name);
+    const spec = withinCompilerStack(
+      `\`${name}\``,
+      () => prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes),
+      def.def.nameSpan,
+    );
     this.cache.set(key, spec);
     return spec;
   }
@@ -146,9 +154,15 @@ export class SmoothProgram {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const def = this.definition(name);
-    const primal = lowerEntry(this.checked, name, argTypes);
-    const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
-    const spec = prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
+    const spec = withinCompilerStack(
+      `the derivative of \`${name}\``,
+      () => {
+        const primal = lowerEntry(this.checked, name, argTypes);
+        const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
+        return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
+      },
+      def.def.nameSpan,
+    );
     this.cache.set(key, spec);
     return spec;
   }

@@ -12,6 +12,8 @@ import { reverseSweep } from "../ad/reverse.js";
 import { doubleRank } from "../ad/seed.js";
 import { fail } from "../syntax/diagnostics.js";
 import { showType } from "../types/types.js";
+import { ProgramFunctions } from "../ad/functions.js";
+import { withoutUnusedFunctions } from "../opt/pass.js";
 
 export interface ReverseOptions {
   /** Parameter positions to differentiate with respect to. */
@@ -29,10 +31,21 @@ export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withVal
   const f = copyFunction(fn);
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);
-  const { value, adjoint } = reverseSweep(f.body, wrt, litDouble(1), b);
+  const table = functionsOf(fn, `${fn.name}'`);
+  const { value, adjoint } = reverseSweep(f.body, wrt, litDouble(1), b, undefined, table);
   const grads = wrt.map(adjoint);
   const result = opts.withValue ? b.tuple([value, ...grads], "vg") : packGrads(b, grads);
-  return { name: `${fn.name}'`, params: f.params, body: b.finish(result) };
+  return withFunctions({ name: `${fn.name}'`, params: f.params, body: b.finish(result) }, table);
+}
+
+/** The functions of `fn`'s program, to which its reverse-mode derivative adds theirs (src/ad/reverse-functions.ts). */
+function functionsOf(fn: IrFunction, entryName: string): ProgramFunctions | undefined {
+  if (fn.functions === undefined || fn.functions.length === 0) return undefined;
+  return new ProgramFunctions(fn.functions, undefined, new Set([entryName]));
+}
+
+function withFunctions(fn: IrFunction, table: ProgramFunctions | undefined): IrFunction {
+  return table === undefined ? fn : withoutUnusedFunctions({ ...fn, functions: table.all() });
 }
 
 /** (params..., cotangent) -> (value, adjoints of the wrt parameters...). */
@@ -41,9 +54,10 @@ export function vjpFunction(fn: IrFunction, opts: ReverseOptions): IrFunction {
   const ct = freshVar("ct", typeOf(f.body));
   const b = new AnfBuilder();
   const wrt = opts.wrt.map((k) => f.params[k]!);
-  const { value, adjoint } = reverseSweep(f.body, wrt, ct, b);
+  const table = functionsOf(fn, `${fn.name}_vjp`);
+  const { value, adjoint } = reverseSweep(f.body, wrt, ct, b, undefined, table);
   const result = b.tuple([value, ...wrt.map(adjoint)], "vjp");
-  return { name: `${fn.name}_vjp`, params: [...f.params, ct], body: b.finish(result) };
+  return withFunctions({ name: `${fn.name}_vjp`, params: [...f.params, ct], body: b.finish(result) }, table);
 }
 
 /**
@@ -61,6 +75,7 @@ export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunctio
   const shapeRun = copyFunction(fn);
   const f = copyFunction(fn);
   const b = new AnfBuilder();
+  const table = functionsOf(fn, `${fn.name}_jac`);
   // The primal once, for the output's shape (its work is shared with the rows' primal by the optimiser).
   const y = b.bind("y", renameParams(shapeRun, f.params));
   const positions: Var[] = [];
@@ -70,7 +85,7 @@ export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunctio
       const body = renameParams(row, f.params);
       const ct = oneHot(bb, y, positions);
       const wrt = opts.wrt.map((k) => f.params[k]!);
-      const { adjoint } = reverseSweep(body, wrt, ct, bb);
+      const { adjoint } = reverseSweep(body, wrt, ct, bb, undefined, table);
       return packGrads(bb, wrt.map(adjoint));
     }
     const n = bb.prim("length", [ys], "n");
@@ -88,7 +103,7 @@ export function reverseJacobian(fn: IrFunction, opts: ReverseOptions): IrFunctio
     );
   };
   const result = rows(b, y, 0);
-  return { name: `${fn.name}_jac`, params: f.params, body: b.finish(result) };
+  return withFunctions({ name: `${fn.name}_jac`, params: f.params, body: b.finish(result) }, table);
 }
 
 /** The body of `copy` with its parameters replaced by `params` (let-bound, so the copy's ids stay unique). */

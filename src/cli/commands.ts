@@ -262,5 +262,9 @@ export function registerCommands(program: Command): void {
   program
     .command("gradbench")
     .description("a GradBench tool: the protocol's JSON lines on stdin and stdout, every eval's functions in Smooth")
-    .action(async () => (await import("../gradbench/main.js")).gradbenchMain());
+    .option("--engine <engine>", `back end: ${describeEngines()} (or SMOOTH_ENGINE)`)
+    .action(async (o: { engine?: string }) => {
+      if (o.engine !== undefined) process.env.SMOOTH_ENGINE = parseEngine(o.engine);
+      await (await import("../gradbench/main.js")).gradbenchMain();
+    });
 }

@@ -29,7 +29,7 @@ import {
   type ZeroBranch,
 } from "../lowering/build-forms.js";
 import type { ScalarKind } from "../runtime/value.js";
-import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import { slotNames } from "./writer.js";
 import { EMPTY_ARRAY, plus, times, type Emitter, type Slots } from "./emit.js";
 
@@ -101,7 +101,7 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
   const sparseTerminal = leavesZeros(levels);
   const allocate = (elementSize: (leaf: number) => string) =>
     termLeaves.map(
-      (leaf, l) => `${buffers[l]} = ${allocation(leaf.kind, times([...sizes, elementSize(l)]), !sparseTerminal)};`,
+      (leaf, l) => `${buffers[l]} = ${allocation(elemKind(leaf), times([...sizes, elementSize(l)]), !sparseTerminal)};`,
     );
 
   const level = (j: number): void => {
@@ -112,8 +112,8 @@ export function emitBuild(em: Emitter, outer: Build, base: string): Slots {
     const scalarOnly = k === 0 && termArrays.length === 0;
     if (j === 0) {
       termLeaves.forEach((leaf, l) => {
-        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(leaf.kind, n, !sparseTerminal)};`);
-        else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[leaf.kind]};`);
+        if (scalarOnly) out.line(`const ${buffers[l]} = ${allocation(elemKind(leaf), n, !sparseTerminal)};`);
+        else out.line(`let ${buffers[l]} = ${EMPTY_ARRAY[elemKind(leaf)]};`);
       });
     }
     const recordLength = k - j + termDimCount;

@@ -18,6 +18,7 @@ import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
 import { Emitter } from "./emit.js";
+import { FunctionsCode } from "./functions.js";
 import { RUNTIME } from "./runtime.js";
 import { slotNames, varName } from "./writer.js";
 import { ownership } from "../lowering/ownership.js";
@@ -51,10 +52,15 @@ export interface GeneratedFunction {
 export const CLOSURE_PARAMS = ["$rt", "$spans", "$types", "$paramTypes", "$resultType"] as const;
 
 export function generateFunction(fn: IrFunction): GeneratedFunction {
-  const em = new Emitter(2);
-  const owned = ownership(fn);
+  const shared = { spans: [] as Span[], types: [] as Type[] };
+  // The program's recursive functions (src/ir/lower-rec.ts), each a JS function and a generator (./functions.ts).
+  const functions = fn.functions !== undefined && fn.functions.length > 0 ? new FunctionsCode(fn, shared) : undefined;
+  const em = new Emitter(2, shared);
+  if (functions !== undefined) em.callSite = functions.callSite(false);
+  const owned = ownership(fn, functions?.byName);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
+  em.copyArgs = owned.copyArgs;
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   em.out.line("const $in = $rt.unpackArgs(args, $paramTypes);");
@@ -86,9 +92,15 @@ export function generateFunction(fn: IrFunction): GeneratedFunction {
     .errorDispatch()
     .map((line) => `    ${line}\n`)
     .join("");
+  const main = em.out.text();
+  const body =
+    `  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n${functions === undefined ? "" : "  $depth = 0;\n"}` +
+    `  $main: {\n${main}\n${onTheHeap(main)}  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
   const source =
-    `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n  $main: {\n${em.out.text()}\n  }\n` +
-    `  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n};\n`;
+    functions === undefined
+      ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
+      : `"use strict";\nconst $a = $rt.newArena();\n${functions.declarations}` +
+        `function $run(args, borrowed) {\n${body}}\n${functions.retrying()}`;
   return { source, spans: em.spans, types: em.types, paramTypes, resultType };
 }
 
@@ -101,6 +113,21 @@ export function compileFunction(fn: IrFunction): CompiledFunction {
   ) => (args: readonly Value[], borrowed?: boolean) => Value;
   const run = make(RUNTIME, spans, types, paramTypes, resultType);
   return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
+}
+
+/** Above this many locals in the body's outermost block, they are moved off the stack frame (see onTheHeap). */
+const MOST_FRAME_LOCALS = 50_000;
+
+/**
+ * Every local of a JavaScript function takes a slot of its stack frame, and a straight-line program of 10⁵ values
+ * (a reverse sweep keeps its forward values) would need a frame larger than the whole stack. A function that
+ * refers to the locals makes V8 keep them in a heap context instead: this one is declared (hoisted, never called)
+ * in the outermost block when there are too many.
+ */
+function onTheHeap(main: string): string {
+  const names = [...main.matchAll(/^ {4}(?:const|let) ([$\w]+) =/gm)].map((m) => m[1]!);
+  if (names.length <= MOST_FRAME_LOCALS) return "";
+  return `    function $locals() { return [${names.join(", ")}]; }\n`;
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
@@ -116,6 +143,14 @@ export function runChecked(
       fail("unsupported", "the program needs an array larger than JavaScript can allocate", undefined, {
         found: e.message,
         hint: "reduce the sizes (a reverse-mode tape holds one state per loop iteration)",
+      });
+    // Recursion moves to the heap (./functions.ts); what remains is one function whose values do not fit in a stack
+    // frame: every value of a straight-line program is a local, and a reverse sweep keeps its forward values live.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      fail("unsupported", "the compiled function needs more stack than is left to run it", undefined, {
+        hint:
+          "a straight-line program of about 10^5 values (each a local of one JavaScript function) is near the " +
+          "limit: call it from a shallower point, split it into functions, or use the interpreter (--engine interp)",
       });
     throw e;
   }

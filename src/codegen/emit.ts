@@ -16,9 +16,10 @@ import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
+import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import { JS_LOWERING } from "./lowering.js";
 import {
+  elemKind,
   invariantDimensionSlots,
   leafSlotCount,
   leafStarts,
@@ -33,11 +34,15 @@ import type { Fresh } from "../lowering/ownership.js";
 
 export type Slots = readonly string[];
 
+const SPAN_POSITIONS = new WeakMap<readonly Span[], Map<Span, number>>();
+
 export class Emitter {
   readonly out: CodeWriter;
-  /** Closure constants of the generated code: `$spans[k]` and `$types[k]`. */
-  readonly spans: Span[] = [];
-  readonly types: Type[] = [];
+  /** Closure constants of the generated code: `$spans[k]` and `$types[k]` (shared by a program's functions). */
+  readonly spans: Span[];
+  readonly types: Type[];
+  /** How a call of one of the program's functions is written (./functions.ts); none outside such a program. */
+  callSite?: (em: Emitter, e: Call, base: string) => Slots;
   private readonly env = new Map<number, Slots>();
   /** What is known of Index slots: loop ranges, dimensions, checks made (src/lowering/bounds.ts). */
   readonly bounds: BoundsFacts;
@@ -49,9 +54,13 @@ export class Emitter {
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
+  /** Calls whose arguments at these positions are passed as copies (owned parameters given shared values). */
+  copyArgs: ReadonlyMap<Call, ReadonlySet<number>> = new Map();
 
-  constructor(indent: number) {
+  constructor(indent: number, shared?: { readonly spans: Span[]; readonly types: Type[] }) {
     this.out = new CodeWriter(indent);
+    this.spans = shared?.spans ?? [];
+    this.types = shared?.types ?? [];
     this.bounds = new BoundsFacts(this.out, nonNegativeIndexLiteral);
   }
 
@@ -62,8 +71,18 @@ export class Emitter {
 
   spanRef(span: Span | undefined): string {
     if (span === undefined) return "undefined";
-    let k = this.spans.indexOf(span);
-    if (k < 0) k = this.spans.push(span) - 1;
+    // Positions by span, for the spans array (shared by the emitters of a program): a search per check would be
+    // quadratic in the size of a long program.
+    let positions = SPAN_POSITIONS.get(this.spans);
+    if (positions === undefined) {
+      positions = new Map(this.spans.map((s, k) => [s, k]));
+      SPAN_POSITIONS.set(this.spans, positions);
+    }
+    let k = positions.get(span);
+    if (k === undefined) {
+      k = this.spans.push(span) - 1;
+      positions.set(span, k);
+    }
     return `$spans[${k}]`;
   }
 
@@ -139,6 +158,9 @@ export class Emitter {
         return emitBuild(this, e, base);
       case "ifold":
         return this.ifold(e);
+      case "call":
+        if (this.callSite === undefined) throw new Error(`codegen: a call of ${e.fn} outside a program of functions`);
+        return this.callSite(this, e, base);
       case "while":
         return this.while(e);
       case "jvp":
@@ -326,6 +348,23 @@ export class Emitter {
     return result;
   }
 
+  /** Slots of a copy of the value in `slots` (of type `t`): every array leaf copied (into the arena). */
+  copyValue(slots: Slots, t: Type): Slots {
+    const out = [...slots];
+    let at = 0;
+    for (const l of leavesOf(t)) {
+      if (l.rank > 0) {
+        const [data, offset, ...dims] = out.slice(at, at + leafSlotCount(l));
+        const name = this.fresh();
+        this.out.line(`const ${name} = ${sliceOf(elemKind(l), data!, offset!, plus(offset!, times(dims)))};`);
+        out[at] = name;
+        out[at + 1] = "0";
+      }
+      at += leafSlotCount(l);
+    }
+    return out;
+  }
+
   /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
   private copiedOnEntry(e: Ifold | While, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
@@ -342,7 +381,7 @@ export class Emitter {
           const name = this.fresh();
           // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.
           this.out.line(
-            `const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(l.kind, data!, offset!, plus(offset!, times(dims)))};`,
+            `const ${name} = ${dims[0]} === 0 ? ${data} : ${sliceOf(elemKind(l), data!, offset!, plus(offset!, times(dims)))};`,
           );
           init[at] = name;
           init[at + 1] = "0";
@@ -402,8 +441,8 @@ export class Emitter {
 function defaultSlots(t: Type): string[] {
   return leavesOf(t).flatMap((l: Leaf) =>
     l.rank === 0
-      ? [l.kind === "bool" ? "false" : "0"]
-      : [EMPTY_ARRAY[l.kind], ...new Array<string>(l.rank + 1).fill("0")],
+      ? [l.kind === "bool" ? "false" : l.kind === "tape" ? "null" : "0"]
+      : [EMPTY_ARRAY[elemKind(l)], ...new Array<string>(l.rank + 1).fill("0")],
   );
 }
 

@@ -15,6 +15,7 @@ import type { PrimName } from "../prims/names.js";
 import { leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
 import type { Emitter, Slots } from "./emit.js";
 import { emitAddArray, emitRecord, emitUpdateAt, emitZerosLike } from "./update.js";
+import { emitTapeOp } from "./tape.js";
 
 export type JsLowering =
   | { readonly expr: (args: readonly string[], argTypes: readonly Type[], span: string) => string }
@@ -109,6 +110,10 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
     },
   },
   zerosLike: { slots: (em, e, base) => emitZerosLike(em, e, base) },
+  // Tapes (src/prims/tape.ts): a growable stack per tape, used linearly (./tape.ts).
+  newTape: { slots: emitTapeOp },
+  tapePush: { slots: emitTapeOp },
+  tapePop: { slots: emitTapeOp },
   setAt: { slots: (em, e, base) => emitUpdateAt(em, e, base, em.inPlace.has(e)) },
   addAt: { slots: (em, e, base) => emitUpdateAt(em, e, base, em.inPlace.has(e)) },
   addArray: { slots: (em, e, base) => emitAddArray(em, e, base, em.inPlace.has(e)) },

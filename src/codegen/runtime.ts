@@ -2,16 +2,17 @@
 // build's buffer); the rest convert arguments and results, or raise the errors the interpreter raises, with the same
 // kinds, messages and spans (the spans come from the closure array `$spans`, never from program text).
 
-import { arrayTooLarge } from "../runtime/limits.js";
+import { arrayTooLarge, MAX_CALL_DEPTH_COMPILED, recursionTooDeep } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
-import { leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
+import { elemKind, leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import { Arena } from "./arena.js";
+import { Tape } from "./tape.js";
 
 function unpackArgs(given: readonly Value[], paramTypes: readonly Type[]): Slot[] {
   const args: readonly Value[] = given;
@@ -53,7 +54,7 @@ function emptyValueWithDims(elemType: Type, common: number, dims: readonly numbe
       slots.push(leaf.kind === "bool" ? false : 0);
       continue;
     }
-    slots.push(EMPTY[leaf.kind], 0, ...lead, ...dims.slice(at, at + own));
+    slots.push(EMPTY[elemKind(leaf)], 0, ...lead, ...dims.slice(at, at + own));
     at += own;
   }
   return slotsToValue(slots, elemType);
@@ -73,6 +74,31 @@ function copy(dst: FlatData, at: number, src: FlatData, from: number, n: number)
     for (let q = 0; q < n; q++) dst[at + q] = src[from + q]!;
   } else {
     dst.set(src.subarray(from, from + n), at);
+  }
+}
+
+/**
+ * Runs a compiled function's generator (./functions.ts) and every call it makes, on a stack of generators: a call is
+ * `yield` of the callee's generator, which runs to completion (leaving its result in the registers) before its caller
+ * resumes. The JavaScript stack stays flat however deep the recursion; `below` calls are pending on it already, and
+ * past MAX_CALL_DEPTH_COMPILED pending calls in all the recursion is an error at `span` (a recursive call of the
+ * function), not an exhausted heap.
+ */
+function drive(first: Generator<Generator<unknown>, void>, below: number, span: Span | undefined): void {
+  const stack: Generator<Generator<unknown>, void>[] = [first];
+  const most = MAX_CALL_DEPTH_COMPILED - below;
+  let top = first;
+  for (;;) {
+    const step = top.next();
+    if (step.done === true) {
+      stack.pop();
+      if (stack.length === 0) return;
+      top = stack[stack.length - 1]!;
+    } else {
+      if (stack.length >= most) recursionTooDeep(span);
+      top = step.value as Generator<Generator<unknown>, void>;
+      stack.push(top);
+    }
   }
 }
 
@@ -102,6 +128,9 @@ export const RUNTIME = {
       t,
     ),
   newArena: (): Arena => new Arena(),
+  isStackOverflow: (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message),
+  newTape: (capacity: number): Tape => new Tape(capacity),
+  drive,
   emptyF64: EMPTY.double,
   emptyI32: EMPTY.int,
   emptyU8: EMPTY.bool,

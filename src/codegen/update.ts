@@ -5,7 +5,7 @@
 import type { Atom, Prim } from "../ir/ir.js";
 import { allocation, sliceOf } from "./build.js";
 import type { ScalarKind } from "../runtime/value.js";
-import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import { slotNames } from "./writer.js";
 import { plus, times, type Emitter, type Slots } from "./emit.js";
 
@@ -22,7 +22,7 @@ function arrayLeaves(em: Emitter, a: Atom): LeafSlots[] {
   return leafStarts(leaves).map((s, k) => {
     const leaf = leaves[k]!;
     const own = slots.slice(s, s + leafSlotCount(leaf));
-    return { kind: leaf.kind, data: own[0]!, offset: own[1]!, dims: own.slice(2) };
+    return { kind: elemKind(leaf), data: own[0]!, offset: own[1]!, dims: own.slice(2) };
   });
 }
 

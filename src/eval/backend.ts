@@ -15,7 +15,8 @@ export const INTERP_BACKEND = {
   description: "reference interpreter",
   input: "lowered",
   compile(lowered) {
-    const hasJvp = someNode(lowered.body, (e) => e.kind === "jvp");
+    // In the entry or in one of the program's (recursive) functions.
+    const hasJvp = [lowered, ...(lowered.functions ?? [])].some((f) => someNode(f.body, (e) => e.kind === "jvp"));
     const reference = hasJvp ? runPipeline(lowered, [forwardAdPass]) : lowered;
     const run = (args: readonly Value[]) => runFunction(reference, args);
     return { run, runBorrowed: run };

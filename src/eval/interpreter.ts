@@ -11,16 +11,20 @@
 // Loops (build, ifold, while) and let chains run as JS loops: the JS stack grows with the nesting of the program, never
 // with the number of iterations or the length of a let chain.
 //
+// Calls of the program's functions (recursion, ./calls.ts) start a fresh environment; a call in tail position
+// reuses the caller's JS frame, so tail recursion runs in constant stack. Other recursion is limited to
+// MAX_CALL_DEPTH nested calls, beyond which the call is a located "recursion" error (compiled code has no limit).
 // Array updates. setAt/addAt/addArray/record return new arrays. In a first-order function (what reverse mode's
 // programs are) the updates that the compiled code's ownership analysis (../lowering/ownership.ts) proves
 // unobservable are done in place here too, and the loop states it copies on entry are copied: otherwise a gradient's
 // accumulation into an adjoint array copies it at every step, quadratic in its length (a sum's gradient at
 // n = 10⁵ took 13.6 s). Functions with lambdas copy at every update.
 
-import { SmoothError } from "../syntax/diagnostics.js";
+import { fail, SmoothError } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import type { Atom, Build, Expr, Ifold, IrFunction, Prim, Var, While } from "../ir/ir.js";
-import { someNode } from "../ir/free.js";
+import type { Atom, Build, Call, Expr, Ifold, IrFunction, Prim, Var, While } from "../ir/ir.js";
+import { callFunction, withFunctions } from "./calls.js";
+import { freeVars, someNode } from "../ir/free.js";
 import { ownership, type Fresh } from "../lowering/ownership.js";
 import { addArrays, copyArray, pathOf, updateAt } from "../runtime/update.js";
 import { PRIMS } from "../prims/table.js";
@@ -28,7 +32,7 @@ import { arrayTooLarge, MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { negativeLoopCount, stackValues } from "../runtime/stack.js";
 import { arrayLength, isArrayValue, tuple, type ArrayValue, type FunValue, type Value } from "../runtime/value.js";
 
-type Env = Map<number, Value>;
+export type Env = Map<number, Value>;
 
 /** The value of `e` in `env` (variables keyed by Var.id). `env` itself is not modified. */
 export function evaluate(e: Expr, env: ReadonlyMap<number, Value>): Value {
@@ -40,15 +44,25 @@ export function runFunction(fn: IrFunction, args: readonly Value[]): Value {
   if (args.length !== fn.params.length) {
     throw new Error(`runFunction ${fn.name}: expected ${fn.params.length} arguments, got ${args.length}`);
   }
-  const env: Env = new Map();
-  fn.params.forEach((p, i) => env.set(p.id, args[i]!));
-  const outer = updates;
-  updates = updatesOf(fn);
-  try {
-    return evalExpr(fn.body, env);
-  } finally {
-    updates = outer;
-  }
+  return withFunctions(fn.functions, () => {
+    const env: Env = new Map();
+    fn.params.forEach((p, i) => env.set(p.id, args[i]!));
+    const outer = updates;
+    updates = updatesOf(fn);
+    try {
+      return evalExpr(fn.body, env);
+    } catch (e) {
+      // Function applications nested as deeply as the program's functions call each other (a chain of 10⁴ functions,
+      // each calling the one before): the interpreter recurses for each (./calls.ts limits the program's `let rec`s).
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        fail("recursion", "function calls nest too deeply for the interpreter (it ran out of stack)", undefined, {
+          hint: "compiled code (--engine js) inlines them and runs them without nesting",
+        });
+      throw e;
+    } finally {
+      updates = outer;
+    }
+  });
 }
 
 interface Updates {
@@ -63,8 +77,10 @@ const updatesCache = new WeakMap<IrFunction, Updates>();
 function updatesOf(fn: IrFunction): Updates {
   let u = updatesCache.get(fn);
   if (u === undefined) {
+    // Not with lambdas (the analysis is of first-order code), nor with the program's functions: their calls run
+    // with copying updates here, so what they return may share its arrays with their arguments.
     const higherOrder = someNode(fn.body, (e) => e.kind === "lam" || e.kind === "app");
-    u = higherOrder ? NO_UPDATES : ownership(fn);
+    u = higherOrder || (fn.functions?.length ?? 0) > 0 ? NO_UPDATES : ownership(fn);
     updatesCache.set(fn, u);
   }
   return u;
@@ -96,14 +112,14 @@ function copiedOnEntry(v: Value, fresh: Fresh): Value {
   return tuple(v.elems.map((x, k) => copiedOnEntry(x, fresh[k] ?? false)));
 }
 
-function evalAtom(a: Atom, env: Env): Value {
+export function evalAtom(a: Atom, env: Env): Value {
   if (a.kind === "lit") return a.value;
   const v = env.get(a.id);
   if (v === undefined) throw new Error(`interpreter: unbound variable ${a.name}#${a.id}`);
   return v;
 }
 
-function evalExpr(e: Expr, env: Env): Value {
+export function evalExpr(e: Expr, env: Env): Value {
   switch (e.kind) {
     case "lit":
     case "var":
@@ -144,7 +160,10 @@ function evalExpr(e: Expr, env: Env): Value {
       return t.elems[e.index]!;
     }
     case "lam": {
-      const closure = new Map(env);
+      // The closure keeps the variables the lambda uses, not the whole environment: copying all of it made a program
+      // of 10⁴ functions quadratic.
+      const closure = new Map<number, Value>();
+      for (const id of lambdaFreeVars(e)) if (env.has(id)) closure.set(id, env.get(id)!);
       const { param, body } = e;
       const fn: FunValue = {
         tag: "fun",
@@ -177,6 +196,8 @@ function evalExpr(e: Expr, env: Env): Value {
       return evalBuild(e, env);
     case "ifold":
       return evalIfold(e, env);
+    case "call":
+      return callFunction(e, env);
     case "while":
       return evalWhile(e, env);
     case "custom":
@@ -184,6 +205,31 @@ function evalExpr(e: Expr, env: Env): Value {
       return evalAtom(e.fn, env);
     case "jvp":
       throw new Error("interpreter: expand jvp nodes first (the forward-ad pass)");
+  }
+}
+
+/**
+ * The value of a function body `e`, or the call it ends with (in tail position: the end of its let chain, or of the
+ * branch of an `if` taken, also through `let r = ... in r`), for the caller to make without nesting a JS frame
+ * (./calls.ts).
+ */
+export function evalTail(e: Expr, env: Env): Value | Call {
+  for (;;) {
+    while (e.kind === "let") {
+      // `let r = x in r`: x is in tail position too.
+      if (e.body.kind === "var" && e.body.id === e.v.id) {
+        e = e.rhs;
+        continue;
+      }
+      // A function's frame is its own: nothing to restore. A call goes straight to callFunction (fewer JS frames).
+      env.set(e.v.id, e.rhs.kind === "call" ? callFunction(e.rhs, env) : evalExpr(e.rhs, env));
+      e = e.body;
+    }
+    if (e.kind === "call") return e;
+    if (e.kind !== "if") return evalExpr(e, env);
+    const c = evalAtom(e.cond, env);
+    if (typeof c !== "boolean") throw new Error("interpreter: if condition is not a Bool");
+    e = c ? e.then : e.else;
   }
 }
 
@@ -255,4 +301,16 @@ function bind(env: Env, v: Var, value: Value): Saved {
 function restore(env: Env, s: Saved): void {
   if (s.had) env.set(s.id, s.old!);
   else env.delete(s.id);
+}
+
+const FREE_OF_LAMBDA = new WeakMap<Expr, readonly number[]>();
+
+/** The ids of the variables a lambda uses from around it (remembered per node: a lambda may be evaluated often). */
+function lambdaFreeVars(e: Expr): readonly number[] {
+  let ids = FREE_OF_LAMBDA.get(e);
+  if (ids === undefined) {
+    ids = [...freeVars(e).keys()];
+    FREE_OF_LAMBDA.set(e, ids);
+  }
+  return ids;
 }

@@ -6,8 +6,12 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { GradbenchTool, serve } from "./protocol.js";
 import { EVALS } from "./registry.js";
+import { gradbenchEngine } from "./smooth-eval.js";
+import { SmoothError } from "../syntax/diagnostics.js";
 
 export async function gradbenchMain(): Promise<void> {
+  // An unknown SMOOTH_ENGINE is reported now, before any message is read.
+  gradbenchEngine();
   // Nothing but responses may reach stdout: anything logged goes to stderr.
   console.log = console.error;
   console.info = console.error;
@@ -25,7 +29,8 @@ export async function gradbenchMain(): Promise<void> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   gradbenchMain().catch((e: unknown) => {
-    process.stderr.write(`smooth gradbench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    const text = e instanceof SmoothError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
+    process.stderr.write(`smooth gradbench: ${text}\n`);
     process.exitCode = 1;
   });
 }

@@ -1,5 +1,6 @@
 // What the evals share: loading their Smooth programs from examples/, compiling an entry point or one of its
-// derivatives (js engine; derivatives are Smooth's own, see SmoothProgram.derivative), reading the fields of an
+// derivatives (by the js back end, or the one SMOOTH_ENGINE names: `smooth gradbench --engine wasm` sets it;
+// derivatives are Smooth's own, see SmoothProgram.derivative), reading the fields of an
 // evaluate message's input into runtime values (untimed, with clear errors), and the prepared call that runs a
 // compiled function and encodes its last result. `smoothEval` puts these together into an EvalModule.
 
@@ -7,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadProgram, type DerivativeKind, type SmoothProgram, type Specialised } from "../api/program.js";
 import { DERIVATIVE_PIPELINE } from "../opt/pipeline.js";
+import { parseEngine, type Engine } from "../backends/registry.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { SmoothError } from "../syntax/diagnostics.js";
@@ -25,12 +27,18 @@ export function loadExamples(main: string, include: readonly string[] = []): Smo
   return loadProgram(exampleFile(main), { include: include.map(exampleFile) });
 }
 
-/** The compiled (js) entry point `name` at `argTypes`. */
-export function compilePrimal(prog: SmoothProgram, name: string, argTypes: readonly Type[]): Specialised {
-  return prog.specialise(name, argTypes, "js");
+/** The back end the tool compiles with: SMOOTH_ENGINE (checked when the tool starts), else js. */
+export function gradbenchEngine(): Engine {
+  const name = process.env.SMOOTH_ENGINE;
+  return name === undefined || name === "" ? "js" : parseEngine(name);
 }
 
-/** The compiled (js) derivative program of `name` of this kind with respect to the parameters `wrt`. */
+/** The compiled entry point `name` at `argTypes`. */
+export function compilePrimal(prog: SmoothProgram, name: string, argTypes: readonly Type[]): Specialised {
+  return prog.specialise(name, argTypes, gradbenchEngine());
+}
+
+/** The compiled derivative program of `name` of this kind with respect to the parameters `wrt`. */
 export function compileDerivative(
   prog: SmoothProgram,
   name: string,
@@ -38,7 +46,7 @@ export function compileDerivative(
   wrt: readonly number[],
   kind: DerivativeKind,
 ): Specialised {
-  return prog.derivative(name, argTypes, wrt, "js", DERIVATIVE_PIPELINE, kind);
+  return prog.derivative(name, argTypes, wrt, gradbenchEngine(), DERIVATIVE_PIPELINE, kind);
 }
 
 /** The input as an object having all of `fields` (other fields, such as min_runs, are ignored). */

@@ -51,6 +51,12 @@ export function mkPrim(op: PrimName, args: readonly Atom[], span?: Span): Prim {
   return span === undefined ? { kind: "prim", op, args, type: t } : { kind: "prim", op, args, type: t, span };
 }
 
+/** `tapePop t`, popping a value of type `popped` (src/prims/tape.ts: only the node knows what it pops). */
+export function mkTapePop(tape: Atom, popped: Type): Prim {
+  if (tape.type.k !== "tape") throw new Error(`mkTapePop: a ${showType(tape.type)} is not a tape`);
+  return { kind: "prim", op: "tapePop", args: [tape], type: { k: "tuple", elems: [popped, tape.type] } };
+}
+
 export function mkProj(index: number, arg: Atom): Proj {
   const t = arg.type;
   if (t.k !== "tuple" || index < 0 || index >= t.elems.length) {

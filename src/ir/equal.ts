@@ -48,6 +48,8 @@ class Matcher {
         return (b.kind === "var" || b.kind === "lit") && this.atom(a, b);
       case "prim":
         return b.kind === "prim" && a.op === b.op && typeEq(a.type, b.type) && this.atoms(a.args, b.args);
+      case "call":
+        return b.kind === "call" && a.fn === b.fn && this.atoms(a.args, b.args);
       case "tuple":
         return b.kind === "tuple" && this.atoms(a.elems, b.elems);
       case "proj":

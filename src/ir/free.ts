@@ -10,6 +10,7 @@ export function operands(e: Expr): readonly Atom[] {
     case "lit":
       return [e];
     case "prim":
+    case "call":
       return e.args;
     case "tuple":
       return e.elems;
@@ -140,6 +141,7 @@ export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => At
     case "lit":
       return atom(e);
     case "prim":
+    case "call":
       return { ...e, args: e.args.map(atom) };
     case "tuple":
       return { ...e, elems: e.elems.map(atom) };

@@ -153,6 +153,20 @@ export function vjpType(f: Type): Type {
 }
 
 /**
+ * `f a1 ... an`: a call, with all its arguments, of the first-order function named `fn` of the program
+ * (`IrFunction.functions`). Recursive functions are the only functions that survive lowering as such
+ * (src/ir/lower-rec.ts); passes treat a call as an opaque primitive that may fail or not terminate (never hoisted or
+ * speculated).
+ */
+export interface Call {
+  readonly kind: "call";
+  readonly fn: string;
+  readonly args: readonly Atom[];
+  readonly type: Type;
+  readonly span?: Span;
+}
+
+/**
  * The types the rules of a custom node must have, for fn : a -> b (see Custom). For customVjp the residual type r is
  * read off the given fwd rule's type; undefined when that is not a function returning a pair.
  */
@@ -165,13 +179,29 @@ export function customRuleTypes(mode: "jvp" | "vjp", f: Type, fwd: Type | undefi
   return [funOf(a, tupleOf([b, r])), funOf(r, funOf(b, a))];
 }
 
-export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | While | Custom | Jvp;
+export type Expr = Atom | Let | Prim | Tuple | Proj | Lam | App | If | Build | Ifold | While | Custom | Jvp | Call;
 
 /** A compiled entry point: a first-order function of its parameters. */
 export interface IrFunction {
   readonly name: string;
   readonly params: readonly Var[];
   readonly body: Expr;
+  /**
+   * On an entry point: the first-order functions its body (and theirs) call, by name: `let rec` groups lambda-lifted
+   * and specialised per type, and the derivatives made of them (src/ad/functions.ts). Every pass that runs on the
+   * entry's body runs on each function's body too (src/opt/pass.ts). Names are unique in a program.
+   */
+  readonly functions?: readonly IrFunction[];
+  /**
+   * Parameters the function may update in place and returns (reverse mode's adjoint accumulators): a caller passes a
+   * value nothing else uses (the compiled code copies it otherwise), and the result components that return them are
+   * fresh (`ownedResults`).
+   */
+  readonly owned?: readonly boolean[];
+  /** For a tuple result: which components return an owned parameter's (updated) value, fresh for the caller. */
+  readonly ownedResults?: readonly boolean[];
+  /** Where the user defined the function (for errors about it, such as too deep a recursion). */
+  readonly span?: Span;
 }
 
 export function typeOf(e: Expr): Type {

@@ -1,15 +1,16 @@
 // Lowering: the type-checked surface program, specialised to concrete argument types, becomes core IR in A-normal form.
 //
 // Specialisation (as in Myia, paper 002 §4.2): a polymorphic top-level definition is lowered once per concrete type
-// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed and
-// not recursive, so this order is always possible). The inliner later removes the lambdas.
+// it is used at, and each specialisation is let-bound at the top of the entry function (definitions are closed, so
+// this order is always possible). The inliner later removes the lambdas. Recursive functions (`let rec`) become
+// first-order functions of the program instead, called by `call` nodes (./lower-rec.ts).
 // Index-to-Double promotions decided by the type checker become explicit `toDouble` primitives here: the lowering sees
 // concrete types, so wherever an Index meets a Double it converts.
 
-import type { Expr as SExpr, Pattern } from "../syntax/ast.js";
+import { surfaceChildren, type Expr as SExpr, type Pattern } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { primResultType } from "../prims/table.js";
+import { PRIMS, primResultType } from "../prims/table.js";
 import type { PrimName } from "../prims/names.js";
 import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
@@ -18,8 +19,10 @@ import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/ty
 import { dualType } from "../ad/dual-types.js";
 import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import { binder1, binder2, binderWhile, type Arg, type Env, type Scopes } from "./lower-binders.js";
+import { binder1, binder2, binderWhile, Scope, type Arg, type Env, type Lower, type Scopes } from "./lower-binders.js";
 import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
+import { RecLowering } from "./lower-rec.js";
+import { runNested } from "../syntax/trampoline.js";
 
 /** Parameter types of a definition's type, peeled `count` times; undefined if it has fewer parameters. */
 function peelParams(t: MType, count: number): { params: MType[]; result: MType } | undefined {
@@ -64,7 +67,8 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
       );
   });
   const lowering = new Lowering(program);
-  const fnAtom = lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan);
+  lowering.monomorphicDependencies(def);
+  const fnAtom = runNested(lowering.specialise(def, concretize(def.scheme.type, subst), def.def.nameSpan));
   const params = argTypes.map((t, i) => freshVar(def.paramNames[i] ?? `arg${i + 1}`, t));
   let acc: Atom = fnAtom;
   for (const p of params) {
@@ -81,7 +85,9 @@ export function lowerEntry(program: CheckedProgram, name: string, argTypes: read
         found: showType(acc.type),
       },
     );
-  return { name, params, body: lowering.preamble.finish(acc) };
+  const body = lowering.preamble.finish(acc);
+  const functions = lowering.rec.functions;
+  return functions.length > 0 ? { name, params, body, functions } : { name, params, body };
 }
 
 function countParams(t: MType): number {
@@ -91,45 +97,98 @@ function countParams(t: MType): number {
 }
 
 class Lowering {
-  readonly preamble = new AnfBuilder();
-  private readonly specs = new Map<CheckedDef, Map<string, Atom>>();
-  private subst: ReadonlyMap<TVar, Type> = new Map();
+  /** Where the top-level definitions the code being lowered uses are bound (the entry's, or a function's own). */
+  preamble = new AnfBuilder();
+  private specs = new Map<CheckedDef, Map<string, Atom>>();
+  subst: ReadonlyMap<TVar, Type> = new Map();
+  readonly rec: RecLowering = new RecLowering(this);
 
   constructor(private readonly program: CheckedProgram) {}
 
+  /** Lowers a function's body with its own preamble: the top-level definitions it uses are bound inside it. */
+  inFunction(body: (blk: AnfBuilder) => Atom): Expr {
+    const [preamble, specs] = [this.preamble, this.specs];
+    this.preamble = new AnfBuilder();
+    this.specs = new Map();
+    try {
+      const blk = new AnfBuilder();
+      const result = body(blk);
+      return this.preamble.finish(blk.finish(result));
+    } finally {
+      this.preamble = preamble;
+      this.specs = specs;
+    }
+  }
+
+  /**
+   * Lowers the monomorphic definitions `def` uses, directly or not, in the order they are defined: lowering on first
+   * use would otherwise nest one level per definition in a chain (10⁴ definitions, each calling the one before).
+   */
+  monomorphicDependencies(def: CheckedDef): void {
+    const seen = new Set<CheckedDef>([def]);
+    const work: SExpr[] = [def.def.value];
+    while (work.length > 0) {
+      const e = work.pop()!;
+      if (e.kind === "var") {
+        const g = this.program.globalRefs.get(e);
+        if (g !== undefined && !seen.has(g)) {
+          seen.add(g);
+          work.push(g.def.value);
+        }
+      }
+      work.push(...surfaceChildren(e));
+    }
+    for (const g of this.program.defs) {
+      if (g === def || !seen.has(g) || g.recGroup !== undefined || g.scheme.generics.length > 0) continue;
+      runNested(this.specialise(g, concretize(g.scheme.type, new Map()), g.def.nameSpan));
+    }
+  }
+
   /** The atom bound to definition `def` specialised at concrete type `type` (lowered on first use). */
-  specialise(def: CheckedDef, type: Type, useSpan: Span): Atom {
+  *specialise(def: CheckedDef, type: Type, useSpan: Span): Lower {
     let byType = this.specs.get(def);
     if (!byType) this.specs.set(def, (byType = new Map<string, Atom>()));
     const key = JSON.stringify(type);
     const have = byType.get(key);
     if (have) return have;
+    if (def.recGroup !== undefined) {
+      const fn = this.rec.value(this.rec.global(def, type, useSpan), this.preamble, def.name);
+      byType.set(key, fn);
+      return fn;
+    }
     const subst = new Map<TVar, Type>();
     if (!matchConcrete(def.scheme.type, type, subst))
       throw new Error(`specialise: ${def.name} used at ${showType(type)} (${useSpan.start})`);
     const saved = this.subst;
     this.subst = subst;
-    const atom = this.expr(def.def.value, new Map(), this.preamble, def.name);
+    const atom = yield this.lower(def.def.value, new Map(), this.preamble, def.name);
     this.subst = saved;
     byType.set(key, atom);
     return atom;
   }
 
-  private typeOfNode(node: object): Type {
+  typeOfNode(node: object): Type {
     const t = this.program.nodeTypes.get(node);
     if (!t) throw new Error("lowering: node without an inferred type");
     return concretize(t, this.subst);
   }
 
-  /** Lowers `e` into `blk`, returning the atom holding its value. `name` names the binding for printing. */
-  private expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
+  /** Lowers `e` into `blk`, returning the atom holding its value (for ./lower-rec.ts: nested on the JS stack). */
+  expr(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Atom {
+    return runNested(this.lower(e, env, blk, name));
+  }
+
+  /** Lowers `e` into `blk`, giving the atom holding its value. `name` names the binding for printing. */
+  *lower(e: SExpr, env: Env, blk: AnfBuilder, name = "t"): Lower {
     switch (e.kind) {
       case "var": {
         const local = env.get(e.name);
+        const target = this.rec.targetOf(local);
+        if (target) return this.rec.value(target, blk, e.name);
         if (local) return local;
         const global = this.program.globalRefs.get(e);
-        if (global) return this.specialise(global, this.typeOfNode(e), e.span);
-        return this.builtinValue(e, blk);
+        if (global) return yield* this.specialise(global, this.typeOfNode(e), e.span);
+        return yield* this.builtinValue(e, blk);
       }
       case "num": {
         const isIndex = this.typeOfNode(e).k === "int";
@@ -144,40 +203,31 @@ class Lowering {
       }
       case "bool":
         return lit(e.value, BOOL);
-      case "lam":
-        return blk.bind(
-          name,
-          this.lambda(
-            e.params.map((p) => ({ name: p.name, type: this.typeOfNode(p) })),
-            e.body,
-            env,
-          ),
-        );
-      case "app":
-        return this.app(e, env, blk, name);
-      case "let": {
-        const value = this.expr(e.value, env, blk, patternName(e.pattern));
-        const inner = new Map(env);
-        this.bindPattern(e.pattern, value, inner, blk);
-        return this.expr(e.body, inner, blk, name);
+      case "lam": {
+        const params = e.params.map((p) => ({ name: p.name, type: this.typeOfNode(p) }));
+        return blk.bind(name, yield* this.lambda(params, e.body, env));
       }
+      case "app":
+        return yield* this.app(e, env, blk, name);
+      case "letrec":
+      case "let":
+        return yield* this.lets(e, env, blk, name);
       case "if": {
         const type = this.typeOfNode(e);
-        const cond = this.expr(e.cond, env, blk, "c");
-        return blk.bind(name, {
-          kind: "if",
-          cond,
-          then: this.subBlock(e.then, env, type),
-          else: this.subBlock(e.else, env, type),
-          type,
-        });
+        const cond = yield this.lower(e.cond, env, blk, "c");
+        const then = yield* this.subBlock(e.then, env, type);
+        const otherwise = yield* this.subBlock(e.else, env, type);
+        return blk.bind(name, { kind: "if", cond, then, else: otherwise, type });
       }
-      case "tuple":
-        return blk.bind(name, mkTuple(e.elems.map((x) => this.expr(x, env, blk))));
+      case "tuple": {
+        const elems: Atom[] = [];
+        for (const x of e.elems) elems.push(yield this.lower(x, env, blk));
+        return blk.bind(name, mkTuple(elems));
+      }
       case "binop": {
         if (e.op === "&&" || e.op === "||") {
-          const left = this.expr(e.left, env, blk, "c");
-          const right = this.subBlock(e.right, env, BOOL);
+          const left = yield this.lower(e.left, env, blk, "c");
+          const right = yield* this.subBlock(e.right, env, BOOL);
           return blk.bind(name, {
             kind: "if",
             cond: left,
@@ -186,21 +236,30 @@ class Lowering {
             type: BOOL,
           });
         }
-        const a = this.expr(e.left, env, blk);
-        const b = this.expr(e.right, env, blk);
-        return this.numericPrim(BINOP_PRIMS[e.op], a, b, this.typeOfNode(e), blk, name, e.opSpan);
+        // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: its innermost left operand first.
+        const chain: (SExpr & { kind: "binop" })[] = [];
+        let left: SExpr = e;
+        for (; left.kind === "binop" && left.op !== "&&" && left.op !== "||"; left = left.left) chain.push(left);
+        let a = yield this.lower(left, env, blk);
+        for (let k = chain.length - 1; k >= 0; k--) {
+          const node = chain[k]!;
+          const b = yield this.lower(node.right, env, blk);
+          const op = BINOP_PRIMS[node.op as keyof typeof BINOP_PRIMS];
+          a = this.numericPrim(op, a, b, this.typeOfNode(node), blk, k === 0 ? name : "t", node.opSpan);
+        }
+        return a;
       }
       case "unop": {
-        const a = this.expr(e.arg, env, blk);
+        const a = yield this.lower(e.arg, env, blk);
         return blk.bind(name, this.prim(e.op === "-" ? "neg" : "not", [a], e.span));
       }
       case "index": {
-        const a = this.expr(e.array, env, blk);
-        const i = this.expr(e.index, env, blk);
+        const a = yield this.lower(e.array, env, blk);
+        const i = yield this.lower(e.index, env, blk);
         return blk.bind(name, this.prim("get", [a, i], e.span));
       }
       case "typed":
-        return this.coerce(this.expr(e.expr, env, blk, name), this.typeOfNode(e), blk);
+        return this.coerce(yield this.lower(e.expr, env, blk, name), this.typeOfNode(e), blk);
       case "opfun": {
         const t = this.typeOfNode(e);
         if (t.k !== "fun" || t.result.k !== "fun") throw new Error("operator value without a function type");
@@ -225,26 +284,51 @@ class Lowering {
   /** What the binders of loops (./lower-binders.ts) need of the lowering. */
   private readonly scopes: Scopes = {
     subBlock: (e, env, type) => this.subBlock(e, env, type),
-    expr: (e, env, blk, name) => this.expr(e, env, blk, name),
+    lower: (e, env, blk, name) => this.lower(e, env, blk, name),
   };
 
-  private subBlock(e: SExpr, env: Env, type: Type, name = "r"): Expr {
+  /**
+   * A chain of lets and `let rec` groups, in a loop (a function may have 10⁵ lets in a row), into one environment
+   * copied once and then extended: lowering is eager, and what keeps an environment for later (a local function a
+   * recursive function may use) keeps a copy.
+   */
+  private *lets(first: SExpr & { kind: "let" | "letrec" }, env: Env, blk: AnfBuilder, name: string): Lower {
+    const inner = Scope.extending(env);
+    let e: SExpr = first;
+    for (; e.kind === "let" || e.kind === "letrec"; e = e.body) {
+      if (e.kind === "letrec") {
+        for (const [n, marker] of this.rec.local(e, inner)) inner.set(n, marker);
+        continue;
+      }
+      const value = yield this.lower(e.value, inner, blk, patternName(e.pattern));
+      // A local function a recursive function may use (./lower-rec.ts lowers it again inside that function).
+      if (e.value.kind === "lam" && value.kind === "var")
+        this.rec.lambdas.set(value.id, { expr: e.value, env: Scope.extending(inner) });
+      this.bindPattern(e.pattern, value, inner, blk);
+    }
+    return yield this.lower(e, inner, blk, name);
+  }
+
+  private *subBlock(e: SExpr, env: Env, type: Type, name = "r"): Lower<Expr> {
     const blk = new AnfBuilder();
-    const a = this.coerce(this.expr(e, env, blk, name), type, blk);
+    const a = this.coerce(yield this.lower(e, env, blk, name), type, blk);
     return blk.finish(a);
   }
 
-  private lambda(params: readonly { name: string; type: Type }[], body: SExpr, env: Env): Expr {
-    const [first, ...rest] = params;
-    if (!first) throw new Error("lambda without parameters");
-    const v = freshVar(first.name, first.type);
-    const inner = new Map(env);
-    if (first.name !== "_") inner.set(first.name, v);
-    if (rest.length > 0) return mkLam(v, this.lambda(rest, body, inner));
-    return mkLam(v, this.subBlock(body, inner, this.typeOfNode(body)));
+  private *lambda(params: readonly { name: string; type: Type }[], body: SExpr, env: Env): Lower<Expr> {
+    const inner = Scope.extending(env);
+    const vars = params.map((p) => {
+      const v = freshVar(p.name, p.type);
+      if (p.name !== "_") inner.set(p.name, v);
+      return v;
+    });
+    if (vars.length === 0) throw new Error("lambda without parameters");
+    let lam = yield* this.subBlock(body, inner, this.typeOfNode(body));
+    for (let i = vars.length - 1; i >= 0; i--) lam = mkLam(vars[i]!, lam);
+    return lam;
   }
 
-  private bindPattern(p: Pattern, value: Atom, env: Map<string, Atom>, blk: AnfBuilder): void {
+  private bindPattern(p: Pattern, value: Atom, env: Scope, blk: AnfBuilder): void {
     if (p.kind === "pvar") {
       if (p.name !== "_") env.set(p.name, value);
       return;
@@ -258,7 +342,7 @@ class Lowering {
   }
 
   /** Index → Double where a Double is wanted; identity otherwise. */
-  private coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
+  coerce(a: Atom, want: Type, blk: AnfBuilder): Atom {
     if (a.type.k === "int" && want.k === "double") {
       if (a.kind === "lit") return lit(a.value, DOUBLE);
       return blk.bind("d", this.prim("toDouble", [a]));
@@ -266,7 +350,10 @@ class Lowering {
     return a;
   }
 
-  private prim(op: PrimName, args: Atom[], span?: Span): Expr {
+  private prim(op: PrimName, args: Atom[], span?: Span, nodeType?: Type): Expr {
+    // A tape pop's type is what its context (a type ascription) says it pops.
+    if (PRIMS[op].resultFromNode !== undefined && nodeType !== undefined)
+      return { kind: "prim", op, args, type: nodeType };
     const type = primResultType(
       op,
       args.map((a) => a.type),
@@ -295,8 +382,8 @@ class Lowering {
     return this.coerce(r, resultType, blk);
   }
 
-  private app(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
-    if (this.isDeriv(e, env)) return this.deriv(e, env, blk, name);
+  private *app(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Lower {
+    if (this.isDeriv(e, env)) return yield* this.deriv(e, env, blk, name);
     const spine: (SExpr & { kind: "app" })[] = [];
     let head: SExpr = e;
     while (head.kind === "app") {
@@ -305,6 +392,15 @@ class Lowering {
     }
     let acc: Atom;
     let next = 0;
+    const target = head.kind === "var" ? this.recTarget(head, env) : undefined;
+    if (target) {
+      // A recursive function applied: a call when all its arguments are given.
+      next = Math.min(spine.length, target.params.length);
+      const call = spine[next - 1]!;
+      const args = spine.slice(0, next).map((s) => s.arg);
+      acc = yield* this.rec.apply(target, args, env, blk, name, call.span);
+      return yield* this.applyRest(acc, spine, next, env, blk, name);
+    }
     const builtin =
       head.kind === "var" && !env.has(head.name) && !this.program.globalRefs.has(head)
         ? BUILTINS.get(head.name)
@@ -312,15 +408,35 @@ class Lowering {
     if (builtin && spine.length >= builtin.arity) {
       const call = spine[builtin.arity - 1]!;
       const args = spine.slice(0, builtin.arity).map((s) => ({ expr: s.arg }));
-      acc = this.saturated(builtin, this.typeOfNode(head), this.typeOfNode(call), args, env, blk, name, call.span);
+      const [builtinType, type] = [this.typeOfNode(head), this.typeOfNode(call)];
+      acc = yield* this.saturated(builtin, builtinType, type, args, env, blk, name, call.span);
       next = builtin.arity;
     } else {
-      acc = this.expr(head, env, blk, "f");
+      acc = yield this.lower(head, env, blk, "f");
     }
+    return yield* this.applyRest(acc, spine, next, env, blk, name);
+  }
+
+  /** The recursive function a name stands for: a local one, or a top-level `let rec` (so a call keeps its place). */
+  private recTarget(head: SExpr & { kind: "var" }, env: Env) {
+    if (env.has(head.name)) return this.rec.targetOf(env.get(head.name));
+    const global = this.program.globalRefs.get(head);
+    return global?.recGroup === undefined ? undefined : this.rec.global(global, this.typeOfNode(head), head.span);
+  }
+
+  /** `acc` applied to the arguments of `spine` from `next` on. */
+  private *applyRest(
+    acc: Atom,
+    spine: readonly (SExpr & { kind: "app" })[],
+    next: number,
+    env: Env,
+    blk: AnfBuilder,
+    name: string,
+  ): Lower {
     for (; next < spine.length; next++) {
       const ft = acc.type;
       if (ft.k !== "fun") throw new Error("lowering: applying a non-function");
-      const arg = this.coerce(this.expr(spine[next]!.arg, env, blk), ft.param, blk);
+      const arg = this.coerce(yield this.lower(spine[next]!.arg, env, blk), ft.param, blk);
       const span = spine[spine.length - 1]!.span; // the whole call, for each of its curried applications
       acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result, span });
     }
@@ -332,7 +448,7 @@ class Lowering {
    * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already
    * lowered.
    */
-  private saturated(
+  private *saturated(
     b: Builtin,
     builtinType: Type,
     type: Type,
@@ -341,56 +457,59 @@ class Lowering {
     blk: AnfBuilder,
     name: string,
     span: Span,
-  ): Atom {
+  ): Lower {
     const paramTypes = this.paramTypes(builtinType, b.arity);
-    const atomArg = (i: number) => {
-      const a = args[i]!;
-      return this.coerce("atom" in a ? a.atom : this.expr(a.expr, env, blk), paramTypes[i]!, blk);
-    };
+    const lowerArg = (i: number): Lower => this.lowerArg(args[i]!, paramTypes[i]!, env, blk);
     switch (b.lowering.kind) {
       case "prim": {
         const op = b.lowering.op;
-        const xs = args.map((_, i) => atomArg(i));
+        const xs: Atom[] = [];
+        for (let i = 0; i < args.length; i++) xs.push(yield* lowerArg(i));
         if (op === "max" || op === "min") return this.numericPrim(op, xs[0]!, xs[1]!, type, blk, name, span);
-        return blk.bind(name, this.prim(op, xs, span));
+        return blk.bind(name, this.prim(op, xs, span, type));
       }
       case "proj": {
-        const t = atomArg(0);
+        const t = yield* lowerArg(0);
         if (t.type.k !== "tuple") throw new Error("projection of a non-tuple");
         return blk.bind(name, { kind: "proj", index: b.lowering.index, arg: t, type: t.type.elems[b.lowering.index]! });
       }
-      case "pair":
-        return blk.bind(name, mkTuple([atomArg(0), atomArg(1)]));
+      case "pair": {
+        const first = yield* lowerArg(0);
+        return blk.bind(name, mkTuple([first, yield* lowerArg(1)]));
+      }
       case "build": {
         if (type.k !== "array") throw new Error("build without an array type");
         if (containsFun(type.elem))
           fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
-        const size = atomArg(0);
-        const [index, body] = binder1(this.scopes, args[1]!, type.elem, env);
+        const size = yield* lowerArg(0);
+        const [index, body] = yield* binder1(this.scopes, args[1]!, type.elem, env);
         return blk.bind(name, { kind: "build", size, index, body, type, span });
       }
       case "jvp": {
-        const f = atomArg(0);
+        const f = yield* lowerArg(0);
         return blk.bind(name, { kind: "jvp", fn: f, type: dualType(f.type) });
       }
       case "vjp": {
-        const f = atomArg(0);
+        const f = yield* lowerArg(0);
         return blk.bind(name, { kind: "jvp", reverse: true, fn: f, type: vjpType(f.type) });
       }
       case "diff":
       case "grad":
-      case "mgrad":
-        return this.seeded(atomArg(0), atomArg(1), blk, name, span);
+      case "mgrad": {
+        const f = yield* lowerArg(0);
+        return this.seeded(f, yield* lowerArg(1), blk, name, span);
+      }
       case "while": {
         if (containsFun(type))
           fail("type", "the state of a while loop cannot be a function", span, { found: showType(type) });
-        const init = atomArg(2);
-        const [acc, cond, body] = binderWhile(this.scopes, args[0]!, args[1]!, type, env);
+        const init = yield* lowerArg(2);
+        const [acc, cond, body] = yield* binderWhile(this.scopes, args[0]!, args[1]!, type, env);
         return blk.bind(name, { kind: "while", init, acc, cond, body, type, span });
       }
       case "custom": {
-        const fn = atomArg(0);
-        const rules = args.map((_, i) => atomArg(i)).slice(1);
+        const fn = yield* lowerArg(0);
+        const rules: Atom[] = [];
+        for (let i = 1; i < args.length; i++) rules.push(yield* lowerArg(i));
         if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
         if (containsFun(fn.type.param) || containsFun(fn.type.result))
           fail(
@@ -405,12 +524,17 @@ class Lowering {
       case "ifold": {
         if (containsFun(type))
           fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
-        const init = atomArg(1);
-        const count = atomArg(2);
-        const [acc, index, body] = binder2(this.scopes, args[0]!, type, env);
+        const init = yield* lowerArg(1);
+        const count = yield* lowerArg(2);
+        const [acc, index, body] = yield* binder2(this.scopes, args[0]!, type, env);
         return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
       }
     }
+  }
+
+  /** An argument of a builtin, lowered (unless it is an atom already) and coerced to the parameter's type. */
+  private *lowerArg(a: Arg, paramType: Type, env: Env, blk: AnfBuilder): Lower {
+    return this.coerce("atom" in a ? a.atom : yield this.lower(a.expr, env, blk), paramType, blk);
   }
 
   /**
@@ -448,18 +572,18 @@ class Lowering {
    * `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables
    * are constants.
    */
-  private deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Atom {
+  private *deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Lower {
     const body = (e.fn as SExpr & { kind: "app" }).arg;
-    const x = this.expr(e.arg, env, blk, "x");
+    const x = yield this.lower(e.arg, env, blk, "x");
     const param = freshVar(e.arg.kind === "var" ? e.arg.name : "x", x.type);
-    const inner = new Map(env);
+    const inner = Scope.extending(env);
     inner.set((e.arg as SExpr & { kind: "var" }).name, param);
-    const fn = blk.bind("f", mkLam(param, this.subBlock(body, inner, this.typeOfNode(e.fn))));
+    const fn = blk.bind("f", mkLam(param, yield* this.subBlock(body, inner, this.typeOfNode(e.fn))));
     return this.seeded(fn, x, blk, name, e.span);
   }
 
   /** A builtin used as a value (not fully applied): its eta-expansion `fun x y -> builtin x y`. */
-  private builtinValue(e: SExpr & { kind: "var" }, blk: AnfBuilder): Atom {
+  private *builtinValue(e: SExpr & { kind: "var" }, blk: AnfBuilder): Lower {
     const b = BUILTINS.get(e.name);
     if (!b) throw new Error(`lowering: unresolved name ${e.name}`);
     const t = this.typeOfNode(e);
@@ -467,7 +591,7 @@ class Lowering {
     let resultType = t;
     for (let i = 0; i < b.arity; i++) resultType = (resultType as Type & { k: "fun" }).result;
     const body = new AnfBuilder();
-    const r = this.saturated(
+    const r = yield* this.saturated(
       b,
       t,
       resultType,

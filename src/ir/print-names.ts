@@ -3,10 +3,10 @@
 
 import { PRIMS } from "../prims/table.js";
 import { PRIM_NAMES } from "../prims/names.js";
+import { KEYWORDS } from "../syntax/lexer.js";
 import type { Expr, IrFunction, Var } from "./ir.js";
 import { freeVars, operands } from "./free.js";
 
-const KEYWORDS = ["let", "in", "fun", "if", "then", "else", "true", "false", "not"];
 const BUILTINS = ["build", "ifold", "while", "customJvp", "customVjp", "get", "length", "fst", "snd", "pair"];
 
 /** Names a variable must not take: keywords, and the built-ins the printer refers to (a binder would shadow them). */
@@ -34,6 +34,11 @@ export class Namer {
 
   /** Next suffix to try for a base name (so naming n variables `x` costs O(n), not O(n^2)). */
   private readonly nextSuffix = new Map<string, number>();
+
+  /** A namer that never hands out `names` (the program's functions, which a variable would shadow). */
+  constructor(names: Iterable<string> = []) {
+    for (const n of names) this.taken.add(n);
+  }
 
   fresh(base: string): string {
     const s = sanitizeName(base);
@@ -65,7 +70,7 @@ export class Namer {
 const MAX_NESTING = 6;
 
 export class PrintAnalysis {
-  readonly namer = new Namer();
+  readonly namer: Namer;
   /** Let-bound variables printed at their use, with their right-hand sides. */
   readonly inlined = new Map<number, Expr>();
   private readonly letRhs = new Map<number, Expr>();
@@ -78,8 +83,18 @@ export class PrintAnalysis {
   readonly functionName: string | undefined;
   private regions = 0;
 
-  constructor(root: IrFunction | Expr, sugar: boolean) {
-    this.functionName = "params" in root ? this.namer.fresh(root.name) : undefined;
+  /**
+   * `functions`: the printed names of the program's functions, by IR name (when printing a program that has some);
+   * variables never take them. `name`: the printed name of `root` itself, when already decided.
+   */
+  constructor(
+    root: IrFunction | Expr,
+    sugar: boolean,
+    readonly functions: ReadonlyMap<string, string> = new Map(),
+    name?: string,
+  ) {
+    this.namer = new Namer(functions.values());
+    this.functionName = "params" in root ? (name ?? this.namer.fresh(root.name)) : undefined;
     if ("params" in root) {
       for (const p of root.params) this.namer.nameOf(p);
       this.walk(root.body, 0);

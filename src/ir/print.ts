@@ -9,22 +9,40 @@ import type { PrimName } from "../prims/names.js";
 import { PRIMS } from "../prims/table.js";
 import { BINOP_PRECEDENCE, COMPARISON_LEVEL, POWER_LEVEL } from "../syntax/parser.js";
 import { showType, type Type } from "../types/types.js";
-import type { Atom, Expr, IrFunction, Lit, Var } from "./ir.js";
-import { PrintAnalysis } from "./print-names.js";
+import { typeOf, type Atom, type Expr, type IrFunction, type Lit, type Var } from "./ir.js";
+import { Namer, PrintAnalysis } from "./print-names.js";
 
 export interface PrintOptions {
   /** Print let-bound variables used once inline at their use (default true). */
   readonly sugar?: boolean;
 }
 
-/** Smooth source for a function (`let name (x: T) ... = body`) or an expression. */
+/**
+ * Smooth source for a function (`let name (x: T) ... = body`) or an expression. A function with first-order functions
+ * (`IrFunction.functions`) prints as a program: one `let rec` group of them (parameters and results annotated), then
+ * the function itself.
+ */
 export function printIr(x: IrFunction | Expr, opts: PrintOptions = {}): string {
-  const analysis = new PrintAnalysis(x, opts.sugar ?? true);
+  const sugar = opts.sugar ?? true;
+  if (!("params" in x)) return new Printer(new PrintAnalysis(x, sugar)).expr(x).text;
+  const functions = x.functions ?? [];
+  if (functions.length === 0) return printFunction(new PrintAnalysis(x, sugar), x, "let");
+  // Printed names for the functions, never the entry's own (the program is read back by that name).
+  const namer = new Namer([x.name]);
+  const names = new Map(functions.map((f) => [f.name, namer.fresh(f.name)]));
+  const group = functions.map((f, i) =>
+    printFunction(new PrintAnalysis(f, sugar, names, names.get(f.name)), f, i === 0 ? "let rec" : "and", true),
+  );
+  const entry = printFunction(new PrintAnalysis(x, sugar, names, x.name), x, "let");
+  return `${group.join("\n")}\n\n${entry}`;
+}
+
+function printFunction(analysis: PrintAnalysis, f: IrFunction, keyword: string, withResult = false): string {
   const p = new Printer(analysis);
-  if (!("params" in x)) return p.expr(x).text;
-  const params = x.params.map((v) => ` (${analysis.namer.nameOf(v)}: ${showType(v.type)})`).join("");
-  const head = `let ${analysis.functionName!}${params} =`;
-  const body = p.expr(x.body).text;
+  const params = f.params.map((v) => ` (${analysis.namer.nameOf(v)}: ${showType(v.type)})`).join("");
+  const result = withResult ? ` : ${showType(typeOf(f.body))}` : "";
+  const head = `${keyword} ${analysis.functionName!}${params}${result} =`;
+  const body = p.expr(f.body).text;
   return fitsOnLine(body) && head.length + body.length < WIDTH ? `${head} ${body}` : `${head}\n${indent(body)}`;
 }
 
@@ -118,6 +136,9 @@ class Printer {
       case "let":
         return this.letChain(e);
       case "prim":
+        // What a tape pop returns only its type says: `(tapePop t : T * Tape)`.
+        if (PRIMS[e.op].resultFromNode !== undefined)
+          return frag(`(${this.prim(e.op, e.args).text} : ${showType(e.type)})`, ATOM);
         return this.prim(e.op, e.args);
       case "tuple":
         return frag(`(${e.elems.map((x) => at(this.value(x), OR).text).join(", ")})`, ATOM);
@@ -127,6 +148,10 @@ class Printer {
         return frag(`${at(this.atom(e.fn), APP).text} ${this.arg(this.value(e.arg))}`, APP);
       case "jvp":
         return frag(`${e.reverse ? "vjp" : "jvp"} ${this.arg(this.atom(e.fn))}`, APP);
+      case "call": {
+        const name = this.a.functions.get(e.fn) ?? e.fn;
+        return frag([name, ...e.args.map((x) => this.arg(this.value(x)))].join(" "), APP);
+      }
       case "lam": {
         // `fun x -> fun y -> e` prints as `fun x y -> e`, also when the inner lambda is a let printed inline.
         const params: Var[] = [e.param];

@@ -22,7 +22,7 @@ export function copyFresh(e: Expr, subst: ReadonlyMap<number, Atom> = new Map())
 export function copyFunction(fn: IrFunction, name = fn.name): IrFunction {
   const c = new Copier(new Map(), true);
   const params = fn.params.map((p) => c.binder(p));
-  return { name, params, body: c.expr(fn.body) };
+  return { ...fn, name, params, body: c.expr(fn.body) };
 }
 
 class Copier {
@@ -71,6 +71,7 @@ class Copier {
         return out;
       }
       case "prim":
+      case "call":
         return { ...e, args: this.atoms(e.args) };
       case "tuple":
         return { ...e, elems: this.atoms(e.elems) };

@@ -12,11 +12,27 @@ import { printIr } from "./print.js";
  * (a closed expression by default).
  */
 export function verify(x: IrFunction | Expr, scope: readonly Var[] = []): void {
-  const v = new Verifier();
   if ("params" in x) {
-    for (const p of x.params) v.declare(p, undefined);
-    v.expr(x.body);
+    // The program's functions: unique names, each a first-order function checked like the entry, calls matching them.
+    const functions = new Map<string, IrFunction>();
+    for (const f of x.functions ?? []) {
+      if (functions.has(f.name) || f.name === x.name) throw new Error(`IR invariant violated: two functions ${f.name}`);
+      if (f.functions !== undefined && f.functions.length > 0)
+        throw new Error(`IR invariant violated: function ${f.name} has functions of its own`);
+      functions.set(f.name, f);
+    }
+    for (const f of [x, ...functions.values()]) {
+      const v = new Verifier(functions);
+      for (const p of f.params) v.declare(p, undefined);
+      try {
+        v.expr(f.body);
+      } catch (e) {
+        if (f === x) throw e;
+        throw new Error(`in function ${f.name}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+    }
   } else {
+    const v = new Verifier(new Map());
     for (const p of scope) v.declare(p, undefined);
     v.expr(x);
   }
@@ -37,6 +53,8 @@ function show(node: Expr): string {
 class Verifier {
   private readonly inScope = new Map<number, Var>();
   private readonly everBound = new Set<number>();
+
+  constructor(private readonly functions: ReadonlyMap<string, IrFunction>) {}
 
   private fail(node: Expr, message: string): never {
     throw new Error(`IR invariant violated: ${message}\n  in: ${show(node).replace(/\n/g, "\n      ")}`);
@@ -108,6 +126,16 @@ class Verifier {
         if (rule === undefined) this.fail(e, `unknown primitive ${String(e.op)}`);
         if (e.args.length !== rule.arity) this.fail(e, `${e.op} takes ${rule.arity} arguments, has ${e.args.length}`);
         e.args.forEach((a, i) => this.atom(e, a, `argument ${i + 1} of ${e.op}`));
+        if (rule.resultFromNode !== undefined) {
+          if (
+            !rule.resultFromNode(
+              e.args.map((a) => a.type),
+              e.type,
+            )
+          )
+            this.fail(e, `${e.op} of ${e.args.map((a) => showType(a.type)).join(", ")} cannot be ${showType(e.type)}`);
+          return;
+        }
         const t = rule.type(
           e.args.map((a) => a.type),
           e.args.map((a) => (a.kind === "lit" ? a.value : undefined)),
@@ -115,6 +143,18 @@ class Verifier {
         if (!("k" in t))
           this.fail(e, `${e.op} applied to ${e.args.map((a) => showType(a.type)).join(", ")}; expected ${t.expected}`);
         this.expect(e, `result of ${e.op}`, t, e.type);
+        return;
+      }
+      case "call": {
+        const f = this.functions.get(e.fn);
+        if (f === undefined) this.fail(e, `call of an unknown function ${e.fn}`);
+        if (e.args.length !== f.params.length)
+          this.fail(e, `${e.fn} takes ${f.params.length} arguments, has ${e.args.length}`);
+        e.args.forEach((a, i) => {
+          this.atom(e, a, `argument ${i + 1} of ${e.fn}`);
+          this.expect(e, `argument ${i + 1} of ${e.fn}`, f.params[i]!.type, a.type);
+        });
+        this.expect(e, `result of ${e.fn}`, typeOf(f.body), e.type);
         return;
       }
       case "tuple":

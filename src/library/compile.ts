@@ -23,7 +23,9 @@ export function compiledFunction(
   const fn = (...args: unknown[]): unknown => {
     if (isStagedCall(args)) return stagedCall(target, description, args);
     const { inst, trees, values, inputs } = specs.lookup(args);
-    return decode(compiledProgram(inst, engine).run(values), inst.resultType, inst.resultForm(trees), inputs);
+    const program = compiledProgram(inst, engine);
+    const result = options?.borrowResult === true ? program.runBorrowed(values) : program.run(values);
+    return decode(result, inst.resultType, inst.resultForm(trees), inputs);
   };
   return register(
     fn,

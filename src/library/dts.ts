@@ -22,6 +22,7 @@ function input(t: MType): string {
     case "tvar":
       return "any";
     case "fun":
+    case "tape": // internal to reverse mode: never a definition's parameter or result
       return "never";
     case "tuple": {
       const parts = t.elems.map(input);
@@ -49,6 +50,7 @@ function output(t: MType): string {
     case "tvar":
       return "any";
     case "fun":
+    case "tape": // internal to reverse mode: never a definition's parameter or result
       return "never";
     case "tuple":
       return `[${t.elems.map(output).join(", ")}]`;

@@ -27,11 +27,13 @@ export function defaultForm(t: Type): Tree {
     case "array": {
       let e: Type = t.elem;
       while (e.k === "array") e = e.elem;
-      if (e.k === "tuple" || e.k === "fun") return { k: "list", elem: defaultForm(t.elem), length: 0 };
+      if (e.k === "tuple" || e.k === "fun" || e.k === "tape")
+        return { k: "list", elem: defaultForm(t.elem), length: 0 };
       return dense("typed", e.k);
     }
     case "fun":
-      throw new Error("defaultForm: a function has no form");
+    case "tape":
+      throw new Error(`defaultForm: a ${t.k} has no form`);
   }
 }
 

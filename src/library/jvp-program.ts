@@ -6,6 +6,7 @@
 
 import { hasTangent, dualType } from "../ad/dual-types.js";
 import { tangentOf } from "../ad/seed.js";
+import { withFunctionsOf } from "../api/derivative-programs.js";
 import { AnfBuilder } from "../ir/builder.js";
 import { freshVar, mkLam, mkTuple, typeOf, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -32,7 +33,8 @@ function zipDual(b: AnfBuilder, x: Atom, dx: Atom, t: Type): Atom {
       return b.tuple(parts, "dual");
     }
     case "fun":
-      throw new Error("zipDual: a function argument has no tangent");
+    case "tape":
+      throw new Error(`zipDual: a ${t.k} argument has no tangent`);
   }
 }
 
@@ -54,7 +56,8 @@ function primalOf(b: AnfBuilder, d: Atom, t: Type): Atom {
         "v",
       );
     case "fun":
-      throw new Error("primalOf: a function result has no primal part here");
+    case "tape":
+      throw new Error(`primalOf: a ${t.k} result has no primal part here`);
   }
 }
 
@@ -82,5 +85,10 @@ export function jvpProgram(fn: IrFunction): IrFunction {
   const tangent = tangentOf(b, out, resultType);
   if (!tangent) throw new Error("jvpProgram: the result has no Double in it (callers check)");
   const result = b.tuple([value, tangent], "jvp");
-  return { name: `${fn.name}_jvp`, params: [...params, ...tangents.map(([, v]) => v)], body: b.finish(result) };
+  return {
+    ...withFunctionsOf(fn),
+    name: `${fn.name}_jvp`,
+    params: [...params, ...tangents.map(([, v]) => v)],
+    body: b.finish(result),
+  };
 }

@@ -15,6 +15,7 @@ import { prune } from "../types/mtype.js";
 import { arrayOf, BOOL, DOUBLE, INT, showType, tupleOf, type Type } from "../types/types.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
+import { MAX_ARGUMENT_NESTING } from "../runtime/limits.js";
 import type { Span } from "../syntax/source.js";
 import { NDArray } from "./ndarray.js";
 
@@ -113,7 +114,12 @@ export const keyOf = (trees: readonly Tree[], shapes: boolean): string =>
 /**
  * The structure of `value`; `hint` is the parameter's type in a Smooth function's scheme (undefined for staged ones).
  */
-export function describe(value: unknown, hint: MType | undefined, where: Where, path = ""): Tree {
+export function describe(value: unknown, hint: MType | undefined, where: Where, path = "", depth = 0): Tree {
+  // (Nesting is bounded before it can exhaust the stack: no Smooth value is nested that deeply.)
+  if (depth > MAX_ARGUMENT_NESTING)
+    fail("argument", `${where.what} is nested more than ${MAX_ARGUMENT_NESTING} levels deep`, where.span, {
+      expected: "a number, a boolean, an array or an object of these, nested as deeply as the parameter's type",
+    });
   const h = hint === undefined ? undefined : prune(hint);
   const expected = h === undefined || h.k === "tvar" ? undefined : h;
   if (typeof value === "number") return expected?.k === "int" ? INDEX_TREE : DOUBLE_TREE;
@@ -128,22 +134,28 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
       shape: value.shape,
       style: "ndarray",
     };
-  if (Array.isArray(value)) return describeArray(value, expected, where, path);
+  if (Array.isArray(value)) return describeArray(value, expected, where, path, depth);
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
     if (keys.length === 0) return cannotPass(value, where, path);
     const hints = expected?.k === "tuple" && expected.elems.length === keys.length ? expected.elems : undefined;
-    const elems = keys.map((key, i) => describe(value[key], hints?.[i], where, `${path}.${key}`));
+    const elems = keys.map((key, i) => describe(value[key], hints?.[i], where, `${path}.${key}`, depth + 1));
     return { k: "tuple", elems, keys };
   }
   return cannotPass(value, where, path);
 }
 
-function describeArray(xs: readonly unknown[], expected: MType | undefined, where: Where, path: string): Tree {
+function describeArray(
+  xs: readonly unknown[],
+  expected: MType | undefined,
+  where: Where,
+  path: string,
+  depth: number,
+): Tree {
   // A sparse array (`[1, , 3]`): array methods skip its holes, so a hole is refused here, where it can be named.
   for (let i = 0; i < xs.length; i++) if (!(i in xs)) return cannotPass(undefined, where, `${path}[${i}]`);
   if (expected?.k === "tuple" && xs.length === expected.elems.length)
-    return { k: "tuple", elems: xs.map((x, i) => describe(x, expected.elems[i], where, `${path}[${i}]`)) };
+    return { k: "tuple", elems: xs.map((x, i) => describe(x, expected.elems[i], where, `${path}[${i}]`, depth + 1)) };
   const elemHint = expected?.k === "array" ? expected.elem : undefined;
   if (xs.length === 0) return { k: "dense", elem: scalarKindOfHint(elemHint), shape: [0], style: "nested" };
   if (xs.every((x) => typeof x === "number"))
@@ -161,7 +173,7 @@ function describeArray(xs: readonly unknown[], expected: MType | undefined, wher
     (rowHint.k === "array" && scalarKindOfHint(rowHint.elem) === "double" && prune(rowHint.elem).k !== "array");
   const rows = rowsOfDoubles ? regularRows(xs) : undefined;
   if (rows) return { k: "dense", elem: "double", shape: [xs.length, rows.length], style: rows.style };
-  const items = xs.map((x, i) => describe(x, elemHint, where, `${path}[${i}]`));
+  const items = xs.map((x, i) => describe(x, elemHint, where, `${path}[${i}]`, depth + 1));
   const first = items[0]!;
   const kind = kindOf(first);
   if (expected?.k !== "array" && items.some((t) => kindOf(t) !== kind)) return { k: "tuple", elems: items };

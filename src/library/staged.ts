@@ -6,6 +6,7 @@
 // remembered so that results come back as objects.
 
 import { loadProgram } from "../api/program.js";
+import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js";
 import { mkLam, mkLet, type Expr, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -67,7 +68,7 @@ function bindFunctions(fn: IrFunction, fns: readonly IrFunction[]): IrFunction {
     for (let i = g.params.length - 1; i >= 0; i--) lam = mkLam(g.params[i]!, lam);
     body = mkLet(fn.params[n + k]!, lam, body);
   });
-  return { name: fn.name, params: fn.params.slice(0, n), body };
+  return withProgramFunctions({ name: fn.name, params: fn.params.slice(0, n), body }, functionsOfAll([fn, ...fns]));
 }
 
 class StagedTarget implements Target {

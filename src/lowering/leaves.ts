@@ -18,10 +18,19 @@ import { fail } from "../syntax/diagnostics.js";
 import { showType, type Type } from "../types/types.js";
 import { isArrayValue, shapeSize, tuple, type FlatData, type ScalarKind, type Value } from "../runtime/value.js";
 
-/** One leaf: a scalar (rank 0) or a dense array of `rank` dimensions whose elements are of `kind`. */
+/**
+ * One leaf: a scalar (rank 0) or a dense array of `rank` dimensions whose elements are of `kind`. A tape (reverse mode
+ * through recursion, ./tape.ts) is a leaf of rank 0 whose one slot holds the tape object; there are no arrays of tapes.
+ */
 export interface Leaf {
-  readonly kind: ScalarKind;
+  readonly kind: ScalarKind | "tape";
   readonly rank: number;
+}
+
+/** The element kind of an array leaf (never a tape). */
+export function elemKind(l: Leaf): ScalarKind {
+  if (l.kind === "tape") throw new Error("leaves: a tape is not an array element");
+  return l.kind;
 }
 
 export function leavesOf(t: Type): Leaf[] {
@@ -29,11 +38,12 @@ export function leavesOf(t: Type): Leaf[] {
     case "double":
     case "int":
     case "bool":
+    case "tape":
       return [{ kind: t.k, rank: 0 }];
     case "tuple":
       return t.elems.flatMap(leavesOf);
     case "array": {
-      const inner = leavesOf(t.elem);
+      const inner = leavesOf(t.elem).map((l) => ({ kind: elemKind(l), rank: l.rank }));
       // An array finds its length in its first leaf; an array of empty tuples has none (value.ts cannot store it).
       if (inner.length === 0) fail("unsupported", `cannot compile an array of empty tuples (${showType(t)})`);
       return inner.map((l) => ({ kind: l.kind, rank: l.rank + 1 }));
@@ -112,6 +122,9 @@ export function valueToSlots(v: Value, t: Type, out: Slot[], what: string): void
       return;
     case "fun":
       leavesOf(t); // reports the unsupported function type
+      return;
+    case "tape":
+      return bad();
   }
 }
 
@@ -168,7 +181,8 @@ export function slotsToValue(slots: readonly Slot[], t: Type): Value {
       case "array":
         return read(ty.elem, depth + 1);
       case "fun":
-        throw new Error("slotsToValue: compiled code has no function values");
+      case "tape":
+        throw new Error(`slotsToValue: a ${ty.k} is never an argument or a result of compiled code`);
     }
   };
   const v = read(t, 0);

@@ -19,8 +19,22 @@
 // Uses are counted per path: the branches of an `if` take the larger count, not the sum. A projection `proj(k, t)` is
 // a use of component k only, so the components of a tuple of accumulators are owned separately; a use of the whole
 // tuple is a use of every component.
+//
+// Calls (recursion): a function's *owned* parameters (IrFunction.owned: reverse mode's adjoint accumulators) are fresh
+// in its body; a caller passes each an owned value, or the compiled code passes a copy (`copyArgs`); the result
+// components the callee marks `ownedResults` are fresh for the caller, which the callee guarantees by copying those
+// it cannot prove fresh before returning them (`resultCopies`).
 
-import type { Atom, Expr, Ifold, IrFunction, Prim, While } from "../ir/ir.js";
+import {
+  typeOf,
+  type Atom,
+  type Call,
+  type Expr,
+  type Ifold,
+  type IrFunction,
+  type Prim,
+  type While,
+} from "../ir/ir.js";
 import type { Type } from "../types/types.js";
 import type { PrimName } from "../prims/names.js";
 import { PRIMS } from "../prims/table.js";
@@ -45,15 +59,36 @@ export interface Ownership {
    * iteration.
    */
   readonly copyOnEntry: Map<Ifold | While, Fresh>;
+  /** Calls whose arguments at these positions (owned parameters) must be copied: the value passed is not owned. */
+  readonly copyArgs: Map<Call, Set<number>>;
+  /** For a function with `ownedResults`: the result components to copy before returning (not provably fresh). */
+  resultCopies: readonly boolean[];
 }
 
-export function ownership(fn: IrFunction): Ownership {
+/** The updates `fn` may make in place; `functions` are the program's (the callees' owned parameters and results). */
+export function ownership(fn: IrFunction, functions: ReadonlyMap<string, IrFunction> = new Map()): Ownership {
   const uses = new Uses();
   for (const p of fn.params) uses.depthOf.set(p.id, 0);
   uses.counts = uses.walk(fn.body, 0);
-  const result: Ownership = { inPlace: new Set(), copyOnEntry: new Map() };
-  new Freshness(uses, result).expr(fn.body);
+  const result: Ownership = { inPlace: new Set(), copyOnEntry: new Map(), copyArgs: new Map(), resultCopies: [] };
+  const fresh = new Freshness(uses, result, functions);
+  fn.params.forEach((p, i) => {
+    if (fn.owned?.[i] === true) fresh.fresh.set(p.id, arraysFresh(p.type));
+  });
+  const out = fresh.result(fn.body, Number.MAX_SAFE_INTEGER);
+  if (fn.ownedResults !== undefined) {
+    const t = typeOf(fn.body);
+    const types = fn.ownedResults.length === 1 || t.k !== "tuple" ? [t] : t.elems;
+    const parts =
+      fn.ownedResults.length === 1 ? [out] : typeof out === "boolean" ? fn.ownedResults.map(() => out) : out;
+    result.resultCopies = fn.ownedResults.map((o, k) => o && hasArray(types[k]!) && !allFresh(parts[k] ?? false));
+  }
   return result;
+}
+
+/** Every array in the value is fresh. */
+function allFresh(f: Fresh): boolean {
+  return typeof f === "boolean" ? f : f.every(allFresh);
 }
 
 class Uses {
@@ -152,6 +187,9 @@ class Uses {
       case "tuple":
         e.elems.forEach((a) => use(a));
         break;
+      case "call":
+        e.args.forEach((a) => use(a));
+        break;
       case "app":
         use(e.fn);
         use(e.arg);
@@ -207,6 +245,7 @@ class Freshness {
   constructor(
     private readonly uses: Uses,
     private readonly found: Ownership,
+    private readonly functions: ReadonlyMap<string, IrFunction>,
   ) {}
 
   /** `a` is fresh, shared by this use only, and read only before position `at`. */
@@ -239,7 +278,7 @@ class Freshness {
   }
 
   /** The freshness of a scope's result, which is passed on at `at` (the end of the enclosing branch or loop). */
-  private result(e: Expr, at: number): Fresh {
+  result(e: Expr, at: number): Fresh {
     const f = this.expr(e);
     let tail = e;
     while (tail.kind === "let") tail = tail.body;
@@ -277,9 +316,28 @@ class Freshness {
       case "lam":
         this.expr(e.body);
         return false;
+      case "call":
+        return this.call(e, at);
       default:
         return false;
     }
+  }
+
+  /** A call: owned parameters take owned values (or copies); the callee's owned results are fresh. */
+  private call(e: Call, at: number): Fresh {
+    const callee = this.functions.get(e.fn);
+    if (callee === undefined) return false;
+    e.args.forEach((a, i) => {
+      if (callee.owned?.[i] !== true || !hasArray(a.type)) return;
+      if (a.kind === "var" && allFresh(this.passed(a, at)) && this.uses.count(whole(a.id)) === 1) return;
+      let copies = this.found.copyArgs.get(e);
+      if (copies === undefined) this.found.copyArgs.set(e, (copies = new Set()));
+      copies.add(i);
+    });
+    const owned = callee.ownedResults;
+    if (owned === undefined) return false;
+    if (e.type.k !== "tuple" || owned.length === 1) return owned[0] === true && arraysFresh(e.type);
+    return e.type.elems.map((t, k) => owned[k] === true && arraysFresh(t));
   }
 
   private loop(e: Ifold | While, at: number): Fresh {
@@ -288,8 +346,8 @@ class Freshness {
     // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
     let assumed: Fresh = arraysFresh(e.acc.type);
     for (let round = 0; round < 8; round++) {
-      const trial: Ownership = { inPlace: new Set(), copyOnEntry: new Map() };
-      const sub = new Freshness(this.uses, trial);
+      const trial: Ownership = { inPlace: new Set(), copyOnEntry: new Map(), copyArgs: new Map(), resultCopies: [] };
+      const sub = new Freshness(this.uses, trial, this.functions);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
       if (e.kind === "while") sub.expr(e.cond);
@@ -300,6 +358,7 @@ class Freshness {
         if (copy !== false) this.found.copyOnEntry.set(e, copy);
         trial.inPlace.forEach((p) => this.found.inPlace.add(p));
         trial.copyOnEntry.forEach((c, loop) => this.found.copyOnEntry.set(loop, c));
+        trial.copyArgs.forEach((c, call) => this.found.copyArgs.set(call, c));
         sub.fresh.forEach((v, k) => this.fresh.set(k, v));
         return out;
       }
@@ -308,6 +367,10 @@ class Freshness {
     // Not converged (cannot happen: flags only go from true to false); nothing in place.
     return false;
   }
+}
+
+function hasArray(t: Type): boolean {
+  return t.k === "array" || (t.k === "tuple" && t.elems.some(hasArray));
 }
 
 /** True for every array (component) of a type. */

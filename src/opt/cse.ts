@@ -25,6 +25,8 @@ function key(e: Expr): string | undefined {
       if (PRIMS[e.op].commutative === true) args.sort();
       return `p:${e.op}:${e.type.k}:${args.join(",")}`;
     }
+    case "call": // a function of its arguments, like a primitive
+      return `c:${e.fn}:${e.args.map(atomKey).join(",")}`;
     case "tuple":
       return `t:${e.elems.map(atomKey).join(",")}`;
     case "proj":

@@ -21,6 +21,12 @@ interface Known {
 /** How deeply definitions are followed when comparing values (they are small; this only bounds the work). */
 const MAX_DEPTH = 8;
 
+/**
+ * How many of the innermost conditions and relations a question consults: a chain of 10⁴ nested `else if`s would
+ * otherwise make every question inside it scan all the conditions around it (quadratic in the nesting depth).
+ */
+const MAX_CONSULTED = 256;
+
 export interface Mark {
   readonly loops: number;
   readonly conds: number;
@@ -152,10 +158,15 @@ export class Facts {
     return d?.kind === "prim" && d.op === "get" ? d.args[0] : undefined;
   }
 
+  private recentRelations(): readonly Known[] {
+    const n = this.relations.length;
+    return n <= MAX_CONSULTED ? this.relations : this.relations.slice(n - MAX_CONSULTED);
+  }
+
   /** The atoms known equal to `a` here: `a` itself and those of equations `a = b` among the facts. */
   private equals(a: Atom): Atom[] {
     const out = [a];
-    for (const r of this.relations) {
+    for (const r of this.recentRelations()) {
       if (r.rel !== "eq") continue;
       if (this.sameValue(r.a, a)) out.push(r.b);
       else if (this.sameValue(r.b, a)) out.push(r.a);
@@ -186,7 +197,7 @@ export class Facts {
         const d = this.definition(x);
         if (d?.kind === "prim" && d.op === "checkIndex" && isB(d.args[1]!)) return true;
       }
-      for (const r of this.relations) {
+      for (const r of this.recentRelations()) {
         if (!this.sameValue(r.a, x)) continue;
         if (r.rel === "lt" && (isB(r.b) || this.atMost(r.b, isB, depth + 1))) return true;
         if (r.rel === "le" && this.below(r.b, isB, depth + 1)) return true;
@@ -211,7 +222,7 @@ export class Facts {
     if (a.kind === "lit" && b.kind === "lit") return (a.value as number) <= (b.value as number);
     if (this.sameValue(a, b) || this.lessThan(a, b)) return true;
     if (a.kind === "lit" && (a.value as number) <= 0 && this.isNonNegative(b)) return true;
-    return this.relations.some((r) => r.rel === "le" && this.sameValue(r.a, a) && this.sameValue(r.b, b));
+    return this.recentRelations().some((r) => r.rel === "le" && this.sameValue(r.a, a) && this.sameValue(r.b, b));
   }
 
   isNonNegative(a: Atom): boolean {
@@ -224,7 +235,7 @@ export class Facts {
       const d = this.definition(x);
       if (d?.kind === "prim" && (d.op === "length" || d.op === "checkIndex")) return true;
       if (d?.kind === "prim" && d.op === "sameSize" && this.isNonNegative(d.args[0]!)) return true;
-      for (const r of this.relations) {
+      for (const r of this.recentRelations()) {
         if (
           r.rel !== "eq" &&
           this.sameValue(r.b, x) &&
@@ -253,7 +264,7 @@ export class Facts {
       case "eq":
         if (this.sameValue(a, b) || this.equals(a).some((x) => this.sameValue(x, b))) return true;
         if (
-          this.relations.some(
+          this.recentRelations().some(
             (r) =>
               r.rel === "ne" &&
               ((this.sameValue(r.a, a) && this.sameValue(r.b, b)) ||
@@ -282,7 +293,7 @@ export class Facts {
 
   /** The value of a Bool primitive when a condition we are under is the same primitive of the same values. */
   knownPrim(p: Prim): boolean | undefined {
-    for (let k = this.conds.length - 1; k >= 0; k--) {
+    for (let k = this.conds.length - 1; k >= Math.max(0, this.conds.length - MAX_CONSULTED); k--) {
       const f = this.conds[k]!;
       const d = this.definition(f.cond);
       if (d?.kind === "prim" && d.op === p.op && d.args.every((x, i) => this.sameValue(x, p.args[i]!))) return f.value;
@@ -293,7 +304,7 @@ export class Facts {
   /** The value of a Bool atom when a condition we are under decides it. */
   known(c: Atom): boolean | undefined {
     if (c.kind === "lit") return c.value as boolean;
-    for (let k = this.conds.length - 1; k >= 0; k--) {
+    for (let k = this.conds.length - 1; k >= Math.max(0, this.conds.length - MAX_CONSULTED); k--) {
       const f = this.conds[k]!;
       if (this.sameValue(f.cond, c)) return f.value;
     }

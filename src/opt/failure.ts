@@ -1,6 +1,7 @@
 // Which expressions may raise a run-time error: a get whose index is not known to be in range, checkIndex likewise,
 // Index division by anything but a non-zero literal, a loop whose count may be negative, a build whose elements may
-// differ in shape, and applications (unknown code). Code motion (../licm.ts) moves only what cannot fail, so that
+// differ in shape, applications (unknown code) and calls (which may also not terminate). Code motion (../licm.ts) moves
+// only what cannot fail, so that
 // moving it never makes a program fail that did not.
 //
 // `zero` lists loop counts assumed to be 0: a loop counted by one of them runs no iteration, so its body cannot fail.
@@ -28,6 +29,7 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       return false;
     case "app":
     case "jvp":
+    case "call": // may raise an error, or not terminate
       return true;
     case "custom":
       return false;

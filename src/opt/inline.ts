@@ -3,7 +3,7 @@
 // Smooth has no recursion, so full inlining terminates. The pass walks the function in order, remembering what each
 // let-bound variable is bound to, and:
 //  - beta-reduces `f a` when f is bound to a lambda: the lambda's body is copied with fresh binders (so copies never
-//    share binders) with its parameter replaced by `a`, and the copy is inlined in turn;
+//    share binders) with its parameter replaced by `a`, and the copy is inlined in turn (in the same loop);
 //  - pushes an application into a conditional of functions: `(if c then f else g) a` -> `if c then f a else g a`
 //    (paper 000, Fig. 7f), and likewise a projection from a conditional of tuples of functions;
 //  - resolves functions stored in tuples: `fst (f, g)` -> f (paper 000, Fig. 7d);
@@ -13,12 +13,12 @@
 // first-order, no lambda or application may remain: one that does is a compiler bug and is reported as such.
 
 import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
-import { exprSize, mapNode, someNode } from "../ir/free.js";
+import { exprSize, freeVars, mapNode, someNode } from "../ir/free.js";
 import { fail } from "../syntax/diagnostics.js";
 import { calledFrom, inPrelude, type Span } from "../syntax/source.js";
 import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
-import { copyFresh } from "../ir/rename.js";
+import { copyFresh, substitute } from "../ir/rename.js";
 import { containsFun } from "../types/types.js";
 import { removeDeadLets } from "./dce.js";
 import type { Pass } from "./pass.js";
@@ -49,7 +49,8 @@ export interface InlineOptions {
 
 export function inlineFunction(fn: IrFunction, opts: InlineOptions = {}): IrFunction {
   const resolve = opts.resolveCustom ?? !someNode(fn.body, (e) => e.kind === "jvp");
-  const inlined = new Inliner(resolve, opts.maxCopied ?? MAX_INLINED_NODES).scope(fn.body);
+  const lazyLambdas = !someNode(fn.body, (e) => e.kind === "jvp");
+  const inlined = new Inliner(resolve, opts.maxCopied ?? MAX_INLINED_NODES, lazyLambdas).scope(fn.body);
   const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
   const out: IrFunction = { ...fn, body };
   // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass
@@ -77,6 +78,8 @@ class Inliner {
   constructor(
     private readonly resolveCustom: boolean,
     private readonly maxCopied: number,
+    /** Inline a lambda's body where it is applied rather than where it is defined (see `into`). */
+    private readonly lazyLambdas: boolean,
   ) {}
 
   /** Let-bound variable -> its inlined right-hand side (never a let). */
@@ -99,24 +102,56 @@ class Inliner {
     return a;
   }
 
-  /** Inlines `e`, emitting its lets into `b`; returns the tail (never a let). */
+  /**
+   * Inlines `e`, emitting its lets into `b`; returns the tail (never a let). A let whose right-hand side applies a
+   * known lambda continues with the lambda's copied body and comes back to the let's body afterwards (`pending`),
+   * in this loop rather than by recursion: a chain of 10⁴ functions, each calling the one before, nests that deep.
+   */
   private into(e: Expr, b: AnfBuilder): Expr {
-    while (e.kind === "let") {
-      const rhs = this.into(e.rhs, b);
-      if (isAtom(rhs)) {
-        // Copy propagation: needed for function-typed variables, and it keeps the inlined code readable.
-        if (b.rebindLast(rhs, e.v)) {
-          this.subst.set((rhs as Var).id, e.v);
-          this.defs.set(e.v.id, this.defs.get((rhs as Var).id)!);
-        } else {
-          this.subst.set(e.v.id, rhs);
+    const pending: { v: Var; rest: Expr }[] = [];
+    for (;;) {
+      while (e.kind === "let") {
+        const body =
+          e.rhs.kind === "app" ? this.beta(this.atom(e.rhs.fn), this.atom(e.rhs.arg), e.rhs.span) : undefined;
+        if (body !== undefined) {
+          pending.push({ v: e.v, rest: e.body });
+          e = body;
+          continue;
         }
-      } else {
-        b.bindVar(e.v, rhs);
-        this.defs.set(e.v.id, rhs);
+        this.bindResult(e.v, this.into(e.rhs, b), b);
+        e = e.body;
       }
-      e = e.body;
+      const body = e.kind === "app" ? this.beta(this.atom(e.fn), this.atom(e.arg), e.span) : undefined;
+      if (body !== undefined) {
+        e = body;
+        continue;
+      }
+      const tail = this.tail(e, b);
+      const next = pending.pop();
+      if (next === undefined) return tail;
+      this.bindResult(next.v, tail, b);
+      e = next.rest;
     }
+  }
+
+  /** Binds `v` to the inlined right-hand side `rhs`. */
+  private bindResult(v: Var, rhs: Expr, b: AnfBuilder): void {
+    if (isAtom(rhs)) {
+      // Copy propagation: needed for function-typed variables, and it keeps the inlined code readable.
+      if (b.rebindLast(rhs, v)) {
+        this.subst.set((rhs as Var).id, v);
+        this.defs.set(v.id, this.defs.get((rhs as Var).id)!);
+      } else {
+        this.subst.set(v.id, rhs);
+      }
+    } else {
+      b.bindVar(v, rhs);
+      this.defs.set(v.id, rhs);
+    }
+  }
+
+  /** The inlined form of `e`, which is not a let. */
+  private tail(e: Exclude<Expr, { kind: "let" }>, b: AnfBuilder): Expr {
     switch (e.kind) {
       case "proj": {
         const node = { ...e, arg: this.atom(e.arg) };
@@ -132,9 +167,16 @@ class Inliner {
           (body) => this.scope(body),
         );
       case "lam": {
-        // (issue 15) A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has
-        // applied, already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain
-        // of higher-order helpers (g_i k x = g_{i-1} k x + 1) would double in size per level.
+        // (issue 15) A lambda's body is inlined where the lambda is applied, in the copy each application makes, not
+        // where it is defined: inlined at its definition, each function of a chain (d_i x = d_{i-1} x + 1) would
+        // hold a copy of all those below it, quadratic in the chain's length. Its atoms are substituted now. While
+        // derivatives remain to be expanded (and in a body with custom rules) the body is inlined here: the expansion
+        // needs the functions they take known, and the user's calls recorded on the prelude code inside.
+        if (this.lazyLambdas && !someNode(e.body, (n) => n.kind === "custom"))
+          return { ...e, body: this.substituted(e.body) };
+        // A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has applied,
+        // already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain of
+        // higher-order helpers (g_i k x = g_{i-1} k x + 1) would double in size per level.
         const body = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type)).expr;
         return { ...e, body };
       }
@@ -147,13 +189,29 @@ class Inliner {
     }
   }
 
+  /** `e` with the variables replaced so far replaced (lets, loops and lambdas inside it kept as they are). */
+  private substituted(e: Expr): Expr {
+    if (this.subst.size === 0) return e;
+    const replaced = new Map<number, Atom>();
+    for (const v of freeVars(e).values()) if (this.subst.has(v.id)) replaced.set(v.id, this.atom(v));
+    return substitute(e, replaced);
+  }
+
+  /** The body of `fn a` to inline in its place (a fresh copy), when fn is a known lambda. */
+  private beta(fn: Atom, arg: Atom, span: Span | undefined): Expr | undefined {
+    const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
+    if (def?.kind !== "lam") return undefined;
+    this.guardSize(def.body);
+    const copy = copyFresh(def.body, new Map([[def.param.id, arg]]));
+    // The user's call a prelude function was inlined at (its spans remember it) also calls what it calls.
+    const caller = span === undefined ? undefined : inPrelude(span) ? span.caller : span;
+    return caller === undefined ? copy : withCaller(copy, caller);
+  }
+
   private apply(fn: Atom, arg: Atom, b: AnfBuilder, span?: Span): Expr {
     const def = fn.kind === "var" ? this.defs.get(fn.id) : undefined;
-    if (def?.kind === "lam") {
-      this.guardSize(def.body);
-      const copy = copyFresh(def.body, new Map([[def.param.id, arg]]));
-      return this.into(span === undefined || inPrelude(span) ? copy : withCaller(copy, span), b);
-    }
+    const body = this.beta(fn, arg, span);
+    if (body !== undefined) return this.into(body, b);
     if (def?.kind === "if") return this.pushInto(def, (f) => mkApp(f, arg));
     // Not known here: the parameter of a lambda being inlined at its definition. Its copies resolve it.
     return mkApp(fn, arg);

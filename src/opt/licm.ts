@@ -140,9 +140,11 @@ class Licm {
         }
         // A loop (or a read such as the `v[0]` an inner loop starts from) that may fail is still worth moving, under
         // the loop's own guard: computed only if the loop runs.
+        // (Not a value with a tape or function in it: there is no default one to take when the loop does not run.)
         if (
           !earlierMayFail &&
           countKnown &&
+          hasDefaultValue(v.type) &&
           (hasLoop(rhs) || (rhs.kind === "prim" && rhs.op === "get" && feeds.has(v.id)))
         ) {
           const runs = b.prim("lt", [litIndex(0), count], "runs");
@@ -179,6 +181,20 @@ function feedingLoops(bindings: readonly Binding[]): Set<number> {
   return feeds;
 }
 
+function hasDefaultValue(t: Type): boolean {
+  switch (t.k) {
+    case "fun":
+    case "tape":
+      return false;
+    case "tuple":
+      return t.elems.every(hasDefaultValue);
+    case "array":
+      return hasDefaultValue(t.elem);
+    default:
+      return true;
+  }
+}
+
 /** Some value of type `t` (the value of a guarded hoist when its loop does not run: never used). */
 function defaultValue(t: Type, b: AnfBuilder): Atom {
   switch (t.k) {
@@ -200,6 +216,7 @@ function defaultValue(t: Type, b: AnfBuilder): Atom {
         ),
       );
     case "fun":
-      throw new Error("licm: a function-typed let in a loop body");
+    case "tape":
+      throw new Error(`licm: a ${t.k}-typed let in a loop body`);
   }
 }

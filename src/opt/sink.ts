@@ -8,7 +8,7 @@
 // that an error it would have raised when the branch is not taken is not raised, as with dead-code elimination.
 
 import { splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { useCounts } from "../ir/free.js";
+import { binders, children, operands } from "../ir/free.js";
 import { mkLet, type Expr, type If, type IrFunction } from "../ir/ir.js";
 import type { Pass } from "./pass.js";
 
@@ -34,22 +34,26 @@ interface Target {
 
 class Sinker {
   sunk = 0;
+  private readonly usesOf = new WeakMap<Expr, ReadonlyMap<number, number>>();
 
   scope(e: Expr): Expr {
     const { bindings, tail: t0 } = splitLets(e);
     const rhss = bindings.map((b) => this.node(b.rhs));
     const tail = this.node(t0);
-    const counts = useCounts(
-      wrapLets(
-        bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! })),
-        tail,
-      ),
-    );
+    // Binder ids are unique, so a chain variable's uses are its free uses in the later right-hand sides and the tail.
+    const counts = new Map<number, number>();
+    for (const x of [...rhss, tail]) addCounts(counts, this.uses(x));
     // Targets by position in the chain (bindings.length for the tail).
     const targets = new Map<number, Target>();
     const target = (x: Expr) =>
       x.kind === "if"
-        ? { node: x, thenUses: useCounts(x.then), elseUses: useCounts(x.else), thenLets: [], elseLets: [] }
+        ? {
+            node: x,
+            thenUses: new Map(this.uses(x.then)),
+            elseUses: new Map(this.uses(x.else)),
+            thenLets: [],
+            elseLets: [],
+          }
         : undefined;
     rhss.forEach((r, k) => {
       const t = target(r);
@@ -69,7 +73,7 @@ class Sinker {
         if (side === undefined) continue;
         // The right-hand side's own uses now happen in that branch.
         const into = side === "then" ? t.thenUses : t.elseUses;
-        for (const [id, n] of useCounts(rhs)) into.set(id, (into.get(id) ?? 0) + n);
+        addCounts(into, this.uses(rhs));
         (side === "then" ? t.thenLets : t.elseLets).unshift(k);
         kept[k] = undefined;
         this.sunk++;
@@ -94,6 +98,28 @@ class Sinker {
     return out;
   }
 
+  /**
+   * How many times each variable free in `e` is used in it, remembered per node: sinking works from the innermost
+   * chains out, and counting each branch again at every enclosing level was quadratic in the nesting depth.
+   */
+  private uses(e: Expr): ReadonlyMap<number, number> {
+    const known = this.usesOf.get(e);
+    if (known !== undefined) return known;
+    const counts = new Map<number, number>();
+    if (e.kind === "let") {
+      const { bindings, tail } = splitLets(e);
+      for (const b of bindings) addCounts(counts, this.uses(b.rhs));
+      addCounts(counts, this.uses(tail));
+      for (const b of bindings) counts.delete(b.v.id);
+    } else {
+      for (const a of operands(e)) if (a.kind === "var") counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
+      for (const c of children(e)) addCounts(counts, this.uses(c));
+      for (const b of binders(e)) counts.delete(b.id);
+    }
+    this.usesOf.set(e, counts);
+    return counts;
+  }
+
   private node(e: Expr): Expr {
     switch (e.kind) {
       case "if":
@@ -108,4 +134,8 @@ class Sinker {
         return e;
     }
   }
+}
+
+function addCounts(into: Map<number, number>, from: ReadonlyMap<number, number>): void {
+  for (const [id, n] of from) into.set(id, (into.get(id) ?? 0) + n);
 }

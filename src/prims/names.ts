@@ -60,6 +60,10 @@ export const PRIM_NAMES = [
   "record",
   // sameShape a b: the two values have the same array dimensions (reverse mode taping a loop state)
   "sameShape",
+  // tapes (src/prims/tape.ts): reverse mode's stack of what recursive calls need in their reverse sweep
+  "newTape",
+  "tapePush",
+  "tapePop",
 ] as const;
 
 export type PrimName = (typeof PRIM_NAMES)[number];

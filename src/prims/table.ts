@@ -10,6 +10,7 @@ import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/valu
 import type { PrimName } from "./names.js";
 import * as D from "../ad/derivatives.js";
 import { UPDATE_PRIMS } from "./updates.js";
+import { TAPE_PRIMS } from "./tape.js";
 
 export interface PrimRule {
   readonly arity: number;
@@ -54,6 +55,11 @@ export interface PrimRule {
   readonly update?: "in-shape" | "may-reshape";
   /** The result's array dimensions follow from the first operand's alone (the same, a row's, or one field's). */
   readonly shapeOfFirst?: boolean;
+  /**
+   * For a primitive whose result type the operands do not determine (a tape pop: what was pushed), the node carries
+   * it and this checks it (`type` then only describes the operands).
+   */
+  readonly resultFromNode?: (args: readonly Type[], result: Type) => boolean;
 }
 
 /** The facts of a scalar primitive that never fails and costs a few operations (the common case). */
@@ -324,6 +330,7 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     },
   },
   ...UPDATE_PRIMS,
+  ...TAPE_PRIMS,
 };
 
 /** Whether some operands of these types make an application of `op` fail (see PrimRule.fails). */

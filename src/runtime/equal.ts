@@ -31,6 +31,7 @@ export function valuesEqual(a: Value, b: Value, type: Type, tol = 0): boolean {
       return true;
     }
     case "fun":
+    case "tape":
       return a === b;
   }
 }

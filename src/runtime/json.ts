@@ -72,9 +72,10 @@ function fromJson(json: unknown, type: Type, what: string, path: string): Value 
       return stackUniform(elemType, elems);
     }
     case "fun":
+    case "tape":
       return fail(
         "argument",
-        `${where} has the function type ${showType(type)}, which JSON cannot express`,
+        `${where} has the ${type.k === "fun" ? "function " : ""}type ${showType(type)}, which JSON cannot express`,
         undefined,
         {
           expected: "a type without functions",
@@ -93,14 +94,57 @@ const article = (word: string): string => (/^[AEIOU]/.test(word) ? "an" : "a");
 
 /** A short one-line rendering of a JSON value for messages. */
 export function shortJson(json: unknown, limit = 40): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(json);
-  } catch {
-    text = undefined;
-  }
-  if (text === undefined) text = typeof json === "bigint" ? `${json}n` : String(json);
+  const text = jsonPrefix(json, limit + 1);
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/**
+ * The first `most` characters (or a few more) of `json` written as JSON, without recursion and without writing the
+ * rest: an argument may be nested 10⁴ deep or be very long (JSON.stringify and String would go through all of it).
+ */
+function jsonPrefix(json: unknown, most: number): string {
+  type Open = { readonly entries: readonly (readonly [string | undefined, unknown])[]; next: number; close: string };
+  let out = "";
+  const open: Open[] = [];
+  let pending: { value: unknown } | undefined = { value: json };
+  while (out.length < most) {
+    if (pending !== undefined) {
+      const x = pending.value;
+      pending = undefined;
+      if (Array.isArray(x)) {
+        out += "[";
+        open.push({ entries: x.slice(0, most).map((v: unknown) => [undefined, v] as const), next: 0, close: "]" });
+      } else if (typeof x === "object" && x !== null && Object.getPrototypeOf(x) === Object.prototype) {
+        out += "{";
+        open.push({ entries: Object.entries(x).slice(0, most), next: 0, close: "}" });
+      } else {
+        out += leafJson(x);
+      }
+      continue;
+    }
+    const top = open[open.length - 1];
+    if (top === undefined) break;
+    if (top.next === top.entries.length) {
+      out += top.close;
+      open.pop();
+      continue;
+    }
+    const [key, value] = top.entries[top.next]!;
+    out += (top.next > 0 ? "," : "") + (key === undefined ? "" : `${JSON.stringify(key)}:`);
+    top.next++;
+    pending = { value };
+  }
+  return out;
+}
+
+function leafJson(x: unknown): string {
+  try {
+    const text = JSON.stringify(x);
+    if (text !== undefined) return text;
+  } catch {
+    // a BigInt: below
+  }
+  return typeof x === "bigint" ? `${x}n` : typeof x === "symbol" ? x.toString() : String(x);
 }
 
 /** The JSON form of a value of `type`: the exact inverse of valueFromJson on well-formed input. */
@@ -127,7 +171,8 @@ export function valueToJson(v: Value, type: Type): unknown {
       return out;
     }
     case "fun":
-      throw new Error("valueToJson: functions have no JSON form");
+    case "tape":
+      throw new Error(`valueToJson: a ${type.k} has no JSON form`);
   }
 }
 

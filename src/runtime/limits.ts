@@ -9,6 +9,16 @@ import type { Span } from "../syntax/source.js";
 // (V8's own arrays, which the interpreter builds before stacking, hold at most about 2^27 elements.)
 export const MAX_ARRAY_ELEMENTS = limitFromEnvironment("SMOOTH_MAX_ARRAY_ELEMENTS", 2 ** 26);
 
+/**
+ * The most calls compiled code keeps pending at once (recursion depth); SMOOTH_MAX_CALL_DEPTH overrides it. Past the
+ * JavaScript stack, pending calls live on a heap stack of about 200 bytes each: 10^6 of them take some 200 MB, and a
+ * recursion that does not end stops here with a located error instead of exhausting the heap.
+ */
+export const MAX_CALL_DEPTH_COMPILED = limitFromEnvironment("SMOOTH_MAX_CALL_DEPTH", 10 ** 6);
+
+/** The deepest nesting of arrays and objects an argument may have (no Smooth value is nested that deeply). */
+export const MAX_ARGUMENT_NESTING = 256;
+
 function limitFromEnvironment(name: string, fallback: number): number {
   // Through globalThis: the core also runs in browsers, where there is no `process`.
   const host = globalThis as { process?: { env?: Record<string, string | undefined> } };
@@ -21,5 +31,12 @@ function limitFromEnvironment(name: string, fallback: number): number {
 export function arrayTooLarge(what: string, n: number, span: Span | undefined): never {
   return fail("shape", `${what} of ${n} elements is over the limit of ${MAX_ARRAY_ELEMENTS} elements`, span, {
     hint: "set SMOOTH_MAX_ARRAY_ELEMENTS to allow larger arrays, if the machine has the memory",
+  });
+}
+
+/** The error of compiled code whose recursion, at the call at `span`, is deeper than the limit. */
+export function recursionTooDeep(span: Span | undefined): never {
+  return fail("recursion", `recursion deeper than ${MAX_CALL_DEPTH_COMPILED} pending calls`, span, {
+    hint: "a recursion that does not reach its base case? SMOOTH_MAX_CALL_DEPTH sets the limit, if the machine has the memory",
   });
 }

@@ -148,7 +148,8 @@ export function stackUniform(elemType: Type, elems: readonly Value[], span?: Spa
       return { tag: "tuparr", depth: 1, fields };
     }
     case "fun":
-      throw new Error("stack: arrays of functions cannot occur (the type checker rejects them)");
+    case "tape":
+      throw new Error(`stack: arrays of ${elemType.k}s cannot occur (the type checker rejects them)`);
   }
 }
 

@@ -152,6 +152,7 @@ export function staticTypeOfValue(v: Value, t: Type): StaticType {
       return { k: "tuple", elems: t.elems.map((e, k) => staticTypeOfValue(elems[k]!, e)) };
     }
     case "fun":
+    case "tape":
       return stagingFail(`a function (${showType(t)}) cannot be an argument of a staged function`);
   }
 }

@@ -41,6 +41,7 @@ export function staticOfType(t: Type): StaticType {
     case "tuple":
       return { k: "tuple", elems: t.elems.map(staticOfType) };
     case "fun":
+    case "tape":
       return stagingFail(`a function type (${showType(t)}) cannot be the type of a staged value`);
   }
 }

@@ -42,7 +42,18 @@ export type Expr =
   /** An operator used as a function value: `(+)`, `(*)`. */
   | { kind: "opfun"; op: BinaryOp; span: Span }
   /** A type ascription `(e : T)`: e must have type T (the IR printer uses it for literals only a type tells apart). */
-  | { kind: "typed"; expr: Expr; annot: TypeAnn; span: Span };
+  | { kind: "typed"; expr: Expr; annot: TypeAnn; span: Span }
+  /** `let rec f = fun ... and g = fun ... in body`: functions that may call themselves and each other. */
+  | { kind: "letrec"; bindings: RecBinding[]; body: Expr; span: Span };
+
+/** One function of a `let rec` group: its value is always a lambda (`let rec f x = e` is sugar for `fun x -> e`). */
+export interface RecBinding {
+  name: string;
+  nameSpan: Span;
+  annot?: TypeAnn;
+  value: Expr & { kind: "lam" };
+  span: Span;
+}
 
 /** A top-level `let name = value` (also `let name x y = body`, desugared by the parser to a lambda). */
 export interface Definition {
@@ -51,8 +62,44 @@ export interface Definition {
   annot?: TypeAnn;
   value: Expr;
   span: Span;
+  /**
+   * Recursive definitions: `"rec"` starts a group (`let rec f = ...`), `"and"` continues the group of the definition
+   * before it (`and g = ...`). The functions of a group see each other (and themselves); their value is a lambda.
+   */
+  rec?: "rec" | "and";
 }
 
 export interface Program {
   defs: Definition[];
+}
+
+/** The expressions directly inside a surface expression. */
+export function surfaceChildren(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "var":
+    case "num":
+    case "bool":
+    case "opfun":
+      return [];
+    case "typed":
+      return [e.expr];
+    case "tuple":
+      return e.elems;
+    case "binop":
+      return [e.left, e.right];
+    case "unop":
+      return [e.arg];
+    case "app":
+      return [e.fn, e.arg];
+    case "index":
+      return [e.array, e.index];
+    case "lam":
+      return [e.body];
+    case "if":
+      return [e.cond, e.then, e.else];
+    case "let":
+      return [e.value, e.body];
+    case "letrec":
+      return [...e.bindings.map((b) => b.value), e.body];
+  }
 }

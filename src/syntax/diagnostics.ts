@@ -10,6 +10,7 @@ export type ErrorKind =
   | "shape" // irregular build, mismatched lengths
   | "index" // out-of-range index
   | "argument" // bad --args JSON / bad argument to a compiled function
+  | "recursion" // recursion deeper than the engine allows
   | "unsupported"; // a construct the back end or transformation cannot handle
 
 export interface ErrorDetails {
@@ -46,6 +47,12 @@ export class SmoothError extends Error {
     if (span?.caller) text += `\ninside the prelude, at ${formatLocation(span)}:\n${excerpt(span)}`;
     if (details.hint !== undefined) text += `\n${details.hint}`;
     return text;
+  }
+
+  /** This error with `hint` added after its own. */
+  withHint(hint: string): SmoothError {
+    const joined = this.details.hint === undefined ? hint : `${this.details.hint}\n${hint}`;
+    return new SmoothError(this.kind, this.summary, this.span, { ...this.details, hint: joined });
   }
 
   /** This error with the user's call recorded (see Span.caller); itself when there is nothing to add. */

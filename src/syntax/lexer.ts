@@ -32,6 +32,8 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   "true",
   "false",
   "not",
+  "rec",
+  "and",
 ]);
 
 // Longest first, so `**` wins over `*`, `<=` over `<`, `->` over `-`.

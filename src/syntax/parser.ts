@@ -1,21 +1,29 @@
-// The parser: tokens to the surface AST (ast.ts). Recursive descent, one function per precedence level:
+// The parser: tokens to the surface AST (ast.ts). Recursive descent over this grammar:
 //
 //   expr     ::= operand (',' operand)*                         a tuple when there are commas (as in F#)
-//   operand  ::= binary level 1:  ||  <  &&  <  comparisons (non-associative)  <  + -  <  * /  <  ** (right)
+//   operand  ::= unary (binop unary)*   levels:  ||  <  &&  <  comparisons (non-associative)  <  + -  <  * /  <  **
 //   unary    ::= '-' unary | 'not' unary | let | fun | if | app  let/fun/if extend as far right as possible
 //   app      ::= postfix postfix*                               application by juxtaposition
 //   postfix  ::= atom ('[' expr ']')*                           `f v[i]` is `f (v[i])`
 //   atom     ::= name | number | true | false | '(' op ')' | '(' expr ')'
 //
+// Nothing recurses on the JavaScript stack as deeply as the program nests or as long as it is: a nested expression
+// (inside parentheses, brackets, an `if`, a `fun`, a `let`) is parsed by a generator that `runNested` keeps on a
+// stack of its own (./trampoline.ts); operators by precedence climbing over an explicit stack of pending operators;
+// a chain of lets, unary operators and applications in loops. So 10⁵ lets, 10⁴ nested parentheses or an else-if
+// chain of 10⁴ branches parse within Node's default stack.
+//
 // The layout rule for `let` without `in` lives in TokenStream; here a `let` parses its right-hand side under its own
-// limit and then expects `in` or a body starting on a new line at its column.
+// limit and then expects `in` or a body starting on a new line at its column. `let rec f ... = e and g ... = e'`
+// (top level or local) binds functions that see each other; each `and` limits its own right-hand side like a `let`.
 
-import type { BinaryOp, Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
+import type { BinaryOp, Definition, Expr, Param, Pattern, Program, RecBinding, TypeAnn } from "./ast.js";
 import { fail } from "./diagnostics.js";
 import { tokenize, type Token } from "./lexer.js";
-import { parseTypeAnn } from "./parser-types.js";
+import { checkNesting, parseTypeAnn } from "./parser-types.js";
 import type { SourceFile, Span } from "./source.js";
 import { TokenStream } from "./token-stream.js";
+import { runNested, type Nested } from "./trampoline.js";
 
 /** Binding strength of each binary operator (higher binds tighter); shared with the printer. */
 export const BINOP_PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
@@ -41,19 +49,25 @@ export const POWER_LEVEL = 6;
 const isBinaryOp = (tok: Token): tok is Token & { text: BinaryOp } =>
   tok.kind === "punct" && Object.hasOwn(BINOP_PRECEDENCE, tok.text);
 
+/**
+ * A parse that needs nested expressions: it yields `parseExpression(s)` for each and is resumed with the expression
+ * (see the file comment).
+ */
+type Parse<T> = Nested<T, Expr>;
+
 export function parseProgram(file: SourceFile): Program {
   const s = new TokenStream(file, tokenize(file));
   const defs: Definition[] = [];
   while (!s.atEnd()) {
     if (!s.is("let")) s.unexpected("a top-level definition `let name = ...`");
-    defs.push(parseDefinition(s));
+    for (const def of runNested(parseDefinitions(s))) defs.push(def);
   }
   return { defs };
 }
 
 export function parseExpr(file: SourceFile): Expr {
   const s = new TokenStream(file, tokenize(file));
-  const e = parseExpression(s);
+  const e = runNested(parseExpression(s));
   if (!s.atEnd()) s.unexpected("an operator or the end of the expression");
   return e;
 }
@@ -76,8 +90,12 @@ interface Binding {
 }
 
 /** `let pattern (: T)? = value` or `let name params (: T)? = body` (a lambda); the right-hand side obeys layout. */
-function parseBinding(s: TokenStream, topLevel: boolean): Binding {
-  const letToken = s.next();
+function parseBinding(s: TokenStream, topLevel: boolean): Parse<Binding> {
+  return parseBindingAfter(s, s.next(), topLevel);
+}
+
+/** A binding after its `let` (or `and`) token, which sets the layout limit of the right-hand side. */
+function* parseBindingAfter(s: TokenStream, letToken: Token, topLevel: boolean): Parse<Binding> {
   const head = s.peek();
   let pattern: Pattern;
   const params: Param[] = [];
@@ -104,7 +122,9 @@ function parseBinding(s: TokenStream, topLevel: boolean): Binding {
   }
   if (!s.is("=")) s.missing("missing `=` in `let`", "`=`");
   s.next();
-  let value = s.withLetLimit(letToken, () => parseExpression(s));
+  s.beginLetLimit(letToken);
+  let value = yield parseExpression(s);
+  s.endLetLimit();
 
   if (params.length > 0) {
     const lamStart = params[0]!.span.start;
@@ -132,10 +152,24 @@ function functionTypeOf(params: Param[], result: TypeAnn): TypeAnn {
   return type;
 }
 
-function parseDefinition(s: TokenStream): Definition {
-  const start = s.peek().start;
-  const { pattern, annot, value } = parseBinding(s, true);
-  if (pattern.kind !== "pvar") throw new Error("internal: top-level pattern");
+function* parseDefinitions(s: TokenStream): Parse<Definition[]> {
+  if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+    const group = yield* parseRecGroup(s, true);
+    const defs = group.map((b, i): Definition => ({
+      name: b.name,
+      nameSpan: b.nameSpan,
+      value: b.value,
+      span: b.span,
+      rec: i === 0 ? "rec" : "and",
+      ...(b.annot === undefined ? {} : { annot: b.annot }),
+    }));
+    noTopLevelIn(s);
+    return defs;
+  }
+  return [yield* parseDefinition(s)];
+}
+
+function noTopLevelIn(s: TokenStream): void {
   if (s.is("in")) {
     fail("syntax", "a top-level definition has no `in`", s.errorSpan(), {
       expected: "the next definition `let name = ...` or the end of the file",
@@ -143,40 +177,98 @@ function parseDefinition(s: TokenStream): Definition {
       hint: "`let ... in ...` is an expression; write it inside a definition: `let main = let x = 1 in x`",
     });
   }
+}
+
+/**
+ * `let rec f ... = e1 and g ... = e2 ...`: each binding names a function (its value must be a lambda); an `and`
+ * sets the layout limit of its own right-hand side, as a `let` does.
+ */
+function* parseRecGroup(s: TokenStream, topLevel: boolean): Parse<RecBinding[]> {
+  const bindings: RecBinding[] = [];
+  let head = s.next(); // `let`, then each `and`
+  s.next(); // `rec`
+  for (;;) {
+    const start = head.start;
+    const nameToken = s.peek();
+    if (nameToken.kind !== "name" || nameToken.text === "_") s.unexpected("the name of a recursive function");
+    const { pattern, annot, value } = yield* parseBindingAfter(s, head, topLevel);
+    if (pattern.kind !== "pvar") throw new Error("internal: let rec pattern");
+    if (value.kind !== "lam") {
+      fail("syntax", "`let rec` defines functions", value.span, {
+        expected: `a function: \`let rec ${pattern.name} x = ...\` or \`let rec ${pattern.name} = fun x -> ...\``,
+        found: "a value that is not a `fun`",
+      });
+    }
+    const binding: RecBinding = { name: pattern.name, nameSpan: pattern.span, value, span: s.spanFrom(start) };
+    if (annot !== undefined) binding.annot = annot;
+    bindings.push(binding);
+    if (!s.is("and")) return bindings;
+    head = s.next();
+  }
+}
+
+function* parseDefinition(s: TokenStream): Parse<Definition> {
+  const start = s.peek().start;
+  const { pattern, annot, value } = yield* parseBinding(s, true);
+  if (pattern.kind !== "pvar") throw new Error("internal: top-level pattern");
+  noTopLevelIn(s);
   const def: Definition = { name: pattern.name, nameSpan: pattern.span, value, span: s.spanFrom(start) };
   if (annot !== undefined) def.annot = annot;
   return def;
 }
 
-function parseLet(s: TokenStream): Expr {
-  const binding = parseBinding(s, false);
-  const { letToken } = binding;
+/**
+ * `let ... in body` (or the layout form). A body that is itself a `let` is parsed by this loop: such a body extends
+ * as far right as possible, exactly as this let's body would, so every let of the chain ends where the last body ends.
+ */
+function* parseLet(s: TokenStream): Parse<Expr> {
+  const heads: { letToken: Token; head: Omit<Expr & { kind: "let" }, "body" | "span"> | RecBinding[] }[] = [];
+  do {
+    const letToken = s.raw;
+    if (s.rawAhead(1).kind === "keyword" && s.rawAhead(1).text === "rec") {
+      const bindings = yield* parseRecGroup(s, false);
+      letBody(s, letToken);
+      heads.push({ letToken, head: bindings });
+      continue;
+    }
+    const binding = yield* parseBinding(s, false);
+    letBody(s, binding.letToken);
+    const head: Omit<Expr & { kind: "let" }, "body" | "span"> = {
+      kind: "let",
+      pattern: binding.pattern,
+      value: binding.value,
+    };
+    if (binding.annot !== undefined) head.annot = binding.annot;
+    heads.push({ letToken: binding.letToken, head });
+  } while (s.is("let"));
+  let body = yield parseExpression(s);
+  for (let k = heads.length - 1; k >= 0; k--) {
+    const { letToken, head } = heads[k]!;
+    const span = s.spanFrom(letToken.start);
+    body = Array.isArray(head) ? { kind: "letrec", bindings: head, body, span } : { ...head, body, span };
+  }
+  return body;
+}
+
+/** Consumes the `in` of a local `let`, or checks that the body starts a new line at the `let`'s column. */
+function letBody(s: TokenStream, letToken: Token): void {
   if (s.is("in")) {
     s.next();
-  } else {
-    const next = s.peek();
-    // The layout form: the body starts a new line exactly at the `let`'s column.
-    if (next.kind === "eof" || !next.firstOnLine || next.col !== letToken.col) {
-      fail("syntax", "`let` has no body", s.tokenSpan(letToken), {
-        expected: `\`in\`, or the body on the next line at column ${letToken.col}`,
-        found: s.describeNext(),
-      });
-    }
+    return;
   }
-  const body = parseExpression(s);
-  const e: Expr = {
-    kind: "let",
-    pattern: binding.pattern,
-    value: binding.value,
-    body,
-    span: s.spanFrom(letToken.start),
-  };
-  if (binding.annot !== undefined) e.annot = binding.annot;
-  return e;
+  const next = s.peek();
+  // The layout form: the body starts a new line exactly at the `let`'s column.
+  if (next.kind === "eof" || !next.firstOnLine || next.col !== letToken.col) {
+    fail("syntax", "`let` has no body", s.tokenSpan(letToken), {
+      expected: `\`in\`, or the body on the next line at column ${letToken.col}`,
+      found: s.describeNext(),
+    });
+  }
 }
 
 /** `x`, `(a, b)`, `((a, b), _)`: names, `_` and parenthesised tuples of patterns. */
-function parsePattern(s: TokenStream): Pattern {
+function parsePattern(s: TokenStream, depth = 0): Pattern {
+  checkNesting(s, depth, "a pattern");
   const tok = s.peek();
   if (tok.kind === "name") {
     s.next();
@@ -184,7 +276,7 @@ function parsePattern(s: TokenStream): Pattern {
   }
   if (!(tok.kind === "punct" && tok.text === "(")) s.unexpected("a name or a tuple pattern");
   const open = s.open();
-  const first = parsePattern(s);
+  const first = parsePattern(s, depth + 1);
   if (!s.is(",")) {
     s.close(open, ")");
     return first;
@@ -192,14 +284,14 @@ function parsePattern(s: TokenStream): Pattern {
   const elems = [first];
   while (s.is(",")) {
     s.next();
-    elems.push(parsePattern(s));
+    elems.push(parsePattern(s, depth + 1));
   }
   s.close(open, ")");
   return { kind: "ptuple", elems, span: s.spanFrom(open.start) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// fun and its parameters
+// fun and its parameters, if
 
 function startsParam(s: TokenStream): boolean {
   const tok = s.peek();
@@ -233,84 +325,105 @@ function parseParam(s: TokenStream): Param {
   return annot === undefined ? { name: name.text, span } : { name: name.text, annot, span };
 }
 
-function parseFun(s: TokenStream): Expr {
+function* parseFun(s: TokenStream): Parse<Expr> {
   const funToken = s.next();
   const params: Param[] = [];
   while (startsParam(s)) params.push(parseParam(s));
   if (params.length === 0) s.unexpected("a parameter name after `fun`");
   if (!s.is("->")) s.missing("missing `->` in `fun`", "`->` after the parameters");
   s.next();
-  const body = parseExpression(s);
+  const body = yield parseExpression(s);
   return { kind: "lam", params, body, span: s.spanFrom(funToken.start) };
 }
 
-function parseIf(s: TokenStream): Expr {
+function* parseIf(s: TokenStream): Parse<Expr> {
   const ifToken = s.next();
-  const cond = parseExpression(s);
+  const cond = yield parseExpression(s);
   if (!s.is("then")) s.missing("missing `then` in `if`", `\`then\` (for the \`if\` at ${ifToken.line}:${ifToken.col})`);
   s.next();
-  const then = parseExpression(s);
+  const then = yield parseExpression(s);
   if (!s.is("else")) s.missing("missing `else` in `if`", `\`else\` (every \`if\` needs both branches)`);
   s.next();
-  const otherwise = parseExpression(s);
+  const otherwise = yield parseExpression(s);
   return { kind: "if", cond, then, else: otherwise, span: s.spanFrom(ifToken.start) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Operators, application, indexing, atoms
 
-function parseExpression(s: TokenStream): Expr {
+/** An expression, to be run by `runNested` (or yielded by the parse that needs it). */
+function* parseExpression(s: TokenStream): Parse<Expr> {
   const start = s.peek().start;
-  const first = parseBinary(s, 1);
+  const first = yield* parseOperators(s);
   if (!s.is(",")) return first;
   const elems = [first];
   while (s.is(",")) {
     s.next();
-    elems.push(parseBinary(s, 1));
+    elems.push(yield* parseOperators(s));
   }
   return { kind: "tuple", elems, span: s.spanFrom(start) };
 }
 
-function parseBinary(s: TokenStream, level: number): Expr {
-  if (level > POWER_LEVEL) return parseUnary(s);
-  const start = s.peek().start;
-  let left = parseBinary(s, level + 1);
+/** A binary operator read, waiting for its right operand: its left operand, and where that started. */
+interface PendingOperator {
+  readonly op: BinaryOp;
+  readonly level: number;
+  readonly opSpan: Span;
+  readonly left: Expr;
+  readonly start: number;
+}
+
+/**
+ * Unary operands joined by binary operators, by precedence climbing in a loop: an operator waits on a stack until
+ * the next operator binds less tightly (or as tightly: all associate to the left but `**`), then takes the operand
+ * parsed last as its right operand. A chain of 10⁴ terms (`x + x + ... + x`, `x ** x ** ... ** x`) needs no stack.
+ */
+function* parseOperators(s: TokenStream): Parse<Expr> {
+  const pending: PendingOperator[] = [];
   for (;;) {
+    let start = s.peek().start;
+    let operand = yield* parseUnary(s);
     const tok = s.peek();
-    if (!isBinaryOp(tok) || BINOP_PRECEDENCE[tok.text] !== level) return left;
-    s.next();
-    const op = tok.text;
-    const opSpan = s.tokenSpan(tok);
-    // `**` is right associative: its right operand is parsed at its own level.
-    const right = parseBinary(s, level === POWER_LEVEL ? level : level + 1);
-    left = { kind: "binop", op, left, right, span: s.spanFrom(start), opSpan };
-    if (level === POWER_LEVEL) return left;
-    if (level === COMPARISON_LEVEL) {
-      const again = s.peek();
-      if (isBinaryOp(again) && BINOP_PRECEDENCE[again.text] === COMPARISON_LEVEL) {
-        fail("syntax", "comparisons do not chain", s.tokenSpan(again), {
+    const op = isBinaryOp(tok) ? tok.text : undefined;
+    const level = op === undefined ? 0 : BINOP_PRECEDENCE[op];
+    for (let top = pending.at(-1); top !== undefined; top = pending.at(-1)) {
+      if (top.level < level || (top.level === level && level === POWER_LEVEL)) break;
+      if (top.level === COMPARISON_LEVEL && level === COMPARISON_LEVEL) {
+        fail("syntax", "comparisons do not chain", s.tokenSpan(tok), {
           expected: "an operator other than a comparison, or the end of the expression",
-          found: `\`${again.text}\``,
+          found: `\`${tok.text}\``,
           hint: "use parentheses, or `&&`: `a < b && b < c`",
         });
       }
+      pending.pop();
+      const span = s.spanFrom(top.start);
+      operand = { kind: "binop", op: top.op, left: top.left, right: operand, span, opSpan: top.opSpan };
+      start = top.start;
     }
+    if (op === undefined) return operand;
+    s.next();
+    pending.push({ op, level, opSpan: s.tokenSpan(tok), left: operand, start });
   }
 }
 
-function parseUnary(s: TokenStream): Expr {
+const isPrefixOperator = (tok: Token) =>
+  (tok.kind === "punct" && tok.text === "-") || (tok.kind === "keyword" && tok.text === "not");
+
+/** Unary operators (read in a loop), then a let, fun, if or application. */
+function* parseUnary(s: TokenStream): Parse<Expr> {
+  const prefixes: Token[] = [];
+  while (isPrefixOperator(s.peek())) prefixes.push(s.next());
   const tok = s.peek();
-  if ((tok.kind === "punct" && tok.text === "-") || (tok.kind === "keyword" && tok.text === "not")) {
-    s.next();
-    const arg = parseUnary(s);
-    return { kind: "unop", op: tok.text === "-" ? "-" : "not", arg, span: s.spanFrom(tok.start) };
+  let e: Expr;
+  if (tok.kind === "keyword" && tok.text === "let") e = yield* parseLet(s);
+  else if (tok.kind === "keyword" && tok.text === "fun") e = yield* parseFun(s);
+  else if (tok.kind === "keyword" && tok.text === "if") e = yield* parseIf(s);
+  else e = yield* parseApplication(s);
+  for (let k = prefixes.length - 1; k >= 0; k--) {
+    const prefix = prefixes[k]!;
+    e = { kind: "unop", op: prefix.text === "-" ? "-" : "not", arg: e, span: s.spanFrom(prefix.start) };
   }
-  if (tok.kind === "keyword") {
-    if (tok.text === "let") return parseLet(s);
-    if (tok.text === "fun") return parseFun(s);
-    if (tok.text === "if") return parseIf(s);
-  }
-  return parseApplication(s);
+  return e;
 }
 
 function startsAtom(tok: Token): boolean {
@@ -322,28 +435,29 @@ function startsAtom(tok: Token): boolean {
   );
 }
 
-function parseApplication(s: TokenStream): Expr {
+function* parseApplication(s: TokenStream): Parse<Expr> {
   const start = s.peek().start;
-  let fn = parsePostfix(s);
+  let fn = yield* parsePostfix(s);
   while (startsAtom(s.peek())) {
-    const arg = parsePostfix(s);
+    const arg = yield* parsePostfix(s);
     fn = { kind: "app", fn, arg, span: s.spanFrom(start) };
   }
   return fn;
 }
 
-function parsePostfix(s: TokenStream): Expr {
+function* parsePostfix(s: TokenStream): Parse<Expr> {
   const start = s.peek().start;
-  let e = parseAtom(s);
+  let e = s.is("(") ? yield* parseParenthesised(s) : parseAtom(s);
   while (s.is("[")) {
     const open = s.open();
-    const index = parseExpression(s);
+    const index = yield parseExpression(s);
     s.close(open, "]");
     e = { kind: "index", array: e, index, span: s.spanFrom(start) };
   }
   return e;
 }
 
+/** An atom other than a parenthesised one. */
 function parseAtom(s: TokenStream): Expr {
   const tok = s.peek();
   switch (tok.kind) {
@@ -366,15 +480,12 @@ function parseAtom(s: TokenStream): Expr {
         return { kind: "bool", value: tok.text === "true", span: s.tokenSpan(tok) };
       }
       break;
-    case "punct":
-      if (tok.text === "(") return parseParenthesised(s);
-      break;
   }
   return s.unexpected("an expression");
 }
 
-/** `(op)`, `(e)` or a tuple `(a, b)` (whose span then includes the parentheses). */
-function parseParenthesised(s: TokenStream): Expr {
+/** `(op)`, `(e)`, `(e : T)` or a tuple `(a, b)` (whose span then includes the parentheses). */
+function* parseParenthesised(s: TokenStream): Parse<Expr> {
   const after = s.rawAhead(1);
   const closing = s.rawAhead(2);
   if (isBinaryOp(after) && closing.kind === "punct" && closing.text === ")") {
@@ -391,7 +502,7 @@ function parseParenthesised(s: TokenStream): Expr {
       found: "`)`",
     });
   }
-  const inner = parseExpression(s);
+  const inner = yield parseExpression(s);
   if (s.is(":")) {
     s.next();
     const annot = parseTypeAnn(s);

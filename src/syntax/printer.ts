@@ -8,8 +8,17 @@
 // printer tracks the column where each construct starts and never starts a line at or left of the column of a `let`
 // whose right-hand side it is inside (the "limit"); brackets lift the limit, as in the parser.
 
-import type { Definition, Expr, Param, Pattern, Program, TypeAnn } from "./ast.js";
+import {
+  surfaceChildren,
+  type Definition,
+  type Expr,
+  type Param,
+  type Pattern,
+  type Program,
+  type TypeAnn,
+} from "./ast.js";
 import { BINOP_PRECEDENCE, COMPARISON_LEVEL, POWER_LEVEL } from "./parser.js";
+import { runNested, type Nested } from "./trampoline.js";
 
 export { BINOP_PRECEDENCE } from "./parser.js";
 
@@ -27,6 +36,7 @@ const SHORT = 12;
 export function exprPrecedence(e: Expr): number {
   switch (e.kind) {
     case "let":
+    case "letrec":
     case "lam":
     case "if":
       return OPEN_PRECEDENCE;
@@ -91,7 +101,9 @@ export function printParam(p: Param): string {
 }
 
 export function printExpr(e: Expr): string {
-  return render(e, 0, { indent: 0, limit: NO_LIMIT }, OPEN_PRECEDENCE, true);
+  const out = new Output();
+  runNested(render(out, e, { indent: 0, limit: NO_LIMIT }, OPEN_PRECEDENCE, true));
+  return out.text();
 }
 
 export function printProgram(p: Program): string {
@@ -99,9 +111,13 @@ export function printProgram(p: Program): string {
 }
 
 export function printDefinition(d: Definition): string {
-  const head = `let ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`;
+  const keyword = d.rec === "rec" ? "let rec" : d.rec === "and" ? "and" : "let";
+  const out = new Output();
+  out.write(`${keyword} ${d.name}${d.annot === undefined ? "" : `: ${printType(d.annot)}`} =`);
   // The definition's `let` is at column 0: every further line must start right of it.
-  return `${head}${renderBoundValue(d.value, 0, head.length, { indent: 0, limit: 0 })}\n`;
+  runNested(renderBoundValue(out, d.value, 0, { indent: 0, limit: 0 }));
+  out.write("\n");
+  return out.text();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -117,142 +133,218 @@ const spaces = (n: number) => " ".repeat(n);
 /** The first column a new line may start at, at least `wanted`. */
 const lineStart = (ctx: Ctx, wanted: number) => Math.max(wanted, ctx.limit + 1);
 
-/** The column just after `text` when it was printed starting at column `col`. */
-function columnAfter(text: string, col: number): number {
-  const nl = text.lastIndexOf("\n");
-  return nl < 0 ? col + text.length : text.length - nl - 1;
-}
+/** The text printed so far, in pieces, and the column where the next piece starts. */
+class Output {
+  private readonly pieces: string[] = [];
+  col = 0;
 
-function render(e: Expr, col: number, ctx: Ctx, prec: number, tail: boolean): string {
-  if (needsParens(e, prec, tail)) {
-    return `(${render(e, col + 1, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true)})`;
+  write(text: string): void {
+    this.pieces.push(text);
+    const nl = text.lastIndexOf("\n");
+    this.col = nl < 0 ? this.col + text.length : text.length - nl - 1;
   }
-  switch (e.kind) {
-    case "var":
-      return e.name;
-    case "num":
-      if (e.value < 0 || Object.is(e.value, -0)) throw new Error(`internal: negative literal ${e.value} in the AST`);
-      return formatNumber(e.value, e.isInt);
-    case "bool":
-      return e.value ? "true" : "false";
-    case "opfun":
-      return `(${e.op})`;
-    case "typed":
-      return `(${render(e.expr, col + 1, ctx, 0, false)}: ${printType(e.annot)})`;
-    case "tuple":
-      return renderTuple(e.elems, col, ctx.indent, col + flatSize(e) > WIDTH);
-    case "binop": {
-      const level = BINOP_PRECEDENCE[e.op];
-      // Left associative: the left operand may be at the same level; `**` is right associative; comparisons neither.
-      const leftPrec = level === POWER_LEVEL || level === COMPARISON_LEVEL ? level + 1 : level;
-      const rightPrec = level === POWER_LEVEL ? level : level + 1;
-      // `-x ** 2` means `(-x) ** 2` here, unlike in mathematics: say so with parentheses.
-      const clarify = level === POWER_LEVEL && e.left.kind === "unop";
-      const left = clarify
-        ? `(${render(e.left, col + 1, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true)})`
-        : render(e.left, col, ctx, leftPrec, false);
-      const text = `${left} ${e.op} `;
-      return text + render(e.right, columnAfter(text, col), ctx, rightPrec, tail);
-    }
-    case "unop": {
-      const op = e.op === "-" ? "-" : "not ";
-      const arg = render(e.arg, col + op.length, ctx, UNARY_PRECEDENCE, tail);
-      return op === "-" && arg.startsWith("-") ? `- ${arg}` : op + arg; // `- -x` reads better than `--x`
-    }
-    case "app": {
-      const fn = render(e.fn, col, ctx, APP_PRECEDENCE, false);
-      return `${fn} ${render(e.arg, columnAfter(fn, col) + 1, ctx, POSTFIX_PRECEDENCE, false)}`;
-    }
-    case "index": {
-      const array = render(e.array, col, ctx, POSTFIX_PRECEDENCE, false);
-      const inner = { indent: ctx.indent, limit: NO_LIMIT };
-      return `${array}[${render(e.index, columnAfter(array, col) + 1, inner, OPEN_PRECEDENCE, true)}]`;
-    }
-    case "lam": {
-      const head = `fun ${e.params.map(printParam).join(" ")} ->`;
-      // A short body stays on the line even past the width: a lone `v))` on the next line reads worse.
-      const bodySize = flatSize(e.body);
-      if (col + head.length + 1 + bodySize <= WIDTH || bodySize <= SHORT) {
-        return `${head} ${render(e.body, col + head.length + 1, ctx, OPEN_PRECEDENCE, true)}`;
-      }
-      const bodyCol = lineStart(ctx, ctx.indent + 2);
-      const body = render(e.body, bodyCol, { indent: bodyCol, limit: ctx.limit }, OPEN_PRECEDENCE, true);
-      return `${head}\n${spaces(bodyCol)}${body}`;
-    }
-    case "if":
-      return renderIf(e, col, ctx);
-    case "let": {
-      const annot = e.annot === undefined ? "" : `: ${printType(e.annot)}`;
-      const head = `let ${printPattern(e.pattern)}${annot} =`;
-      const value = renderBoundValue(e.value, col, col + head.length, { indent: ctx.indent, limit: col });
-      // With `in`, the body is free of this let's limit; it goes on its own line at the let's column.
-      const body = render(e.body, col, { indent: col, limit: ctx.limit }, OPEN_PRECEDENCE, true);
-      return `${head}${value} in\n${spaces(col)}${body}`;
-    }
+
+  text(): string {
+    return this.pieces.join("");
   }
 }
 
 /**
- * The right-hand side of a `let` at column `letCol` whose head ends at `headEnd`: on the same line when short (or a
- * lambda, whose body then goes below), else on the next line, indented past the `let`.
+ * Printing an expression writes it to `out` from the current column. A child is printed by yielding its printing,
+ * which `runNested` runs on a stack of its own (./trampoline.ts): programs nest 10⁴ deep.
  */
-function renderBoundValue(value: Expr, letCol: number, headEnd: number, ctx: Ctx): string {
-  if (value.kind === "lam" || headEnd + 1 + flatSize(value) <= WIDTH) {
-    return ` ${render(value, headEnd + 1, ctx, OPEN_PRECEDENCE, true)}`;
+type Print = Nested<void, void>;
+
+function* render(out: Output, e: Expr, ctx: Ctx, prec: number, tail: boolean): Print {
+  if (needsParens(e, prec, tail)) {
+    out.write("(");
+    yield render(out, e, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true);
+    out.write(")");
+    return;
   }
-  const valueCol = lineStart(ctx, letCol + 2);
-  return `\n${spaces(valueCol)}${render(value, valueCol, { indent: valueCol, limit: ctx.limit }, OPEN_PRECEDENCE, true)}`;
+  switch (e.kind) {
+    case "var":
+      return out.write(e.name);
+    case "num":
+      if (e.value < 0 || Object.is(e.value, -0)) throw new Error(`internal: negative literal ${e.value} in the AST`);
+      return out.write(formatNumber(e.value, e.isInt));
+    case "bool":
+      return out.write(e.value ? "true" : "false");
+    case "opfun":
+      return out.write(`(${e.op})`);
+    case "typed":
+      out.write("(");
+      yield render(out, e.expr, ctx, 0, false);
+      return out.write(`: ${printType(e.annot)})`);
+    case "tuple":
+      return yield* renderTuple(out, e.elems, ctx.indent, out.col + flatSize(e) > WIDTH);
+    case "binop": {
+      const level = BINOP_PRECEDENCE[e.op];
+      // `-x ** 2` means `(-x) ** 2` here, unlike in mathematics: say so with parentheses.
+      if (clarifies(e)) {
+        out.write("(");
+        yield render(out, e.left, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true);
+        out.write(")");
+      } else {
+        yield render(out, e.left, ctx, leftPrecedence(e), false);
+      }
+      out.write(` ${e.op} `);
+      return yield render(out, e.right, ctx, level === POWER_LEVEL ? level : level + 1, tail);
+    }
+    case "unop":
+      // `- -x` reads better than `--x` (the argument starts with `-` exactly when it is a negation itself).
+      out.write(e.op === "not" ? "not " : e.arg.kind === "unop" && e.arg.op === "-" ? "- " : "-");
+      return yield render(out, e.arg, ctx, UNARY_PRECEDENCE, tail);
+    case "app":
+      yield render(out, e.fn, ctx, APP_PRECEDENCE, false);
+      out.write(" ");
+      return yield render(out, e.arg, ctx, POSTFIX_PRECEDENCE, false);
+    case "index":
+      yield render(out, e.array, ctx, POSTFIX_PRECEDENCE, false);
+      out.write("[");
+      yield render(out, e.index, { indent: ctx.indent, limit: NO_LIMIT }, OPEN_PRECEDENCE, true);
+      return out.write("]");
+    case "lam": {
+      const head = `fun ${e.params.map(printParam).join(" ")} ->`;
+      // A short body stays on the line even past the width: a lone `v))` on the next line reads worse.
+      const bodySize = flatSize(e.body);
+      if (out.col + head.length + 1 + bodySize <= WIDTH || bodySize <= SHORT) {
+        out.write(`${head} `);
+        return yield render(out, e.body, ctx, OPEN_PRECEDENCE, true);
+      }
+      const bodyCol = lineStart(ctx, ctx.indent + 2);
+      out.write(`${head}\n${spaces(bodyCol)}`);
+      return yield render(out, e.body, { indent: bodyCol, limit: ctx.limit }, OPEN_PRECEDENCE, true);
+    }
+    case "if":
+      return yield* renderIf(out, e, ctx);
+    case "letrec":
+    case "let":
+      return yield* renderLets(out, e, ctx);
+  }
 }
 
-function renderIf(e: Expr & { kind: "if" }, col: number, ctx: Ctx): string {
-  if (col + flatSize(e) <= WIDTH) {
-    const cond = render(e.cond, col + 3, ctx, OPEN_PRECEDENCE, true);
-    let text = `if ${cond} then `;
-    text += render(e.then, columnAfter(text, col), ctx, OPEN_PRECEDENCE, true);
-    text += " else ";
-    return text + render(e.else, columnAfter(text, col), ctx, OPEN_PRECEDENCE, true);
+/** Left associative: the left operand may be at the same level; `**` is right associative; comparisons neither. */
+function leftPrecedence(e: Expr & { kind: "binop" }): number {
+  const level = BINOP_PRECEDENCE[e.op];
+  return level === POWER_LEVEL || level === COMPARISON_LEVEL ? level + 1 : level;
+}
+
+const clarifies = (e: Expr & { kind: "binop" }) => BINOP_PRECEDENCE[e.op] === POWER_LEVEL && e.left.kind === "unop";
+
+/**
+ * A chain of lets (and `let rec` groups), each with `in`, its body on its own line at the first let's column. The
+ * chain is walked with a loop: a program may have 10⁵ lets in a row.
+ */
+function* renderLets(out: Output, first: Expr & { kind: "let" | "letrec" }, ctx: Ctx): Print {
+  const col = out.col;
+  let e: Expr = first;
+  // With `in`, a body is free of its let's limit; the enclosing one still holds.
+  let letCtx = ctx;
+  for (; e.kind === "let" || e.kind === "letrec"; e = e.body, letCtx = { indent: col, limit: ctx.limit }) {
+    if (e.kind === "letrec") {
+      // Each binding starts its own line at the `let`'s column (`and` ends the previous right-hand side by layout).
+      for (const [i, bd] of e.bindings.entries()) {
+        if (i > 0) out.write(`\n${spaces(col)}`);
+        out.write(
+          `${i === 0 ? "let rec" : "and"} ${bd.name}${bd.annot === undefined ? "" : `: ${printType(bd.annot)}`} =`,
+        );
+        yield* renderBoundValue(out, bd.value, col, { indent: letCtx.indent, limit: col });
+      }
+    } else {
+      out.write(`let ${printPattern(e.pattern)}${e.annot === undefined ? "" : `: ${printType(e.annot)}`} =`);
+      yield* renderBoundValue(out, e.value, col, { indent: letCtx.indent, limit: col });
+    }
+    out.write(` in\n${spaces(col)}`);
   }
-  const elseCol = lineStart(ctx, ctx.indent);
-  const branchCol = elseCol + 2;
-  const branchCtx = { indent: branchCol, limit: ctx.limit };
-  const cond = render(e.cond, col + 3, ctx, OPEN_PRECEDENCE, true);
-  const then = render(e.then, branchCol, branchCtx, OPEN_PRECEDENCE, true);
-  const head = `if ${cond} then\n${spaces(branchCol)}${then}\n${spaces(elseCol)}else`;
-  if (e.else.kind === "if") {
+  yield render(out, e, { indent: col, limit: ctx.limit }, OPEN_PRECEDENCE, true);
+}
+
+/**
+ * The right-hand side of a `let` at column `letCol`, after its head: on the same line when short (or a lambda, whose
+ * body then goes below), else on the next line, indented past the `let`.
+ */
+function* renderBoundValue(out: Output, value: Expr, letCol: number, ctx: Ctx): Print {
+  if (value.kind === "lam" || out.col + 1 + flatSize(value) <= WIDTH) {
+    out.write(" ");
+    return yield render(out, value, ctx, OPEN_PRECEDENCE, true);
+  }
+  const valueCol = lineStart(ctx, letCol + 2);
+  out.write(`\n${spaces(valueCol)}`);
+  yield render(out, value, { indent: valueCol, limit: ctx.limit }, OPEN_PRECEDENCE, true);
+}
+
+/** `if`, on one line when it fits; else its branches on lines of their own, and an `else if` chain kept flat. */
+function* renderIf(out: Output, first: Expr & { kind: "if" }, outer: Ctx): Print {
+  let [e, ctx] = [first, outer];
+  for (;;) {
+    if (out.col + flatSize(e) <= WIDTH) {
+      out.write("if ");
+      yield render(out, e.cond, ctx, OPEN_PRECEDENCE, true);
+      out.write(" then ");
+      yield render(out, e.then, ctx, OPEN_PRECEDENCE, true);
+      out.write(" else ");
+      return yield render(out, e.else, ctx, OPEN_PRECEDENCE, true);
+    }
+    const elseCol = lineStart(ctx, ctx.indent);
+    const branchCol = elseCol + 2;
+    const branchCtx = { indent: branchCol, limit: ctx.limit };
+    out.write("if ");
+    yield render(out, e.cond, ctx, OPEN_PRECEDENCE, true);
+    out.write(` then\n${spaces(branchCol)}`);
+    yield render(out, e.then, branchCtx, OPEN_PRECEDENCE, true);
+    out.write(`\n${spaces(elseCol)}else`);
+    if (e.else.kind !== "if") {
+      out.write(`\n${spaces(branchCol)}`);
+      return yield render(out, e.else, branchCtx, OPEN_PRECEDENCE, true);
+    }
     // `else if` chains stay flat instead of drifting right.
-    return `${head} ${renderIf(e.else, elseCol + 5, { indent: elseCol, limit: ctx.limit })}`;
+    out.write(" ");
+    [e, ctx] = [e.else, { indent: elseCol, limit: ctx.limit }];
   }
-  return `${head}\n${spaces(branchCol)}${render(e.else, branchCol, branchCtx, OPEN_PRECEDENCE, true)}`;
 }
 
 /**
  * `(a, b, c)`, or one element per line aligned after the `(` when too wide (inside the parentheses layout ends
  * nothing). Every element but the last is followed by a comma, so only the last may be an open form.
  */
-function renderTuple(elems: Expr[], col: number, indent: number, broken: boolean): string {
+function* renderTuple(out: Output, elems: Expr[], indent: number, broken: boolean): Print {
   const ctx = { indent, limit: NO_LIMIT };
-  let text = "(";
-  elems.forEach((elem, i) => {
-    if (i > 0) text += broken ? `,\n${spaces(col + 1)}` : ", ";
-    const last = i === elems.length - 1;
-    text += render(elem, columnAfter(text, col), ctx, OPEN_PRECEDENCE, last);
-  });
-  return `${text})`;
+  const col = out.col;
+  out.write("(");
+  for (const [i, elem] of elems.entries()) {
+    if (i > 0) out.write(broken ? `,\n${spaces(col + 1)}` : ", ");
+    yield render(out, elem, ctx, OPEN_PRECEDENCE, i === elems.length - 1);
+  }
+  out.write(")");
 }
 
 // An estimate of an expression's width on one line (Infinity when it contains a let, which always takes lines);
-// memoised so that deciding where to break stays linear in the size of the tree.
+// memoised so that deciding where to break stays linear in the size of the tree, and computed children first from an
+// explicit stack, so that no chain or nesting recurses.
 const flatSizes = new WeakMap<Expr, number>();
 
 function flatSize(e: Expr): number {
-  const known = flatSizes.get(e);
-  if (known !== undefined) return known;
-  const size = computeFlatSize(e);
-  flatSizes.set(e, size);
-  return size;
+  const work: { e: Expr; ready: boolean }[] = [{ e, ready: false }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if (flatSizes.has(item.e)) continue;
+    if (item.ready) {
+      flatSizes.set(item.e, computeFlatSize(item.e));
+      continue;
+    }
+    work.push({ e: item.e, ready: true });
+    for (const child of flatChildren(item.e)) if (!flatSizes.has(child)) work.push({ e: child, ready: false });
+  }
+  return flatSizes.get(e)!;
 }
 
+/** The children whose sizes `computeFlatSize` reads (none for a let: it always takes lines). */
+const flatChildren = (e: Expr): readonly Expr[] => (e.kind === "let" || e.kind === "letrec" ? [] : surfaceChildren(e));
+
+/** `e`'s flat size from its children's (already known). */
 function computeFlatSize(e: Expr): number {
+  const size = (x: Expr) => flatSizes.get(x)!;
   switch (e.kind) {
     case "var":
       return e.name.length;
@@ -263,22 +355,23 @@ function computeFlatSize(e: Expr): number {
     case "opfun":
       return e.op.length + 2;
     case "typed":
-      return flatSize(e.expr) + printType(e.annot).length + 4;
+      return size(e.expr) + printType(e.annot).length + 4;
     case "tuple":
-      return e.elems.reduce((n, x) => n + flatSize(x) + 2, 0);
+      return e.elems.reduce((n, x) => n + size(x) + 2, 0);
     case "binop":
-      return flatSize(e.left) + flatSize(e.right) + e.op.length + 2;
+      return size(e.left) + size(e.right) + e.op.length + 2;
     case "unop":
-      return flatSize(e.arg) + 4;
+      return size(e.arg) + 4;
     case "app":
-      return flatSize(e.fn) + flatSize(e.arg) + 3;
+      return size(e.fn) + size(e.arg) + 3;
     case "index":
-      return flatSize(e.array) + flatSize(e.index) + 2;
+      return size(e.array) + size(e.index) + 2;
     case "lam":
-      return e.params.reduce((n, p) => n + printParam(p).length + 1, 7) + flatSize(e.body);
+      return e.params.reduce((n, p) => n + printParam(p).length + 1, 7) + size(e.body);
     case "if":
-      return flatSize(e.cond) + flatSize(e.then) + flatSize(e.else) + 15;
+      return size(e.cond) + size(e.then) + size(e.else) + 15;
     case "let":
+    case "letrec":
       return Infinity;
   }
 }
@@ -288,15 +381,23 @@ function computeFlatSize(e: Expr): number {
 
 const SPAN_KEYS = new Set(["span", "opSpan", "nameSpan"]);
 
-/** A copy of an AST (or any part of one) without spans. */
+/** A copy of an AST (or any part of one) without spans; copied from an explicit stack (trees nest 10⁴ deep). */
 export function stripSpans<T>(node: T): T {
-  if (Array.isArray(node)) return node.map(stripSpans) as T;
-  if (node === null || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (!SPAN_KEYS.has(key) && value !== undefined) out[key] = stripSpans(value);
+  const shell = (value: unknown): unknown =>
+    value === null || typeof value !== "object" ? value : Array.isArray(value) ? [] : {};
+  const root = shell(node);
+  const work: [unknown, unknown][] = [[node, root]];
+  while (work.length > 0) {
+    const [from, to] = work.pop()!;
+    if (from === null || typeof from !== "object") continue;
+    for (const [key, value] of Object.entries(from)) {
+      if (SPAN_KEYS.has(key) || value === undefined) continue;
+      const copy = shell(value);
+      (to as Record<string, unknown>)[key] = copy;
+      work.push([value, copy]);
+    }
   }
-  return out as T;
+  return root as T;
 }
 
 /** Structural equality of two ASTs, ignoring spans. */
@@ -305,14 +406,21 @@ export function astEqual(a: unknown, b: unknown): boolean {
 }
 
 // Plain data only (what stripSpans returns): no node:util, so the syntax folder runs in browsers too.
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
+function deepEqual(x: unknown, y: unknown): boolean {
+  const work: [unknown, unknown][] = [[x, y]];
+  while (work.length > 0) {
+    const [a, b] = work.pop()!;
+    if (Object.is(a, b)) continue;
+    if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    for (const k of ka) {
+      if (!Object.hasOwn(rb, k)) return false;
+      work.push([ra[k], rb[k]]);
+    }
+  }
+  return true;
 }

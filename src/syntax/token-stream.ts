@@ -91,14 +91,14 @@ export class TokenStream {
     return { file: this.file, start: tok.start, end: tok.end };
   }
 
-  /** Parses a `let` right-hand side under that `let`'s layout limit. */
-  withLetLimit<T>(letToken: Token, parse: () => T): T {
+  /** A `let` right-hand side starts: until `endLetLimit`, layout ends it at a line not indented past the `let`. */
+  beginLetLimit(letToken: Token): void {
     this.limits.push({ letToken });
-    try {
-      return parse();
-    } finally {
-      this.limits.pop();
-    }
+  }
+
+  /** The right-hand side begun by the last `beginLetLimit` has been parsed. */
+  endLetLimit(): void {
+    this.limits.pop();
   }
 
   /** Consumes an opening bracket; until `close`, layout ends nothing. */

@@ -12,6 +12,7 @@ import { app, index } from "./smooth-ast.js";
 import { markShared } from "./statements.js";
 import { joinType, sameType, showTsType, T_INT, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
+import { walkTree } from "./walk.js";
 
 /** Statements that are expressions: assignments, `++`/`--`, `a.fill(x)` and `xs.forEach(...)`. */
 export function expressionStatement(fn: Fn, e0: TS.Expression, env: Env, ctx: Ctx): Expr {
@@ -251,7 +252,7 @@ function write(fn: Fn, target: TS.Expression, container: Val, f: (old: Val) => V
 export function assignedNames(fn: Fn, nodes: readonly (TS.Node | undefined)[], env: Env): string[] {
   const ts = fn.ts;
   const found = new Set<string>();
-  const visit = (n: TS.Node): void => {
+  const visit = (n: TS.Node): true | undefined => {
     if (ts.isBinaryExpression(n) && isAssignment(ts, n)) {
       const r = rootName(ts, n.left);
       if (r) found.add(r.text);
@@ -268,10 +269,9 @@ export function assignedNames(fn: Fn, nodes: readonly (TS.Node | undefined)[], e
         if (r) found.add(r.text);
       }
     }
-    if (ts.isFunctionLike(n) && !isForEachCallback(ts, n)) return;
-    ts.forEachChild(n, visit);
+    return ts.isFunctionLike(n) && !isForEachCallback(ts, n) ? undefined : true;
   };
-  for (const n of nodes) if (n) visit(n);
+  for (const n of nodes) if (n) walkTree(ts, n, true, visit);
   return env.names().filter((name) => found.has(name) && env.get(name)?.kind === "value");
 }
 

@@ -57,15 +57,57 @@ export interface ValueBinding {
 export type Binding = ValueBinding | (LocalFunction & { readonly decl: object; readonly level: number });
 
 /** TypeScript names in scope: immutable (each statement makes a new one). */
+/**
+ * An immutable map of bindings that is cheap to extend: a shared base and a small map of what was set since, merged
+ * into a new base once it grows past the square root of the base. Copying the whole map per declaration was quadratic
+ * in a function's length (10⁴ statements). Iteration order is a Map's: insertion order, an update keeping its place.
+ */
+class Bindings {
+  private constructor(
+    private readonly base: ReadonlyMap<string, Binding>,
+    private readonly delta: ReadonlyMap<string, Binding>,
+  ) {}
+
+  static empty(): Bindings {
+    return new Bindings(new Map(), new Map());
+  }
+
+  static of(map: ReadonlyMap<string, Binding>): Bindings {
+    return new Bindings(map, new Map());
+  }
+
+  get(name: string): Binding | undefined {
+    return this.delta.get(name) ?? this.base.get(name);
+  }
+
+  with(name: string, b: Binding): Bindings {
+    const delta = new Map(this.delta);
+    delta.set(name, b);
+    if (delta.size <= 16 || delta.size * delta.size <= this.base.size) return new Bindings(this.base, delta);
+    const base = new Map(this.base);
+    for (const [k, v] of delta) base.set(k, v);
+    return new Bindings(base, new Map());
+  }
+
+  *entries(): Generator<[string, Binding]> {
+    for (const [k, v] of this.base) yield [k, this.delta.get(k) ?? v];
+    for (const [k, v] of this.delta) if (!this.base.has(k)) yield [k, v];
+  }
+
+  keys(): string[] {
+    return [...this.entries()].map(([k]) => k);
+  }
+}
+
 export class Env {
   private constructor(
-    private readonly map: ReadonlyMap<string, Binding>,
+    private readonly map: Bindings,
     /** The callback nesting depth of the code being translated. */
     readonly level: number,
   ) {}
 
   static empty(): Env {
-    return new Env(new Map(), 0);
+    return new Env(Bindings.empty(), 0);
   }
 
   get(name: string): Binding | undefined {
@@ -73,9 +115,7 @@ export class Env {
   }
 
   set(name: string, b: Binding): Env {
-    const m = new Map(this.map);
-    m.set(name, b);
-    return new Env(m, this.level);
+    return new Env(this.map.with(name, b), this.level);
   }
 
   /** A new variable. */
@@ -102,15 +142,15 @@ export class Env {
   /** Leaving a block: the outer scope's variables, with the values the block gave them. */
   exitTo(outer: Env): Env {
     const m = new Map<string, Binding>();
-    for (const [name, b] of outer.map) {
+    for (const [name, b] of outer.map.entries()) {
       const inner = this.map.get(name);
       m.set(name, inner && inner.decl === b.decl ? inner : b);
     }
-    return new Env(m, outer.level);
+    return new Env(Bindings.of(m), outer.level);
   }
 
   names(): string[] {
-    return [...this.map.keys()];
+    return this.map.keys();
   }
 }
 

@@ -13,6 +13,7 @@ import { runLoop, withParent } from "./loops.js";
 import { app, binop, bool, neg, num } from "./smooth-ast.js";
 import { block } from "./statements.js";
 import { T_INT, type TsType } from "./ts-types.js";
+import { walkTree } from "./walk.js";
 import { Lets } from "./values.js";
 
 /** `for (let i = a; i < b; i++)` and the like: the counter, its start, its step and the number of iterations. */
@@ -80,11 +81,10 @@ function counting(fn: Fn, s: TS.ForStatement, env: Env): Counting | undefined {
   );
   if (assigned.has(name)) return undefined;
   let readsAssigned = false;
-  const visit = (n: TS.Node): void => {
+  walkTree(ts, bound, true, (n) => {
     if (ts.isIdentifier(n) && assigned.has(n.text)) readsAssigned = true;
-    ts.forEachChild(n, visit);
-  };
-  visit(bound);
+    return true;
+  });
   if (readsAssigned) return undefined;
   return { name, start: decl.initializer, bound, shift, op, step, decl };
 }

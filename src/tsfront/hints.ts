@@ -6,6 +6,7 @@
 import type * as TS from "typescript";
 import type { TypeScript } from "./compiler.js";
 import type { FunctionNode } from "./source.js";
+import { walkTree } from "./walk.js";
 
 export function integerParams(ts: TypeScript, node: FunctionNode): boolean[] {
   const names = node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : undefined));
@@ -16,23 +17,22 @@ export function integerParams(ts: TypeScript, node: FunctionNode): boolean[] {
   };
   /** The parameter an integer position holds: `n`, or `n - 1`, `n + 2` (an integer plus a constant). */
   const mark = (e: TS.Expression | undefined): void => {
-    if (!e) return;
-    const b = bare(e);
-    if (ts.isIdentifier(b)) found.add(b.text);
-    else if (
-      ts.isBinaryExpression(b) &&
-      (b.operatorToken.kind === ts.SyntaxKind.PlusToken || b.operatorToken.kind === ts.SyntaxKind.MinusToken) &&
-      ts.isNumericLiteral(bare(b.right))
-    )
-      mark(b.left);
+    for (let b = e && bare(e); b !== undefined;) {
+      if (ts.isIdentifier(b)) found.add(b.text);
+      const plusConstant =
+        ts.isBinaryExpression(b) &&
+        (b.operatorToken.kind === ts.SyntaxKind.PlusToken || b.operatorToken.kind === ts.SyntaxKind.MinusToken) &&
+        ts.isNumericLiteral(bare(b.right));
+      b = plusConstant ? bare((b as TS.BinaryExpression).left) : undefined;
+    }
   };
-  const visit = (n: TS.Node): void => {
-    if (ts.isElementAccessExpression(n)) mark(n.argumentExpression);
-    if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && /Array$/.test(n.expression.text))
-      mark(n.arguments?.[0]);
-    if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && n.name.text === "length") mark(n.initializer);
-    ts.forEachChild(n, visit);
-  };
-  if (node.body) visit(node.body);
+  if (node.body)
+    walkTree(ts, node.body, true, (n) => {
+      if (ts.isElementAccessExpression(n)) mark(n.argumentExpression);
+      if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && /Array$/.test(n.expression.text))
+        mark(n.arguments?.[0]);
+      if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && n.name.text === "length") mark(n.initializer);
+      return true;
+    });
   return names.map((n) => n !== undefined && found.has(n));
 }

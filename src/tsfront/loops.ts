@@ -14,6 +14,7 @@ import { bindParams, bindState, flatTuple, joinStates, stateOf } from "./bodies.
 import { block } from "./statements.js";
 import { sameType, showTsType, T_BOOL, T_INT, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
+import { walkTree } from "./walk.js";
 
 const DONE = "'done";
 const RETURNED = "'returned";
@@ -36,14 +37,12 @@ export interface LoopShape {
 function exits(ts: Fn["ts"], body: TS.Node): { brk: boolean; ret: boolean } {
   let brk = false;
   let ret = false;
-  const visit = (n: TS.Node, nested: boolean): void => {
+  walkTree(ts, body, false, (n, nested) => {
     if (ts.isReturnStatement(n)) ret = true;
     if (ts.isBreakStatement(n) && !nested) brk = true;
-    if (ts.isFunctionLike(n)) return;
-    const loop = ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
-    ts.forEachChild(n, (c) => visit(c, nested || loop));
-  };
-  visit(body, false);
+    if (ts.isFunctionLike(n)) return undefined;
+    return nested || ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+  });
   return { brk, ret };
 }
 
@@ -250,12 +249,12 @@ export function doWhileLoop(fn: Fn, s: TS.DoStatement, env: Env, ctx: Ctx): Expr
   });
 }
 
-function containsJump(ts: Fn["ts"], n: TS.Node): boolean {
-  if (ts.isReturnStatement(n) || ts.isBreakStatement(n) || ts.isContinueStatement(n)) return true;
-  if (ts.isFunctionLike(n)) return false;
+function containsJump(ts: Fn["ts"], node: TS.Node): boolean {
   let found = false;
-  ts.forEachChild(n, (c) => {
-    if (!found && containsJump(ts, c)) found = true;
+  walkTree(ts, node, true, (n) => {
+    if (found || ts.isFunctionLike(n)) return undefined;
+    if (ts.isReturnStatement(n) || ts.isBreakStatement(n) || ts.isContinueStatement(n)) found = true;
+    return found ? undefined : true;
   });
   return found;
 }

@@ -6,7 +6,7 @@ import type * as TS from "typescript";
 import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { bindExpr, boolean, expr, isAssignment, number, packAs } from "./expressions.js";
+import { bare, bindExpr, boolean, expr, isAssignment, number, packAs } from "./expressions.js";
 import { app, binop, ifte, neg, not, num } from "./smooth-ast.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, toDouble, typeOfVal, type Val } from "./values.js";
@@ -106,11 +106,23 @@ export function binary(fn: Fn, e: TS.BinaryExpression, env: Env, lets: Lets): Va
     const b = number(fn, e.right, env, lets, "the right operand of `%`");
     return remainder(fn, lets, a, b, span);
   }
-  const arith = ARITH[op];
-  if (arith) {
-    const a = number(fn, e.left, env, lets, `the left operand of \`${arith}\``);
-    const b = number(fn, e.right, env, lets, `the right operand of \`${arith}\``);
-    return arithmetic(fn, lets, arith, a, b, span);
+  if (ARITH[op]) {
+    // A left-nested chain (`a + b + ... + z`, 10⁴ terms) in a loop: its innermost left operand first.
+    const chain = [e];
+    for (let left = bare(ts, e.left); ts.isBinaryExpression(left) && ARITH[left.operatorToken.kind];) {
+      chain.push(left);
+      left = bare(ts, left.left);
+    }
+    const innermost = chain[chain.length - 1]!;
+    let a = number(fn, innermost.left, env, lets, `the left operand of \`${ARITH[innermost.operatorToken.kind]!}\``);
+    for (let k = chain.length - 1; ; k--) {
+      const node = chain[k]!;
+      const arith = ARITH[node.operatorToken.kind]!;
+      const b = number(fn, node.right, env, lets, `the right operand of \`${arith}\``);
+      const value = arithmetic(fn, lets, arith, a, b, fn.span(node));
+      if (k === 0) return value;
+      a = value as { expr: Expr; type: TsType };
+    }
   }
   return fn.fail(
     e.operatorToken,

@@ -4,8 +4,9 @@
 
 import type * as TS from "typescript";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
 import type { Definition, Expr } from "../syntax/ast.js";
-import { fail } from "../syntax/diagnostics.js";
+import { fail, SmoothError } from "../syntax/diagnostics.js";
 import { KEYWORDS } from "../syntax/lexer.js";
 import { parseProgram } from "../syntax/parser.js";
 import type { Span } from "../syntax/source.js";
@@ -15,7 +16,7 @@ import { Env, Fn, type Program } from "./context.js";
 import { lam, param } from "./smooth-ast.js";
 import { spanOf, type FunctionSource } from "./source.js";
 import { bindParams, translateBody } from "./bodies.js";
-import { showTsType, type TsType } from "./ts-types.js";
+import { sameType, showTsType, T_BOOL, T_DOUBLE, tArray, type TsType } from "./ts-types.js";
 import { Lets, Names, type Val } from "./values.js";
 
 let preludeNames: ReadonlySet<string> | undefined;
@@ -28,39 +29,143 @@ function reserved(name: string): boolean {
 
 const typesKey = (ts: readonly TsType[]): string => ts.map(showTsType).join(",");
 
+interface Made {
+  readonly name: string;
+  readonly result: TsType;
+}
+
+/** A function being translated: its name, and the result type its recursive calls assume. */
+interface InProgress extends Made {
+  /** Whether a call used `result` before the translation finished (the assumption must then hold). */
+  assumed: boolean;
+}
+
+/** How often a recursive function is translated again with the result type the previous attempt found. */
+const MAX_RESULT_ATTEMPTS = 3;
+
 class ProgramBuilder implements Program {
   readonly ts = typescript();
   readonly defs: Definition[] = [];
-  private readonly made = new Map<FunctionSource, Map<string, { name: string; result: TsType }>>();
-  private readonly inProgress = new Set<string>();
+  private readonly made = new Map<FunctionSource, Map<string, Made>>();
+  private readonly inProgress = new Map<string, InProgress>();
+  /** The definitions being translated, innermost last (the caller of a `define`). */
+  private readonly callers: string[] = [];
+  /** Definition name -> the definitions it calls (for the recursive groups, see `ordered`). */
+  private readonly calls = new Map<string, Set<string>>();
   private readonly topNames = new Names(reserved);
 
   reserved(name: string): boolean {
     return reserved(name);
   }
 
-  define(src: FunctionSource, args: readonly TsType[], span: Span): { name: string; result: TsType } {
+  define(src: FunctionSource, args: readonly TsType[], span: Span): Made {
     let byTypes = this.made.get(src);
-    if (!byTypes) this.made.set(src, (byTypes = new Map<string, { name: string; result: TsType }>()));
+    if (!byTypes) this.made.set(src, (byTypes = new Map<string, Made>()));
     const key = typesKey(args);
     const known = byTypes.get(key);
-    if (known) return known;
+    if (known) return this.called(known);
     const progress = `${src.name}(${key})`;
-    if (this.inProgress.has(progress))
-      fail("unsupported", `\`${src.name}\` calls itself: recursive functions are not supported yet`, span, {
-        hint: "the language's recursion is being added; write the recursion as a loop meanwhile",
-      });
-    this.inProgress.add(progress);
-    try {
-      const made = this.translate(src, args);
-      byTypes.set(key, made);
-      return made;
-    } finally {
-      this.inProgress.delete(progress);
+    const running = this.inProgress.get(progress);
+    if (running) {
+      // A recursive call: the function's own name, and the result type assumed until its translation is done.
+      running.assumed = true;
+      return this.called(running);
+    }
+    const name = this.topNames.fresh(src.name);
+    // A recursive function whose result is not a number is translated again with the type found (defs and cached
+    // translations of the failed attempt are dropped: they may depend on the wrong assumption).
+    let guess: TsType = declaredResult(this.ts, src.node.type) ?? T_DOUBLE;
+    for (let attempt = 1; ; attempt++) {
+      const entry: InProgress = { name, result: guess, assumed: false };
+      const [defsBefore, cacheBefore] = [this.defs.length, [...this.made].map(([f, m]) => [f, new Map(m)] as const)];
+      this.inProgress.set(progress, entry);
+      this.callers.push(name);
+      let made: Made;
+      try {
+        made = { name, result: this.translate(src, args, name) };
+      } catch (e) {
+        // A recursive call typed with a wrong assumption can make the translation fail before it finds the type.
+        if (e instanceof SmoothError && entry.assumed && src.node.type === undefined)
+          throw e.withHint(
+            `\`${src.name}\` calls itself, and its calls were taken to return ${showTsType(guess)}: annotate its return type`,
+          );
+        throw e;
+      } finally {
+        this.callers.pop();
+        this.inProgress.delete(progress);
+      }
+      if (!entry.assumed || sameType(made.result, guess)) {
+        byTypes.set(key, made);
+        return this.called(made);
+      }
+      if (attempt === MAX_RESULT_ATTEMPTS)
+        fail("type", `the result type of the recursive function \`${src.name}\` could not be settled`, span, {
+          found: `${showTsType(guess)} assumed, ${showTsType(made.result)} found`,
+          hint: "annotate what it returns, or return the same type on every path",
+        });
+      guess = made.result;
+      this.defs.length = defsBefore;
+      this.made.clear();
+      for (const [f, m] of cacheBefore) this.made.set(f, m);
+      byTypes = this.made.get(src)!;
     }
   }
 
-  private translate(src: FunctionSource, args: readonly TsType[]): { name: string; result: TsType } {
+  /** `made`, recorded as called by the definition being translated. */
+  private called(made: Made): Made {
+    const caller = this.callers[this.callers.length - 1];
+    if (caller !== undefined) {
+      let set = this.calls.get(caller);
+      if (!set) this.calls.set(caller, (set = new Set()));
+      set.add(made.name);
+    }
+    return made;
+  }
+
+  /**
+   * The definitions, callees first, each group of functions that call each other (a strongly connected component of
+   * the call graph, or a function calling itself) a `let rec ... and ...` group (Tarjan's algorithm lists the
+   * components callees first).
+   */
+  ordered(): Definition[] {
+    const byName = new Map(this.defs.map((d) => [d.name, d]));
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const out: Definition[] = [];
+    const visit = (v: string): void => {
+      index.set(v, index.size);
+      low.set(v, index.get(v)!);
+      stack.push(v);
+      onStack.add(v);
+      for (const w of this.calls.get(v) ?? []) {
+        if (!byName.has(w)) continue;
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+      if (low.get(v) !== index.get(v)) return;
+      const group: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        onStack.delete(w);
+        group.unshift(w);
+        if (w === v) break;
+      }
+      const recursive = group.length > 1 || (this.calls.get(v)?.has(v) ?? false);
+      group.forEach((n, k) => {
+        const d = byName.get(n)!;
+        out.push(recursive ? { ...d, rec: k === 0 ? "rec" : "and" } : d);
+      });
+    };
+    // A call chain as deep as the program's functions: the recursion here is as deep as the TypeScript's own calls.
+    for (const d of this.defs) if (!index.has(d.name)) visit(d.name);
+    return out;
+  }
+
+  /** Translates `src` into the definition `name`; returns its result type. */
+  private translate(src: FunctionSource, args: readonly TsType[], name: string): TsType {
     const ts = this.ts;
     const node = src.node;
     const span = spanOf(src, node);
@@ -92,10 +197,30 @@ class ProgramBuilder implements Program {
       lets.wrap(body),
       span,
     );
-    const name = this.topNames.fresh(src.name);
     this.defs.push({ name, nameSpan: nameSpan(ts, src, node) ?? span, value, span });
-    return { name, result: type };
+    return type;
   }
+}
+
+/** The result type a function declares, where it is one the translation reads at once (numbers and arrays of them). */
+function declaredResult(ts: typeof TS, t: TS.TypeNode | undefined): TsType | undefined {
+  if (t === undefined) return undefined;
+  if (t.kind === ts.SyntaxKind.NumberKeyword) return T_DOUBLE;
+  if (t.kind === ts.SyntaxKind.BooleanKeyword) return T_BOOL;
+  if (ts.isArrayTypeNode(t)) {
+    const elem = declaredResult(ts, t.elementType);
+    return elem && tArray(elem);
+  }
+  if (ts.isTypeReferenceNode(t) && ts.isIdentifier(t.typeName)) {
+    const name = t.typeName.text;
+    if (name === "Float64Array" || name === "Float32Array") return tArray(T_DOUBLE);
+    const arg = t.typeArguments?.[0];
+    if ((name === "Array" || name === "ReadonlyArray") && arg) {
+      const elem = declaredResult(ts, arg);
+      return elem && tArray(elem);
+    }
+  }
+  return undefined;
 }
 
 function nameSpan(ts: typeof TS, src: FunctionSource, node: FunctionSource["node"]): Span | undefined {
@@ -113,7 +238,9 @@ export interface TranslatedFunction {
 /** The Smooth program of a TypeScript function at these parameter types. */
 export function translateFunction(src: FunctionSource, params: readonly TsType[]): TranslatedFunction {
   const builder = new ProgramBuilder();
-  const { name, result } = builder.define(src, params, spanOf(src, src.node));
-  const program = loadProgram(src.file, { ast: { defs: builder.defs } });
+  const span = spanOf(src, src.node);
+  // Statement lists and operator chains are translated in loops; other nesting (calls in calls) recurses.
+  const { name, result } = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
+  const program = loadProgram(src.file, { ast: { defs: builder.ordered() } });
   return { program, name, result };
 }

@@ -7,6 +7,7 @@ import type * as TS from "typescript";
 import { fail } from "../syntax/diagnostics.js";
 import type { SourceFile, Span } from "../syntax/source.js";
 import { typescript } from "./compiler.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
 
 /** A function-like declaration of the subset. */
 export type FunctionNode = TS.FunctionDeclaration | TS.FunctionExpression | TS.ArrowFunction | TS.MethodDeclaration;
@@ -43,9 +44,27 @@ export interface FunctionSource {
 
 /** The span of a node of `src`'s tree in its file. */
 export function spanOf(src: FunctionSource | { file: SourceFile; offset: number }, node: TS.Node): Span {
-  const sf = node.getSourceFile();
+  const sf = sourceFileOf(node);
   const start = node.getStart(sf) - prefixOf(sf);
   return { file: src.file, start: src.offset + start, end: src.offset + start + (node.getEnd() - node.getStart(sf)) };
+}
+
+/**
+ * `node.getSourceFile()`, remembered for the nodes on the way up: TypeScript walks up the parents each time, which
+ * made spans quadratic in an expression's depth (a sum of 10⁴ terms is 10⁴ nested binary expressions).
+ */
+const SOURCE_FILES = new WeakMap<TS.Node, TS.SourceFile>();
+function sourceFileOf(node: TS.Node): TS.SourceFile {
+  const ts = typescript();
+  const path: TS.Node[] = [];
+  let sf: TS.SourceFile | undefined;
+  for (let n: TS.Node | undefined = node; n !== undefined && sf === undefined; n = n.parent) {
+    sf = SOURCE_FILES.get(n) ?? (ts.isSourceFile(n) ? n : undefined);
+    if (sf === undefined) path.push(n);
+  }
+  if (sf === undefined) return node.getSourceFile(); // not in a tree: TypeScript's own answer
+  for (const n of path) SOURCE_FILES.set(n, sf);
+  return sf;
 }
 
 /** Function texts are parsed inside a short prefix (see parseFunctionText); positions exclude it. */
@@ -70,7 +89,12 @@ export function parseFunctionText(text: string, file: SourceFile, offset: number
     { prefix: "({", suffix: "\n})" },
   ];
   for (const { prefix, suffix } of attempts) {
-    const sf = ts.createSourceFile("function.ts", prefix + text + suffix, ts.ScriptTarget.Latest, true);
+    // (The TypeScript parser recurses on nesting: an else-if chain of 10⁴ branches exhausts the stack.)
+    const sf = withinCompilerStack(
+      what,
+      () => ts.createSourceFile("function.ts", prefix + text + suffix, ts.ScriptTarget.Latest, true),
+      { file, start: offset, end: offset + text.length },
+    );
     PREFIXES.set(sf, prefix.length);
     const diagnostics = (sf as unknown as { parseDiagnostics: readonly TS.Diagnostic[] }).parseDiagnostics;
     if (diagnostics.length > 0) continue;
@@ -107,7 +131,11 @@ export interface ModuleSource {
  */
 export function parseModule(file: SourceFile): ModuleSource {
   const ts = typescript();
-  const sf = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.Latest, true);
+  const sf = withinCompilerStack(
+    file.name.startsWith("<") ? "the TypeScript module" : file.name,
+    () => ts.createSourceFile(file.name, file.text, ts.ScriptTarget.Latest, true),
+    { file, start: 0, end: 0 },
+  );
   const diagnostics = (sf as unknown as { parseDiagnostics: readonly TS.Diagnostic[] }).parseDiagnostics;
   const first = diagnostics[0];
   if (first)

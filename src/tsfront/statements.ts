@@ -5,7 +5,7 @@
 // (./loops.ts) carry the variables they assign as their state.
 
 import type * as TS from "typescript";
-import type { Expr } from "../syntax/ast.js";
+import { surfaceChildren, type Expr } from "../syntax/ast.js";
 import { assignedNames, expressionStatement } from "./assignments.js";
 import { joinStates, bindState, stateOf } from "./bodies.js";
 import { Holes, type Ctx, type Env, type Fn, type Ownership } from "./context.js";
@@ -15,13 +15,76 @@ import { doWhileLoop, forOfLoop, whileLoop } from "./loops.js";
 import { ifte, index } from "./smooth-ast.js";
 import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
+import { walkTree } from "./walk.js";
 
-/** Translates statements list[i..] into an expression; control leaves through `ctx`. */
+/**
+ * Translates statements list[i..] into an expression; control leaves through `ctx`. The statements are translated in
+ * a loop, each with a placeholder (a hole) for the rest when it continues to it once, plugged in afterwards: in
+ * continuation-passing style proper, a function of 10⁴ statements would nest 10⁴ translations on the stack. A
+ * statement that continues on several paths (an `if` whose branches both fall through after a `return` in one of
+ * them) has the rest translated again for each further path, as continuation-passing style does; one that never
+ * continues (a `return`) ends the list, what follows it unreachable and not translated.
+ */
 export function stmts(fn: Fn, list: readonly TS.Statement[], i: number, env: Env, ctx: Ctx): Expr {
-  if (i === list.length) return ctx.next(env);
-  const s = list[i]!;
-  const rest = (e: Env) => stmts(fn, list, i + 1, e, ctx);
-  return statement(fn, s, env, { ...ctx, next: rest });
+  const pieces: { piece: Expr; hole: Expr }[] = [];
+  let out: Expr | undefined;
+  for (; i < list.length; i++) {
+    const hole: Expr = { kind: "var", name: "", span: fn.span(list[i]!) };
+    let after: Env | undefined;
+    const k = i;
+    const piece = statement(fn, list[k]!, env, {
+      ...ctx,
+      next: (e) => {
+        if (after !== undefined) return stmts(fn, list, k + 1, e, ctx);
+        after = e;
+        return hole;
+      },
+    });
+    if (after === undefined) {
+      out = piece;
+      break;
+    }
+    pieces.push({ piece, hole });
+    env = after;
+  }
+  out ??= ctx.next(env);
+  for (let k = pieces.length - 1; k >= 0; k--) out = plug(pieces[k]!.piece, pieces[k]!.hole, out);
+  return out;
+}
+
+/**
+ * `piece` with `rest` in place of its hole. The hole is usually the body of its last let (looked for first); else it
+ * is in a branch, found from an explicit stack (and must be there once).
+ */
+function plug(piece: Expr, hole: Expr, rest: Expr): Expr {
+  if (piece === hole) return rest;
+  for (let node: Expr = piece; node.kind === "let" || node.kind === "letrec"; node = node.body) {
+    if (node.body === hole) {
+      node.body = rest;
+      return piece;
+    }
+  }
+  let found = 0;
+  const work: Expr[] = [piece];
+  while (work.length > 0) {
+    const node = work.pop()! as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(node)) {
+      if (value === hole) {
+        node[key] = rest;
+        found++;
+      } else if (Array.isArray(value)) {
+        value.forEach((x, j) => {
+          if (x === hole) {
+            value[j] = rest;
+            found++;
+          }
+        });
+      }
+    }
+    work.push(...surfaceChildren(node as unknown as Expr).filter((x) => x !== rest));
+  }
+  if (found !== 1) throw new Error(`tsfront: the rest of a statement list belongs in ${found} places, not 1`);
+  return piece;
 }
 
 /** A statement as a block of its own: what it declares is not seen after it. */
@@ -205,15 +268,16 @@ export function bindPattern(
 
 /** Does the statement contain a `return`, or a `break`/`continue` leaving it (not of a loop inside it)? */
 export function jumps(ts: Fn["ts"], s: TS.Node | undefined, inLoop = false): boolean {
-  if (!s) return false;
-  if (ts.isReturnStatement(s)) return true;
-  if ((ts.isBreakStatement(s) || ts.isContinueStatement(s)) && !inLoop) return true;
-  if (ts.isFunctionLike(s)) return false;
-  const loop = ts.isForStatement(s) || ts.isForOfStatement(s) || ts.isWhileStatement(s) || ts.isDoStatement(s);
   let found = false;
-  ts.forEachChild(s, (c) => {
-    if (!found && jumps(ts, c, inLoop || loop)) found = true;
-  });
+  if (s)
+    walkTree(ts, s, inLoop, (n, inside) => {
+      if (found || ts.isFunctionLike(n)) return undefined;
+      if (ts.isReturnStatement(n) || ((ts.isBreakStatement(n) || ts.isContinueStatement(n)) && !inside)) {
+        found = true;
+        return undefined;
+      }
+      return inside || ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+    });
   return found;
 }
 

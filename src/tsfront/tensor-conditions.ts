@@ -8,6 +8,7 @@ import { StagingError } from "../staging/errors.js";
 import { excerpt, formatLocation } from "../syntax/source.js";
 import type { TypeScript } from "./compiler.js";
 import { spanOf, type FunctionSource } from "./source.js";
+import { walkTree } from "./walk.js";
 
 /** Tensor operations whose result is a plain JavaScript value where it is known (lengths, shapes). */
 const PLAIN_RESULTS = new Set(["length", "shape"]);
@@ -47,11 +48,10 @@ export function checkTensorConditions(
   };
   // Variables initialised with a tensor are tensors (until a fixpoint: one may be defined from another).
   const declarations: TS.VariableDeclaration[] = [];
-  const collect = (n: TS.Node): void => {
+  walkTree(ts, node, true, (n) => {
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) declarations.push(n);
-    ts.forEachChild(n, collect);
-  };
-  collect(node);
+    return true;
+  });
   for (let changed = true; changed;) {
     changed = false;
     for (const d of declarations) {
@@ -75,7 +75,7 @@ export function checkTensorConditions(
   const condition = (e: TS.Expression | undefined, how: string): void => {
     if (e && tensorValued(e)) report(e, how);
   };
-  const visit = (n: TS.Node): void => {
+  walkTree(ts, node, true, (n) => {
     if (ts.isIfStatement(n)) condition(n.expression, "used as the condition of `if`");
     else if (ts.isWhileStatement(n) || ts.isDoStatement(n)) condition(n.expression, "used as a loop's condition");
     else if (ts.isForStatement(n)) condition(n.condition, "used as a loop's condition");
@@ -98,7 +98,6 @@ export function checkTensorConditions(
         condition(n.right, `compared with \`${n.operatorToken.getText()}\``);
       }
     }
-    ts.forEachChild(n, visit);
-  };
-  visit(node);
+    return true;
+  });
 }

@@ -61,6 +61,7 @@ export function pack(x: Val, span: Span): Expr {
 /** Generated Smooth names, unique in a definition; a user's name is kept where possible. */
 export class Names {
   private readonly used = new Set<string>();
+  private readonly lastNumber = new Map<string, number>();
 
   constructor(private readonly reserved: (name: string) => boolean) {}
 
@@ -75,10 +76,13 @@ export class Names {
       this.used.add(clean);
       return clean;
     }
-    for (let i = 1; ; i++) {
+    // Numbering continues from the last number given for this base: searching from 1 each time was quadratic in the
+    // number of assignments to one variable (10⁴ statements `a = ...`).
+    for (let i = (this.lastNumber.get(clean) ?? 0) + 1; ; i++) {
       const name = `${clean}'${i}`;
       if (!this.used.has(name)) {
         this.used.add(name);
+        this.lastNumber.set(clean, i);
         return name;
       }
     }

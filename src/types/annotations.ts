@@ -2,13 +2,16 @@
 
 import type { TypeAnn } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
-import { M_BOOL, M_CARD, M_DOUBLE, M_INDEX, mArray, mFun, mTuple, type MType } from "./mtype.js";
+import { M_BOOL, M_CARD, M_DOUBLE, M_INDEX, M_TAPE, mArray, mFun, mTuple, type MType } from "./mtype.js";
 
 const NAMED: Record<string, MType> = {
   Double: M_DOUBLE,
   Index: M_INDEX,
   Card: M_CARD,
   Bool: M_BOOL,
+  // Reverse mode's record of recursive calls (src/ad/reverse-functions.ts), so that derivative programs print as
+  // Smooth.
+  Tape: M_TAPE,
   Vector: mArray(M_DOUBLE),
   Matrix: mArray(mArray(M_DOUBLE)),
 };

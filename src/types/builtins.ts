@@ -2,7 +2,19 @@
 // every use) and what the lowering turns a saturated application into.
 
 import type { PrimName } from "../prims/names.js";
-import { freshTVar, M_BOOL, M_CARD, M_DOUBLE, M_INDEX, mArray, mFun, mFuns, mTuple, type MType } from "./mtype.js";
+import {
+  freshTVar,
+  M_BOOL,
+  M_CARD,
+  M_DOUBLE,
+  M_INDEX,
+  M_TAPE,
+  mArray,
+  mFun,
+  mFuns,
+  mTuple,
+  type MType,
+} from "./mtype.js";
 
 export type BuiltinLowering =
   | { readonly kind: "prim"; readonly op: PrimName }
@@ -249,6 +261,17 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     },
   ],
   ["sameSize", { arity: 2, type: () => mFuns([M_CARD, M_CARD], M_CARD), lowering: { kind: "prim", op: "sameSize" } }],
+  // Tapes (src/prims/tape.ts): written by reverse mode through recursion; builtins so that derivative programs read
+  // back.
+  ["newTape", { arity: 1, type: () => mFun(M_INDEX, M_TAPE), lowering: { kind: "prim", op: "newTape" } }],
+  [
+    "tapePush",
+    { arity: 2, type: () => mFuns([M_TAPE, freshTVar()], M_TAPE), lowering: { kind: "prim", op: "tapePush" } },
+  ],
+  [
+    "tapePop",
+    { arity: 1, type: () => mFun(M_TAPE, mTuple([freshTVar(), M_TAPE])), lowering: { kind: "prim", op: "tapePop" } },
+  ],
   // Written by the optimiser (fused indexing); a builtin so that printed optimised programs read back.
   [
     "checkIndex",

@@ -93,6 +93,7 @@ export class DualConstraints {
         return true;
       case "int":
       case "bool":
+      case "tape":
         unify(c.output, t, c.span);
         return true;
       case "array": {

@@ -33,6 +33,15 @@ import {
 } from "./mtype.js";
 import { DualConstraints } from "./dual.js";
 import { NumericConstraints } from "./numeric.js";
+import { runNested, type Nested } from "../syntax/trampoline.js";
+import { withinCompilerStack } from "../api/compiler-stack.js";
+
+/**
+ * Inferring a type that needs the types of subexpressions: it yields their inference (`yield this.infer(x, scope)`)
+ * and is resumed with the type. `runNested` runs them on a stack of its own, so programs nesting 10⁴ deep (else-if
+ * chains, parentheses, arguments) are checked within Node's default stack.
+ */
+type Infer<T = MType> = Nested<T, MType>;
 
 export interface CheckedDef {
   readonly def: Definition;
@@ -40,6 +49,11 @@ export interface CheckedDef {
   readonly scheme: Scheme;
   /** Parameter names when the definition is written as a function (for messages about arguments). */
   readonly paramNames: readonly string[];
+  /**
+   * For a `let rec` group: every function of the group, this one included, in order. Inside the group the names are
+   * monomorphic (each function's type before generalisation is the one recorded for its `def.value`).
+   */
+  readonly recGroup?: readonly CheckedDef[];
 }
 
 export interface CheckedProgram {
@@ -74,13 +88,27 @@ class Scope {
     });
   }
   get(name: string): Binding | undefined {
-    return this.vars.get(name) ?? this.parent?.get(name);
+    // A loop up the parents: scopes nest as deeply as the program's lambdas and loops.
+    const own = this.vars.get(name);
+    if (own !== undefined) return own;
+    for (let s = this.parent; s !== undefined; s = s.parent) {
+      const b = s.vars.get(name);
+      if (b !== undefined) return b;
+    }
+    return undefined;
   }
   with(entries: Iterable<[string, Binding]>): Scope {
     return new Scope(new Map(entries), this);
   }
+  /** A child scope and its map, for a caller that adds names one after another (a let chain). */
+  growing(): { scope: Scope; vars: Map<string, Binding> } {
+    const vars = new Map<string, Binding>();
+    return { scope: new Scope(vars, this), vars };
+  }
   names(): string[] {
-    return [...this.vars.keys(), ...(this.parent?.names() ?? [])];
+    const out = [...this.vars.keys()];
+    for (let s = this.parent; s !== undefined; s = s.parent) out.push(...s.vars.keys());
+    return out;
   }
 }
 
@@ -90,10 +118,18 @@ export function checkProgram(programs: readonly Program[]): CheckedProgram {
   const defs: CheckedDef[] = [];
   const latest = new Map<string, CheckedDef>();
   for (const program of programs) {
-    for (const def of program.defs) {
-      const checked = new DefinitionChecker(nodeTypes, globalRefs, latest).check(def);
-      defs.push(checked);
-      latest.set(def.name, checked);
+    for (let k = 0; k < program.defs.length; k++) {
+      // A `let rec` group: the definition that starts it and the `and`s that follow, checked together.
+      const group = [program.defs[k]!];
+      if (group[0]!.rec === "rec") while (program.defs[k + 1]?.rec === "and") group.push(program.defs[++k]!);
+      // Expressions nest on a stack of their own, but types are walked recursively: a stack overflow (a type nested
+      // thousands deep, as 10⁴ nested tuples make) is an error at the definition.
+      const checker = new DefinitionChecker(nodeTypes, globalRefs, latest);
+      const name = `\`${group[0]!.name}\``;
+      for (const checked of withinCompilerStack(name, () => checker.check(group), group[0]!.nameSpan)) {
+        defs.push(checked);
+        latest.set(checked.name, checked);
+      }
     }
   }
   return { defs, nodeTypes, globalRefs, lookup: (name) => latest.get(name) };
@@ -105,7 +141,9 @@ export function showDefinitionType(d: CheckedDef): string {
 }
 
 function lambdaParamNames(e: Expr): string[] {
-  return e.kind === "lam" ? [...e.params.map((p) => p.name), ...lambdaParamNames(e.body)] : [];
+  const names: string[] = [];
+  for (; e.kind === "lam"; e = e.body) for (const p of e.params) names.push(p.name);
+  return names;
 }
 
 class DefinitionChecker {
@@ -119,11 +157,21 @@ class DefinitionChecker {
     private readonly globals: ReadonlyMap<string, CheckedDef>,
   ) {}
 
-  check(def: Definition): CheckedDef {
-    const top = Scope.globals(this.globals);
-    const type = this.infer(def.value, top);
-    if (def.annot)
-      expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+  /** One definition, or a `let rec` group (whose functions see each other, monomorphically, until generalised). */
+  check(group: readonly Definition[]): CheckedDef[] {
+    const globals = Scope.globals(this.globals);
+    const isRec = group[0]!.rec === "rec";
+    const own = group.map(() => freshTVar());
+    const top = isRec
+      ? globals.with(group.map((d, i): [string, Binding] => [d.name, { kind: "local", type: own[i]! }]))
+      : globals;
+    const types = group.map((def, i) => {
+      const type = runNested(this.infer(def.value, top));
+      if (def.annot)
+        expectType(type, annotationType(def.annot), def.value.span, `\`${def.name}\` does not have its declared type`);
+      if (isRec) expectType(type, own[i]!, def.value.span, `\`${def.name}\` is used with another type than its own`);
+      return type;
+    });
     // Numeric decisions can settle a differentiated type and vice versa: alternate until both are done.
     do this.numeric.resolve();
     while (this.duals.solve(false));
@@ -134,8 +182,13 @@ class DefinitionChecker {
       const t = prune(v);
       if (t.k === "tvar" && t.flag === "lit") t.ref = M_DOUBLE;
     }
-    const scheme: Scheme = { generics: freeTVars(type), type };
-    return { def, name: def.name, scheme, paramNames: lambdaParamNames(def.value) };
+    const checked = group.map((def, i): CheckedDef => {
+      const type = types[i]!;
+      const scheme: Scheme = { generics: freeTVars(type), type };
+      return { def, name: def.name, scheme, paramNames: lambdaParamNames(def.value) };
+    });
+    if (isRec) for (const c of checked) (c as { recGroup?: readonly CheckedDef[] }).recGroup = checked;
+    return checked;
   }
 
   private record<T extends MType>(node: object, t: T): T {
@@ -143,11 +196,11 @@ class DefinitionChecker {
     return t;
   }
 
-  private infer(e: Expr, scope: Scope): MType {
-    return this.record(e, this.inferNode(e, scope));
+  private *infer(e: Expr, scope: Scope): Infer {
+    return this.record(e, yield* this.inferNode(e, scope));
   }
 
-  private inferNode(e: Expr, scope: Scope): MType {
+  private *inferNode(e: Expr, scope: Scope): Infer {
     switch (e.kind) {
       case "var":
         return this.inferVar(e, scope);
@@ -162,67 +215,42 @@ class DefinitionChecker {
         return M_BOOL;
       case "lam": {
         const params = e.params.map((p) => this.paramType(p));
-        const body = this.infer(
+        const body = yield this.infer(
           e.body,
           scope.with(e.params.map((p, i) => [p.name, { kind: "local", type: params[i]! }])),
         );
         return mFuns(params, body);
       }
       case "app":
-        return this.inferApp(e, scope);
-      case "let": {
-        const t = this.infer(e.value, scope);
-        if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
-        const bound: [string, Binding][] = [];
-        this.bindPattern(e.pattern, t, bound);
-        return this.infer(e.body, scope.with(bound));
-      }
+        return yield* this.inferApp(e, scope);
+      case "letrec":
+      case "let":
+        return yield* this.inferLets(e, scope);
       case "if": {
-        expectType(this.infer(e.cond, scope), M_BOOL, e.cond.span, "the condition of `if` must be a Bool");
-        const a = this.infer(e.then, scope);
-        const b = this.infer(e.else, scope);
+        expectType(yield this.infer(e.cond, scope), M_BOOL, e.cond.span, "the condition of `if` must be a Bool");
+        const a = yield this.infer(e.then, scope);
+        const b = yield this.infer(e.else, scope);
         const promoted = promotedJoin(a, b);
         if (promoted) return promoted;
         expectType(b, a, e.else.span, "the two branches of `if` have different types");
         return a;
       }
-      case "tuple":
-        return mTuple(e.elems.map((x) => this.infer(x, scope)));
+      case "tuple": {
+        const elems: MType[] = [];
+        for (const x of e.elems) elems.push(yield this.infer(x, scope));
+        return mTuple(elems);
+      }
       case "binop": {
-        const a = this.infer(e.left, scope);
-        const b = this.infer(e.right, scope);
-        switch (e.op) {
-          case "&&":
-          case "||":
-            expectType(a, M_BOOL, e.left.span, `the operands of \`${e.op}\` must be Bools`);
-            expectType(b, M_BOOL, e.right.span, `the operands of \`${e.op}\` must be Bools`);
-            return M_BOOL;
-          case "=":
-          case "<>": {
-            if (prune(a).k === "bool" || prune(b).k === "bool") {
-              expectType(a, M_BOOL, e.left.span, `\`${e.op}\` compares two numbers or two Bools`);
-              expectType(b, M_BOOL, e.right.span, `\`${e.op}\` compares two numbers or two Bools`);
-              return M_BOOL;
-            }
-            const [pa, pb] = [prune(a), prune(b)];
-            if (pa.k === "tvar" && pb.k === "tvar" && pa.flag !== "lit" && pb.flag !== "lit") {
-              // Neither side known: the two are one type, numbers or Bools (decided later, numbers by default).
-              expectType(b, a, e.right.span, `the operands of \`${e.op}\` have different types`);
-              return M_BOOL;
-            }
-            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
-          }
-          case "<":
-          case ">":
-          case "<=":
-          case ">=":
-            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
-          default:
-            return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "arith");
-        }
+        // A left-nested chain (`x + x + ... + x`, 10⁴ terms) in a loop: its innermost left operand first.
+        const chain: (Expr & { kind: "binop" })[] = [];
+        let left: Expr = e;
+        for (; left.kind === "binop"; left = left.left) chain.push(left);
+        let a = yield this.infer(left, scope);
+        for (let k = chain.length - 1; k >= 1; k--) a = this.record(chain[k]!, yield* this.binop(chain[k]!, a, scope));
+        return yield* this.binop(e, a, scope);
       }
       case "unop": {
-        const t = this.infer(e.arg, scope);
+        const t = yield this.infer(e.arg, scope);
         if (e.op === "not") {
           expectType(t, M_BOOL, e.arg.span, "`not` needs a Bool");
           return M_BOOL;
@@ -232,12 +260,12 @@ class DefinitionChecker {
       }
       case "index": {
         const elem = freshTVar();
-        expectType(this.infer(e.array, scope), mArray(elem), e.array.span, "only an array can be indexed");
-        expectType(this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
+        expectType(yield this.infer(e.array, scope), mArray(elem), e.array.span, "only an array can be indexed");
+        expectType(yield this.infer(e.index, scope), M_INDEX, e.index.span, "an array index must be an Index");
         return elem;
       }
       case "typed": {
-        const t = this.infer(e.expr, scope);
+        const t = yield this.infer(e.expr, scope);
         expectType(t, annotationType(e.annot), e.expr.span, "this expression does not have the type written after it");
         return t;
       }
@@ -291,6 +319,76 @@ class DefinitionChecker {
     p.elems.forEach((q, i) => this.bindPattern(q, elems[i]!, out));
   }
 
+  /** The type of `e`, whose left operand has type `a`. */
+  private *binop(e: Expr & { kind: "binop" }, a: MType, scope: Scope): Infer {
+    const b = yield this.infer(e.right, scope);
+    switch (e.op) {
+      case "&&":
+      case "||":
+        expectType(a, M_BOOL, e.left.span, `the operands of \`${e.op}\` must be Bools`);
+        expectType(b, M_BOOL, e.right.span, `the operands of \`${e.op}\` must be Bools`);
+        return M_BOOL;
+      case "=":
+      case "<>": {
+        if (prune(a).k === "bool" || prune(b).k === "bool") {
+          expectType(a, M_BOOL, e.left.span, `\`${e.op}\` compares two numbers or two Bools`);
+          expectType(b, M_BOOL, e.right.span, `\`${e.op}\` compares two numbers or two Bools`);
+          return M_BOOL;
+        }
+        const [pa, pb] = [prune(a), prune(b)];
+        if (pa.k === "tvar" && pb.k === "tvar" && pa.flag !== "lit" && pb.flag !== "lit") {
+          // Neither side known: the two are one type, numbers or Bools (decided later, numbers by default).
+          expectType(b, a, e.right.span, `the operands of \`${e.op}\` have different types`);
+          return M_BOOL;
+        }
+        return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
+      }
+      case "<":
+      case ">":
+      case "<=":
+      case ">=":
+        return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "compare");
+      default:
+        return this.numericOperands(e.op, a, b, e.left.span, e.right.span, e.opSpan, "arith");
+    }
+  }
+
+  /**
+   * A chain of lets and `let rec` groups, in a loop (a function may have 10⁵ lets in a row) and in one scope that
+   * grows as the chain goes: each value is checked before its own names are added (inference is eager: no scope is
+   * kept for later), and a later name shadows an earlier one.
+   */
+  private *inferLets(first: Expr & { kind: "let" | "letrec" }, outer: Scope): Infer {
+    const { scope, vars } = outer.growing();
+    const chain: Expr[] = [];
+    let e: Expr = first;
+    for (; e.kind === "let" || e.kind === "letrec"; e = e.body) {
+      chain.push(e);
+      if (e.kind === "let") {
+        const t = yield this.infer(e.value, scope);
+        if (e.annot) expectType(t, annotationType(e.annot), e.value.span, "this value does not have its declared type");
+        const bound: [string, Binding][] = [];
+        this.bindPattern(e.pattern, t, bound);
+        for (const [name, b] of bound) vars.set(name, b);
+        continue;
+      }
+      // Monomorphic recursion: each function has one type inside the group and in the body (local lets are
+      // monomorphic anyway).
+      const own = e.bindings.map((bd) => this.record(bd, freshTVar()));
+      e.bindings.forEach((bd, i) => vars.set(bd.name, { kind: "local", type: own[i]! }));
+      for (const [i, bd] of e.bindings.entries()) {
+        const t = yield this.infer(bd.value, scope);
+        if (bd.annot)
+          expectType(t, annotationType(bd.annot), bd.value.span, `\`${bd.name}\` does not have its declared type`);
+        expectType(t, own[i]!, bd.value.span, `\`${bd.name}\` is used with another type than its own`);
+      }
+    }
+    const t = yield this.infer(e, scope);
+    // Each let of the chain has its body's type (the first is recorded by `infer`).
+    for (const node of chain.slice(1)) this.record(node, t);
+    return t;
+  }
+
   private inferVar(e: Expr & { kind: "var" }, scope: Scope): MType {
     const b = scope.get(e.name);
     if (b?.kind === "local") return b.type;
@@ -309,25 +407,25 @@ class DefinitionChecker {
     );
   }
 
-  private inferApp(e: Expr & { kind: "app" }, scope: Scope): MType {
-    const t = this.inferApplication(e, scope);
+  private *inferApp(e: Expr & { kind: "app" }, scope: Scope): Infer {
+    const t = yield* this.inferApplication(e, scope);
     this.duals.solve(false);
     return t;
   }
 
-  private inferApplication(e: Expr & { kind: "app" }, scope: Scope): MType {
+  private *inferApplication(e: Expr & { kind: "app" }, scope: Scope): Infer {
     if (isDerivForm(e, scope)) {
       // `deriv e x` (paper 000 Algorithm 1): the derivative of e with respect to its free variable x.
-      const body = this.infer((e.fn as Expr & { kind: "app" }).arg, scope);
+      const body = yield this.infer((e.fn as Expr & { kind: "app" }).arg, scope);
       this.record(e.fn, body);
-      const wrt = this.infer(e.arg, scope);
+      const wrt = yield this.infer(e.arg, scope);
       return this.duals.derivOf(wrt, body, e.span);
     }
-    const f = prune(this.infer(e.fn, scope));
+    const f = prune(yield this.infer(e.fn, scope));
     // A lambda argument learns its parameter types from the function first (bidirectional), so in
     // `build n (fun i -> half i)` the index is known to be an Index before `half i` promotes it.
     if (f.k === "fun" && e.arg.kind === "lam") this.seedLambda(e.arg, f.param);
-    const arg = this.infer(e.arg, scope);
+    const arg = yield this.infer(e.arg, scope);
     if (f.k === "fun") {
       if (prune(f.param).k === "double" && prune(arg).k === "int") return f.result; // Index promoted to Double
       expectType(arg, f.param, e.arg.span, `wrong argument type for ${describeCallee(e.fn)}`);

@@ -9,7 +9,7 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { arrayOf, BOOL, DOUBLE, funOf, INT, tupleOf, typeEq, type Type } from "./types.js";
+import { arrayOf, BOOL, DOUBLE, funOf, INT, TAPE, tupleOf, typeEq, type Type } from "./types.js";
 
 export type NumFlag = "any" | "num" | "lit";
 
@@ -29,12 +29,14 @@ export type MType =
   | { readonly k: "array"; readonly elem: MType }
   | { readonly k: "tuple"; readonly elems: readonly MType[] }
   | { readonly k: "fun"; readonly param: MType; readonly result: MType }
+  | { readonly k: "tape" }
   | TVar;
 
 export const M_DOUBLE: MType = { k: "double" };
 export const M_INDEX: MType = { k: "int", card: false };
 export const M_CARD: MType = { k: "int", card: true };
 export const M_BOOL: MType = { k: "bool" };
+export const M_TAPE: MType = { k: "tape" };
 export const mArray = (elem: MType): MType => ({ k: "array", elem });
 export const mTuple = (elems: readonly MType[]): MType => ({ k: "tuple", elems });
 export const mFun = (param: MType, result: MType): MType => ({ k: "fun", param, result });
@@ -104,6 +106,7 @@ export function unifyRaw(a: MType, b: MType): void {
     case "double":
     case "int":
     case "bool":
+    case "tape":
       return;
     case "array":
       return unifyRaw(a.elem, (b as typeof a).elem);
@@ -161,6 +164,8 @@ export class TypeNamer {
         return t.card ? "Card" : "Index";
       case "bool":
         return "Bool";
+      case "tape":
+        return "Tape";
       case "array": {
         const e = prune(t.elem);
         if (e.k === "double") return "Vector";
@@ -256,6 +261,8 @@ export function concretize(t: MType, subst: ReadonlyMap<TVar, Type>): Type {
       return INT;
     case "bool":
       return BOOL;
+    case "tape":
+      return TAPE;
     case "array":
       return arrayOf(concretize(t.elem, subst));
     case "tuple":
@@ -300,6 +307,8 @@ export function fromConcrete(t: Type): MType {
       return M_INDEX;
     case "bool":
       return M_BOOL;
+    case "tape":
+      return M_TAPE;
     case "array":
       return mArray(fromConcrete(t.elem));
     case "tuple":

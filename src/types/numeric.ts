@@ -43,9 +43,18 @@ export class NumericConstraints {
         continue;
       }
       // Rule 4: nothing is known; the operands (and an arithmetic result) are one type and the constraint is solved.
-      const first = this.pending.shift()!;
-      unify(first.b, first.a, first.rightSpan, first);
-      if (first.kind === "arith") unify(first.result, first.a, first.span, first);
+      // That binds variables to variables, which decides nothing for rules 1-3: the constraints after it are solved
+      // the same way, in order, without looking at all of them again (a sum of 10⁴ untyped terms was quadratic),
+      // until one binds a variable to its known result type.
+      let solved = 0;
+      for (;;) {
+        const first = this.pending[solved++]!;
+        const resultKnown = first.kind === "arith" && known(first.result);
+        unify(first.b, first.a, first.rightSpan, first);
+        if (first.kind === "arith") unify(first.result, first.a, first.span, first);
+        if (resultKnown || solved === this.pending.length) break;
+      }
+      this.pending = this.pending.slice(solved);
     }
   }
 

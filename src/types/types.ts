@@ -7,9 +7,15 @@ export type Type =
   | { readonly k: "bool" }
   | { readonly k: "array"; readonly elem: Type }
   | { readonly k: "tuple"; readonly elems: readonly Type[] }
-  | { readonly k: "fun"; readonly param: Type; readonly result: Type };
+  | { readonly k: "fun"; readonly param: Type; readonly result: Type }
+  /**
+   * A stack of values of any types (reverse mode's record of what recursive calls need in their reverse sweep,
+   * src/ad/reverse-functions.ts): pushed and popped in LIFO order, used linearly (each version once).
+   */
+  | { readonly k: "tape" };
 
 export const DOUBLE: Type = { k: "double" };
+export const TAPE: Type = { k: "tape" };
 export const INT: Type = { k: "int" };
 export const BOOL: Type = { k: "bool" };
 export const arrayOf = (elem: Type): Type => ({ k: "array", elem });
@@ -24,6 +30,7 @@ export function typeEq(a: Type, b: Type): boolean {
     case "double":
     case "int":
     case "bool":
+    case "tape":
       return a.k === b.k;
     case "array":
       return b.k === "array" && typeEq(a.elem, b.elem);
@@ -66,6 +73,8 @@ function show(t: Type, prec: number): string {
       return "Index";
     case "bool":
       return "Bool";
+    case "tape":
+      return "Tape";
     case "array":
       if (t.elem.k === "double") return "Vector";
       if (t.elem.k === "array" && t.elem.elem.k === "double") return "Matrix";

@@ -14,7 +14,7 @@ import {
   zeroFilled,
   type ZeroBranch,
 } from "../lowering/build-forms.js";
-import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import type { Code } from "./encoder.js";
 import { i32, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
@@ -87,7 +87,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
   const allocateAll = (elementSize: (leaf: number) => WSlot) =>
     termLeaves.forEach((leaf, l) => {
       const factors = [...sizes, elementSize(l)];
-      em.set(buffers[l]!, slotCode(allocate(em, leaf.kind, factors, sparseTerminal)));
+      em.set(buffers[l]!, slotCode(allocate(em, elemKind(leaf), factors, sparseTerminal)));
       em.set(capacities[l]!, product(factors).code);
     });
 
@@ -100,7 +100,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
     if (j === 0)
       termLeaves.forEach((leaf) => {
         if (scalarOnly) {
-          buffers.push(allocate(em, leaf.kind, [n], sparseTerminal));
+          buffers.push(allocate(em, elemKind(leaf), [n], sparseTerminal));
           capacities.push(n);
         } else {
           buffers.push(em.define("i32", i32(0)));
@@ -246,7 +246,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
     const dims: WSlot[] = [];
     termLeaves.forEach((leaf, l) => {
       const s = starts[l]!;
-      const shift = elementShift(leaf.kind, em.real);
+      const shift = elementShift(elemKind(leaf), em.real);
       if (leaf.rank === 0) {
         const value = slotCode(v[s]!);
         const write = store(

@@ -14,7 +14,14 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
-import { invariantDimensionSlots, leafSlotCount, leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
+import {
+  elemKind,
+  invariantDimensionSlots,
+  leafSlotCount,
+  leafStarts,
+  leavesOf,
+  slotCount,
+} from "../lowering/leaves.js";
 import { BoundsFacts } from "../lowering/bounds.js";
 import type { Fresh } from "../lowering/ownership.js";
 import type { Code, FunctionBuilder, ValType } from "./encoder.js";
@@ -213,6 +220,10 @@ export class WasmEmitter {
         return this.while(e);
       case "jvp":
         throw new Error("wasm: a jvp node reached the code generator (the forward-ad pass expands them)");
+      case "call":
+        throw new Error(
+          "wasm: a call reached the wasm back end (programs with recursive functions compile to JavaScript)",
+        );
       case "lam":
       case "app":
       case "custom":
@@ -304,7 +315,7 @@ export class WasmEmitter {
       const [data, offset, , ...inner] = a.slice(start, start + leafSlotCount(leaf)) as [WSlot, WSlot, WSlot];
       const at = this.elementIndex(offset, i, inner);
       if (leaf.rank === 1)
-        return [this.define(scalarType(leaf.kind, this.real), this.loadElement(leaf.kind, data, at))];
+        return [this.define(scalarType(elemKind(leaf), this.real), this.loadElement(elemKind(leaf), data, at))];
       return [data, this.index(at), ...inner];
     });
   }
@@ -384,7 +395,7 @@ export class WasmEmitter {
       for (const l of leavesOf(t)) {
         if (c === true && l.rank > 0) {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
-          init[at] = copyLeaf(this, l.kind, data!, offset!, dims);
+          init[at] = copyLeaf(this, elemKind(l), data!, offset!, dims);
           init[at + 1] = iconstSlot(0);
         }
         at += leafSlotCount(l);

@@ -79,6 +79,12 @@ const intDivision: WasmLowering = {
   },
 };
 
+const noTapes: WasmLowering = {
+  slots: () => {
+    throw new Error("wasm: a tape reached the wasm back end (programs with recursive functions compile to JavaScript)");
+  },
+};
+
 export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
   add: arith("i32.add", real("add")),
   sub: arith("i32.sub", real("sub")),
@@ -180,4 +186,8 @@ export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
   field: { slots: (em, e) => emitField(em, e) },
   record: { slots: (em, e) => emitRecord(em, e, em.inPlace.has(e)) },
   sameShape: { slots: (em, e) => emitSameShape(em, e) },
+  // Tapes exist only in programs with recursive functions, which the registry compiles to JavaScript (./backend.ts).
+  newTape: noTapes,
+  tapePush: noTapes,
+  tapePop: noTapes,
 };

@@ -7,7 +7,7 @@
 // full of (offsets 0, strides 1) so that the code does not multiply by one or add zero.
 
 import type { ScalarKind } from "../runtime/value.js";
-import { leavesOf } from "../lowering/leaves.js";
+import { elemKind, leavesOf } from "../lowering/leaves.js";
 import type { Type } from "../types/types.js";
 import type { Code, ValType } from "./encoder.js";
 import { f32, f64, i32, localGet, op } from "./instructions.js";
@@ -61,7 +61,7 @@ export function scalarType(kind: ScalarKind, real: Real): ValType {
 /** The wasm types of the slots of a value of type t, in leaf order. */
 export function slotTypes(t: Type, real: Real): ValType[] {
   return leavesOf(t).flatMap((l) =>
-    l.rank === 0 ? [scalarType(l.kind, real)] : new Array<ValType>(2 + l.rank).fill("i32"),
+    l.rank === 0 ? [scalarType(elemKind(l), real)] : new Array<ValType>(2 + l.rank).fill("i32"),
   );
 }
 

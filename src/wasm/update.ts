@@ -6,7 +6,7 @@
 import type { Atom, Prim } from "../ir/ir.js";
 import type { ScalarKind } from "../runtime/value.js";
 import { arrayOf } from "../types/types.js";
-import { leafSlotCount, leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
+import { elemKind, leafSlotCount, leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
 import { i32, op, store } from "./instructions.js";
 import type { Code } from "./encoder.js";
 import { loadScalar, savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
@@ -38,7 +38,7 @@ function arrayLeaves(em: WasmEmitter, a: Atom): LeafSlots[] {
   const leaves = leavesOf(a.type);
   return leafStarts(leaves).map((s, k) => {
     const own = slots.slice(s, s + leafSlotCount(leaves[k]!));
-    return { kind: leaves[k]!.kind, data: own[0]!, offset: own[1]!, dims: own.slice(2) };
+    return { kind: elemKind(leaves[k]!), data: own[0]!, offset: own[1]!, dims: own.slice(2) };
   });
 }
 

@@ -71,7 +71,8 @@ export function runBoth(p: SmoothProgram, name: string, args: readonly Json[], o
   if (opts.reread ?? true) {
     const text = printIr(expanded);
     const again = loadProgram({ name: "printed.smooth", text }, { prelude: false });
-    const printedName = /^let (\S+)/.exec(text)![1]!;
+    // The entry is the last top-level definition (after the `let rec` group of the program's functions, if any).
+    const printedName = [...text.matchAll(/^let (\S+)/gm)].at(-1)![1]!;
     const value = valueToJson(again.specialise(printedName, argTypes, "interp").run(values), resultType);
     if (!jsonClose(value, interp, 1e-12)) {
       throw new Error(

@@ -67,7 +67,8 @@ function derivativeProgram(fn: IrFunction, order: 1 | 2, result: (b: AnfBuilder,
     order === 1 ? zipDual(b, x, t) : zipDual(b, zipDual(b, x, t), zipDual(b, t, zipDual(b, t, t, true)));
   let r = f;
   xs.forEach((x, i) => (r = b.app(r, seed(x, ts[i]!))));
-  return { name: "dmain", params: [...xs, ...ts], body: b.finish(result(b, r)) };
+  const functions = fn.functions === undefined ? {} : { functions: fn.functions };
+  return { name: "dmain", params: [...xs, ...ts], body: b.finish(result(b, r)), ...functions };
 }
 
 /** x + h d on the Double leaves of a JSON value of type t. */

@@ -109,6 +109,29 @@ export const EXPECTED: Readonly<Record<string, (args: readonly Json[]) => Json>>
     return (xs as Vec).map((x, i) => gcd(x, (ys as Vec)[i]!));
   },
 
+  "recursion_gcd.smooth": ([xs, ys]) => {
+    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    const steps = (a: number, b: number): number => (b === 0 ? 0 : 1 + steps(b, a % b));
+    return [(xs as Vec).map((x, i) => gcd(x, (ys as Vec)[i]!)), (xs as Vec).map((x, i) => steps(x, (ys as Vec)[i]!))];
+  },
+
+  "recursion_tree.smooth": ([v, x]) => {
+    const cs = v as Vec;
+    const t = x as number;
+    return [sum(cs), Math.max(...cs), cs.reduce((acc, c, k) => acc + c * t ** k, 0), t ** 11];
+  },
+
+  "recursion_mutual.smooth": ([n]) => {
+    const m = n as number;
+    // Hofstadter's female and male sequences: F(0) = 1, M(0) = 0, F(k) = k - M(F(k - 1)), M(k) = k - F(M(k - 1)).
+    const female = (k: number): number => (k === 0 ? 1 : k - male(female(k - 1)));
+    const male = (k: number): number => (k === 0 ? 0 : k - female(male(k - 1)));
+    const f = Array.from({ length: m }, (_, k) => female(k));
+    const g = Array.from({ length: m }, (_, k) => male(k));
+    // triangle n s: sum over i = 1..n of i * s.
+    return [Array.from({ length: m }, (_, i) => i % 2 === 0), [f, g], (0.5 * m * (m + 1)) / 2];
+  },
+
   "odd_even_sort.smooth": ([v]) => [...(v as Vec)].sort((a, b) => a - b),
 
   "bool_arrays.smooth": ([flags, xs]) => {

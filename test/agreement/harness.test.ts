@@ -64,6 +64,13 @@ describe("the program generator", () => {
     expect(p.source).toBe("// args: [-3]\nlet main = fun (p0: Double) ->\n  p0\n");
   });
 
+  it("makes local recursive functions, and calls them (from their own step, one count lower)", () => {
+    const sources = Array.from({ length: 200 }, (_, s) => generateProgram(new ChoiceRng(seededChoices(s))).source);
+    const recursive = sources.filter((s) => s.includes("let rec"));
+    expect(recursive.length).toBeGreaterThan(20);
+    expect(recursive.filter((s) => /\(r\d+ \(n\d+ - 1\)/.test(s)).length).toBeGreaterThan(10);
+  });
+
   it("writes annotations for every generated type", () => {
     expect(annotation(matrixOf(2, 3))).toBe("Matrix");
     expect(annotation(arrayOf(pairOf(INDEX, pairOf(INDEX, INDEX)), 2))).toBe("Array<Index * (Index * Index)>");

@@ -184,7 +184,7 @@ describe("the README's commands", () => {
   );
 
   it("the README's derivative examples are found", () => {
-    expect([...files.keys()]).toEqual(["newton.smooth", "softplus.smooth", "f.smooth"]);
+    expect([...files.keys()]).toEqual(["newton.smooth", "softplus.smooth", "pow.smooth", "f.smooth"]);
     expect(modelText).toBeDefined();
     expect(examples.length).toBeGreaterThanOrEqual(11);
   });

@@ -30,6 +30,10 @@ export function spin(x: number): number {
 export function power(x: number, n: number): number {
   return n === 0 ? 1 : x * power(x, n - 1);
 }
+export function label(x: number): number {
+  const name = "x";
+  return name.length * x;
+}
 `;
 const json = (r: { stdout: string }) => JSON.parse(r.stdout) as Record<string, unknown>;
 const ARGS = '[{"w": [0.5, -0.25], "b": 0.1}, [1, 2], 1]';
@@ -68,10 +72,16 @@ describe("smooth on a TypeScript file", () => {
     expect(json(r)).toEqual({ value: 3, gradient: [0] });
   });
 
-  it("a construct not supported yet is a located error, exit 1, no stack trace", () => {
+  it("a recursive function is a `let rec`: x^3 and its derivative 3x^2 at 1.5", () => {
     const r = smooth("grad", model, "--fn", "power", "--args", "[1.5, 3]");
+    expect(r.code).toBe(0);
+    expect(json(r)).toEqual({ value: 3.375, gradient: [6.75, 0] });
+  });
+
+  it("a construct outside the subset is a located error, exit 1, no stack trace", () => {
+    const r = smooth("grad", model, "--fn", "label", "--args", "[1.5]");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/model\.ts:\d+:\d+: unsupported error: `power` calls itself/);
+    expect(r.stderr).toMatch(/model\.ts:\d+:\d+: unsupported error: strings are not supported/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

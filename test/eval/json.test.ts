@@ -57,7 +57,8 @@ function jsonArb(t: Type, tpl: Template): fc.Arbitrary<unknown> {
     case "tuple":
       return fc.tuple(...t.elems.map((e, i) => jsonArb(e, (tpl as Template[])[i]!)));
     case "fun":
-      throw new Error("no functions in JSON");
+    case "tape":
+      throw new Error(`no ${t.k} in JSON`);
   }
 }
 

@@ -3,11 +3,12 @@
 
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/interpreter.js";
-import { freshVar, type Atom } from "../../src/ir/ir.js";
+import { AnfBuilder, mkTapePop } from "../../src/ir/builder.js";
+import { freshVar, mkTuple, type Atom } from "../../src/ir/ir.js";
 import { PRIM_NAMES, type PrimName } from "../../src/prims/names.js";
 import { SmoothError } from "../../src/syntax/diagnostics.js";
 import { arrayOf, BOOL, DOUBLE, INT, MATRIX, tupleOf, VECTOR } from "../../src/types/types.js";
-import type { TupleArray, Value } from "../../src/runtime/value.js";
+import { tuple, type TupleArray, type Value } from "../../src/runtime/value.js";
 import { bool, idx, matrix, num, prim, spanOf, vector } from "./ir-builder.js";
 
 const DOUBLES = [-3.5, -1, -0.25, -0, 0, 0.5, 1, 2, 7.75, 1e300, Infinity, -Infinity, NaN];
@@ -260,7 +261,26 @@ const checks: { [K in PrimName]: () => void } = {
   setAt: () => updateChecks.setAt(),
   addAt: () => updateChecks.addAt(),
   addArray: () => updateChecks.addArray(),
+  newTape: () => tapeChecks(),
+  tapePush: () => tapeChecks(),
+  tapePop: () => tapeChecks(),
 };
+
+/** Values pushed on a tape come off in the opposite order, with the tape below each; a tape can be popped empty. */
+function tapeChecks(): void {
+  const b = new AnfBuilder();
+  const t0 = b.prim("newTape", [idx(0)], "t0");
+  const t1 = b.prim("tapePush", [t0, num(1.5)], "t1");
+  const pair = b.tuple([idx(2), bool(true)], "pair");
+  const t2 = b.prim("tapePush", [t1, pair], "t2");
+  const p = b.bind("p", mkTapePop(t2, tupleOf([INT, BOOL])));
+  const q = b.bind("q", mkTapePop(b.proj(1, p), DOUBLE));
+  const expr = b.finish(mkTuple([b.proj(0, p), b.proj(0, q)]));
+  expect(evaluate(expr, new Map())).toEqual(tuple([tuple([2, true]), 1.5]));
+  const empty = new AnfBuilder();
+  const e = empty.finish(empty.bind("p", mkTapePop(empty.prim("newTape", [idx(4)]), DOUBLE)));
+  expect(() => evaluate(e, new Map())).toThrow("a pop from an empty tape");
+}
 
 /** An environment with a vector, a matrix and an array of (Double, Index) pairs, and the operands' values kept. */
 function updateEnv() {

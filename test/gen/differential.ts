@@ -159,7 +159,8 @@ export function show(v: Value, type: Type): string {
  */
 export function printedIrProblem(runs: BothRuns, args: readonly unknown[]): string | undefined {
   const text = printIr(runs.js.optimised);
-  const name = /^let (\S+)/.exec(text)?.[1];
+  // The entry is the last top-level definition (after the `let rec` group of the program's functions, if any).
+  const name = [...text.matchAll(/^let (\S+)/gm)].at(-1)?.[1];
   if (name === undefined) return `the printed IR is not a definition:\n${text}`;
   try {
     const printed = loadProgram({ name: "printed-ir.smooth", text }, { prelude: false });

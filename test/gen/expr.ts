@@ -17,8 +17,18 @@
 import type { Rng } from "./rng.js";
 import { arrayProductions } from "./arrays.js";
 import { boolProductions, doubleProductions, indexProductions } from "./scalars.js";
-import { Scope } from "./scope.js";
-import { annotation, arrayOf, BOOL, funAnnotation, pairOf, randomType, sameType, type GenType } from "./types.js";
+import { Scope, type Binding } from "./scope.js";
+import {
+  annotation,
+  arrayOf,
+  BOOL,
+  funAnnotation,
+  INDEX,
+  pairOf,
+  randomType,
+  sameType,
+  type GenType,
+} from "./types.js";
 
 /** A weighted way to make an expression (weight 0: not applicable here). */
 export type Production = readonly [number, () => string];
@@ -128,11 +138,52 @@ export class ExprGen {
     return [name, this.scope.with(b, body)];
   }
 
+  /**
+   * `let rec r (n: Index) (x: S) : T = if n <= 0 then base else step in body`: the step may call r at n - 1, the
+   * body at a count from 0 to 3, so the recursion ends, at most 4 deep.
+   */
+  private recursive(t: GenType, d: number): string {
+    const { rng, scope } = this;
+    const state = this.someType(rng.int(0, 1));
+    const result = rng.chance(0.6) ? t : this.someType();
+    const [r, n, x] = [scope.fresh("r"), scope.fresh("n"), scope.fresh("x")];
+    const params: Binding[] = [
+      { kind: "value", name: n, type: INDEX },
+      { kind: "value", name: x, type: state },
+    ];
+    // The step and the body usually use a call's value (so the recursion runs), and may call it again anywhere.
+    const withCall = (count: string, type: GenType, binding: Binding) =>
+      scope.with(binding, () => {
+        if (!rng.chance(0.75)) return this.expr(type, d);
+        const call = `(${r} ${count} ${this.expr(state, d)})`;
+        const [y, rest] = this.binding("y", result, () => this.expr(type, d));
+        return `(let ${y}: ${annotation(result)} = ${call} in ${rest})`;
+      });
+    const fbody = scope.withAll(params, () => {
+      const base = this.expr(result, d);
+      const step = withCall(`(${n} - 1)`, result, { kind: "rec", name: r, state, result, counter: n });
+      return `(if ${n} <= 0 then ${base} else ${step})`;
+    });
+    const body = withCall(String(rng.int(0, 3)), t, { kind: "rec", name: r, state, result });
+    const head = `${r} (${n}: Index) (${x}: ${annotation(state)}) : ${annotation(result)}`;
+    return `(let rec ${head} = ${fbody} in ${body})`;
+  }
+
   /** Productions for every type: if, let, tuple patterns, lambdas, local functions, projections, get, ifold, while. */
   private generic(t: GenType, d: number): Production[] {
     const { rng, scope } = this;
     const calls = scope.functions().filter((f) => sameType(f.type.result, t));
+    const recursive = scope.recursive().filter((f) => sameType(f.result, t));
     return [
+      [0.6, () => this.recursive(t, d)],
+      [
+        recursive.length > 0 ? 1.5 : 0,
+        () => {
+          const f = rng.pick(recursive);
+          const count = f.counter === undefined ? String(rng.int(0, 3)) : `(${f.counter} - 1)`;
+          return `(${f.name} ${count} ${this.expr(f.state, d)})`;
+        },
+      ],
       [1.2, () => `(if ${this.expr(BOOL, d)} then ${this.expr(t, d)} else ${this.expr(t, d)})`],
       [
         1.2,

@@ -28,7 +28,7 @@ export function generateProgram(rng: Rng, opts: GenerateOptions = {}): Generated
   const scope = new Scope();
   const count = rng.int(1, opts.maxParams ?? 3);
   const lengths: number[] = [];
-  const params: Binding[] = [];
+  const params: (Binding & { kind: "value" })[] = [];
   const paramTypes: GenType[] = [];
   for (let i = 0; i < count; i++) {
     const t = randomType(rng, 2, lengths);
@@ -41,7 +41,7 @@ export function generateProgram(rng: Rng, opts: GenerateOptions = {}): Generated
   const depth = rng.int(1, opts.maxDepth ?? 5);
   const gen = new ExprGen(rng, scope);
   const body = scope.withAll(params, () => gen.expr(resultType, depth));
-  const header = params.map((p) => `(${p.name}: ${annotation(p.type as GenType)})`).join(" ");
+  const header = params.map((p) => `(${p.name}: ${annotation(p.type)})`).join(" ");
   const source = `// args: ${JSON.stringify(args)}\nlet main = fun ${header} ->\n  ${body}\n`;
   return { source, args, paramTypes, resultType };
 }

@@ -12,7 +12,18 @@ export type Binding =
       /** For a loop index: it takes the values 0 .. bound-1, so it indexes any array at least `bound` long. */
       readonly bound?: number;
     }
-  | { readonly kind: "fun"; readonly name: string; readonly type: FunType };
+  | { readonly kind: "fun"; readonly name: string; readonly type: FunType }
+  /**
+   * A local recursive function `name (n: Index) (x: state) : result`. Outside its own body it is called with a small
+   * literal count; inside its step (`counter` set) with `counter - 1`, so every recursion ends.
+   */
+  | {
+      readonly kind: "rec";
+      readonly name: string;
+      readonly state: GenType;
+      readonly result: GenType;
+      readonly counter?: string;
+    };
 
 /** An expression built from variables alone, and its type. */
 export interface Path {
@@ -50,6 +61,10 @@ export class Scope {
 
   functions(): (Binding & { kind: "fun" })[] {
     return this.stack.filter((b): b is Binding & { kind: "fun" } => b.kind === "fun");
+  }
+
+  recursive(): (Binding & { kind: "rec" })[] {
+    return this.stack.filter((b): b is Binding & { kind: "rec" } => b.kind === "rec");
   }
 
   /** Every safe path from the values in scope. */

@@ -126,4 +126,45 @@ describe("the tool over a pipe", () => {
     });
     expect(byId(21)).toEqual({ id: 21 });
   });
+
+  it("compiles with the back end SMOOTH_ENGINE names (wasm: the same gradients), and refuses an unknown one", () => {
+    const x = randoms(4, 31);
+    const A = randoms(9, 32);
+    const stdin = [
+      { id: 0, kind: "start" },
+      { id: 1, kind: "define", module: "lse" },
+      { id: 2, kind: "define", module: "det" },
+      { id: 3, kind: "evaluate", module: "lse", function: "gradient", input: { x, ...runs } },
+      { id: 4, kind: "evaluate", module: "det", function: "gradient", input: { A, ell: 3, ...runs } },
+    ]
+      .map((m) => JSON.stringify(m) + "\n")
+      .join("");
+    const env = { ...process.env, SMOOTH_ENGINE: "wasm" };
+    const child = spawnSync(process.execPath, [main], { input: stdin, encoding: "utf8", timeout: 60_000, env });
+    expect(child.status, child.stderr).toBe(0);
+    const responses = child.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: number; output?: unknown });
+    const output = (id: number) => responses.find((r) => r.id === id)!.output;
+    expect(
+      maxRho(
+        output(3),
+        x.map((v) => Math.exp(v - ref.lse(x))),
+      ),
+    ).toBeLessThan(1e-12);
+    expect(maxRho(output(4), ref.detGradient(A, 3))).toBeLessThan(1e-13);
+
+    const bad = spawnSync(process.execPath, [main], {
+      input: stdin,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, SMOOTH_ENGINE: "fortran" },
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr).toBe(
+      "smooth gradbench: argument error: unknown engine `fortran`\n  expected: js or interp or wasm\n  found:    fortran\n",
+    );
+  });
 });

@@ -25,6 +25,29 @@ const gradByHand = [0, 1].map((j) => X.reduce((s, x, i) => s + x[j]! / (1 + Math
 
 const engineOf = (fn: unknown, ...args: unknown[]) => libraryFunction(fn)!.program(args).engine;
 
+describe.each(["js", "wasm"] as const)("borrowResult on %s", (backend) => {
+  it("gives results in the function's own memory: the same buffer each call, each call's values right", () => {
+    const g = grad(m.loss!, { backend, borrowResult: true });
+    const first = g(w, X) as Float64Array;
+    expect(Array.from(first)).toEqual(gradByHand.map((x) => expect.closeTo(x, 13)));
+    const w2 = new Float64Array([-0.5, 0.25]);
+    const z2 = X.map((x) => w2[0]! * x[0]! + w2[1]! * x[1]!);
+    const second = g(w2, X) as Float64Array;
+    expect(Array.from(second)).toEqual(
+      [0, 1].map((j) =>
+        expect.closeTo(
+          X.reduce((s, x, i) => s + x[j]! / (1 + Math.exp(-z2[i]!)), 0),
+          13,
+        ),
+      ),
+    );
+    // Borrowed: the second call wrote where the first result was (valid only until the next call, as documented).
+    expect(second.buffer).toBe(first.buffer);
+    const fresh = grad(m.loss!, { backend });
+    expect((fresh(w, X) as Float64Array).buffer).not.toBe((fresh(w2, X) as Float64Array).buffer);
+  });
+});
+
 describe.each(["js", "wasm"] as const)("backend %s", (backend) => {
   it("compiles a definition for that back end, to the value computed by hand", () => {
     const f = compile(m.loss!, { backend });

@@ -250,6 +250,16 @@ const RECORDS: Case = {
   where: "gradient",
 };
 
+const TAPES: Case = {
+  name: "newTape, tapePush, tapePop (a recursive function, in the reverse gradient program's functions)",
+  source:
+    "let rec g (v: Vector) (i: Index) : Double = if i = length v then 1. else sin (v[i] * g v (i + 1))\n" +
+    "let f = fun (v: Vector) -> g v 0",
+  point: (rnd) => [vec(rnd, 3, -1, 1)],
+  prims: ["newTape", "tapePush", "tapePop"],
+  where: "gradient",
+};
+
 const POINTS = 3;
 
 describe.each(CASES)("$name", (c) => {
@@ -282,18 +292,31 @@ describe.each([RESIDUALS, RECORDS])("$name, differentiated in second derivatives
   });
 });
 
+describe("tapes, differentiated in second derivatives (forward over reverse)", () => {
+  const p = load(TAPES.source);
+  test("first order as every case; the Hessian against finite differences of the gradient", () => {
+    const rnd = seededRandom(77);
+    for (let k = 0; k < POINTS; k++) {
+      const at = new Point(p, "f", TAPES.point(rnd));
+      at.checkAll(rnd);
+      expectClose(at.hessian(), at.fdHessian(), FD_TOL, "Hessian vs FD of the reverse gradient");
+    }
+  });
+});
+
 describe("coverage", () => {
   test("every primitive with a derivative rule occurs in a case's program", () => {
     const seen = new Set<string>();
-    for (const c of [...CASES, RESIDUALS, RECORDS]) {
+    for (const c of [...CASES, RESIDUALS, RECORDS, TAPES]) {
       const at = new Point(load(c.source), "f", c.point(seededRandom(1)));
       const lowered =
         c.where === "gradient"
           ? at.specs("gradient").interp.lowered
           : at.p.specialise("f", at.argTypes, "interp").lowered;
       for (const op of c.prims) {
+        const bodies = [lowered, ...(lowered.functions ?? [])].map((f) => f.body);
         expect(
-          someNode(lowered.body, (e) => e.kind === "prim" && e.op === op),
+          bodies.some((body) => someNode(body, (e) => e.kind === "prim" && e.op === op)),
           `${c.name} uses ${op}`,
         ).toBe(true);
         seen.add(op);

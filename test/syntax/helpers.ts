@@ -57,6 +57,12 @@ export function sexp(e: Expr): string {
       return `(${e.op === "-" ? "neg" : "not"} ${sexp(e.arg)})`;
     case "index":
       return `${sexp(e.array)}[${sexp(e.index)}]`;
+    case "letrec": {
+      const bindings = e.bindings.map(
+        (bd) => `${bd.name}${bd.annot ? `:${typeSexp(bd.annot)}` : ""} = ${sexp(bd.value)}`,
+      );
+      return `(letrec ${bindings.join(" and ")} in ${sexp(e.body)})`;
+    }
   }
 }
 

@@ -23,6 +23,9 @@ interface Case {
 }
 
 const CASES: Record<string, Case> = {
+  power: { f: corpus.power, args: [1.5, 3], wrt: [0] },
+  treeSumSquares: { f: corpus.treeSumSquares, args: [vec(11), 0, 11], wrt: [0] },
+  alternate: { f: corpus.alternate, args: [7, 0.3], wrt: [1] },
   projectileMiss: { f: corpus.projectileMiss, args: [new Float64Array([12, 9]), 10, 120], wrt: [0, 1] },
   softmaxCrossEntropy: { f: corpus.softmaxCrossEntropy, args: [vec(6, 2), 3], wrt: [0] },
   lstmCell: {
@@ -147,9 +150,16 @@ describe("while loops and recursion in the corpus", () => {
     expectClose([grad(corpus.cubeRootNewton)(5)], numeric(corpus.cubeRootNewton, [5], 0), 1e-6);
   });
 
-  it("a recursive function: not supported yet (the language has no recursion yet)", () => {
-    expect(() => grad(corpus.power)(1.5, 3)).toThrow(
-      /unsupported error: `power` calls itself: recursive functions are not supported yet/,
+  it("recursive functions: x^n, a divide-and-conquer sum, against their closed forms", () => {
+    // d/dx x^3 = 3x^2; the gradient of a sum of squares is 2v.
+    expect(compile(corpus.power)(1.5, 3)).toBe(3.375);
+    expect(grad(corpus.power)(1.5, 3)).toBeCloseTo(6.75, 12);
+    const v = new Float64Array([0.5, -1, 2, 3, -0.25]);
+    expect(compile(corpus.treeSumSquares)(v, 0, 5)).toBeCloseTo(14.3125, 12);
+    expectClose(
+      Array.from(grad(corpus.treeSumSquares)(v, 0, 5)),
+      Array.from(v, (x) => 2 * x),
+      1e-12,
     );
   });
 });

@@ -396,3 +396,18 @@ export function cubeRootNewton(a: number): number {
 export function power(x: number, n: number): number {
   return n === 0 ? 1 : x * power(x, n - 1);
 }
+
+/** Divide and conquer: the sum of squares of v[lo..hi) as the sum of its two halves'. */
+export function treeSumSquares(v: Float64Array, lo: number, hi: number): number {
+  if (hi - lo === 1) return v[lo]! * v[lo]!;
+  const mid = Math.floor((lo + hi) / 2);
+  return treeSumSquares(v, lo, mid) + treeSumSquares(v, mid, hi);
+}
+
+/** Mutual recursion: alternate steps of two maps until n reaches 0. */
+export function alternate(n: number, x: number): number {
+  return n <= 0 ? x : contract(n - 1, Math.sin(x) + x);
+}
+export function contract(n: number, x: number): number {
+  return n <= 0 ? x * x : alternate(n - 1, 0.5 * x);
+}

@@ -57,11 +57,13 @@ describe("located errors", () => {
     );
   });
 
-  it("recursion: not supported yet (the language is getting it)", () => {
-    expect(
-      errorOf("export function f(x: number, n: number): number { return n === 0 ? 1 : x * f(x, n - 1); }", 2, 3)
-        .headline,
-    ).toMatch(/unsupported error: `f` calls itself: recursive functions are not supported yet/);
+  it("a recursive function whose calls were taken to return the wrong type: a located hint to annotate it", () => {
+    const e = errorOf(
+      "export function f(n: number) {\n  if (n === 0) return new Float64Array(2);\n  const r = f(n - 1).slice();\n  return r;\n}",
+      2,
+    );
+    expect(e.headline).toMatch(/^model\.ts:3:\d+: type error/);
+    expect(e.message).toMatch(/`f` calls itself, and its calls were taken to return number: annotate its return type/);
   });
 
   it("a function value's errors give its line and column in the JavaScript the runtime runs", () => {

@@ -41,8 +41,17 @@ function mathModule() {
   apply.end();
   mb.exportFunction("apply", apply.index);
   mb.exportMemory("memory");
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(mb.encode()), {});
-  return instance.exports as unknown as { apply: (which: number, n: number) => void; memory: WebAssembly.Memory };
+  // The WebAssembly API as far as used here (the project's types leave out the DOM's declarations of it).
+  const wasm = (
+    globalThis as unknown as {
+      WebAssembly: {
+        Instance: new (module: unknown, imports: object) => { exports: unknown };
+        Module: new (bytes: Uint8Array) => unknown;
+      };
+    }
+  ).WebAssembly;
+  const instance = new wasm.Instance(new wasm.Module(mb.encode()), {});
+  return instance.exports as { apply: (which: number, n: number) => void; memory: { buffer: ArrayBuffer } };
 }
 
 const wasm = mathModule();

@@ -1,0 +1,97 @@
+// Latency (issue 16): how long a fresh process takes to give a derivative's first result, and how soon calls reach
+// steady speed. For each back end and each of GradBench's gmm (d=10, K=25), lstm and ht workloads (the quick
+// subset's), a new `node dist/gradbench/main.js` process is sent start, define, then evaluate three times; from the
+// tool's own timings: `define` (load and compile), the first call, the second call and the median of 20 later ones,
+// and the wall time from spawning the process to the first evaluate's answer (Node's start and the import included).
+// Writes bench/results/latency.md and .json. Run with `npm run bench:latency`.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { workloads } from "./gradbench-workloads.mjs";
+
+const TOOL = fileURLToPath(new URL("../dist/gradbench/main.js", import.meta.url));
+const CASES = [
+  ["gmm", "d=10,k=25,n=1000", "jacobian"],
+  ["lstm", "l=2,c=1024", "jacobian"],
+  ["ht", "complicated hand1_t26_c100", "jacobian"],
+];
+
+/** One fresh tool process: the answers to `messages`, and the wall time until each answer. */
+function session(engine, messages) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [TOOL], { env: { ...process.env, SMOOTH_ENGINE: engine } });
+    const answers = [];
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      answers.push({ ...JSON.parse(line), wallMs: performance.now() - t0 });
+      if (answers.length === messages.length) child.stdin.end();
+    });
+    child.on("error", reject);
+    child.on("close", () =>
+      answers.length === messages.length ? resolve(answers) : reject(new Error("tool ended early")),
+    );
+    for (const m of messages) child.stdin.write(JSON.stringify(m) + "\n");
+  });
+}
+
+const ms = (timing) => timing.nanoseconds / 1e6;
+const rows = [];
+for (const [evalName, workload, fn] of CASES) {
+  const w = workloads().find((x) => x.eval === evalName && x.name === workload);
+  if (w === undefined) throw new Error(`no workload ${evalName} ${workload} (is the ADBench data there?)`);
+  const input = w.input();
+  for (const engine of ["js", "wasm"]) {
+    const evaluate = (id, runs) => ({
+      id,
+      kind: "evaluate",
+      module: evalName,
+      function: fn,
+      input: { ...input, min_runs: runs, min_seconds: 0 },
+    });
+    const answers = await session(engine, [
+      { id: 0, kind: "start" },
+      { id: 1, kind: "define", module: evalName },
+      evaluate(2, 1),
+      evaluate(3, 1),
+      evaluate(4, 20),
+    ]);
+    for (const a of answers) if (a.success === false) throw new Error(`${evalName} ${engine}: ${a.error}`);
+    const steady = answers[4].timings.map(ms).sort((a, b) => a - b);
+    const row = {
+      eval: evalName,
+      workload,
+      function: fn,
+      engine,
+      defineMs: ms(answers[1].timings[0]),
+      firstMs: ms(answers[2].timings[0]),
+      secondMs: ms(answers[3].timings[0]),
+      steadyMs: steady[steady.length >> 1],
+      wallToFirstMs: answers[2].wallMs,
+    };
+    rows.push(row);
+    console.log(
+      `${evalName} ${fn} ${engine}: define ${row.defineMs.toFixed(0)} ms, first ${row.firstMs.toFixed(1)}, second ` +
+        `${row.secondMs.toFixed(1)}, steady ${row.steadyMs.toFixed(2)}; spawn to first answer ${row.wallToFirstMs.toFixed(0)} ms`,
+    );
+  }
+}
+
+const table = [
+  "| eval | function | back end | define ms | first call ms | second ms | steady ms | second / steady | process start to first result ms |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map(
+    (r) =>
+      `| ${r.eval} (${r.workload}) | ${r.function} | ${r.engine} | ${r.defineMs.toFixed(0)} | ${r.firstMs.toFixed(1)} | ` +
+      `${r.secondMs.toFixed(1)} | ${r.steadyMs.toFixed(2)} | ${(r.secondMs / r.steadyMs).toFixed(2)} | ${r.wallToFirstMs.toFixed(0)} |`,
+  ),
+].join("\n");
+console.log(table);
+mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+writeFileSync(
+  new URL("./results/latency.md", import.meta.url),
+  `# Latency: a fresh process to the first derivative, and the calls after\n\n\`npm run bench:latency\`, Node ${process.version}; the tool's own timings (JSON and input conversion excluded), and the wall time from spawning the process to the first evaluate's answer.\n\n${table}\n`,
+);
+writeFileSync(new URL("./results/latency.json", import.meta.url), JSON.stringify(rows, null, 2) + "\n");
