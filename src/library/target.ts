@@ -8,6 +8,7 @@
 // Functions handed out by the library are remembered here: which target they call (so `grad(compile(f))` works like
 // `grad(f)`) and, for `inspect` and `compilations`, how to find their compiled program.
 
+import { withinCompilerStack } from "../api/compiler-stack.js";
 import type { Engine, Specialised } from "../api/program.js";
 import { prepare } from "../api/program.js";
 import type { Subject } from "../api/derivatives.js";
@@ -90,7 +91,8 @@ export function compiledProgram(inst: Instance, engine: Engine = DEFAULT_LIBRARY
   let spec = byEngine.get(engine);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
-    spec = prepare(inst.lower(engine), inst.argTypes, engine, passes);
+    // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
+    spec = withinCompilerStack("the function", () => prepare(inst.lower(engine), inst.argTypes, engine, passes));
     byEngine.set(engine, spec);
   }
   return spec;
