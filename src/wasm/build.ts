@@ -19,6 +19,8 @@ import type { Code } from "./encoder.js";
 import { i32, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
+import { buildLanes } from "../lowering/lanes.js";
+import { laneCount, Lanes } from "./simd.js";
 import {
   address,
   elementShift,
@@ -131,37 +133,43 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
       indices.pop();
       return;
     }
-    em.countedLoop(t, n, () => {
-      let element: WSlots;
-      if (j < k) {
-        for (const l of levels[j]!.lets) em.letBinding(l);
-        level(j + 1);
-        element = [sizes[j + 1]!, ...records[j + 1]!];
-      } else {
-        const lets: Let[] = [];
-        let tail = terminal;
-        for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
-        const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
-        if (zb === undefined) element = terminalWrite(em.expr(terminal));
-        else {
-          for (const l of lets) em.letBinding(l);
-          element = zeroOrValue(zb);
+    const start = j === k ? elementsInLanes(b, n) : undefined;
+    em.countedLoop(
+      t,
+      n,
+      () => {
+        let element: WSlots;
+        if (j < k) {
+          for (const l of levels[j]!.lets) em.letBinding(l);
+          level(j + 1);
+          element = [sizes[j + 1]!, ...records[j + 1]!];
+        } else {
+          const lets: Let[] = [];
+          let tail = terminal;
+          for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+          const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
+          if (zb === undefined) element = terminalWrite(em.expr(terminal));
+          else {
+            for (const l of lets) em.letBinding(l);
+            element = zeroOrValue(zb);
+          }
         }
-      }
-      if (recordLength > 0) {
-        fb.if(op("i32.eqz", slotCode(t)));
-        record.forEach((r, q) => em.set(r, slotCode(element[q]!)));
-        fb.else();
-        const differs = element
-          .map((x, q) => op("i32.ne", slotCode(x), slotCode(record[q]!)))
-          .reduce((a, c) => op("i32.or", a, c));
-        fb.if(op("i32.and", op("i32.lt_s", slotCode(bad), i32(0)), differs));
-        em.set(bad, slotCode(t));
-        found.forEach((f, q) => em.set(f, slotCode(element[q]!)));
-        fb.end();
-        fb.end();
-      }
-    });
+        if (recordLength > 0) {
+          fb.if(op("i32.eqz", slotCode(t)));
+          record.forEach((r, q) => em.set(r, slotCode(element[q]!)));
+          fb.else();
+          const differs = element
+            .map((x, q) => op("i32.ne", slotCode(x), slotCode(record[q]!)))
+            .reduce((a, c) => op("i32.or", a, c));
+          fb.if(op("i32.and", op("i32.lt_s", slotCode(bad), i32(0)), differs));
+          em.set(bad, slotCode(t));
+          found.forEach((f, q) => em.set(f, slotCode(element[q]!)));
+          fb.end();
+          fb.end();
+        }
+      },
+      start,
+    );
     if (recordLength > 0) {
       const elemType = b.type.k === "array" ? b.type.elem : b.type;
       em.failIf(op("i32.ge_s", slotCode(bad), i32(0)), [bad, ...record, ...found].map(savedSlot), ([index, ...dims]) =>
@@ -176,6 +184,33 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
       );
     }
     indices.pop();
+  };
+
+  // A terminal of Doubles computed elementwise (src/lowering/lanes.ts): groups of elements in SIMD lanes, stored
+  // with one vector store per leaf, up to the bound the plan allows; the plain loop continues from the returned index.
+  const elementsInLanes = (b: Build, n: WSlot): WSlot | undefined => {
+    if (termArrays.length > 0 || termLeaves.some((l) => l.kind !== "double")) return undefined;
+    const plan = buildLanes(b.index, terminal, (id) => em.isBound(id) && id !== b.index.id);
+    if (plan === undefined) return undefined;
+    // A chain's later runs write at runStart + t: within the buffer only (an irregular chain may overrun it).
+    const room =
+      k === 0 ? undefined : em.define("i32", op("i32.sub", slotCode(capacities[0]!), slotCode(runStarts[k]!)));
+    const m = Lanes.bound(em, plan, n, room);
+    const at = em.local("i32");
+    const shift = elementShift("double", em.real);
+    em.countedLoop(
+      at,
+      m,
+      () =>
+        em.scoped(() => {
+          const values = new Lanes(em, plan, at).body(terminal);
+          const where = iadd(islot(runStarts[k]!), islot(at));
+          values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
+        }),
+      undefined,
+      laneCount(em.real),
+    );
+    return m;
   };
 
   // `if c then A else build m (fun _ -> 0.)`: the zeros are already in the fresh buffer, so that branch only gives

@@ -47,6 +47,8 @@ import {
 import { WASM_LOWERING } from "./lowering.js";
 import { emitBuild } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
+import { reductionLanes } from "../lowering/lanes.js";
+import { reduceInLanes } from "./simd.js";
 
 export type WSlots = readonly WSlot[];
 
@@ -113,6 +115,30 @@ export class WasmEmitter {
     if (slots.length !== slotCount(v.type)) throw new Error(`wasm: ${slots.length} slots bound to v${v.id}`);
     if (this.env.has(v.id)) throw new Error(`wasm: variable v${v.id} is bound twice`);
     this.env.set(v.id, slots);
+    this.bindLog?.push(v.id);
+  }
+
+  /** Whether a variable is bound here (in scope at the current point of the code). */
+  isBound(id: number): boolean {
+    return this.env.has(id);
+  }
+
+  private bindLog: number[] | undefined;
+
+  /**
+   * Runs `write`, then forgets the variables it bound: for code written twice, such as a loop body written once for
+   * SIMD lanes and once more for the remaining iterations.
+   */
+  scoped(write: () => void): void {
+    const outer = this.bindLog;
+    const log: number[] = [];
+    this.bindLog = log;
+    try {
+      write();
+    } finally {
+      this.bindLog = outer;
+      for (const id of log) this.env.delete(id);
+    }
   }
 
   /** Records that the dimension slots among `slots` (of type t) hold dimensions (never negative). */
@@ -393,21 +419,24 @@ export class WasmEmitter {
   private ifold(e: Ifold): WSlots {
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
+    // A reduction whose terms run in SIMD lanes (src/lowering/lanes.ts): the lanes first, then the plain loop.
+    const lanes = reductionLanes(e, (id) => this.isBound(id));
     const state = this.loopState(e);
+    const start = lanes === undefined ? undefined : reduceInLanes(this, lanes, count, state[0]!);
     const i = this.loopVariable(e.index, count);
-    this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)));
+    this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;
   }
 
-  /** `for (i = 0; i < n; i++) body()`, with i a local the caller made. */
-  countedLoop(i: WSlot, n: WSlot, body: () => void): void {
+  /** `for (i = start; i < n; i += step) body()`, with i a local the caller made. */
+  countedLoop(i: WSlot, n: WSlot, body: () => void, start: WSlot = { value: 0, type: "i32" }, step = 1): void {
     const fb = this.fb;
-    this.set(i, i32(0));
+    this.set(i, slotCode(start));
     fb.block("exit");
     fb.loop("next");
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
     body();
-    this.set(i, op("i32.add", slotCode(i), i32(1)));
+    this.set(i, op("i32.add", slotCode(i), i32(step)));
     fb.br("next");
     fb.end();
     fb.end();

@@ -42,6 +42,8 @@ export interface Helpers {
   /** exp and log of the real type, bit for bit V8's `Math.exp` and `Math.log` (./math.ts). */
   readonly exp: number;
   readonly log: number;
+  /** exp and log of a v128 of reals (two f64 or four f32 lanes): ./simd-math.ts. */
+  readonly lanes: { readonly exp: number; readonly log: number };
   /** Imported `Math` functions of f64 (sin, cos, tan, tanh and pow). */
   readonly math: Readonly<Record<"sin" | "cos" | "tan" | "tanh" | "pow", number>>;
   /** The global holding the number of the error site that failed (0: none). */

@@ -10,10 +10,11 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { ownership } from "../lowering/ownership.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
-import { ModuleBuilder, type ValType } from "./encoder.js";
-import { call, globalGet, globalSet, i32, load, localGet, op, store } from "./instructions.js";
+import { ModuleBuilder, type Code, type ValType } from "./encoder.js";
+import { call, globalGet, globalSet, i32, load, localGet, op, shuffle, store } from "./instructions.js";
 import { WasmEmitter, type RaiseError } from "./emit.js";
 import { writeExp, writeLog } from "./math.js";
+import { writeExpF64x2, writeLogF64x2 } from "./simd-math.js";
 import {
   addArenaGlobals,
   layoutFor,
@@ -72,6 +73,11 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const log64 = mb.addFunction(F64_TO_F64);
   writeLog(log64);
   let [exp, log] = [exp64.index, log64.index];
+  const vexp64 = mb.addFunction({ params: ["v128"], results: ["v128"] });
+  writeExpF64x2(vexp64);
+  const vlog64 = mb.addFunction({ params: ["v128"], results: ["v128"] });
+  writeLogF64x2(vlog64);
+  let lanes = { exp: vexp64.index, log: vlog64.index };
   if (real === "f32") {
     // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
     [exp, log] = [exp64.index, log64.index].map((f) => {
@@ -79,6 +85,15 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
       w.emit(op("f32.demote_f64", call(f, op("f64.promote_f32", localGet(0)))));
       return w.index;
     }) as [number, number];
+    // Four f32 lanes: the low and high pairs widened, through the two-lane f64 function, rounded and put together.
+    const [vexp, vlog] = [vexp64.index, vlog64.index].map((f) => {
+      const w = mb.addFunction({ params: ["v128"], results: ["v128"] });
+      const half = (v: Code) => op("f32x4.demote_f64x2_zero", call(f, op("f64x2.promote_low_f32x4", v)));
+      const high = shuffle(localGet(0), localGet(0), [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]);
+      w.emit(shuffle(half(localGet(0)), half(high), [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
+      return w.index;
+    }) as [number, number];
+    lanes = { exp: vexp, log: vlog };
   }
 
   const main = mb.addFunction({ params: ["i32"], results: [] });
@@ -96,7 +111,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
 
   const em = new WasmEmitter(
     main,
-    { alloc: alloc.index, intPow: intPow.index, exp, log, math, errorSite, raise },
+    { alloc: alloc.index, intPow: intPow.index, exp, log, lanes, math, errorSite, raise },
     real,
     layout.errorArea,
   );

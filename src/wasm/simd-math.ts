@@ -15,29 +15,66 @@ const add = (a: Code, b: Code) => op("f64x2.add", a, b);
 const sub = (a: Code, b: Code) => op("f64x2.sub", a, b);
 const mul = (a: Code, b: Code) => op("f64x2.mul", a, b);
 const div = (a: Code, b: Code) => op("f64x2.div", a, b);
-/** The high 32 bits of each lane, sign-extended to 64 (fdlibm's GET_HIGH_WORD as a signed int). */
-const highWord = (x: Code) => op("i64x2.shr_s", x, [0x41, 32]);
-/** 2^k for integral k in each f64 lane (k + 1023 in [1, 2046]). */
+/** The f64 whose bits are `hi` << 32: |x| < boundary(H) is fdlibm's test on the high word, hx < H. */
+const boundary = (hi: number): number => {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setUint32(0, hi);
+  return view.getFloat64(0);
+};
+
+/** 2^k for each lane's integral k with k + 1023 in [1, 2046], without a float-to-int conversion: k + 1.5·2^52 holds
+ * k in its low bits (the exponent of 1.5·2^52 is 52), so its bits minus those of 1.5·2^52, plus 1023, shifted, are
+ * the bits of 2^k. */
+const MAGIC = 6755399441055744; // 1.5 * 2^52
 const pow2 = (k: Code) =>
-  op(
-    "i64x2.shl",
-    op("i64x2.add", op("i64x2.extend_low_i32x4_s", op("i32x4.trunc_sat_f64x2_s_zero", k)), i64x2(1023n)),
-    [0x41, 52],
-  );
+  op("i64x2.shl", op("i64x2.add", add(k, splat(MAGIC)), i64x2(1023n - 0x4338000000000000n)), [0x41, 52]);
 
 /** Writes exp(x: v128) -> v128 (two f64 lanes) into `fb`. */
 export function writeExpF64x2(fb: FunctionBuilder): void {
-  const x = 0;
+  expF64x2(fb, 0);
+}
+
+/**
+ * Writes into `fb` the instructions of exp of the v128 local x (two f64 lanes), leaving the result on the stack. When
+ * both lanes have |x| <= 708 (k within [-1021, 1021], no overflow, underflow or NaN) a shorter form runs, without
+ * the selects for those cases.
+ */
+export function expF64x2(fb: FunctionBuilder, x: number): void {
+  const rare = op("v128.not", op("f64x2.le", op("f64x2.abs", get(x)), splat(708)));
+  either(
+    fb,
+    op("v128.any_true", rare),
+    () => expLanes(fb, x, true),
+    () => expLanes(fb, x, false),
+  );
+}
+
+/** `cond ? full() : short()`, each leaving a v128 on the stack; the result on the stack. */
+function either(fb: FunctionBuilder, cond: Code, full: () => void, short: () => void): void {
+  const out = fb.local("v128");
+  fb.if(cond);
+  full();
+  fb.emit(set(out, []));
+  fb.else();
+  short();
+  fb.emit(set(out, []));
+  fb.end();
+  fb.emit(get(out));
+}
+
+function expLanes(fb: FunctionBuilder, x: number, full: boolean): void {
   const v = () => fb.local("v128");
-  const [hx, neg, k, hi, lo, r, t, c, y] = [v(), v(), v(), v(), v(), v(), v(), v(), v()];
-  const signed = (v: number) => sel(splat(-v), splat(v), get(neg));
+  const [ax, neg, k, hi, lo, r, t, c, y] = [v(), v(), v(), v(), v(), v(), v(), v(), v()];
+  const signed = (value: number) => sel(splat(-value), splat(value), get(neg));
+  // fdlibm's tests of |x|'s high word, as comparisons of |x| (false for NaN lanes, which are replaced at the end).
+  const below = (hiWord: number) => op("f64x2.lt", get(ax), splat(boundary(hiWord)));
   fb.emit(
-    set(hx, op("v128.and", highWord(get(x)), i64x2(0x7fffffffn))),
-    set(neg, op("i64x2.lt_s", get(x), i64x2(0n))),
+    set(ax, op("f64x2.abs", get(x))),
+    set(neg, op("f64x2.lt", get(x), splat(0))),
     // k: round(x / ln2) above ln2/2 (x·invln2 ± 1/2, truncated), ±1 below 1.5 ln2, 0 below ln2/2 (no reduction).
     set(k, op("f64x2.trunc", add(mul(splat(EXP.invLn2), get(x)), signed(0.5)))),
-    set(k, sel(signed(1), get(k), op("i64x2.lt_s", get(hx), i64x2(0x3ff0a2b2n)))),
-    set(k, sel(splat(0), get(k), op("i64x2.le_s", get(hx), i64x2(0x3fd62e42n)))),
+    set(k, sel(signed(1), get(k), below(0x3ff0a2b2))),
+    set(k, sel(splat(0), get(k), below(0x3fd62e43))),
     // x = k ln2 + (hi - lo): with k = ±1 this is fdlibm's x ∓ ln2_hi, ±ln2_lo exactly; with k = 0, x and +0.
     set(hi, sub(get(x), mul(get(k), splat(EXP.ln2Hi)))),
     set(lo, mul(get(k), splat(EXP.ln2Lo))),
@@ -56,41 +93,64 @@ export function writeExpF64x2(fb: FunctionBuilder): void {
   );
   // 2^k: directly for -1021 <= k <= 1023; k < -1021 as 2^(k+1000) then 2^-1000, k = 1024 as 2^1023 then 2 (one
   // rounding each way, as fdlibm's y·twopk·twom1000 and y·2·two1023).
-  const below = op("f64x2.lt", get(k), splat(-1021));
-  const top = op("f64x2.eq", get(k), splat(1024));
-  const kScaled = sel(add(get(k), splat(1000)), sel(splat(1023), get(k), top), below);
-  const extra = sel(splat(EXP.twoM1000), sel(splat(2), splat(1), top), below);
-  fb.emit(set(y, mul(mul(get(y), pow2(kScaled)), extra)));
+  if (full) {
+    const low = op("f64x2.lt", get(k), splat(-1021));
+    const top = op("f64x2.eq", get(k), splat(1024));
+    const kScaled = sel(add(get(k), splat(1000)), sel(splat(1023), get(k), top), low);
+    const extra = sel(splat(EXP.twoM1000), sel(splat(2), splat(1), top), low);
+    fb.emit(set(y, mul(mul(get(y), pow2(kScaled)), extra)));
+  } else fb.emit(set(y, mul(get(y), pow2(get(k)))));
   // The cases fdlibm returns early for, latest first: NaN, overflow, underflow, exp(1) = e, tiny |x| (1 + x).
   let result = get(y);
-  result = sel(add(splat(1), get(x)), result, op("i64x2.lt_s", get(hx), i64x2(0x3e300000n)));
+  result = sel(add(splat(1), get(x)), result, below(0x3e300000));
   result = sel(splat(Math.E), result, op("f64x2.eq", get(x), splat(1)));
-  result = sel(splat(0), result, op("f64x2.lt", get(x), splat(EXP.underflow)));
-  result = sel(splat(Infinity), result, op("f64x2.gt", get(x), splat(EXP.overflow)));
-  result = sel(add(get(x), get(x)), result, op("f64x2.ne", get(x), get(x)));
+  if (full) {
+    result = sel(splat(0), result, op("f64x2.lt", get(x), splat(EXP.underflow)));
+    result = sel(splat(Infinity), result, op("f64x2.gt", get(x), splat(EXP.overflow)));
+    result = sel(add(get(x), get(x)), result, op("f64x2.ne", get(x), get(x)));
+  }
   fb.emit(result);
 }
 
 /** Writes log(x: v128) -> v128 (two f64 lanes) into `fb`. */
 export function writeLogF64x2(fb: FunctionBuilder): void {
-  const x = 0;
+  logF64x2(fb, 0);
+}
+
+/**
+ * Writes log of the v128 local x (two f64 lanes), leaving the result on the stack. When both lanes are normal,
+ * positive and finite a shorter form runs, without the scaling of subnormals and the selects of special values.
+ */
+export function logF64x2(fb: FunctionBuilder, x: number): void {
+  const normal = op("v128.and", op("f64x2.ge", get(x), splat(2 ** -1022)), op("f64x2.lt", get(x), splat(Infinity)));
+  either(
+    fb,
+    op("v128.any_true", op("v128.not", normal)),
+    () => logLanes(fb, x, true),
+    () => logLanes(fb, x, false),
+  );
+}
+
+function logLanes(fb: FunctionBuilder, x: number, full: boolean): void {
   const v = () => fb.local("v128");
   const [sub54, xs, hx, k, i, m, f] = [v(), v(), v(), v(), v(), v(), v()];
   const [dk, s, z, w, r, hfsq, small] = [v(), v(), v(), v(), v(), v(), v()];
   // Subnormal x (0 < x < 2^-1022): scaled by 2^54, k starts at -54.
+  if (full)
+    fb.emit(
+      set(sub54, op("v128.and", op("f64x2.lt", get(x), splat(2 ** -1022)), op("f64x2.gt", get(x), splat(0)))),
+      set(xs, sel(mul(get(x), splat(LOG.two54)), get(x), get(sub54))),
+    );
+  else fb.emit(set(xs, get(x)));
   fb.emit(
-    set(
-      sub54,
-      op("v128.and", op("i64x2.lt_s", highWord(get(x)), i64x2(0x00100000n)), op("f64x2.gt", get(x), splat(0))),
-    ),
-    set(xs, sel(mul(get(x), splat(LOG.two54)), get(x), get(sub54))),
-    set(hx, highWord(get(xs))),
+    // The high word (x > 0 here: lanes of other x are replaced at the end).
+    set(hx, op("i64x2.shr_u", get(xs), [0x41, 32])),
     // k = k0 + exponent - 1023 (+1 when the significand is normalised into [sqrt(2)/2, sqrt(2)) by halving).
-    set(k, op("i64x2.sub", op("i64x2.shr_s", get(hx), [0x41, 20]), i64x2(1023n))),
-    set(k, op("i64x2.add", get(k), sel(i64x2(-54n), i64x2(0n), get(sub54)))),
+    set(k, op("i64x2.sub", op("i64x2.shr_u", get(hx), [0x41, 20]), i64x2(1023n))),
+    ...(full ? [set(k, op("i64x2.add", get(k), sel(i64x2(-54n), i64x2(0n), get(sub54))))] : []),
     set(hx, op("v128.and", get(hx), i64x2(0xfffffn))),
     set(i, op("v128.and", op("i64x2.add", get(hx), i64x2(0x95f64n)), i64x2(0x100000n))),
-    set(k, op("i64x2.add", get(k), op("i64x2.shr_s", get(i), [0x41, 20]))),
+    set(k, op("i64x2.add", get(k), op("i64x2.shr_u", get(i), [0x41, 20]))),
     // x with its high word replaced by hx | (i ^ 0x3ff00000): the normalised significand.
     set(
       m,
@@ -156,9 +216,14 @@ export function writeLogF64x2(fb: FunctionBuilder): void {
     op("i64x2.lt_s", op("v128.and", op("i64x2.add", get(hx), i64x2(2n)), i64x2(0xfffffn)), i64x2(3n)),
   );
   // Special values, as fdlibm returns them: +inf and NaN give x + x, negative x NaN, zero -inf.
-  const xhi = highWord(get(x));
-  result = sel(add(get(x), get(x)), result, op("i64x2.ge_s", xhi, i64x2(0x7ff00000n)));
-  result = sel(splat(NaN), result, op("i64x2.lt_s", xhi, i64x2(0n)));
-  result = sel(splat(-Infinity), result, op("f64x2.eq", get(x), splat(0)));
+  if (full) {
+    result = sel(
+      add(get(x), get(x)),
+      result,
+      op("v128.or", op("f64x2.ne", get(x), get(x)), op("f64x2.eq", get(x), splat(Infinity))),
+    );
+    result = sel(splat(NaN), result, op("f64x2.lt", get(x), splat(0)));
+    result = sel(splat(-Infinity), result, op("f64x2.eq", get(x), splat(0)));
+  }
   fb.emit(result);
 }

@@ -1,0 +1,213 @@
+// Loops a back end can run several iterations at once (SIMD lanes), found on the IR: a `build` whose element, or an
+// `ifold` whose step `acc ⊕ x`, is computed from its index by elementwise arithmetic. For each value of the body
+// this says whether it varies with the index (computed per lane) or is the same in every iteration (uniform:
+// computed once per group of lanes, as ordinary code); varying values are Doubles and Bools made by arithmetic,
+// comparisons, exp/log and the other scalar functions, `if` on a varying condition (both branches computed, the lane's
+// own selected), and reads `a[i + c]` of a vector bound outside the loop at the index plus a literal (consecutive
+// elements: one vector load).
+//
+// Nothing changes the order of a sum: a reduction computes its terms per lane and adds them to the accumulator one
+// after the other, as the loop does, so results are bit for bit those of the plain loop. A back end runs lanes up to
+// the largest count at which no read is out of range (every array read at i + c has more than m - 1 + c elements,
+// every checkIndex bound likewise), then the plain loop from there: an index error is raised by the plain loop at the
+// same iteration, with the same message, as without lanes.
+
+import { freeVars } from "../ir/free.js";
+import type { Atom, Expr, Ifold, Let, Prim, Var } from "../ir/ir.js";
+import type { PrimName } from "../prims/names.js";
+import { primMayFail } from "../prims/table.js";
+
+/** Per-lane functions of Doubles (and Bools), by arity. */
+const UNARY_REAL: ReadonlySet<PrimName> = new Set<PrimName>([
+  "neg",
+  "sqrt",
+  "abs",
+  "floor",
+  "exp",
+  "log",
+  "sin",
+  "cos",
+  "tan",
+  "tanh",
+  "stopGradient",
+]);
+const BINARY_REAL: ReadonlySet<PrimName> = new Set<PrimName>(["add", "sub", "mul", "div", "max", "min", "pow"]);
+const COMPARISONS: ReadonlySet<PrimName> = new Set<PrimName>(["lt", "gt", "le", "ge", "eq", "ne"]);
+/** The operators of a reduction `acc ⊕ x` run in lanes (each term still added in order). */
+const REDUCTIONS: ReadonlySet<PrimName> = new Set<PrimName>(["add", "mul", "max", "min"]);
+
+/** A bound on the lanes: the loop reads up to index + offset below `length` (an array's length or an Index atom). */
+export interface LaneBound {
+  /** The array read (its dimension 0 is the length), or an Index atom (a checkIndex's bound). */
+  readonly length: { readonly array: Var } | { readonly atom: Atom };
+  readonly offset: number;
+}
+
+export interface LanePlan {
+  readonly index: Var;
+  /** Let-bound variables (and the index) whose value differs between lanes. */
+  readonly varying: ReadonlySet<number>;
+  /** Varying Index variables that are the loop index plus a literal: id -> the literal (the index itself: 0). */
+  readonly offsets: ReadonlyMap<number, number>;
+  readonly bounds: readonly LaneBound[];
+}
+
+/** A reduction loop: `ifold (fun acc i -> ... in acc ⊕ x) init n` on a Double state. */
+export interface ReductionPlan extends LanePlan {
+  readonly op: "add" | "mul" | "max" | "min";
+  /** The lets before the step, and the term x. */
+  readonly lets: readonly Let[];
+  readonly term: Atom;
+}
+
+/** The lane plan of a build's element `body` (a Double, or a tuple of Doubles), if it can run in lanes. */
+export function buildLanes(index: Var, body: Expr, outside: (id: number) => boolean): LanePlan | undefined {
+  const a = new Analysis(index, outside);
+  if (!a.body(body, false)) return undefined;
+  let tail = body;
+  while (tail.kind === "let") tail = tail.body;
+  const doubleAtom = (x: Expr) => (x.kind === "var" || x.kind === "lit") && x.type.k === "double";
+  if (!doubleAtom(tail) && !(tail.kind === "tuple" && tail.elems.length > 0 && tail.elems.every(doubleAtom)))
+    return undefined;
+  return a.plan();
+}
+
+/** The reduction plan of an ifold, if its step is `acc ⊕ x` with x computed in lanes and acc used nowhere else. */
+export function reductionLanes(e: Ifold, outside: (id: number) => boolean): ReductionPlan | undefined {
+  if (e.acc.type.k !== "double") return undefined;
+  const lets: Let[] = [];
+  let tail = e.body;
+  for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+  // `let r = acc ⊕ x in r` as well as `acc ⊕ x`.
+  const last = lets[lets.length - 1];
+  if (tail.kind === "var" && last !== undefined && last.v.id === tail.id) {
+    lets.pop();
+    tail = last.rhs;
+  }
+  if (tail.kind !== "prim" || !REDUCTIONS.has(tail.op) || tail.tangent !== undefined) return undefined;
+  const [x, y] = tail.args as [Atom, Atom];
+  const isAcc = (a: Atom) => a.kind === "var" && a.id === e.acc.id;
+  const term = isAcc(x) && !isAcc(y) ? y : isAcc(y) && !isAcc(x) ? x : undefined;
+  if (term === undefined) return undefined;
+  // The accumulator appears only in the step.
+  if (lets.some((l) => freeVars(l.rhs).has(e.acc.id)) || (term.kind === "var" && term.id === e.acc.id))
+    return undefined;
+  const a = new Analysis(e.index, outside);
+  for (const l of lets) if (!a.let(l, false)) return undefined;
+  if (term.kind === "var" && !a.atomOk(term)) return undefined;
+  return { ...a.plan(), op: tail.op as ReductionPlan["op"], lets, term };
+}
+
+class Analysis {
+  private readonly varying = new Set<number>();
+  private readonly offsets = new Map<number, number>();
+  private readonly bounds: LaneBound[] = [];
+  /** Variables bound in the body (uniform or not): they are not available before the loop. */
+  private readonly inside = new Set<number>();
+
+  constructor(
+    private readonly index: Var,
+    /** Whether a variable is bound outside the loop (available before it). */
+    private readonly outside: (id: number) => boolean,
+  ) {
+    this.varying.add(index.id);
+    this.offsets.set(index.id, 0);
+  }
+
+  plan(): LanePlan {
+    return { index: this.index, varying: this.varying, offsets: this.offsets, bounds: this.bounds };
+  }
+
+  private isVarying(a: Atom): boolean {
+    return a.kind === "var" && this.varying.has(a.id);
+  }
+
+  atomOk(a: Atom): boolean {
+    // An Index that varies only as an offset of the index is not a lane value by itself.
+    return !(a.kind === "var" && this.offsets.has(a.id));
+  }
+
+  /** The lets of `e` and its tail; inside a branch computed for every lane, nothing may fail. */
+  body(e: Expr, inBranch: boolean): boolean {
+    for (; e.kind === "let"; e = e.body) if (!this.let(e, inBranch)) return false;
+    if (e.kind === "var" || e.kind === "lit") return this.atomOk(e);
+    if (e.kind === "tuple") return e.elems.every((a) => this.atomOk(a));
+    return false;
+  }
+
+  let(l: Let, inBranch: boolean): boolean {
+    this.inside.add(l.v.id);
+    const free = freeVars(l.rhs);
+    const varies = [...free.keys()].some((id) => this.varying.has(id));
+    if (!varies) {
+      // Uniform: ordinary code, once per group of lanes. In a branch it runs for every lane: only what cannot fail.
+      if (!inBranch) return true;
+      return (
+        (l.rhs.kind === "prim" && !primMayFail(l.rhs.op, l.rhs.type)) || l.rhs.kind === "var" || l.rhs.kind === "lit"
+      );
+    }
+    this.varying.add(l.v.id);
+    return this.varyingRhs(l, inBranch);
+  }
+
+  private varyingRhs(l: Let, inBranch: boolean): boolean {
+    const e = l.rhs;
+    if (e.kind === "if") {
+      if (!this.isVarying(e.cond) || (e.type.k !== "double" && e.type.k !== "bool")) return false;
+      return this.body(e.then, true) && this.body(e.else, true);
+    }
+    if (e.kind === "var") return this.atomOk(e) && e.type.k !== "int";
+    if (e.kind !== "prim") return false;
+    return this.prim(l.v, e, inBranch);
+  }
+
+  private prim(v: Var, e: Prim, inBranch: boolean): boolean {
+    const [a, b] = e.args as [Atom, Atom];
+    const types = e.args.map((x) => x.type.k);
+    if (e.op === "get") return this.read(a, b, e.type, inBranch);
+    if (e.op === "checkIndex") {
+      // j = checkIndex (i + c) n with n uniform: the same lane index, one more bound.
+      const c = a.kind === "var" ? this.offsets.get(a.id) : undefined;
+      if (c === undefined || c < 0 || inBranch || !this.availableBefore(b)) return false;
+      this.offsets.set(v.id, c);
+      this.bounds.push({ length: { atom: b }, offset: c });
+      return true;
+    }
+    if (e.type.k === "int") {
+      // i + c, c + i, i - c with c a literal: another offset of the index.
+      const lit = (x: Atom) => (x.kind === "lit" && typeof x.value === "number" ? x.value : undefined);
+      const ca = a.kind === "var" ? this.offsets.get(a.id) : undefined;
+      const cb = b !== undefined && b.kind === "var" ? this.offsets.get(b.id) : undefined;
+      let c: number | undefined;
+      if (e.op === "add" && ca !== undefined && lit(b) !== undefined) c = ca + lit(b)!;
+      else if (e.op === "add" && cb !== undefined && lit(a) !== undefined) c = cb + lit(a)!;
+      else if (e.op === "sub" && ca !== undefined && lit(b) !== undefined) c = ca - lit(b)!;
+      if (c === undefined || !Number.isSafeInteger(c) || Math.abs(c) > 1 << 20) return false;
+      this.offsets.set(v.id, c);
+      return true;
+    }
+    if (e.op === "toDouble") return a.kind === "var" && this.offsets.has(a.id);
+    if (UNARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a);
+    if (BINARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a) && this.atomOk(b);
+    if (COMPARISONS.has(e.op)) {
+      if (types[0] === "int")
+        return [a, b].every((x) => !this.isVarying(x) || (x.kind === "var" && this.offsets.has(x.id)));
+      return this.atomOk(a) && this.atomOk(b);
+    }
+    if (e.op === "and" || e.op === "or" || e.op === "not") return true;
+    return false;
+  }
+
+  /** `a[i + c]` of a vector bound outside the loop: a load of consecutive elements. */
+  private read(arr: Atom, at: Atom, t: Prim["type"], inBranch: boolean): boolean {
+    const c = at.kind === "var" ? this.offsets.get(at.id) : undefined;
+    if (c === undefined || c < 0 || inBranch || t.k !== "double" || arr.kind !== "var") return false;
+    if (arr.type.k !== "array" || arr.type.elem.k !== "double" || !this.availableBefore(arr)) return false;
+    this.bounds.push({ length: { array: arr }, offset: c });
+    return true;
+  }
+
+  private availableBefore(a: Atom): boolean {
+    return a.kind === "lit" || (this.outside(a.id) && !this.inside.has(a.id));
+  }
+}
