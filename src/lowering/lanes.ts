@@ -13,7 +13,7 @@
 // same iteration, with the same message, as without lanes.
 
 import { freeVars } from "../ir/free.js";
-import type { Atom, Expr, Ifold, Let, Prim, Var } from "../ir/ir.js";
+import { freshVar, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
 import { primMayFail } from "../prims/table.js";
 
@@ -52,6 +52,11 @@ export interface LanePlan {
   readonly bounds: readonly LaneBound[];
 }
 
+/** A build's plan, with the element expression to write in lanes (its tail named by a let when it was not an atom). */
+export interface BuildPlan extends LanePlan {
+  readonly body: Expr;
+}
+
 /** A reduction loop: `ifold (fun acc i -> ... in acc ⊕ x) init n` on a Double state. */
 export interface ReductionPlan extends LanePlan {
   readonly op: "add" | "mul" | "max" | "min";
@@ -60,8 +65,9 @@ export interface ReductionPlan extends LanePlan {
   readonly term: Atom;
 }
 
-/** The lane plan of a build's element `body` (a Double, or a tuple of Doubles), if it can run in lanes. */
-export function buildLanes(index: Var, body: Expr, outside: (id: number) => boolean): LanePlan | undefined {
+/** The lane plan of a build's element `element` (a Double, or a tuple of Doubles), if it can run in lanes. */
+export function buildLanes(index: Var, element: Expr, outside: (id: number) => boolean): BuildPlan | undefined {
+  const body = withNamedTail(element);
   const a = new Analysis(index, outside);
   if (!a.body(body, false)) return undefined;
   let tail = body;
@@ -69,7 +75,20 @@ export function buildLanes(index: Var, body: Expr, outside: (id: number) => bool
   const doubleAtom = (x: Expr) => (x.kind === "var" || x.kind === "lit") && x.type.k === "double";
   if (!doubleAtom(tail) && !(tail.kind === "tuple" && tail.elems.length > 0 && tail.elems.every(doubleAtom)))
     return undefined;
-  return a.plan();
+  return { ...a.plan(), body };
+}
+
+/** `e` with a Double tail that is not an atom (`... in 2. * x`) bound by a let of its own (`... in let y = 2. * x in
+ * y`), the form the analysis and the lanes take; the lets and their right-hand sides are the same objects. */
+function withNamedTail(e: Expr): Expr {
+  const lets: Let[] = [];
+  let tail = e;
+  for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+  if ((tail.kind !== "prim" && tail.kind !== "if") || tail.type.k !== "double") return e;
+  const named = freshVar("lane", tail.type);
+  let out: Expr = { kind: "let", v: named, rhs: tail, body: named };
+  for (let k = lets.length - 1; k >= 0; k--) out = { ...lets[k]!, body: out };
+  return out;
 }
 
 /** The reduction plan of an ifold, if its step is `acc ⊕ x` with x computed in lanes and acc used nowhere else. */

@@ -25,7 +25,12 @@ export const WASM_BACKEND = {
     return {
       run: (args) => runChecked(run, args, false),
       runBorrowed: (args) => runChecked(run, args, true),
-      code: { language: "wasm", text: `;; a WebAssembly module of ${program.bytes.length} bytes` },
+      code: {
+        language: "wasm",
+        text:
+          `;; a WebAssembly module of ${program.bytes.length} bytes` +
+          (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : ""),
+      },
     };
   },
 } as const satisfies Backend;

@@ -192,6 +192,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
     if (termArrays.length > 0 || termLeaves.some((l) => l.kind !== "double")) return undefined;
     const plan = buildLanes(b.index, terminal, (id) => em.isBound(id) && id !== b.index.id);
     if (plan === undefined) return undefined;
+    em.laneLoops++;
     // A chain's later runs write at runStart + t: within the buffer only (an irregular chain may overrun it).
     const room =
       k === 0 ? undefined : em.define("i32", op("i32.sub", slotCode(capacities[0]!), slotCode(runStarts[k]!)));
@@ -203,7 +204,7 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
       m,
       () =>
         em.scoped(() => {
-          const values = new Lanes(em, plan, at).body(terminal);
+          const values = new Lanes(em, plan, at).body(plan.body);
           const where = iadd(islot(runStarts[k]!), islot(at));
           values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
         }),

@@ -72,6 +72,8 @@ export class WasmEmitter {
   savedCount = 1;
   inPlace: ReadonlySet<Prim> = new Set();
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
+  /** How many loops run in SIMD lanes (builds and reductions; shown in the code listing, checked by tests). */
+  laneLoops = 0;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -423,6 +425,7 @@ export class WasmEmitter {
     const lanes = reductionLanes(e, (id) => this.isBound(id));
     const state = this.loopState(e);
     const start = lanes === undefined ? undefined : reduceInLanes(this, lanes, count, state[0]!);
+    if (lanes !== undefined) this.laneLoops++;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;

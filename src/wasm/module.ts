@@ -41,6 +41,8 @@ export interface WasmProgram {
   readonly sites: readonly RaiseError[];
   /** The first address past the fixed areas (where argument arrays go). */
   readonly dataStart: number;
+  /** How many loops run in SIMD lanes. */
+  readonly laneLoops: number;
 }
 
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
@@ -167,5 +169,6 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     resultSlots,
     sites: em.sites,
     dataStart,
+    laneLoops: em.laneLoops,
   };
 }

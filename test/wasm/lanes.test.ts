@@ -1,0 +1,77 @@
+// SIMD lanes in the wasm back end (src/lowering/lanes.ts finds the loops, src/wasm/simd.ts writes them): which loops
+// run two f64 lanes at a time (the module listing counts them), and that lanes change nothing a user sees — values
+// bit for bit the js back end's and within rounding of a hand-written reference, odd lengths (the plain loop finishes
+// the last element), and an index error raised at the same element with the same message.
+
+import { describe, expect, it } from "vitest";
+import { loadProgram } from "../../src/api/program.js";
+import type { Value } from "../../src/runtime/value.js";
+import { MATRIX, VECTOR, type Type } from "../../src/types/types.js";
+
+const SOURCE = `
+let lse = fun (v: Vector) -> logsumexp v
+let scaled = fun (a: Vector) (b: Vector) -> build (length a) (fun i -> exp a[i] * b[i] + 1)
+let shifted = fun (a: Vector) -> build (length a - 1) (fun i -> a[i + 1] - a[i])
+let reversed = fun (a: Vector) -> build (length a) (fun i -> a[length a - 1 - i])
+let rowSums = fun (m: Matrix) -> build (length m) (fun i -> vectorSum m[i])
+`;
+const prog = loadProgram({ name: "lanes.smooth", text: SOURCE });
+
+const vector = (xs: readonly number[]): Value => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
+const numbers = (v: Value): number[] => (typeof v === "number" ? [v] : [...(v as { data: Float64Array }).data]);
+const listing = (name: string, types: Type[]) => prog.specialise(name, types, "wasm").code?.text ?? "";
+const run = (name: string, types: Type[], engine: "js" | "wasm", args: Value[]) =>
+  numbers(prog.specialise(name, types, engine).run(args));
+
+const xs = Array.from({ length: 1001 }, (_, i) => Math.sin(i * 0.37) * 20);
+const ys = Array.from({ length: 1001 }, (_, i) => Math.cos(i * 0.11));
+
+describe("SIMD lanes", () => {
+  it("run logsumexp's two reductions (max, then the sum of exps) in lanes, bit for bit the js back end", () => {
+    expect(listing("lse", [VECTOR])).toMatch(/; 2 loops in SIMD lanes$/);
+    const wasm = run("lse", [VECTOR], "wasm", [vector(xs)]);
+    expect(wasm).toEqual(run("lse", [VECTOR], "js", [vector(xs)]));
+    const m = Math.max(...xs);
+    const byHand = m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0));
+    expect(Math.abs(wasm[0]! - byHand)).toBeLessThanOrEqual(1e-14 * Math.abs(byHand));
+  });
+
+  it("run elementwise builds with exp and offset reads, over odd lengths", () => {
+    expect(listing("scaled", [VECTOR, VECTOR])).toMatch(/; 1 loops in SIMD lanes$/);
+    expect(listing("shifted", [VECTOR])).toMatch(/; 1 loops in SIMD lanes$/);
+    for (const n of [0, 1, 2, 3, 1001]) {
+      const [a, b] = [xs.slice(0, n), ys.slice(0, n)];
+      const wasm = run("scaled", [VECTOR, VECTOR], "wasm", [vector(a), vector(b)]);
+      expect(wasm).toEqual(a.map((x, i) => Math.exp(x) * b[i]! + 1));
+      if (n > 0) expect(run("shifted", [VECTOR], "wasm", [vector(a)])).toEqual(a.slice(1).map((x, i) => x - a[i]!));
+    }
+  });
+
+  it("leave loops with other reads alone (reversed order), and take the inner reduction of a nested loop", () => {
+    expect(listing("reversed", [VECTOR])).not.toMatch(/SIMD/);
+    expect(run("reversed", [VECTOR], "wasm", [vector(xs)])).toEqual([...xs].reverse());
+    expect(listing("rowSums", [MATRIX])).toMatch(/; 1 loops in SIMD lanes$/);
+    const rows = [xs.slice(0, 5), xs.slice(5, 10), xs.slice(10, 15)];
+    const m: Value = { tag: "dense", elemKind: "double", shape: [3, 5], data: Float64Array.from(rows.flat()) };
+    expect(run("rowSums", [MATRIX], "wasm", [m])).toEqual(rows.map((r) => r.reduce((s, x) => s + x, 0)));
+  });
+
+  it("raise an index error at the same element, with the same message, as the js back end", () => {
+    const args = [vector(xs.slice(0, 9)), vector(ys.slice(0, 6))];
+    const message = (engine: "js" | "wasm") => {
+      try {
+        run("scaled", [VECTOR, VECTOR], engine, args);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "no error";
+    };
+    expect(message("wasm")).toMatch(/index 6 is out of range for an array of length 6/);
+    expect(message("wasm")).toBe(message("js"));
+  });
+});
