@@ -16,6 +16,7 @@ import { FUSION_RULES } from "./rules/fusion.js";
 import { ITERATION_RULES } from "./rules/iteration.js";
 import { RANGE_RULES } from "./rules/range.js";
 import { onehotState } from "./rules/onehot-state.js";
+import { invariantComponent, scatterBuild } from "./rules/loop-state.js";
 import { unswitchNested } from "./rules/unswitch-nested.js";
 import { caseSplitBuild } from "./rules/case-split.js";
 import { projConstant } from "./rules/constant-component.js";
@@ -42,6 +43,8 @@ export function simplifyRules(finite: boolean): AnyRule[] {
     ...CONDITIONAL_RULES,
     ...ITERATION_RULES,
     onehotState,
+    invariantComponent,
+    scatterBuild,
     fissionInvariant,
     unswitchNested,
     caseSplitBuild,
