@@ -1,5 +1,5 @@
 // What the evals share: loading their Smooth programs from examples/, compiling an entry point or one of its
-// derivatives (by the js back end, or the one SMOOTH_ENGINE names: `smooth gradbench --engine wasm` sets it;
+// derivatives (by the default back end, or the one SMOOTH_ENGINE names: `smooth gradbench --engine js` sets it;
 // derivatives are Smooth's own, see SmoothProgram.derivative), reading the fields of an
 // evaluate message's input into runtime values (untimed, with clear errors), and the prepared call that runs a
 // compiled function and encodes its last result. `smoothEval` puts these together into an EvalModule.
@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadProgram, type DerivativeKind, type SmoothProgram, type Specialised } from "../api/program.js";
 import { DERIVATIVE_PIPELINE } from "../opt/pipeline.js";
-import { parseEngine, type Engine } from "../backends/registry.js";
+import { DEFAULT_ENGINE, parseEngine, type Engine } from "../backends/registry.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import { SmoothError } from "../syntax/diagnostics.js";
@@ -27,10 +27,10 @@ export function loadExamples(main: string, include: readonly string[] = []): Smo
   return loadProgram(exampleFile(main), { include: include.map(exampleFile) });
 }
 
-/** The back end the tool compiles with: SMOOTH_ENGINE (checked when the tool starts), else js. */
+/** The back end the tool compiles with: SMOOTH_ENGINE (checked when the tool starts), else the default engine. */
 export function gradbenchEngine(): Engine {
   const name = process.env.SMOOTH_ENGINE;
-  return name === undefined || name === "" ? "js" : parseEngine(name);
+  return name === undefined || name === "" ? DEFAULT_ENGINE : parseEngine(name);
 }
 
 /** The compiled entry point `name` at `argTypes`. */

@@ -1,6 +1,7 @@
 // inspect: what a library function runs for given arguments — the optimised program in Smooth syntax and the
 // JavaScript generated from it.
 
+import { generateFunction } from "../codegen/compile.js";
 import { printIr } from "../ir/print.js";
 import { compile, type AnyFunction } from "./compile.js";
 import { libraryFunction } from "./target.js";
@@ -23,5 +24,6 @@ export interface Inspection {
 export function inspect(fn: AnyFunction, ...exampleArgs: unknown[]): Inspection {
   const info = libraryFunction(fn) ?? libraryFunction(compile(fn))!;
   const spec = info.program(exampleArgs);
-  return { smooth: printIr(spec.optimised), javascript: spec.jsSource ?? "" };
+  // A function running on wasm shows the JavaScript the js back end makes of the same program (its own code is binary).
+  return { smooth: printIr(spec.optimised), javascript: spec.jsSource ?? generateFunction(spec.optimised).source };
 }

@@ -8,6 +8,9 @@ import { runChecked } from "../codegen/compile.js";
 import { generateModule } from "./module.js";
 import { instantiate, RAISE } from "./runtime.js";
 
+/** The most locals a WebAssembly function may declare in the engines we run on (V8: kV8MaxWasmFunctionLocals). */
+const MAX_FUNCTION_LOCALS = 50_000;
+
 export const WASM_BACKEND = {
   name: "wasm",
   description: "compiled to WebAssembly",
@@ -21,6 +24,14 @@ export const WASM_BACKEND = {
       return { ...js, code: { language: "javascript", text: note + (js.code?.text ?? "") } };
     }
     const program = generateModule(fn, RAISE);
+    // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
+    // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
+    // JavaScript, which keeps such a function's locals on the heap (src/codegen/).
+    if (program.localCount > MAX_FUNCTION_LOCALS) {
+      const js = JS_BACKEND.compile(fn);
+      const note = `// Too many values for one wasm function (${program.localCount} locals): this program runs as JavaScript.\n`;
+      return { ...js, code: { language: "javascript", text: note + (js.code?.text ?? "") } };
+    }
     const run = instantiate(program);
     return {
       run: (args) => runChecked(run, args, false),

@@ -43,6 +43,8 @@ export interface WasmProgram {
   readonly dataStart: number;
   /** How many loops run in SIMD lanes. */
   readonly laneLoops: number;
+  /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
+  readonly localCount: number;
 }
 
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
@@ -170,5 +172,6 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     sites: em.sites,
     dataStart,
     laneLoops: em.laneLoops,
+    localCount: main.localCount,
   };
 }

@@ -16,10 +16,10 @@ import { SmoothError } from "../../src/syntax/diagnostics.js";
 const SOURCE = `let f = fun (v: Vector) (s: Double) -> vectorSum (build (length v) (fun i -> s * v[i] * v[i]))`;
 
 describe("back-end registry", () => {
-  it("lists interp, js and wasm, js first and the default", () => {
+  it("lists interp, js and wasm, wasm (the fastest, bench:backends) first and the default", () => {
     expect([...ENGINES].sort()).toEqual(["interp", "js", "wasm"]);
-    expect(DEFAULT_ENGINE).toBe("js");
-    expect(describeEngines()).toBe("js (compiled) or interp (reference interpreter) or wasm (compiled to WebAssembly)");
+    expect(DEFAULT_ENGINE).toBe("wasm");
+    expect(describeEngines()).toBe("wasm (compiled to WebAssembly) or js (compiled) or interp (reference interpreter)");
   });
 
   it.each(ENGINES)("%s: named by its key, runs a program to the hand-computed value", (engine) => {
@@ -46,6 +46,6 @@ describe("back-end registry", () => {
     const e = error as SmoothError;
     expect(e.kind).toBe("argument");
     expect(e.summary).toBe("unknown engine `wasm-not-yet`");
-    expect(e.details.expected).toBe("js or interp or wasm");
+    expect(e.details.expected).toBe("wasm or js or interp");
   });
 });
