@@ -137,6 +137,15 @@ for (const engine of ["js", "wasm"]) {
     return () => g.runBorrowed(args);
   });
 }
+// float32 end to end (the wasm-f32 back end): checked against the float64 hand-written gradient to float32's precision.
+measure(
+  "Smooth, reverse mode, wasm back end, float32",
+  () => {
+    const g = prog.derivative("mlpLoss", types, [0, 1, 2, 3], "wasm-f32", undefined, "value-gradient");
+    return () => g.runBorrowed(args);
+  },
+  1e-3,
+);
 measure("hand-written JavaScript", () => handValueAndGrad);
 
 // ---- jax-js (Node 20 has no Float16Array: a stand-in lets the module load; float16 is not used) ----

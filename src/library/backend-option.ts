@@ -1,7 +1,7 @@
 // Which compiled back end a function returned by the library runs on: `{ backend: "js" | "wasm" }` in the options of
 // `compile` and of every transform that returns a function (grad, valueAndGrad, jacobian, hessian, vmap). The
-// default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `borrowResult` lets
-// results stay in the compiled function's memory.
+// default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `dtype: "float32"`
+// computes in float32 (the wasm-f32 back end). `borrowResult` lets results stay in the compiled function's memory.
 
 import { DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -12,6 +12,12 @@ export type LibraryBackend = "js" | "wasm";
 export interface BackendOption {
   /** The back end the function is compiled for: "js" (JavaScript) or "wasm" (WebAssembly). */
   readonly backend?: LibraryBackend;
+  /**
+   * The precision Doubles are computed in: "float64" (the default) or "float32", every operation rounded to single
+   * precision, in WebAssembly with four SIMD lanes (so with the wasm back end only). Arguments are rounded to float32;
+   * results are float32 values (a Float32Array where the argument they correspond to was one).
+   */
+  readonly dtype?: "float64" | "float32";
   /**
    * Return arrays in the compiled function's own memory instead of fresh ones: no allocation or copy per call, but
    * a result is valid only until the function's next call (which overwrites it). For a caller that reads each result
@@ -28,6 +34,19 @@ export const DEFAULT_LIBRARY_BACKEND: LibraryBackend = DEFAULT_ENGINE === "wasm"
 /** The engine an options object asks for (the default when it names none); an argument error for anything else. */
 export function backendOf(options: BackendOption | undefined, what: string): Engine {
   const b = options?.backend;
+  const dtype = options?.dtype;
+  if (dtype !== undefined && dtype !== "float64" && dtype !== "float32")
+    fail("argument", `${what}: unknown dtype \`${String(dtype)}\``, undefined, {
+      expected: '"float64" or "float32"',
+      found: String(dtype),
+    });
+  if (dtype === "float32") {
+    if (b !== undefined && b !== "wasm")
+      fail("argument", `${what}: dtype "float32" runs on the wasm back end, not \`${String(b)}\``, undefined, {
+        hint: 'leave out `backend`, or give backend: "wasm"',
+      });
+    return "wasm-f32";
+  }
   if (b === undefined) return DEFAULT_LIBRARY_BACKEND;
   if (!BACKENDS.includes(b))
     fail("argument", `${what}: unknown backend \`${String(b)}\``, undefined, {

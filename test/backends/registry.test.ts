@@ -16,10 +16,12 @@ import { SmoothError } from "../../src/syntax/diagnostics.js";
 const SOURCE = `let f = fun (v: Vector) (s: Double) -> vectorSum (build (length v) (fun i -> s * v[i] * v[i]))`;
 
 describe("back-end registry", () => {
-  it("lists interp, js and wasm, wasm (the fastest, bench:backends) first and the default", () => {
-    expect([...ENGINES].sort()).toEqual(["interp", "js", "wasm"]);
+  it("lists interp, js, wasm and wasm-f32, wasm (the fastest, bench:backends) first and the default", () => {
+    expect([...ENGINES].sort()).toEqual(["interp", "js", "wasm", "wasm-f32"]);
     expect(DEFAULT_ENGINE).toBe("wasm");
-    expect(describeEngines()).toBe("wasm (compiled to WebAssembly) or js (compiled) or interp (reference interpreter)");
+    expect(describeEngines()).toBe(
+      "wasm (compiled to WebAssembly) or js (compiled) or interp (reference interpreter) or wasm-f32 (WebAssembly in float32)",
+    );
   });
 
   it.each(ENGINES)("%s: named by its key, runs a program to the hand-computed value", (engine) => {
@@ -46,6 +48,6 @@ describe("back-end registry", () => {
     const e = error as SmoothError;
     expect(e.kind).toBe("argument");
     expect(e.summary).toBe("unknown engine `wasm-not-yet`");
-    expect(e.details.expected).toBe("wasm or js or interp");
+    expect(e.details.expected).toBe("wasm or js or interp or wasm-f32");
   });
 });
