@@ -38,8 +38,8 @@ const REDUCTIONS: ReadonlySet<PrimName> = new Set<PrimName>(["add", "mul", "max"
 
 /** A bound on the lanes: the loop reads up to index + offset below `length` (an array's length or an Index atom). */
 export interface LaneBound {
-  /** The array read (its dimension 0 is the length), or an Index atom (a checkIndex's bound). */
-  readonly length: { readonly array: Var } | { readonly atom: Atom };
+  /** The array read (its dimension `dim`, 0 unless given), or an Index atom (a checkIndex's bound). */
+  readonly length: { readonly array: Var; readonly dim?: number } | { readonly atom: Atom };
   readonly offset: number;
 }
 
@@ -115,6 +115,64 @@ export function reductionLanes(e: Ifold, outside: (id: number) => boolean): Redu
   for (const l of lets) if (!a.let(l, false)) return undefined;
   if (term.kind === "var" && !a.atomOk(term)) return undefined;
   return { ...a.plan(), op: tail.op as ReductionPlan["op"], lets, term };
+}
+
+/**
+ * An in-place update loop `ifold (fun a k -> ... in addAt a p x) a0 n` (reverse mode's `dW[i][k] += x[k] * dt`): a
+ * Double array state, the path p its rank of Indexes ending at the index (plus a literal) after uniform ones, and x
+ * computed in lanes. Each iteration adds to a different element, so a group of lanes is one load, add and store per
+ * leaf, each element's one addition as the loop does it.
+ */
+export interface UpdatePlan extends LanePlan {
+  /** The lets before the update (a path tuple's own let left out), the update and its path. */
+  readonly lets: readonly Let[];
+  readonly update: Prim;
+  /** The uniform indexes of the path before the last, and the last's offset from the loop index. */
+  readonly prefix: readonly Atom[];
+  readonly offset: number;
+  readonly value: Atom;
+}
+
+/** The update plan of an ifold, if it is an in-place update at the loop index that can run in lanes. */
+export function updateLanes(e: Ifold, outside: (id: number) => boolean): UpdatePlan | undefined {
+  let rank = 0;
+  for (let t = e.acc.type; t.k === "array"; t = t.elem) rank++;
+  let elem = e.acc.type;
+  while (elem.k === "array") elem = elem.elem;
+  if (rank === 0 || elem.k !== "double") return undefined;
+  const lets: Let[] = [];
+  let tail = e.body;
+  for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+  const last = lets[lets.length - 1];
+  if (tail.kind === "var" && last !== undefined && last.v.id === tail.id) {
+    lets.pop();
+    tail = last.rhs;
+  }
+  if (tail.kind !== "prim" || tail.op !== "addAt") return undefined;
+  const [target, path, value] = tail.args as [Atom, Atom, Atom];
+  if (target.kind !== "var" || target.id !== e.acc.id || value.type.k !== "double") return undefined;
+  if (lets.some((l) => freeVars(l.rhs).has(e.acc.id)) || (value.kind === "var" && value.id === e.acc.id))
+    return undefined;
+  // The path: the index itself (a vector), or a tuple of the state's rank bound in the body.
+  let indexes: readonly Atom[] = [path];
+  const pathLet = path.kind === "var" && path.type.k === "tuple" ? lets.find((l) => l.v.id === path.id) : undefined;
+  if (path.type.k === "tuple") {
+    if (pathLet?.rhs.kind !== "tuple") return undefined;
+    indexes = pathLet.rhs.elems;
+    const pathId = pathLet.v.id;
+    if (lets.some((l) => l !== pathLet && freeVars(l.rhs).has(pathId))) return undefined;
+  }
+  if (indexes.length !== rank) return undefined;
+  const a = new Analysis(e.index, outside);
+  const body = lets.filter((l) => l !== pathLet);
+  for (const l of body) if (!a.let(l, false)) return undefined;
+  if (value.kind === "var" && !a.atomOk(value)) return undefined;
+  const prefix = indexes.slice(0, -1);
+  const offset = a.offsetOf(indexes[rank - 1]!);
+  if (offset === undefined || offset < 0 || !prefix.every((x) => a.availableBefore(x))) return undefined;
+  // The update's own bound: the index (plus its offset) below the state's last dimension.
+  a.bound({ length: { array: e.acc, dim: rank - 1 }, offset });
+  return { ...a.plan(), lets: body, update: tail, prefix, offset, value };
 }
 
 class Analysis {
@@ -226,7 +284,16 @@ class Analysis {
     return true;
   }
 
-  private availableBefore(a: Atom): boolean {
+  bound(b: LaneBound): void {
+    this.bounds.push(b);
+  }
+
+  /** The offset from the loop index of an Index atom that is one (the index plus a literal). */
+  offsetOf(a: Atom): number | undefined {
+    return a.kind === "var" ? this.offsets.get(a.id) : undefined;
+  }
+
+  availableBefore(a: Atom): boolean {
     return a.kind === "lit" || (this.outside(a.id) && !this.inside.has(a.id));
   }
 }

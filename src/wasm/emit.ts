@@ -47,8 +47,8 @@ import {
 import { WASM_LOWERING } from "./lowering.js";
 import { emitBuild } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
-import { reductionLanes } from "../lowering/lanes.js";
-import { reduceInLanes } from "./simd.js";
+import { reductionLanes, updateLanes } from "../lowering/lanes.js";
+import { reduceInLanes, updateInLanes } from "./simd.js";
 
 export type WSlots = readonly WSlot[];
 
@@ -424,8 +424,14 @@ export class WasmEmitter {
     // A reduction whose terms run in SIMD lanes (src/lowering/lanes.ts): the lanes first, then the plain loop.
     const lanes = reductionLanes(e, (id) => this.isBound(id));
     const state = this.loopState(e);
-    const start = lanes === undefined ? undefined : reduceInLanes(this, lanes, count, state[0]!);
+    let start = lanes === undefined ? undefined : reduceInLanes(this, lanes, count, state[0]!);
     if (lanes !== undefined) this.laneLoops++;
+    // An update at the loop index, in place (reverse mode's `dW[i][k] += x[k] * dt`): groups of elements at once.
+    const update = lanes === undefined ? updateLanes(e, (id) => this.isBound(id)) : undefined;
+    if (update !== undefined && this.inPlace.has(update.update)) {
+      start = updateInLanes(this, update, count, state);
+      this.laneLoops++;
+    }
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;

@@ -5,7 +5,7 @@
 // run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there.
 
 import type { Atom, Expr, Let, Prim } from "../ir/ir.js";
-import type { LanePlan, ReductionPlan } from "../lowering/lanes.js";
+import type { LanePlan, ReductionPlan, UpdatePlan } from "../lowering/lanes.js";
 import type { Code } from "./encoder.js";
 import {
   call,
@@ -20,11 +20,12 @@ import {
   op,
   replaceLane,
   shuffle,
+  store,
   type OpName,
 } from "./instructions.js";
 import { expF64x2, logF64x2 } from "./simd-math.js";
 import type { WasmEmitter } from "./emit.js";
-import { address, iadd, iconst, islot, slotCode, type WSlot } from "./slots.js";
+import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
 
 /** A varying value: a v128 local of reals or of lane masks, or the loop index plus a constant. */
 type LaneValue =
@@ -58,7 +59,8 @@ export class Lanes {
     const m = em.define("i32", slotCode(n));
     const lower = (limit: Code) => em.set(m, op("select", limit, slotCode(m), op("i32.lt_s", limit, slotCode(m))));
     for (const b of plan.bounds) {
-      const length = "array" in b.length ? em.atom(b.length.array)[2]! : em.atom(b.length.atom)[0]!;
+      const length =
+        "array" in b.length ? em.atom(b.length.array)[2 + (b.length.dim ?? 0)]! : em.atom(b.length.atom)[0]!;
       lower(op("i32.sub", slotCode(length), i32(b.offset)));
     }
     if (room !== undefined) lower(slotCode(room));
@@ -288,6 +290,42 @@ export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, ac
         em.fb.emit(localSet(term, lanes.real(plan.term)));
         for (let q = 0; q < lanes.lanes; q++)
           em.set(acc, op(step, slotCode(acc), extractLane(em.real === "f64" ? "f64x2" : "f32x4", localGet(term), q)));
+      }),
+    undefined,
+    laneCount(em.real),
+  );
+  return m;
+}
+
+/**
+ * The SIMD part of an in-place update loop `addAt a (u.., k + c) x` (the state's slots `state`: data, offset, dims): a
+ * group of elements of the row at the uniform indexes u.. is loaded, x's lanes added, and stored. Lanes run only when
+ * the uniform indexes are in range (else the plain loop raises the error at the first iteration, as without lanes).
+ * Returns the iteration the plain loop continues from.
+ */
+export function updateInLanes(em: WasmEmitter, plan: UpdatePlan, n: WSlot, state: readonly WSlot[]): WSlot {
+  const [data, offset, ...dims] = state as [WSlot, WSlot, ...WSlot[]];
+  const m = Lanes.bound(em, plan, n);
+  let base: IExpr = islot(offset);
+  plan.prefix.forEach((u, d) => {
+    const at = em.atom(u)[0]!;
+    // Out of range (negative is a large unsigned): no lanes.
+    em.set(m, op("select", slotCode(m), i32(0), op("i32.lt_u", slotCode(at), slotCode(dims[d]!))));
+    base = iadd(base, imul(islot(at), product(dims.slice(d + 1))));
+  });
+  const row = em.index(iadd(base, iconst(plan.offset)));
+  const shape = em.real === "f64" ? "f64x2" : "f32x4";
+  const at = em.local("i32");
+  em.countedLoop(
+    at,
+    m,
+    () =>
+      em.scoped(() => {
+        const lanes = new Lanes(em, plan, at);
+        for (const l of plan.lets) lanes.let(l);
+        const x = lanes.real(plan.value);
+        const addr = em.define("i32", address(data, iadd(islot(row), islot(at)), em.real === "f64" ? 3 : 2));
+        em.fb.emit(store("v128.store", slotCode(addr), op(`${shape}.add`, load("v128.load", slotCode(addr)), x)));
       }),
     undefined,
     laneCount(em.real),

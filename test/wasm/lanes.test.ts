@@ -14,6 +14,8 @@ let scaled = fun (a: Vector) (b: Vector) -> build (length a) (fun i -> exp a[i] 
 let shifted = fun (a: Vector) -> build (length a - 1) (fun i -> a[i + 1] - a[i])
 let reversed = fun (a: Vector) -> build (length a) (fun i -> a[length a - 1 - i])
 let rowSums = fun (m: Matrix) -> build (length m) (fun i -> vectorSum m[i])
+let addShifted = fun (a: Vector) (v: Vector) -> ifold (fun s k -> addAt s (k + 1) (2. * v[k])) a (length v)
+let layer = fun (W: Matrix) (x: Vector) -> vectorSum (build (length W) (fun i -> tanh (vectorDot W[i] x)))
 `;
 const prog = loadProgram({ name: "lanes.smooth", text: SOURCE });
 
@@ -59,6 +61,44 @@ describe("SIMD lanes", () => {
     const rows = [xs.slice(0, 5), xs.slice(5, 10), xs.slice(10, 15)];
     const m: Value = { tag: "dense", elemKind: "double", shape: [3, 5], data: Float64Array.from(rows.flat()) };
     expect(run("rowSums", [MATRIX], "wasm", [m])).toEqual(rows.map((r) => r.reduce((s, x) => s + x, 0)));
+  });
+
+  it("run an in-place update at the loop index (plus one): values, odd lengths, the argument kept, errors", () => {
+    expect(listing("addShifted", [VECTOR, VECTOR])).toMatch(/; 1 loops in SIMD lanes$/);
+    for (const n of [0, 1, 2, 5, 8]) {
+      const a = vector(xs.slice(0, n + 1));
+      const v = ys.slice(0, n);
+      const want = xs.slice(0, n + 1).map((x, i) => (i === 0 ? x : x + 2 * v[i - 1]!));
+      expect(run("addShifted", [VECTOR, VECTOR], "wasm", [a, vector(v)])).toEqual(want);
+      expect(numbers(a)).toEqual(xs.slice(0, n + 1)); // the argument is not updated
+    }
+    const message = (engine: "js" | "wasm") => {
+      try {
+        run("addShifted", [VECTOR, VECTOR], engine, [vector([0, 0, 0, 0]), vector(ys.slice(0, 6))]);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "no error";
+    };
+    expect(message("wasm")).toMatch(/index error: index 4 is out of range for an array of length 4/);
+    expect(message("wasm")).toBe(message("js"));
+  });
+
+  it("run reverse mode's weight update of a layer's gradient in lanes, bit for bit js and a hand gradient", () => {
+    const [n, m] = [5, 7];
+    const W: Value = { tag: "dense", elemKind: "double", shape: [n, m], data: Float64Array.from(xs.slice(0, n * m)) };
+    const x = ys.slice(0, m);
+    const g = prog.derivative("layer", [MATRIX, VECTOR], [0], "wasm", undefined, "gradient");
+    expect(g.code?.text).toMatch(/loops in SIMD lanes$/);
+    const wasm = numbers(g.run([W, vector(x)]));
+    expect(wasm).toEqual(
+      numbers(prog.derivative("layer", [MATRIX, VECTOR], [0], "js", undefined, "gradient").run([W, vector(x)])),
+    );
+    // ∂/∂W_ij Σ_i tanh(W_i · x) = (1 - tanh²(W_i · x)) x_j.
+    for (let i = 0; i < n; i++) {
+      const t = Math.tanh(x.reduce((s, xj, j) => s + xs[i * m + j]! * xj, 0));
+      for (let j = 0; j < m; j++) expect(wasm[i * m + j]).toBeCloseTo((1 - t * t) * x[j]!, 14);
+    }
   });
 
   it("raise an index error at the same element, with the same message, as the js back end", () => {
