@@ -6,7 +6,7 @@
 //   git -C <gradbench> archive HEAD cpp tools/manual | tar -x -C /tmp/gb
 //   make -C /tmp/gb/tools/manual CXXFLAGS="-std=c++17 -O3 -I../../cpp -I/usr/include/nlohmann -march=native" \
 //     bin/gmm bin/lstm bin/ba bin/ht bin/lse bin/kmeans
-//   GRADBENCH_MANUAL=/tmp/gb/tools/manual/bin npm run bench:cpp
+//   GRADBENCH_MANUAL=/tmp/gb/tools/manual/bin npm run bench:cpp   (-- --only lstm: one eval, printed only)
 // Writes bench/results/cpp.md and .json.
 
 import { spawn, spawnSync } from "node:child_process";
@@ -96,8 +96,10 @@ function smooth(engine, evalName, fn, input) {
   });
 }
 
+// `--only <eval>` runs one eval's rows (printed; the results files are written only by a full run).
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
 const rows = [];
-for (const [evalName, name] of CASES) {
+for (const [evalName, name] of CASES.filter(([e]) => ONLY === undefined || e === ONLY)) {
   const w = workloads().find((x) => x.eval === evalName && x.name === name);
   if (w === undefined) throw new Error(`no workload ${evalName} ${name} (is the ADBench data there?)`);
   const input = w.input();
@@ -129,6 +131,7 @@ const table = [
   ),
 ].join("\n");
 console.log(table);
+if (ONLY !== undefined) process.exit(0);
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(
   new URL("./results/cpp.md", import.meta.url),

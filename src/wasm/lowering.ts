@@ -8,8 +8,8 @@
 //
 // Every operation computes what JavaScript computes, bit for bit: Index arithmetic wraps to 32 bits (i32 does), an
 // Index division truncates and -2^31 / -1 is -2^31 (`| 0` in JavaScript, a trap in wasm: avoided), f64.min/max
-// follow Math.min/max on NaN and signed zeros, sqrt, floor and abs are exact in both; sin, cos, tan, tanh and pow
-// are V8's own (`Math` imported), exp and log are ./math.ts's, bit for bit V8's.
+// follow Math.min/max on NaN and signed zeros, sqrt, floor and abs are exact in both; sin, cos, tan and pow are V8's
+// own (`Math` imported), exp and log ./math.ts's and tanh ./math-tanh.ts's, bit for bit V8's.
 
 import type { Prim } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
@@ -44,7 +44,7 @@ function unary(name: "sqrt" | "floor" | "abs" | "neg"): WasmLowering {
   return { expr: (em, [a]) => op(`${em.real}.${name}` as OpName, slotCode(a!)) };
 }
 
-/** A function of one Double through one of V8's own `Math` functions (f64; a float32 value is widened and rounded). */
+/** A function of one Double through an f64 function that is V8's `Math` one (a float32 value is widened and rounded). */
 function math(name: "sin" | "cos" | "tan" | "tanh"): WasmLowering {
   return { expr: (em, [a]) => viaF64(em, (x) => call(em.helpers.math[name], x), slotCode(a!)) };
 }

@@ -44,7 +44,7 @@ export interface Helpers {
   readonly log: number;
   /** exp and log of a v128 of reals (two f64 or four f32 lanes): ./simd-math.ts. */
   readonly lanes: { readonly exp: number; readonly log: number };
-  /** Imported `Math` functions of f64 (sin, cos, tan, tanh and pow). */
+  /** Functions of f64 that are V8's `Math` ones: sin, cos, tan and pow imported, tanh written (./math-tanh.ts). */
   readonly math: Readonly<Record<"sin" | "cos" | "tan" | "tanh" | "pow", number>>;
   /** The global holding the number of the error site that failed (0: none). */
   readonly errorSite: number;

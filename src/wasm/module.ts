@@ -1,7 +1,7 @@
 // The wasm back end's entry point: a first-order IrFunction becomes one WebAssembly module. Its function `main`
 // reads the argument slots from linear memory (./memory.ts has the layout), runs the function body (./emit.ts) and
 // writes the result slots; the module's other functions are the arena's allocator, Index powers, exp and log
-// (./math.ts); sin, cos, tan, tanh and pow are V8's own, imported from `Math`.
+// (./math.ts), tanh (./math-tanh.ts); sin, cos, tan and pow are V8's own, imported from `Math`.
 //
 // The module holds no program text: error messages, spans and types stay in JavaScript, with the error sites
 // (./runtime.ts raises them).
@@ -14,6 +14,7 @@ import { ModuleBuilder, type Code, type ValType } from "./encoder.js";
 import { call, globalGet, globalSet, i32, load, localGet, op, shuffle, store } from "./instructions.js";
 import { WasmEmitter, type RaiseError } from "./emit.js";
 import { writeExp, writeLog } from "./math.js";
+import { writeExpm1, writeTanh } from "./math-tanh.js";
 import { writeExpF64x2, writeLogF64x2 } from "./simd-math.js";
 import {
   addArenaGlobals,
@@ -61,7 +62,6 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     sin: mb.importFunction("Math", "sin", F64_TO_F64),
     cos: mb.importFunction("Math", "cos", F64_TO_F64),
     tan: mb.importFunction("Math", "tan", F64_TO_F64),
-    tanh: mb.importFunction("Math", "tanh", F64_TO_F64),
     pow: mb.importFunction("Math", "pow", { params: ["f64", "f64"], results: ["f64"] }),
   };
   const arena = addArenaGlobals(mb);
@@ -76,6 +76,10 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   writeExp(exp64);
   const log64 = mb.addFunction(F64_TO_F64);
   writeLog(log64);
+  const expm1 = mb.addFunction(F64_TO_F64);
+  writeExpm1(expm1);
+  const tanh = mb.addFunction(F64_TO_F64);
+  writeTanh(tanh, expm1.index);
   let [exp, log] = [exp64.index, log64.index];
   const vexp64 = mb.addFunction({ params: ["v128"], results: ["v128"] });
   writeExpF64x2(vexp64);
@@ -115,7 +119,16 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
 
   const em = new WasmEmitter(
     main,
-    { alloc: alloc.index, intPow: intPow.index, exp, log, lanes, math, errorSite, raise },
+    {
+      alloc: alloc.index,
+      intPow: intPow.index,
+      exp,
+      log,
+      lanes,
+      math: { ...math, tanh: tanh.index },
+      errorSite,
+      raise,
+    },
     real,
     layout.errorArea,
   );

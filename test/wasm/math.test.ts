@@ -6,17 +6,24 @@ import { describe, expect, it } from "vitest";
 import { ModuleBuilder } from "../../src/wasm/encoder.js";
 import { call, i32, load, localGet, localSet, op, store } from "../../src/wasm/instructions.js";
 import { writeExp, writeLog } from "../../src/wasm/math.js";
+import { writeExpm1, writeTanh } from "../../src/wasm/math-tanh.js";
 import { writeExpF64x2, writeLogF64x2 } from "../../src/wasm/simd-math.js";
 
 /** A module applying scalar exp/log and their two-lane versions to an array of Doubles in its memory, in place. */
 function mathModule() {
   const mb = new ModuleBuilder();
   mb.memoryPages = 512; // 32 MiB
-  const fns = [writeExp, writeLog, writeExpF64x2, writeLogF64x2].map((write, k) => {
-    const fb = mb.addFunction(k < 2 ? { params: ["f64"], results: ["f64"] } : { params: ["v128"], results: ["v128"] });
+  const scalar = (k: number) => k < 2 || k >= 4;
+  const fns = [writeExp, writeLog, writeExpF64x2, writeLogF64x2, writeExpm1].map((write, k) => {
+    const fb = mb.addFunction(
+      scalar(k) ? { params: ["f64"], results: ["f64"] } : { params: ["v128"], results: ["v128"] },
+    );
     write(fb);
     return fb.index;
   });
+  const tanh = mb.addFunction({ params: ["f64"], results: ["f64"] });
+  writeTanh(tanh, fns[4]!);
+  fns.push(tanh.index);
   // apply(which, n): x[q] = f(x[q]) for q < n (n even), from address 0.
   const apply = mb.addFunction({ params: ["i32", "i32"], results: [] });
   const q = apply.local("i32");
@@ -28,14 +35,15 @@ function mathModule() {
   fns.forEach((f, k) => {
     apply.if(op("i32.eq", localGet(0), i32(k)));
     apply.emit(
-      k < 2
+      scalar(k)
         ? store("f64.store", addr, call(f, load("f64.load", addr)))
         : store("v128.store", addr, call(f, load("v128.load", addr))),
     );
     apply.end();
   });
   apply.emit(localSet(q, op("i32.add", localGet(q), i32(2))));
-  apply.emit(localSet(q, op("i32.sub", localGet(q), op("i32.lt_u", localGet(0), i32(2)))));
+  const isScalar = op("i32.or", op("i32.lt_u", localGet(0), i32(2)), op("i32.ge_u", localGet(0), i32(4)));
+  apply.emit(localSet(q, op("i32.sub", localGet(q), isScalar)));
   apply.br("next");
   apply.end();
   apply.end();
@@ -57,7 +65,10 @@ function mathModule() {
 const wasm = mathModule();
 const CAPACITY = (32 << 20) / 8;
 
-/** The inputs where f (0 exp, 1 log, 2 exp on two lanes, 3 log on two lanes) and `reference` differ in any bit. */
+/**
+ * The inputs where f (0 exp, 1 log, 2 exp on two lanes, 3 log on two lanes, 4 expm1, 5 tanh) and `reference` differ
+ * in any bit.
+ */
 function mismatches(which: number, reference: (x: number) => number, xs: Float64Array): number[] {
   const bad: number[] = [];
   for (let from = 0; from < xs.length; from += CAPACITY) {
@@ -146,5 +157,28 @@ describe("log in wasm", () => {
   });
   it("is Math.log bit for bit, two lanes", () => {
     expect(mismatches(3, Math.log, xs).slice(0, 10)).toEqual([]);
+  });
+});
+
+function tanhInputs(): Float64Array {
+  const r = lcg(3);
+  const xs: number[] = [...SPECIAL];
+  for (let q = 0; q < 500_000; q++) xs.push((r() - 0.5) * 60, (r() - 0.5) * 4, (r() - 0.5) * 2 ** -(r() * 60));
+  // Around fdlibm's thresholds: tanh's 2^-28, 1 and 22; expm1's 2^-54, ln2/2, 1.5 ln2, 56 ln2, the overflow limit,
+  // and the points where its k changes (odd multiples of ln2/2) up to k = 56 and past it.
+  const edges = [2 ** -28, 1, 22, 2 ** -54, 0.5 * Math.LN2, 1.5 * Math.LN2, 56 * Math.LN2, 709.782712893384, 0.25];
+  for (let j = -60; j <= 60; j++) edges.push((j + 0.5) * Math.LN2, j * Math.LN2, ((j + 0.5) * Math.LN2) / 2);
+  for (const e of edges) for (const x of [...neighbours(e, 20), ...neighbours(-e, 20)]) xs.push(x);
+  for (let q = 0; q < 2000; q++) xs.push(fromBits((r() * 0x7ff00000) | 0, (r() * 2 ** 32) >>> 0));
+  return Float64Array.from(xs);
+}
+
+describe("expm1 and tanh in wasm", () => {
+  const xs = tanhInputs();
+  it(`expm1 is Math.expm1 bit for bit (${xs.length} inputs)`, () => {
+    expect(mismatches(4, Math.expm1, xs)).toEqual([]);
+  });
+  it(`tanh is Math.tanh bit for bit (${xs.length} inputs)`, () => {
+    expect(mismatches(5, Math.tanh, xs)).toEqual([]);
   });
 });
