@@ -44,7 +44,7 @@ function unary(name: "sqrt" | "floor" | "abs" | "neg"): WasmLowering {
   return { expr: (em, [a]) => op(`${em.real}.${name}` as OpName, slotCode(a!)) };
 }
 
-/** A function of one Double through an f64 function that is V8's `Math` one (a float32 value is widened and rounded). */
+/** A function of one Double by an f64 function that is V8's `Math` one (a float32 value is widened, then rounded). */
 function math(name: "sin" | "cos" | "tan" | "tanh"): WasmLowering {
   return { expr: (em, [a]) => viaF64(em, (x) => call(em.helpers.math[name], x), slotCode(a!)) };
 }

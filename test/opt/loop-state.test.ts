@@ -78,7 +78,7 @@ describe("loop state", () => {
     const s = xs.reduce((t, x) => t + Math.exp(x - m), 0);
     const got = g.run([vec(xs)]);
     // The gradient with respect to the one argument: the Vector itself, or a tuple holding it.
-    const gradient = (typeof got === "object" && "elems" in got ? got.elems[0]! : got) as Value;
+    const gradient = typeof got === "object" && "elems" in got ? got.elems[0]! : got;
     numbers(gradient).forEach((x, i) => expect(x).toBeCloseTo(Math.exp(xs[i]! - m) / s, 15));
   });
 });
