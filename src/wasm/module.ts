@@ -10,7 +10,7 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { ownership } from "../lowering/ownership.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
-import { ModuleBuilder, type Code, type ValType } from "./encoder.js";
+import { ModuleBuilder, type Code, type FuncType, type FunctionBuilder, type ValType } from "./encoder.js";
 import { call, globalGet, globalSet, i32, load, localGet, op, shuffle, store } from "./instructions.js";
 import { WasmEmitter, type RaiseError } from "./emit.js";
 import { writeExp, writeLog } from "./math.js";
@@ -19,6 +19,7 @@ import { writeExpF64x2, writeLogF64x2 } from "./simd-math.js";
 import {
   addArenaGlobals,
   layoutFor,
+  type Helpers,
   raiseOutOfMemory,
   raiseTooLarge,
   writeAlloc,
@@ -72,37 +73,67 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   writeAlloc(alloc, arena, errorSite, layout.errorArea);
   const intPow = mb.addFunction({ params: ["i32", "i32"], results: ["i32"] });
   writeIntPow(intPow);
-  const exp64 = mb.addFunction(F64_TO_F64);
-  writeExp(exp64);
-  const log64 = mb.addFunction(F64_TO_F64);
-  writeLog(log64);
-  const expm1 = mb.addFunction(F64_TO_F64);
-  writeExpm1(expm1);
-  const tanh = mb.addFunction(F64_TO_F64);
-  writeTanh(tanh, expm1.index);
-  let [exp, log] = [exp64.index, log64.index];
-  const vexp64 = mb.addFunction({ params: ["v128"], results: ["v128"] });
-  writeExpF64x2(vexp64);
-  const vlog64 = mb.addFunction({ params: ["v128"], results: ["v128"] });
-  writeLogF64x2(vlog64);
-  let lanes = { exp: vexp64.index, log: vlog64.index };
-  if (real === "f32") {
-    // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
-    [exp, log] = [exp64.index, log64.index].map((f) => {
-      const w = mb.addFunction({ params: ["f32"], results: ["f32"] });
-      w.emit(op("f32.demote_f64", call(f, op("f64.promote_f32", localGet(0)))));
-      return w.index;
-    }) as [number, number];
-    // Four f32 lanes: the low and high pairs widened, through the two-lane f64 function, rounded and put together.
-    const [vexp, vlog] = [vexp64.index, vlog64.index].map((f) => {
-      const w = mb.addFunction({ params: ["v128"], results: ["v128"] });
-      const half = (v: Code) => op("f32x4.demote_f64x2_zero", call(f, op("f64x2.promote_low_f32x4", v)));
+  // The math functions are added to the module the first time the code calls them: a program that uses no tanh
+  // carries none (each is a few hundred bytes for V8 to compile, and time to write).
+  const lazily = (make: () => number): (() => number) => {
+    let index: number | undefined;
+    return () => (index ??= make());
+  };
+  const written = (type: FuncType, write: (fb: FunctionBuilder) => void) =>
+    lazily(() => {
+      const fb = mb.addFunction(type);
+      write(fb);
+      return fb.index;
+    });
+  const V128_TO_V128: FuncType = { params: ["v128"], results: ["v128"] };
+  const exp64 = written(F64_TO_F64, writeExp);
+  const log64 = written(F64_TO_F64, writeLog);
+  const expm1 = written(F64_TO_F64, writeExpm1);
+  const tanh = written(F64_TO_F64, (fb) => writeTanh(fb, expm1()));
+  const vexp64 = written(V128_TO_V128, writeExpF64x2);
+  const vlog64 = written(V128_TO_V128, writeLogF64x2);
+  // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
+  const narrowed = (f: () => number) =>
+    written({ params: ["f32"], results: ["f32"] }, (w) =>
+      w.emit(op("f32.demote_f64", call(f(), op("f64.promote_f32", localGet(0))))),
+    );
+  // Four f32 lanes: the low and high pairs widened, through the two-lane f64 function, rounded and put together.
+  const narrowedLanes = (f: () => number) =>
+    written(V128_TO_V128, (w) => {
+      const half = (v: Code) => op("f32x4.demote_f64x2_zero", call(f(), op("f64x2.promote_low_f32x4", v)));
       const high = shuffle(localGet(0), localGet(0), [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]);
       w.emit(shuffle(half(localGet(0)), half(high), [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
-      return w.index;
-    }) as [number, number];
-    lanes = { exp: vexp, log: vlog };
-  }
+    });
+  const [exp, log, vexp, vlog] =
+    real === "f64"
+      ? [exp64, log64, vexp64, vlog64]
+      : [narrowed(exp64), narrowed(log64), narrowedLanes(vexp64), narrowedLanes(vlog64)];
+  const helpers: Helpers = {
+    alloc: alloc.index,
+    intPow: intPow.index,
+    get exp() {
+      return exp();
+    },
+    get log() {
+      return log();
+    },
+    lanes: {
+      get exp() {
+        return vexp();
+      },
+      get log() {
+        return vlog();
+      },
+    },
+    math: {
+      ...math,
+      get tanh() {
+        return tanh();
+      },
+    },
+    errorSite,
+    raise,
+  };
 
   const main = mb.addFunction({ params: ["i32"], results: [] });
   mb.exportFunction("main", main.index);
@@ -117,21 +148,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     ),
   );
 
-  const em = new WasmEmitter(
-    main,
-    {
-      alloc: alloc.index,
-      intPow: intPow.index,
-      exp,
-      log,
-      lanes,
-      math: { ...math, tanh: tanh.index },
-      errorSite,
-      raise,
-    },
-    real,
-    layout.errorArea,
-  );
+  const em = new WasmEmitter(main, helpers, real, layout.errorArea);
   em.sites.push(raiseTooLarge, raiseOutOfMemory);
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
