@@ -4,8 +4,11 @@
 // Cost guard for indexing: the body is copied to every use, so a build is fused only when every use of it is a `get`
 // or a `length` (then the array itself disappears), and one of:
 //  - the element is cheap: the body contains no loop and no transcendental;
-//  - the element is itself a pull array of cheap elements (a row of a transpose, of a one-hot matrix) and the element
-//    read is only indexed and measured in turn, so that it is fused too and no loop runs per access; except a
+//  - the element is itself a pull array of cheap elements that read, compare and choose with at most a few operations
+//    (a row of a transpose, of a one-hot matrix, of a dual outer product) and the element read is only indexed and
+//    measured in turn, so that it is fused too and no loop runs per access (an element that computes more, such as a
+//    row of a product of 4 x 4 matrices, is not fused into reads inside a loop: it would be recomputed in every
+//    iteration of it); except a
 //    transposed view whose rows the consumer walks with its innermost loop, reading elements more than once: it stays
 //    an array, so that the loop reads memory by rows (./transposed-view.ts);
 //  - the array is read by a single get that reads each element once: at the array's own loop depth, or in the
@@ -37,6 +40,24 @@ function isPullOfCheap(body: Expr, depth = 0): boolean {
   return !hasLoop(tail.body) || isPullOfCheap(tail.body, depth + 1);
 }
 
+/** The most Double operations (besides reads) an element recomputed at every read may cost. */
+const MAX_RECOMPUTED_OPERATIONS = 3;
+
+/**
+ * The element costs about what reading it from memory would: it reads, compares and chooses (a transpose's row, a
+ * one-hot row, a slice) with at most a few operations (a dual number's `u * v` and its one-hot tangent). An element
+ * that computes more (a row of a product of 4 x 4 matrices: 7 operations) would be recomputed at every read, in every
+ * iteration of the loops around the reads.
+ */
+function nearlyAView(e: Expr): boolean {
+  let operations = 0;
+  someNode(e, (n) => {
+    if (n.kind === "prim" && n.type.k === "double" && n.op !== "get") operations++;
+    return operations > MAX_RECOMPUTED_OPERATIONS;
+  });
+  return operations <= MAX_RECOMPUTED_OPERATIONS;
+}
+
 function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): boolean {
   const uses = ctx.uses(xs);
   if (uses === undefined || uses.asArray !== uses.total) return false;
@@ -45,7 +66,7 @@ function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): 
   const readOnce = uses.gets === 1 && uses.getsOncePerElement === 1;
   if (hasTranscendental(def.body)) return readOnce;
   if (!hasLoop(def.body)) return true;
-  if (isPullOfCheap(def.body)) {
+  if (isPullOfCheap(def.body) && nearlyAView(def.body)) {
     const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
     if (r !== undefined && r.asArray === r.total && !keepTransposedView(def, uses, r)) return true;
   }
