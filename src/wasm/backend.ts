@@ -46,7 +46,8 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
       text:
         `;; a WebAssembly module of ${program.bytes.length} bytes` +
         (real === "f32" ? ", computing in float32" : "") +
-        (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : ""),
+        (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : "") +
+        (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : ""),
     },
   };
 }

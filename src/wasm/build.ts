@@ -16,7 +16,7 @@ import {
 } from "../lowering/build-forms.js";
 import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import type { Code } from "./encoder.js";
-import { i32, op, store } from "./instructions.js";
+import { i32, localGet, localSet, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
 import { buildLanes } from "../lowering/lanes.js";
@@ -48,7 +48,27 @@ function emitCopy(em: WasmEmitter, b: Build, get: Prim): WSlots {
   return [copyLeaf(em, "double", data, offset, [n]), ZERO, n];
 }
 
-export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
+/**
+ * What to do with each element of a one-dimensional build of Doubles as it is written: a reduction of the array that
+ * follows the build (./emit.ts fuses the two loops; only for a build that `takesFold`).
+ */
+export interface ElementFold {
+  scalar(value: WSlot): void;
+  lanes(values: readonly Code[]): void;
+}
+
+/** Whether emitBuild writes `b` element by element, so that a fold can see each (not a copy or a zero fill). */
+export function takesFold(b: Build): boolean {
+  return (
+    copyOf(b) === undefined &&
+    zeroFilled(b) === undefined &&
+    buildChain(b).length === 1 &&
+    b.type.k === "array" &&
+    b.type.elem.k === "double"
+  );
+}
+
+export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WSlots {
   const copied = copyOf(outer);
   if (copied !== undefined) return emitCopy(em, outer, copied);
   // `build n (fun _ -> 0)`: a cleared allocation is all there is to do.
@@ -60,6 +80,8 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
   }
   const fb = em.fb;
   const levels = buildChain(outer);
+  const folding = fold !== undefined;
+  if (folding && !takesFold(outer)) throw new Error("emitBuild: a fold given for a build that does not take one");
   const k = levels.length - 1;
   const terminal = levels[k]!.build.body;
   const termLeaves = leavesOf(typeOf(terminal));
@@ -122,7 +144,8 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
 
     const t = em.loopVariable(b.index, n);
     indices.push(t);
-    const sparse = j === k ? oneHotTerminal(b) : undefined;
+    // (A fold sees every element: the one-hot form writes only one.)
+    const sparse = j === k && !folding ? oneHotTerminal(b) : undefined;
     if (sparse !== undefined) {
       // The buffers are fresh (all zeros): only the hot element is written, and its value computed only there.
       const hot = em.atom(sparse.at)[0]!;
@@ -148,8 +171,11 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
           let tail = terminal;
           for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
           const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
-          if (zb === undefined) element = terminalWrite(em.expr(terminal));
-          else {
+          if (zb === undefined) {
+            const value = em.expr(terminal);
+            element = terminalWrite(value);
+            if (folding) fold.scalar(value[0]!);
+          } else {
             for (const l of lets) em.letBinding(l);
             element = zeroOrValue(zb);
           }
@@ -204,9 +230,14 @@ export function emitBuild(em: WasmEmitter, outer: Build): WSlots {
       m,
       () =>
         em.scoped(() => {
-          const values = new Lanes(em, plan, at).body(plan.body);
+          const values = new Lanes(em, plan, at).body(plan.body).map((v) => {
+            const local = fb.local("v128");
+            fb.emit(localSet(local, v));
+            return localGet(local);
+          });
           const where = iadd(islot(runStarts[k]!), islot(at));
           values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
+          if (folding) fold.lanes(values);
         }),
       undefined,
       laneCount(em.real),

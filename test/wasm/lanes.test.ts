@@ -16,6 +16,13 @@ let reversed = fun (a: Vector) -> build (length a) (fun i -> a[length a - 1 - i]
 let rowSums = fun (m: Matrix) -> build (length m) (fun i -> vectorSum m[i])
 let addShifted = fun (a: Vector) (v: Vector) -> ifold (fun s k -> addAt s (k + 1) (2. * v[k])) a (length v)
 let layer = fun (W: Matrix) (x: Vector) -> vectorSum (build (length W) (fun i -> tanh (vectorDot W[i] x)))
+let softmax = fun (v: Vector) ->
+  let e = build (length v) (fun i -> exp v[i])
+  let s = vectorSum e
+  build (length v) (fun i -> e[i] / s)
+let scaledProduct = fun (v: Vector) (w: Vector) ->
+  let e = build (length v) (fun i -> v[i] * w[i])
+  (prod e, e)
 `;
 const prog = loadProgram({ name: "lanes.smooth", text: SOURCE });
 
@@ -89,7 +96,7 @@ describe("SIMD lanes", () => {
     const W: Value = { tag: "dense", elemKind: "double", shape: [n, m], data: Float64Array.from(xs.slice(0, n * m)) };
     const x = ys.slice(0, m);
     const g = prog.derivative("layer", [MATRIX, VECTOR], [0], "wasm", undefined, "gradient");
-    expect(g.code?.text).toMatch(/loops in SIMD lanes$/);
+    expect(g.code?.text).toMatch(/loops in SIMD lanes/);
     const wasm = numbers(g.run([W, vector(x)]));
     expect(wasm).toEqual(
       numbers(prog.derivative("layer", [MATRIX, VECTOR], [0], "js", undefined, "gradient").run([W, vector(x)])),
@@ -99,6 +106,43 @@ describe("SIMD lanes", () => {
       const t = Math.tanh(x.reduce((s, xj, j) => s + xs[i * m + j]! * xj, 0));
       for (let j = 0; j < m; j++) expect(wasm[i * m + j]).toBeCloseTo((1 - t * t) * x[j]!, 14);
     }
+  });
+
+  it("run a fold of an array in the loop that builds it (softmax's sum): bit for bit js and a hand softmax", () => {
+    expect(listing("softmax", [VECTOR])).toMatch(/; 1 folds in the loop of the array they read$/);
+    for (const n of [1, 2, 3, 7, 100]) {
+      const v = xs
+        .slice(0, n % 23)
+        .concat(ys)
+        .slice(0, n);
+      const e = v.map(Math.exp);
+      const sum = e.reduce((a, b) => a + b, 0);
+      const wasm = run("softmax", [VECTOR], "wasm", [vector(v)]);
+      expect(wasm).toEqual(e.map((x) => x / sum));
+      expect(wasm).toEqual(run("softmax", [VECTOR], "js", [vector(v)]));
+    }
+  });
+
+  it("run a product fold with its array, and raise the build's index error at the same element as js", () => {
+    const types = [VECTOR, VECTOR];
+    expect(listing("scaledProduct", types)).toMatch(/; 1 folds in the loop of the array they read$/);
+    const [v, w] = [xs.slice(0, 9), ys.slice(0, 9)];
+    const terms = v.map((x, i) => x * w[i]!);
+    const both = prog.specialise("scaledProduct", types, "wasm").run([vector(v), vector(w)]) as unknown as {
+      elems: Value[];
+    };
+    expect(numbers(both.elems[0]!)).toEqual([terms.reduce((a, b) => a * b, 1)]);
+    expect(numbers(both.elems[1]!)).toEqual(terms);
+    const message = (engine: "js" | "wasm") => {
+      try {
+        prog.specialise("scaledProduct", types, engine).run([vector(v), vector(w.slice(0, 5))]);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "no error";
+    };
+    expect(message("wasm")).toMatch(/index 5 is out of range for an array of length 5/);
+    expect(message("wasm")).toBe(message("js"));
   });
 
   it("raise an index error at the same element, with the same message, as the js back end", () => {
