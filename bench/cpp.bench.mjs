@@ -32,7 +32,7 @@ const CASES = [
   ["ba", "ba1_n49_m7776_p31843"],
   ["ht", "complicated hand1_t26_c100"],
   ["lse", "n=1280000"],
-  ["kmeans", "k=100,n=1000,d=8"],
+  ["kmeans", "k=100,n=10000,d=8"],
 ];
 
 const summary = (ns) => {
