@@ -32,7 +32,9 @@ describe("fusing arrays of rows read inside another loop", () => {
     verify(s.optimised);
     const printed = printIr(s.optimised);
     // The rows are built before the loop over v, and read there.
-    expect(printed).toMatch(/let (t_\d+) = build t \(fun k ->[\s\S]*build \(length xs\) \(fun v ->[\s\S]* = \1\[k_2\] in/);
+    expect(printed).toMatch(
+      /let (t_\d+) = build t \(fun k ->[\s\S]*build \(length xs\) \(fun v ->[\s\S]* = \1\[k_2\] in/,
+    );
     const a = [
       [1, 2, 3],
       [4, 5, 6],
