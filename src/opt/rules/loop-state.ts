@@ -46,7 +46,8 @@ function zerosOfLoopLength(node: Ifold, ctx: RuleContext): boolean {
     const count = ctx.definition(node.count);
     return count?.kind === "prim" && count.op === "length" && sameVar(count.args[0]!, init.args[0]!);
   }
-  if (init?.kind !== "build" || init.body.kind !== "lit" || init.body.value !== 0) return false;
+  // +0 only: the build computes `0. + x`, which -0 + x is not when x is -0.
+  if (init?.kind !== "build" || init.body.kind !== "lit" || !Object.is(init.body.value, 0)) return false;
   const [size, count] = [init.size, node.count];
   return sameVar(size, count) || (size.kind === "lit" && count.kind === "lit" && size.value === count.value);
 }
