@@ -11,6 +11,7 @@
 //   G=/work/.mirror/gradbench+gradbench/repo   # a GradBench clone (a partial one lacks evals/lstm/data: see below)
 //   mkdir -p /tmp/gb && git -C $G archive HEAD python cpp tools/manual evals/ba/data/ba1_n49_m7776_p31843.txt \
 //     evals/ht/data/complicated_big/hand1_t26_c100.txt evals/ht/data/complicated_big/model | tar -x -C /tmp/gb
+//   (a partial clone's archive complains of large files it lacks, ht's hand12 among them; these arrive whole)
 //   ln -s /usr/include/nlohmann/json.hpp /tmp/gb/cpp/json.hpp      # what the suite's cpp/Makefile would download
 //   make -C /tmp/gb/tools/manual bin/gmm bin/lstm bin/ba bin/ht bin/lse bin/kmeans  # the evals' validators
 //   node bench/harness/lstm-text.mjs <ADBench data>/lstm/lstm_l2_c1024.txt /tmp/gb/evals/lstm/data/lstm_full.txt
