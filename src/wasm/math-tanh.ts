@@ -9,7 +9,7 @@
 
 import type { FunctionBuilder } from "./encoder.js";
 import { call, f64, i32, i64, localGet as get, localSet as set, op } from "./instructions.js";
-import { EXP } from "./math.js";
+import { EXP, highWord, lowWord, ret, writeReduction } from "./math.js";
 
 const EXPM1 = {
   q1: -3.33333333333331316428e-2,
@@ -19,9 +19,6 @@ const EXPM1 = {
   q5: -2.01099218183624371326e-7,
 } as const;
 
-const ret = (code: readonly number[]) => op("return", code);
-const highWord = (x: readonly number[]) => op("i32.wrap_i64", op("i64.shr_u", op("i64.reinterpret_f64", x), i64(32n)));
-const lowWord = (x: readonly number[]) => op("i32.wrap_i64", op("i64.reinterpret_f64", x));
 /** The f64 whose high word is `high` and low word 0 (fdlibm's INSERT_WORDS(d, high, 0)). */
 const fromHighWord = (high: readonly number[]) =>
   op("f64.reinterpret_i64", op("i64.shl", op("i64.extend_i32_u", high), i64(32n)));
@@ -57,21 +54,7 @@ export function writeExpm1(fb: FunctionBuilder): void {
   fb.end();
   // Argument reduction.
   fb.if(op("i32.gt_u", get(hx), i32(0x3fd62e42)));
-  fb.if(op("i32.lt_u", get(hx), i32(0x3ff0a2b2)));
-  const signed = (v: number) => op("select", f64(-v), f64(v), get(xsb));
-  fb.emit(
-    set(hi, op("f64.sub", get(x), signed(EXP.ln2Hi))),
-    set(lo, signed(EXP.ln2Lo)),
-    set(k, op("i32.sub", op("i32.sub", i32(1), get(xsb)), get(xsb))),
-  );
-  fb.else();
-  fb.emit(
-    set(k, op("i32.trunc_f64_s", op("f64.add", op("f64.mul", f64(EXP.invLn2), get(x)), signed(0.5)))),
-    set(t, op("f64.convert_i32_s", get(k))),
-    set(hi, op("f64.sub", get(x), op("f64.mul", get(t), f64(EXP.ln2Hi)))),
-    set(lo, op("f64.mul", get(t), f64(EXP.ln2Lo))),
-  );
-  fb.end();
+  writeReduction(fb, { x, hx, xsb, k, t, hi, lo });
   fb.emit(set(x, op("f64.sub", get(hi), get(lo))), set(c, op("f64.sub", op("f64.sub", get(hi), get(x)), get(lo))));
   fb.else();
   // |x| < 2^-54: x itself.

@@ -41,11 +41,12 @@ export const LOG = {
   lg7: 1.479819860511658591e-1,
 } as const;
 
-const ret = (code: readonly number[]) => op("return", code);
+export const ret = (code: readonly number[]) => op("return", code);
 
 /** The high 32 bits of an f64 (as fdlibm's GET_HIGH_WORD). */
-const highWord = (x: readonly number[]) => op("i32.wrap_i64", op("i64.shr_u", op("i64.reinterpret_f64", x), i64(32n)));
-const lowWord = (x: readonly number[]) => op("i32.wrap_i64", op("i64.reinterpret_f64", x));
+export const highWord = (x: readonly number[]) =>
+  op("i32.wrap_i64", op("i64.shr_u", op("i64.reinterpret_f64", x), i64(32n)));
+export const lowWord = (x: readonly number[]) => op("i32.wrap_i64", op("i64.reinterpret_f64", x));
 
 /** Writes exp(x: f64) -> f64 into `fb`. */
 export function writeExp(fb: FunctionBuilder): void {
@@ -81,24 +82,11 @@ export function writeExp(fb: FunctionBuilder): void {
   fb.end();
   // Argument reduction: x = k ln2 + (hi - lo).
   fb.if(op("i32.gt_u", get(hx), i32(0x3fd62e42)));
-  fb.if(op("i32.lt_u", get(hx), i32(0x3ff0a2b2)));
-  fb.if(op("f64.eq", get(x), f64(1)));
-  fb.emit(ret(f64(Math.E)));
-  fb.end();
-  const signed = (v: number) => op("select", f64(-v), f64(v), get(xsb));
-  fb.emit(
-    set(hi, op("f64.sub", get(x), signed(EXP.ln2Hi))),
-    set(lo, signed(EXP.ln2Lo)),
-    set(k, op("i32.sub", op("i32.sub", i32(1), get(xsb)), get(xsb))),
-  );
-  fb.else();
-  fb.emit(
-    set(k, op("i32.trunc_f64_s", op("f64.add", op("f64.mul", f64(EXP.invLn2), get(x)), signed(0.5)))),
-    set(t, op("f64.convert_i32_s", get(k))),
-    set(hi, op("f64.sub", get(x), op("f64.mul", get(t), f64(EXP.ln2Hi)))),
-    set(lo, op("f64.mul", get(t), f64(EXP.ln2Lo))),
-  );
-  fb.end();
+  writeReduction(fb, { x, hx, xsb, k, t, hi, lo }, () => {
+    fb.if(op("f64.eq", get(x), f64(1)));
+    fb.emit(ret(f64(Math.E)));
+    fb.end();
+  });
   fb.emit(set(x, op("f64.sub", get(hi), get(lo))));
   fb.else();
   fb.if(op("i32.lt_u", get(hx), i32(0x3e300000)));
@@ -137,6 +125,35 @@ export function writeExp(fb: FunctionBuilder): void {
   fb.emit(ret(op("f64.mul", get(y), get(twopk))));
   fb.end();
   fb.emit(op("f64.mul", op("f64.mul", get(y), get(twopk)), f64(EXP.twoM1000)));
+}
+
+/**
+ * fdlibm's argument reduction for |x| > ln2/2 (exp and expm1): x = k ln2 + (hi - lo), with k = ±1 below 1.5 ln2
+ * (after `near`, exp's exp(1) correction) and k = x / ln2 rounded otherwise; ln2 in a high part exact in k ln2_hi and a
+ * low part. Writes k, hi and lo (t is scratch); hx is |x|'s high word, xsb x's sign bit.
+ */
+export function writeReduction(
+  fb: FunctionBuilder,
+  l: { x: number; hx: number; xsb: number; k: number; t: number; hi: number; lo: number },
+  near?: () => void,
+): void {
+  const { x, hx, xsb, k, t, hi, lo } = l;
+  fb.if(op("i32.lt_u", get(hx), i32(0x3ff0a2b2)));
+  near?.();
+  const signed = (v: number) => op("select", f64(-v), f64(v), get(xsb));
+  fb.emit(
+    set(hi, op("f64.sub", get(x), signed(EXP.ln2Hi))),
+    set(lo, signed(EXP.ln2Lo)),
+    set(k, op("i32.sub", op("i32.sub", i32(1), get(xsb)), get(xsb))),
+  );
+  fb.else();
+  fb.emit(
+    set(k, op("i32.trunc_f64_s", op("f64.add", op("f64.mul", f64(EXP.invLn2), get(x)), signed(0.5)))),
+    set(t, op("f64.convert_i32_s", get(k))),
+    set(hi, op("f64.sub", get(x), op("f64.mul", get(t), f64(EXP.ln2Hi)))),
+    set(lo, op("f64.mul", get(t), f64(EXP.ln2Lo))),
+  );
+  fb.end();
 }
 
 /** p2 + t (p3 + t (p4 + t p5)) for the local t. */
