@@ -128,6 +128,18 @@ export function splitLets(e: Expr): { bindings: Binding[]; tail: Expr } {
 }
 
 /**
+ * A loop body as its lets and its step: like splitLets, but a tail that only names the last let's value
+ * (`let r = e in r`) gives e as the step, without that let.
+ */
+export function splitStep(e: Expr): { bindings: Binding[]; step: Expr } {
+  const { bindings, tail } = splitLets(e);
+  const last = bindings[bindings.length - 1];
+  if (tail.kind === "var" && last !== undefined && last.v.id === tail.id)
+    return { bindings: bindings.slice(0, -1), step: last.rhs };
+  return { bindings, step: tail };
+}
+
+/**
  * Accumulates a flat chain of lets. `bind` names a right-hand side and returns an atom for it; `finish` closes the
  * chain around a result. Right-hand sides that are themselves let chains are flattened on the way in.
  */

@@ -10,9 +10,9 @@
 //   can run in SIMD lanes and fuse; the loop's updates could not. Exact: `0. + x` is what the update computed (the
 //   sign of a zero included), and errors are raised for the same k in the same order.
 
-import { mkBuild, mkPrim, mkProj, litDouble, splitLets, wrapLets, type Binding } from "../../ir/builder.js";
+import { mkBuild, mkPrim, mkProj, litDouble, splitLets, splitStep, wrapLets, type Binding } from "../../ir/builder.js";
 import { useCounts } from "../../ir/free.js";
-import type { Atom, Expr, Ifold } from "../../ir/ir.js";
+import type { Atom, Ifold } from "../../ir/ir.js";
 import { rule, type RuleContext } from "./rule.js";
 
 const sameVar = (a: Atom, b: Atom) => a.kind === "var" && b.kind === "var" && a.id === b.id;
@@ -58,14 +58,7 @@ export const scatterBuild = rule({
   doc: "ifold (fun a k -> .. addAt a k x) zeros n -> build n (fun k -> .. 0. + x)   (zeros: n of them; a used only there)",
   apply(node, ctx) {
     if (node.type.k !== "array" || node.type.elem.k !== "double") return undefined;
-    const { bindings, tail } = splitLets(node.body);
-    let update: Expr = tail;
-    let lets = bindings;
-    const last = bindings[bindings.length - 1];
-    if (tail.kind === "var" && last !== undefined && last.v.id === tail.id) {
-      update = last.rhs;
-      lets = bindings.slice(0, -1);
-    }
+    const { bindings: lets, step: update } = splitStep(node.body);
     if (update.kind !== "prim" || update.op !== "addAt") return undefined;
     const [target, at, value] = update.args as [Atom, Atom, Atom];
     if (!sameVar(target, node.acc) || !sameVar(at, node.index) || value.type.k !== "double") return undefined;
