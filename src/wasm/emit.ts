@@ -88,6 +88,8 @@ export class WasmEmitter {
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
   /** How many loops run in SIMD lanes (builds and reductions; shown in the code listing, checked by tests). */
   laneLoops = 0;
+  /** How many of those loops run across the lanes of the loop around them (outer lanes, ./simd.ts). */
+  outerLaneLoops = 0;
   /** How many folds run in the loop of the build they read (buildThenFold; shown in the code listing). */
   fusedFolds = 0;
 

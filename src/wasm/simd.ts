@@ -2,9 +2,11 @@
 // of src/lowering/lanes.ts. A plan's varying values live in v128 locals; its uniform lets are ordinary code (the
 // emitter's), once per group of lanes. Reads `a[i + c]` are one vector load; exp and log are the two-lane functions of
 // ./simd-math.ts, sin, cos, tan, tanh and pow V8's own per lane; an `if` computes both branches and selects. The lanes
-// run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there.
+// run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there. An ifold
+// nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128 local,
+// one lane per output (a sum's step one vector addition).
 
-import type { Atom, Expr, Let, Prim } from "../ir/ir.js";
+import type { Atom, Expr, Ifold, Let, Prim } from "../ir/ir.js";
 import type { LanePlan, ReductionPlan, UpdatePlan } from "../lowering/lanes.js";
 import type { Code } from "./encoder.js";
 import {
@@ -93,6 +95,7 @@ export class Lanes {
 
   private rhs(e: Expr): LaneValue {
     if (e.kind === "var") return this.values.get(e.id)!;
+    if (e.kind === "ifold") return this.fold(e);
     if (e.kind === "if") {
       const mask = this.mask(e.cond);
       const yes = this.branch(e.then, e.type.k === "bool");
@@ -101,6 +104,25 @@ export class Lanes {
     }
     if (e.kind !== "prim") throw new Error(`wasm: ${e.kind} in a lane plan`);
     return this.prim(e);
+  }
+
+  /**
+   * A loop across the lanes (outer lanes): its count and index are the same in every lane, so one loop over the index
+   * takes every lane's step at once, the state a v128 local (each lane's own steps, in order: the plain loop's).
+   */
+  private fold(e: Ifold): LaneValue {
+    const body = this.plan.folds.get(e);
+    if (body === undefined) throw new Error("wasm: an ifold the lane plan did not take");
+    const em = this.em;
+    const count = em.atom(e.count)[0]!;
+    em.checkCount(count, "ifold count", e.span);
+    const state = this.keep("real", this.real(e.init));
+    this.values.set(e.acc.id, state);
+    const b = em.loopVariable(e.index, count);
+    em.laneLoops++;
+    em.outerLaneLoops++;
+    em.countedLoop(b, count, () => em.fb.emit(localSet((state as { local: number }).local, this.body(body)[0]!)));
+    return state;
   }
 
   private branch(e: Expr, isMask: boolean): Code {
