@@ -29,9 +29,14 @@ import { expF64x2, logF64x2 } from "./simd-math.js";
 import type { WasmEmitter } from "./emit.js";
 import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
 
-/** A varying value: a v128 local of reals or of lane masks, or the loop index plus a constant. */
+/**
+ * A varying value: a v128 local of reals or of lane masks, the loop index plus a constant, or a row per lane (of the
+ * matrix at `data`, lane 0's row starting at element `start`, the next lanes' `stride` elements apart).
+ */
 type LaneValue =
-  { readonly kind: "real" | "mask"; readonly local: number } | { readonly kind: "index"; readonly offset: number };
+  | { readonly kind: "real" | "mask"; readonly local: number }
+  | { readonly kind: "index"; readonly offset: number }
+  | { readonly kind: "row"; readonly data: WSlot; readonly start: WSlot; readonly stride: WSlot };
 
 /** The number of lanes of a real type. */
 export const laneCount = (real: "f64" | "f32"): number => (real === "f64" ? 2 : 4);
@@ -80,7 +85,14 @@ export class Lanes {
 
   let(l: Let): void {
     if (!this.plan.varying.has(l.v.id)) {
-      this.em.letBinding(l);
+      // The length of a row per lane: M's dimension 1, the same in every lane.
+      const e = l.rhs;
+      const row =
+        e.kind === "prim" && e.op === "length" && e.args[0]!.kind === "var"
+          ? this.values.get(e.args[0]!.id)
+          : undefined;
+      if (row?.kind === "row") this.em.bind(l.v, [row.stride]);
+      else this.em.letBinding(l);
       return;
     }
     this.values.set(l.v.id, this.rhs(l.rhs));
@@ -134,7 +146,7 @@ export class Lanes {
   real(a: Atom): Code {
     if (a.kind === "var") {
       const v = this.values.get(a.id);
-      if (v !== undefined && v.kind !== "index") return localGet(v.local);
+      if (v !== undefined && (v.kind === "real" || v.kind === "mask")) return localGet(v.local);
     }
     return op(this.em.real === "f64" ? "f64x2.splat" : "f32x4.splat", slotCode(this.em.atom(a)[0]!));
   }
@@ -143,7 +155,7 @@ export class Lanes {
   mask(a: Atom): Code {
     if (a.kind === "var") {
       const v = this.values.get(a.id);
-      if (v !== undefined && v.kind !== "index") return localGet(v.local);
+      if (v !== undefined && (v.kind === "real" || v.kind === "mask")) return localGet(v.local);
     }
     const b = op("i32.sub", i32(0), slotCode(this.em.atom(a)[0]!));
     return this.em.real === "f64" ? op("i64x2.splat", op("i64.extend_i32_s", b)) : op("i32x4.splat", b);
@@ -166,6 +178,15 @@ export class Lanes {
     const real = (code: Code) => this.keep("real", code);
     switch (e.op) {
       case "get": {
+        const row = a.kind === "var" ? this.values.get(a.id) : undefined;
+        if (row?.kind === "row") return real(this.gather(row, b, e));
+        if (e.type.k === "array") {
+          // M[i + c]: where lane 0's row starts; each lane's is M's dimension 1 further.
+          const [data, offset, , stride] = this.em.atom(a) as [WSlot, WSlot, WSlot, WSlot];
+          const c = (this.values.get((b as { id: number }).id) as { offset: number }).offset;
+          const start = this.em.index(iadd(islot(offset), imul(iadd(islot(this.at), iconst(c)), islot(stride))));
+          return { kind: "row", data, start, stride };
+        }
         const [data, offset] = this.em.atom(a) as [WSlot, WSlot];
         const v = this.values.get((b as { id: number }).id) as { offset: number };
         const index = iadd(iadd(islot(offset), islot(this.at)), iconst(v.offset));
@@ -231,6 +252,25 @@ export class Lanes {
         break;
     }
     throw new Error(`wasm: ${e.op} in a lane plan`);
+  }
+
+  /**
+   * `row[u]` of a row per lane at a uniform index u: one element of each lane's row, u checked against the rows'
+   * length (M's dimension 1) as the plain loop checks it at each element.
+   */
+  private gather(row: { data: WSlot; start: WSlot; stride: WSlot }, u: Atom, e: Prim): Code {
+    const em = this.em;
+    const at = em.atom(u)[0]!;
+    em.boundsCheck(at, row.stride, e.span);
+    const f64 = em.real === "f64";
+    const shift = f64 ? 3 : 2;
+    const first = em.index(iadd(islot(row.start), islot(at)));
+    let lanes = load(f64 ? "v128.load64_zero" : "v128.load32_zero", address(row.data, islot(first), shift));
+    for (let q = 1; q < this.lanes; q++) {
+      const element = address(row.data, iadd(islot(first), imul(iconst(q), islot(row.stride))), shift);
+      lanes = replaceLane(this.shape, lanes, q, load(f64 ? "f64.load" : "f32.load", element));
+    }
+    return lanes;
   }
 
   private compare(e: Prim, a: Atom, b: Atom): Code {
