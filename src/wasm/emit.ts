@@ -59,7 +59,8 @@ import { WASM_LOWERING } from "./lowering.js";
 import { emitBuild, takesFold, type ElementFold } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
 import { reductionLanes, updateLanes } from "../lowering/lanes.js";
-import { laneCount, reduceInLanes, updateInLanes } from "./simd.js";
+import { laneCount } from "./simd.js";
+import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 
 /** The operators of a fold that ./build.ts can run as the array it reads is written. */
 const FOLDS: ReadonlySet<string> = new Set(["add", "mul", "max", "min"]);

@@ -85,7 +85,9 @@ describe("outer SIMD lanes", () => {
       [1, 2],
       [4, 3],
       [7, 8],
+      [6, 9],
       [33, 17],
+      [3, 30],
     ] as const) {
       const W = random(B * m, B + 3 * m);
       const v = random(B, 7 * m);
@@ -130,6 +132,7 @@ describe("outer SIMD lanes", () => {
       [0, 2, 3],
       [9, 4, 1],
       [16, 7, 12],
+      [5, 2, 23],
     ] as const) {
       const x = random(B * n, 100 + B);
       const dh = random(B * m, 200 + m);
@@ -156,7 +159,7 @@ describe("outer SIMD lanes", () => {
   it("run lane arithmetic around the reduction, an offset read, a lane-valued start and a max step", () => {
     const types = [MATRIX, VECTOR, VECTOR];
     expect(listing("layer", types)).toMatch(outer(3));
-    for (const m of [1, 2, 5, 6]) {
+    for (const m of [1, 2, 5, 6, 13]) {
       const B = 9;
       const W = random(B * (m + 1), m);
       const v = random(B, 2 * m);
@@ -249,6 +252,7 @@ describe("outer SIMD lanes", () => {
       [3, 1],
       [4, 5],
       [8, 16],
+      [5, 19],
     ] as const) {
       const W = random(B * m, B * m);
       const v = random(B, B + m);
@@ -265,11 +269,11 @@ describe("outer SIMD lanes", () => {
     }
   });
 
-  it("run four float32 lanes: the Math.fround loop bit for bit at every width around a multiple of four", () => {
+  it("run four float32 lanes: the Math.fround loop bit for bit at widths around multiples of four and sixteen", () => {
     const types = [MATRIX, VECTOR];
     expect(listing("vecMat", types, "wasm-f32")).toMatch(outer(3));
     const f = Math.fround;
-    for (let m = 1; m <= 9; m++) {
+    for (const m of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 21, 33]) {
       const B = 6;
       const W = random(B * m, m).map(f);
       const v = random(B, m + 50).map(f);
