@@ -283,6 +283,14 @@ describe("outer SIMD lanes", () => {
         return s;
       });
       expect(run("vecMat", types, "wasm-f32", [matrix(B, m, W), vector(v)])).toEqual(byHand);
+      // exp of each lane's state, summed in order (float32's exp is float64's, rounded).
+      let acc = 0;
+      for (let j = 0; j < m; j++) {
+        let s = 1;
+        for (let b = 0; b < B; b++) s = f(f(s * W[b * m + j]!) + v[b]!);
+        acc = f(acc + f(Math.exp(s)));
+      }
+      expect(run("total", types, "wasm-f32", [matrix(B, m, W), vector(v)])).toEqual([acc]);
     }
   });
 });
