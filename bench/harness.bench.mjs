@@ -1,168 +1,161 @@
-// GradBench's own evals against Smooth and the suite's hand-written C++ (issue 16): each eval's `run.py` (github
-// gradbench/gradbench, python/gradbench/gradbench/evals/<eval>/run.py) generates the inputs, sets the run counts
-// (its defaults: min_runs 1, min_seconds 1 — no warm-up beyond what that gives) and validates every answer against
-// the C++ tool; this file is the intermediary between an eval and a tool, as the suite's Rust CLI is
-// (crates/gradbench/src/intermediary.rs: every eval message goes to the tool, every response back, the eval's
-// `analysis` messages say whether an answer was valid). Tools: the C++ `manual` tool (its binaries run as the suite's
-// cpp.py runs them, without its rebuild), and Smooth's tool on each back end. Setup (Python 3 with numpy, scipy and
-// pydantic; the C++ built as bench/cpp.bench.mjs's header says):
-//   git -C <gradbench> archive HEAD python evals/ht/data/complicated_big/hand1_t26_c100.txt \
-//     evals/ht/data/complicated_big/model evals/ba/data/ba1_n49_m7776_p31843.txt | tar -x -C /tmp/gb
-//   GRADBENCH_REPO=/tmp/gb npm run bench:harness
-// ht's eval also needs dataclasses_json: Debian's python3-dataclasses-json, its packages linked into a folder named by
-// GRADBENCH_PYTHONPATH (e.g. dataclasses_json, marshmallow, marshmallow_enum, typing_inspect.py and
-// mypy_extensions.py from /usr/lib/python3/dist-packages), when the Python with numpy is not Debian's.
-// Writes bench/results/harness.md and .json; exits non-zero if an answer is invalid or a tool fails.
+// GradBench's own evals against Smooth and the suite's hand-written C++ (issue 16). Each eval's `run.py` (github
+// gradbench/gradbench, python/gradbench/gradbench/evals/<eval>/run.py) generates the inputs, sets the run counts and
+// validates every answer against the C++ `manual` tool; bench/harness/intermediary.mjs relays its messages to a tool
+// as the suite's Rust CLI does. The evals are restricted to the issue's workloads with their own options and run
+// otherwise at their defaults: min_runs 1, min_seconds 1 (each evaluate repeats its function for at least a second;
+// no warm-up beyond that). Tools, each eval x tool in fresh processes: the C++ tool as the suite runs it
+// (`python3 python/gradbench/gradbench/cpp.py manual` in the checkout: its define rebuilds bin/<eval> with `make -B`,
+// -O3 -march=native, single-threaded), and Smooth's tool (dist/bundle/gradbench.js) with SMOOTH_ENGINE=js and =wasm.
+//
+// Setup (Python 3.11 with numpy, scipy and pydantic as `python3`; g++, make, Debian's nlohmann-json3-dev):
+//   G=/work/.mirror/gradbench+gradbench/repo   # a GradBench clone (a partial one lacks evals/lstm/data: see below)
+//   mkdir -p /tmp/gb && git -C $G archive HEAD python cpp tools/manual evals/ba/data/ba1_n49_m7776_p31843.txt \
+//     evals/ht/data/complicated_big/hand1_t26_c100.txt evals/ht/data/complicated_big/model | tar -x -C /tmp/gb
+//   (a partial clone's archive complains of large files it lacks, ht's hand12 among them; these arrive whole)
+//   ln -s /usr/include/nlohmann/json.hpp /tmp/gb/cpp/json.hpp      # what the suite's cpp/Makefile would download
+//   make -C /tmp/gb/tools/manual bin/gmm bin/lstm bin/ba bin/ht bin/lse bin/kmeans  # the evals' validators
+//   node bench/harness/lstm-text.mjs <ADBench data>/lstm/lstm_l2_c1024.txt /tmp/gb/evals/lstm/data/lstm_full.txt
+//   GRADBENCH_REPO=/tmp/gb npm run bench:harness         (-- --only gmm: one eval, printed only)
+// lstm_full.txt is in a full clone; the lstm-text step rebuilds the 1024 characters the eval reads from ADBench's
+// data (shared/data/adbench/lstm). ht's eval also needs dataclasses_json: e.g. Debian's python3-dataclasses-json,
+// its packages (dataclasses_json, marshmallow, marshmallow_enum, typing_inspect.py, mypy_extensions.py from
+// /usr/lib/python3/dist-packages) linked into a folder named by GRADBENCH_PYTHONPATH, when `python3` is not Debian's.
+// GRADBENCH_TIMEOUT: seconds a tool may take to answer one message (default 600), as the CLI's --timeout.
+// Writes bench/results/harness.md and .json; exits non-zero unless every run's outcome is success with every answer
+// validated and exactly the expected workloads evaluated.
 
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { relay } from "./harness/intermediary.mjs";
 
 const REPO = process.env.GRADBENCH_REPO;
 if (REPO === undefined || !existsSync(join(REPO, "python/gradbench/gradbench/evals"))) {
-  console.error(
-    "set GRADBENCH_REPO to a GradBench checkout with python/, evals/ data and tools/manual/bin (see above)",
-  );
+  console.error("set GRADBENCH_REPO to a GradBench checkout set up as the top of bench/harness.bench.mjs says");
   process.exit(1);
 }
-const TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
-// The issue's workloads, with each eval's own options (lstm is left out: its text corpus, evals/lstm/data, is not in
-// the mirrored checkout this was run from).
+const TIMEOUT_SECONDS = Number(process.env.GRADBENCH_TIMEOUT ?? 600);
+const SMOOTH_TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+
+/** The issue's workloads: each eval's options selecting them, and the evaluates that must come out of it. */
 const EVALS = [
-  ["gmm", ["-d", "10", "64", "-k", "25"]],
-  ["ba", ["--min", "1", "--max", "1"]],
-  ["ht", ["--min", "1", "--max", "1"]],
-  ["lse", ["-n", "1280000"]],
-  ["kmeans", ["-k", "100", "-n", "10000", "-d", "8"]],
+  { name: "gmm", args: ["-d", "10", "64", "-k", "25"], workloads: ["10_25_1000", "64_25_1000"] },
+  { name: "lstm", args: ["-l", "2", "-c", "1024"], workloads: ["l=2,c=1024"] },
+  { name: "ba", args: ["--min", "1", "--max", "1"], workloads: ["ba1_n49_m7776_p31843"] },
+  {
+    name: "ht",
+    args: ["--min", "1", "--max", "1", "--model", "big", "--variant", "complicated"],
+    workloads: ["hand1_t26_c100"],
+  },
+  { name: "lse", args: ["-n", "1280000"], workloads: ["n=1280000"] },
+  { name: "kmeans", args: ["-k", "100", "-n", "10000", "-d", "8"], workloads: ["k=100,n=10000,d=8"] },
+].filter((e) => only === undefined || e.name === only);
+const FUNCTIONS = {
+  gmm: ["objective", "jacobian"],
+  lstm: ["objective", "jacobian"],
+  ba: ["objective", "jacobian"],
+  ht: ["objective", "jacobian"],
+  lse: ["primal", "gradient"],
+  kmeans: ["cost", "dir"],
+};
+if (EVALS.length === 0) {
+  console.error(`no eval named ${only} (the evals: ${Object.keys(FUNCTIONS).join(", ")})`);
+  process.exit(1);
+}
+
+const pythonPath = [join(REPO, "python/gradbench"), process.env.GRADBENCH_PYTHONPATH].filter(Boolean).join(":");
+const evalCommand = (e) => ({
+  command: "python3",
+  args: [`python/gradbench/gradbench/evals/${e.name}/run.py`, ...e.args],
+  cwd: REPO,
+  env: { ...process.env, PYTHONPATH: pythonPath },
+});
+const TOOLS = [
+  { name: "C++", command: "python3", args: ["python/gradbench/gradbench/cpp.py", "manual"], cwd: REPO },
+  { name: "js", command: process.execPath, args: [SMOOTH_TOOL], env: { ...process.env, SMOOTH_ENGINE: "js" } },
+  { name: "wasm", command: process.execPath, args: [SMOOTH_TOOL], env: { ...process.env, SMOOTH_ENGINE: "wasm" } },
 ];
 
-/** The C++ tool, answering one message (as the suite's cpp.py does, with its binaries already built). */
-function cppTool(message) {
-  if (message.kind === "start") return { id: message.id, tool: "manual" };
-  if (message.kind === "define") return { id: message.id, success: true };
-  if (message.kind !== "evaluate") return { id: message.id };
-  const file = join(mkdtempSync(join(tmpdir(), "smooth-harness-")), "input.json");
-  writeFileSync(file, JSON.stringify(message.input));
-  const r = spawnSync(join(REPO, "tools/manual/bin", message.module), [file, message.function], {
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-  });
-  if (r.status !== 0) return { id: message.id, success: false, error: r.stderr };
-  const [output, ...timings] = r.stdout.trim().split("\n");
-  return { id: message.id, success: true, output: JSON.parse(output), timings: timings.map((t) => JSON.parse(t)) };
-}
-
-/** Smooth's tool in its own process: a function from a message to its response. */
-function smoothTool(engine) {
-  const child = spawn(process.execPath, [TOOL], { env: { ...process.env, SMOOTH_ENGINE: engine } });
-  const waiting = [];
-  createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()(JSON.parse(line)));
-  child.stderr.on("data", (d) => process.stderr.write(d));
-  const send = (message) =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      child.stdin.write(JSON.stringify(message) + "\n");
-    });
-  send.close = () => child.stdin.end();
-  return send;
-}
-
-/** One eval against one tool: what each evaluate took (the tool's own timings) and whether the eval found it valid. */
-async function run(evalName, args, tool) {
-  const evaluation = spawn("python3", [`python/gradbench/gradbench/evals/${evalName}/run.py`, ...args], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      PYTHONPATH: [join(REPO, "python/gradbench"), process.env.GRADBENCH_PYTHONPATH].filter(Boolean).join(":"),
-    },
-  });
-  evaluation.stderr.on("data", (d) => process.stderr.write(d));
-  const results = new Map();
-  let define;
-  for await (const line of createInterface({ input: evaluation.stdout })) {
-    const message = JSON.parse(line);
-    const response = await tool(message);
-    if (message.kind === "define") define = response.timings?.[0]?.nanoseconds ?? 0;
-    if (message.kind === "evaluate") {
-      const ns = (response.timings ?? []).filter((t) => t.name === "evaluate").map((t) => t.nanoseconds);
-      results.set(message.id, {
-        function: message.function,
-        workload: message.description ?? "",
-        success: response.success,
-        error: response.error,
-        runs: ns.length,
-        minMs: Math.min(...ns) / 1e6,
-      });
-    }
-    if (message.kind === "analysis") {
-      const r = results.get(message.of);
-      if (r) Object.assign(r, { valid: message.valid, analysisError: message.error });
-    }
-    evaluation.stdin.write(JSON.stringify(response) + "\n");
-  }
-  evaluation.stdin.end();
-  return { defineMs: define / 1e6, evaluations: [...results.values()] };
-}
-
-const rows = [];
-let bad = 0;
-for (const [evalName, args] of EVALS) {
+const problems = [];
+const runs = [];
+for (const e of EVALS) {
+  const expected = e.workloads.flatMap((w) => FUNCTIONS[e.name].map((f) => `${w} ${f}`));
   const byTool = {};
-  for (const [name, make] of [
-    ["C++", () => cppTool],
-    ["js", () => smoothTool("js")],
-    ["wasm", () => smoothTool("wasm")],
-  ]) {
-    const tool = make();
-    byTool[name] = await run(evalName, args, tool);
-    tool.close?.();
+  for (const tool of TOOLS) {
+    const run = await relay(evalCommand(e), tool, { timeoutSeconds: TIMEOUT_SECONDS });
+    byTool[tool.name] = run;
+    const where = `${e.name} / ${tool.name}`;
+    console.log(`${where}: ${run.outcome} in ${run.seconds.toFixed(1)} s`);
+    if (run.outcome !== "success") problems.push(`${where}: ${run.outcome}${run.error ? `: ${run.error}` : ""}`);
+    const got = run.evaluations.map((r) => `${r.workload} ${r.function}`);
+    if (got.join("|") !== expected.join("|"))
+      problems.push(`${where}: evaluated [${got.join(", ")}], expected [${expected.join(", ")}]`);
+    for (const r of run.evaluations)
+      if (r.success !== true || r.valid !== true)
+        problems.push(`${where} ${r.workload} ${r.function}: ${r.error ?? r.analysisError ?? "not validated"}`);
   }
-  for (const [k, c] of byTool["C++"].evaluations.entries()) {
-    const js = byTool.js.evaluations[k];
-    const wasm = byTool.wasm.evaluations[k];
-    const row = { eval: evalName, workload: c.workload, function: c.function, cpp: c, js, wasm };
-    for (const r of [c, js, wasm])
-      if (!r?.success || r.valid !== true) {
-        bad++;
-        console.error(`${evalName} ${c.workload} ${c.function}: not valid: ${r?.error ?? r?.analysisError ?? ""}`);
-      }
-    rows.push(row);
-    console.log(
-      `${evalName} ${c.workload} ${c.function}: C++ ${c.minMs.toFixed(3)} ms, js ${js.minMs.toFixed(3)} ` +
-        `(${(js.minMs / c.minMs).toFixed(2)}x), wasm ${wasm.minMs.toFixed(3)} (${(wasm.minMs / c.minMs).toFixed(2)}x)`,
-    );
-  }
-  rows.push({ eval: evalName, define: { js: byTool.js.defineMs, wasm: byTool.wasm.defineMs } });
+  runs.push({ eval: e.name, args: e.args, tools: byTool });
 }
 
-const f = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
-const valid = (r) => (r.valid === true ? "yes" : "NO");
-const table = [
-  "| eval | workload | function | C++ ms | js ms | js / C++ | wasm ms | wasm / C++ | runs (C++, js, wasm) | valid |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-  ...rows
-    .filter((r) => r.cpp !== undefined)
-    .map(
-      (r) =>
-        `| ${r.eval} | ${r.workload} | ${r.function} | ${f(r.cpp.minMs)} | ${f(r.js.minMs)} | ` +
-        `${(r.js.minMs / r.cpp.minMs).toFixed(2)} | ${f(r.wasm.minMs)} | ${(r.wasm.minMs / r.cpp.minMs).toFixed(2)} | ` +
-        `${r.cpp.runs}, ${r.js.runs}, ${r.wasm.runs} | ${[r.cpp, r.js, r.wasm].every((x) => x.valid === true) ? "yes" : [r.cpp, r.js, r.wasm].map(valid).join(", ")} |`,
-    ),
-].join("\n");
-console.log(table);
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(
-  new URL("./results/harness.md", import.meta.url),
-  "# GradBench's evals (run.py) against Smooth and the hand-written C++\n\n" +
-    `\`npm run bench:harness\`, Node ${process.version}; each eval's own inputs, run counts (min_runs 1, min_seconds 1) ` +
-    "and validation; the fastest evaluate timing each tool reported; single-threaded.\n\n" +
-    `${table}\n`,
+// One row per evaluate, the tools side by side (matched by workload and function).
+const rows = runs.flatMap(({ eval: name, tools }) =>
+  tools["C++"].evaluations.map((c) => {
+    const find = (tool) => tools[tool].evaluations.find((r) => r.workload === c.workload && r.function === c.function);
+    return { eval: name, workload: c.workload, function: c.function, cpp: c, js: find("js"), wasm: find("wasm") };
+  }),
 );
-writeFileSync(new URL("./results/harness.json", import.meta.url), JSON.stringify(rows, null, 2) + "\n");
-if (bad > 0) {
-  console.error(`${bad} answers were not valid`);
+const f = (v) => (v === undefined ? "—" : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
+const ratio = (a, b) => (a === undefined || b === undefined ? "—" : (a / b).toFixed(2));
+const validity = (r) =>
+  [r.cpp, r.js, r.wasm].every((x) => x?.valid === true) ? "yes" : [r.cpp, r.js, r.wasm].map((x) => x?.valid ?? "—");
+const timeTable = (stat) =>
+  [
+    "| eval | workload | function | C++ ms | js ms | js / C++ | wasm ms | wasm / C++ | runs (C++, js, wasm) | valid |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ...rows.map(
+      (r) =>
+        `| ${r.eval} | ${r.workload} | ${r.function} | ${f(r.cpp[stat])} | ${f(r.js?.[stat])} | ` +
+        `${ratio(r.js?.[stat], r.cpp[stat])} | ${f(r.wasm?.[stat])} | ${ratio(r.wasm?.[stat], r.cpp[stat])} | ` +
+        `${r.cpp.runs}, ${r.js?.runs ?? "—"}, ${r.wasm?.runs ?? "—"} | ${validity(r)} |`,
+    ),
+  ].join("\n");
+const seconds = (ms) => (ms === undefined ? "—" : (ms / 1e3).toFixed(2));
+const defineTable = [
+  "| eval | C++ define s (make -B) | js define s | wasm define s | whole run s (C++, js, wasm) |",
+  "| --- | ---: | ---: | ---: | --- |",
+  ...runs.map(
+    ({ eval: name, tools }) =>
+      `| ${name} | ${seconds(tools["C++"].define?.wallMs)} | ${seconds(tools.js.define?.wallMs)} | ` +
+      `${seconds(tools.wasm.define?.wallMs)} | ${TOOLS.map((t) => tools[t.name].seconds.toFixed(1)).join(", ")} |`,
+  ),
+].join("\n");
+const fastest = timeTable("minMs");
+const mean = timeTable("meanMs");
+console.log(`\nfastest evaluate:\n${fastest}\n\nmean evaluate:\n${mean}\n\ndefine:\n${defineTable}`);
+
+if (only === undefined) {
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL("./results/harness.md", import.meta.url),
+    "# GradBench's evals (run.py) against Smooth and the hand-written C++\n\n" +
+      `\`npm run bench:harness\`, Node ${process.version}, single-threaded. Each eval's own inputs, run counts ` +
+      "(min_runs 1, min_seconds 1: every evaluate repeats its function for at least a second) and validation of " +
+      "every answer against the C++ tool; messages relayed as GradBench's CLI relays them; each eval x tool in fresh " +
+      "processes.\n\n" +
+      "## Fastest evaluate (the minimum of the tool's own per-run timings)\n\n" +
+      `${fastest}\n\n` +
+      "## Mean evaluate (what GradBench's CLI prints: the mean of the same timings, first runs included)\n\n" +
+      `${mean}\n\n` +
+      "## Define (wall time of the define message: the C++ tool compiles with g++, Smooth compiles the module)\n\n" +
+      `${defineTable}\n`,
+  );
+  writeFileSync(
+    new URL("./results/harness.json", import.meta.url),
+    JSON.stringify({ node: process.version, timeoutSeconds: TIMEOUT_SECONDS, runs }, null, 2) + "\n",
+  );
+}
+if (problems.length > 0) {
+  console.error(`\n${problems.length} problems:\n${problems.join("\n")}`);
   process.exit(1);
 }
