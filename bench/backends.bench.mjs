@@ -11,6 +11,11 @@ let dot = fun (a: Vector) (b: Vector) -> vectorDot a b
 let mmul = fun (a: Matrix) (b: Matrix) -> matrixMult a b
 let lse = fun (v: Vector) -> logsumexp v
 let layer = fun (W: Matrix) (x: Vector) -> vectorSum (build (length W) (fun i -> tanh (vectorDot W[i] x)))
+let vecMat = fun (W: Matrix) (v: Vector) ->
+  build (length W[0]) (fun j -> ifold (fun s b -> s + W[b][j] * v[b]) 0. (length W))
+let weightGrad = fun (x: Matrix) (dh: Matrix) ->
+  build (length x[0]) (fun i ->
+    build (length dh[0]) (fun j -> ifold (fun s b -> s + x[b][i] * dh[b][j]) 0. (length x)))
 `;
 
 function randomVector(n, seed) {
@@ -68,6 +73,25 @@ function handLayerGrad(W, x, n, m) {
   }
   return g;
 }
+/** v W (W: rows × cols), row by row: each output's sum in row order, as the program adds it. */
+function handVecMat(W, v, rows, cols) {
+  const out = new Float64Array(cols);
+  for (let b = 0; b < rows; b++) {
+    const vb = v[b];
+    for (let j = 0; j < cols; j++) out[j] += W[b * cols + j] * vb;
+  }
+  return out;
+}
+/** xᵀ dh (x: B × n, dh: B × m), a dense layer's weight gradient, row of the batch by row. */
+function handWeightGrad(x, dh, B, n, m) {
+  const out = new Float64Array(n * m);
+  for (let b = 0; b < B; b++)
+    for (let i = 0; i < n; i++) {
+      const xi = x[b * n + i];
+      for (let j = 0; j < m; j++) out[i * m + j] += xi * dh[b * m + j];
+    }
+  return out;
+}
 
 const prog = loadProgram({ name: "bench.smooth", text: SOURCE });
 const VEC = { k: "array", elem: { k: "double" } };
@@ -81,6 +105,12 @@ const mb = randomVector(M * M, 4);
 const [LN, LM] = [256, 784];
 const W = randomVector(LN * LM, 5);
 const x = randomVector(LM, 6);
+const [VB, VM] = [784, 128];
+const vW = randomVector(VB * VM, 7);
+const vv = randomVector(VB, 8);
+const GB = 64;
+const gx = randomVector(GB * VB, 9);
+const gdh = randomVector(GB * VM, 10);
 
 const flat = (v) => (typeof v === "number" ? [v] : ArrayBuffer.isView(v) ? v : (v.data ?? v.elems.flatMap(flat)));
 const close = (name, got, want) => {
@@ -115,6 +145,18 @@ const cases = [
     (e) => prog.derivative("layer", [MAT, VEC], [0], e, undefined, "gradient"),
     [dense(W, [LN, LM]), dense(x, [LM])],
     () => handLayerGrad(W, x, LN, LM),
+  ],
+  [
+    "v W, W 784x128",
+    (e) => prog.specialise("vecMat", [MAT, VEC], e),
+    [dense(vW, [VB, VM]), dense(vv, [VB])],
+    () => handVecMat(vW, vv, VB, VM),
+  ],
+  [
+    "xᵀ dh (weight gradient), x 64x784, dh 64x128",
+    (e) => prog.specialise("weightGrad", [MAT, MAT], e),
+    [dense(gx, [GB, VB]), dense(gdh, [GB, VM])],
+    () => handWeightGrad(gx, gdh, GB, VB, VM),
   ],
 ];
 

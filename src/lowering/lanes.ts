@@ -11,9 +11,17 @@
 // the largest count at which no read is out of range (every array read at i + c has more than m - 1 + c elements,
 // every checkIndex bound likewise), then the plain loop from there: an index error is raised by the plain loop at the
 // same iteration, with the same message, as without lanes.
+//
+// Outer lanes: the body may itself hold a loop `ifold (fun s b -> ...) init n` on a Double state (a sum over b), with
+// n and so b the same in every lane: each lane is one output's own state, the inner loop runs once for all lanes, and
+// its uniform values (`x[b]`, checks of b) are ordinary code once per step. Each lane takes its steps in b order, as
+// the plain loop does. Its steps read rows of a matrix M bound outside: `row[i + c]` with `row = M[u]` at a uniform
+// index u (b, or anything computed from it: consecutive elements), or `row[u]` with `row = M[i + c]`, a row per lane
+// (one element of each lane's row, the index u checked once against their common length). Every row has M's
+// dimension 1 as its length (arrays are regular), which bounds the lanes before the loop, as M's dimension 0 does.
 
 import { freeVars } from "../ir/free.js";
-import { freshVar, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";
+import { freshVar, typeOf, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
 import { primMayFail } from "../prims/table.js";
 
@@ -50,6 +58,19 @@ export interface LanePlan {
   /** Varying Index variables that are the loop index plus a literal: id -> the literal (the index itself: 0). */
   readonly offsets: ReadonlyMap<number, number>;
   readonly bounds: readonly LaneBound[];
+  /**
+   * The loops nested in the body that run across the lanes (outer lanes): each ifold with the body to write in lanes
+   * (its tail named by a let when it was not an atom).
+   */
+  readonly folds: ReadonlyMap<Ifold, Expr>;
+  /** Variables holding a row per lane, `M[i + c]`, by id. */
+  readonly laneRows: ReadonlyMap<number, LaneRow>;
+}
+
+/** A row per lane: `M[i + c]` of a matrix of Doubles M bound outside the loop. */
+export interface LaneRow {
+  readonly matrix: Var;
+  readonly offset: number;
 }
 
 /** A build's plan, with the element expression to write in lanes (its tail named by a let when it was not an atom). */
@@ -84,7 +105,7 @@ function withNamedTail(e: Expr): Expr {
   const lets: Let[] = [];
   let tail = e;
   for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
-  if ((tail.kind !== "prim" && tail.kind !== "if") || tail.type.k !== "double") return e;
+  if ((tail.kind !== "prim" && tail.kind !== "if" && tail.kind !== "ifold") || typeOf(tail).k !== "double") return e;
   const named = freshVar("lane", tail.type);
   let out: Expr = { kind: "let", v: named, rhs: tail, body: named };
   for (let k = lets.length - 1; k >= 0; k--) out = { ...lets[k]!, body: out };
@@ -179,6 +200,11 @@ class Analysis {
   private readonly varying = new Set<number>();
   private readonly offsets = new Map<number, number>();
   private readonly bounds: LaneBound[] = [];
+  private readonly folds = new Map<Ifold, Expr>();
+  /** Uniform rows `M[u]` of a matrix M bound outside the loop, by id: M (its dimension 1 is their length). */
+  private readonly rows = new Map<number, Var>();
+  /** Rows `M[i + c]` (a row per lane) of a matrix M bound outside the loop, by id: M and c. */
+  private readonly laneRows = new Map<number, LaneRow>();
   /** Variables bound in the body (uniform or not): they are not available before the loop. */
   private readonly inside = new Set<number>();
 
@@ -192,7 +218,14 @@ class Analysis {
   }
 
   plan(): LanePlan {
-    return { index: this.index, varying: this.varying, offsets: this.offsets, bounds: this.bounds };
+    return {
+      index: this.index,
+      varying: this.varying,
+      offsets: this.offsets,
+      bounds: this.bounds,
+      folds: this.folds,
+      laneRows: this.laneRows,
+    };
   }
 
   private isVarying(a: Atom): boolean {
@@ -200,8 +233,8 @@ class Analysis {
   }
 
   atomOk(a: Atom): boolean {
-    // An Index that varies only as an offset of the index is not a lane value by itself.
-    return !(a.kind === "var" && this.offsets.has(a.id));
+    // An Index that varies only as an offset of the index, or a row per lane, is not a lane value by itself.
+    return !(a.kind === "var" && (this.offsets.has(a.id) || this.laneRows.has(a.id)));
   }
 
   /** The lets of `e` and its tail; inside a branch computed for every lane, nothing may fail. */
@@ -214,11 +247,16 @@ class Analysis {
 
   let(l: Let, inBranch: boolean): boolean {
     this.inside.add(l.v.id);
+    // The length of a row per lane is the same in every lane (M's dimension 1): uniform.
+    if (this.rowLength(l.rhs) !== undefined) return true;
     const free = freeVars(l.rhs);
     const varies = [...free.keys()].some((id) => this.varying.has(id));
     if (!varies) {
       // Uniform: ordinary code, once per group of lanes. In a branch it runs for every lane: only what cannot fail.
-      if (!inBranch) return true;
+      if (!inBranch) {
+        this.row(l);
+        return true;
+      }
       return (
         (l.rhs.kind === "prim" && !primMayFail(l.rhs.op, l.rhs.type)) || l.rhs.kind === "var" || l.rhs.kind === "lit"
       );
@@ -234,6 +272,7 @@ class Analysis {
       return this.body(e.then, true) && this.body(e.else, true);
     }
     if (e.kind === "var") return this.atomOk(e) && e.type.k !== "int";
+    if (e.kind === "ifold") return !inBranch && this.fold(e);
     if (e.kind !== "prim") return false;
     return this.prim(l.v, e, inBranch);
   }
@@ -241,7 +280,7 @@ class Analysis {
   private prim(v: Var, e: Prim, inBranch: boolean): boolean {
     const [a, b] = e.args as [Atom, Atom];
     const types = e.args.map((x) => x.type.k);
-    if (e.op === "get") return this.read(a, b, e.type, inBranch);
+    if (e.op === "get") return this.read(v, a, b, e.type, inBranch);
     if (e.op === "checkIndex") {
       // j = checkIndex (i + c) n with n uniform: the same lane index, one more bound.
       const c = a.kind === "var" ? this.offsets.get(a.id) : undefined;
@@ -275,11 +314,62 @@ class Analysis {
     return false;
   }
 
-  /** `a[i + c]` of a vector bound outside the loop: a load of consecutive elements. */
-  private read(arr: Atom, at: Atom, t: Prim["type"], inBranch: boolean): boolean {
+  /**
+   * A loop `ifold (fun s b -> body) init n` on a Double state whose value varies (outer lanes): the count the same in
+   * every lane and the index b too (one ordinary loop over b for all lanes), the state a lane value, each lane's
+   * steps its own (a sum still added in b order).
+   */
+  private fold(e: Ifold): boolean {
+    if (e.acc.type.k !== "double" || this.isVarying(e.count) || !this.atomOk(e.init)) return false;
+    this.inside.add(e.index.id);
+    this.inside.add(e.acc.id);
+    this.varying.add(e.acc.id);
+    const body = withNamedTail(e.body);
+    if (!this.body(body, false)) return false;
+    this.folds.set(e, body);
+    return true;
+  }
+
+  /** The lane row whose `length` `e` is, if it is one. */
+  rowLength(e: Expr): LaneRow | undefined {
+    if (e.kind !== "prim" || e.op !== "length") return undefined;
+    const row = e.args[0]!;
+    return row.kind === "var" ? this.laneRows.get(row.id) : undefined;
+  }
+
+  /** Notes a uniform `row = M[u]` of a matrix of Doubles bound outside the loop (its reads at i + c run in lanes). */
+  private row(l: Let): void {
+    const e = l.rhs;
+    if (e.kind !== "prim" || e.op !== "get") return;
+    const m = e.args[0]!;
+    const t = m.type;
+    if (m.kind === "var" && t.k === "array" && t.elem.k === "array" && t.elem.elem.k === "double")
+      if (this.availableBefore(m)) this.rows.set(l.v.id, m);
+  }
+
+  /**
+   * `a[i + c]` of a vector bound outside the loop, or of a uniform row of a matrix bound outside: a load of
+   * consecutive elements. `M[i + c]` of a matrix of Doubles bound outside: a row per lane, read at uniform indexes u
+   * (`row[u]`: an element of each lane's row, checked against M's dimension 1 once for all).
+   */
+  private read(v: Var, arr: Atom, at: Atom, t: Prim["type"], inBranch: boolean): boolean {
+    if (inBranch || arr.kind !== "var") return false;
+    const row = this.laneRows.get(arr.id);
+    if (row !== undefined) return t.k === "double" && !this.isVarying(at);
     const c = at.kind === "var" ? this.offsets.get(at.id) : undefined;
-    if (c === undefined || c < 0 || inBranch || t.k !== "double" || arr.kind !== "var") return false;
-    if (arr.type.k !== "array" || arr.type.elem.k !== "double" || !this.availableBefore(arr)) return false;
+    if (c === undefined || c < 0) return false;
+    const matrix = this.rows.get(arr.id);
+    if (matrix !== undefined && t.k === "double") {
+      this.bounds.push({ length: { array: matrix, dim: 1 }, offset: c });
+      return true;
+    }
+    if (arr.type.k !== "array" || !this.availableBefore(arr)) return false;
+    if (t.k === "array" && t.elem.k === "double") {
+      this.laneRows.set(v.id, { matrix: arr, offset: c });
+      this.bounds.push({ length: { array: arr }, offset: c });
+      return true;
+    }
+    if (t.k !== "double") return false;
     this.bounds.push({ length: { array: arr }, offset: c });
     return true;
   }

@@ -47,6 +47,7 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
         `;; a WebAssembly module of ${program.bytes.length} bytes` +
         (real === "f32" ? ", computing in float32" : "") +
         (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : "") +
+        (program.outerLaneLoops > 0 ? ` (${program.outerLaneLoops} of them in outer lanes)` : "") +
         (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : ""),
     },
   };

@@ -20,12 +20,13 @@ import { i32, localGet, localSet, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
 import { buildLanes } from "../lowering/lanes.js";
-import { laneCount, Lanes } from "./simd.js";
+import { Lanes, runInLanes } from "./simd.js";
 import {
   address,
   elementShift,
   i32Const,
   iadd,
+  iconst,
   imul,
   islot,
   product,
@@ -223,25 +224,20 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
     const room =
       k === 0 ? undefined : em.define("i32", op("i32.sub", slotCode(capacities[0]!), slotCode(runStarts[k]!)));
     const m = Lanes.bound(em, plan, n, room);
-    const at = em.local("i32");
     const shift = elementShift("double", em.real);
-    em.countedLoop(
-      at,
-      m,
-      () =>
-        em.scoped(() => {
-          const values = new Lanes(em, plan, at).body(plan.body).map((v) => {
-            const local = fb.local("v128");
-            fb.emit(localSet(local, v));
-            return localGet(local);
-          });
-          const where = iadd(islot(runStarts[k]!), islot(at));
-          values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
-          if (folding) fold.lanes(values);
-        }),
-      undefined,
-      laneCount(em.real),
-    );
+    runInLanes(em, plan, m, (at, groups) => {
+      const written = new Lanes(em, plan, at, groups);
+      written.body(plan.body).forEach((leaves, g) => {
+        const values = leaves.map((v) => {
+          const local = fb.local("v128");
+          fb.emit(localSet(local, v));
+          return localGet(local);
+        });
+        const where = iadd(iadd(islot(runStarts[k]!), islot(at)), iconst(g * written.lanes));
+        values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
+        if (folding) fold.lanes(values);
+      });
+    });
     return m;
   };
 

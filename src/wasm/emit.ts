@@ -59,7 +59,8 @@ import { WASM_LOWERING } from "./lowering.js";
 import { emitBuild, takesFold, type ElementFold } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
 import { reductionLanes, updateLanes } from "../lowering/lanes.js";
-import { laneCount, reduceInLanes, updateInLanes } from "./simd.js";
+import { laneCount } from "./simd.js";
+import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 
 /** The operators of a fold that ./build.ts can run as the array it reads is written. */
 const FOLDS: ReadonlySet<string> = new Set(["add", "mul", "max", "min"]);
@@ -88,6 +89,8 @@ export class WasmEmitter {
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
   /** How many loops run in SIMD lanes (builds and reductions; shown in the code listing, checked by tests). */
   laneLoops = 0;
+  /** How many of those loops run across the lanes of the loop around them (outer lanes, ./simd.ts). */
+  outerLaneLoops = 0;
   /** How many folds run in the loop of the build they read (buildThenFold; shown in the code listing). */
   fusedFolds = 0;
 

@@ -43,8 +43,12 @@ export interface WasmProgram {
   readonly sites: readonly RaiseError[];
   /** The first address past the fixed areas (where argument arrays go). */
   readonly dataStart: number;
-  /** How many loops run in SIMD lanes, and how many folds run in the loop of the build they read. */
+  /**
+   * How many loops run in SIMD lanes, how many of them run across the lanes of the loop around them, and how many
+   * folds run in the loop of the build they read.
+   */
   readonly laneLoops: number;
+  readonly outerLaneLoops: number;
   readonly fusedFolds: number;
   /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
   readonly localCount: number;
@@ -203,6 +207,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     sites: em.sites,
     dataStart,
     laneLoops: em.laneLoops,
+    outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     localCount: main.localCount,
   };

@@ -2,10 +2,13 @@
 // of src/lowering/lanes.ts. A plan's varying values live in v128 locals; its uniform lets are ordinary code (the
 // emitter's), once per group of lanes. Reads `a[i + c]` are one vector load; exp and log are the two-lane functions of
 // ./simd-math.ts, sin, cos, tan, tanh and pow V8's own per lane; an `if` computes both branches and selects. The lanes
-// run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there.
+// run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there. An ifold
+// nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128 local,
+// one lane per output (a sum's step one vector addition). Such plans run several groups of lanes side by side (each
+// value a local per group), so that several chains of additions overlap; single groups then finish the lanes.
 
-import type { Atom, Expr, Let, Prim } from "../ir/ir.js";
-import type { LanePlan, ReductionPlan, UpdatePlan } from "../lowering/lanes.js";
+import type { Atom, Expr, Ifold, Let, Prim } from "../ir/ir.js";
+import type { LanePlan } from "../lowering/lanes.js";
 import type { Code } from "./encoder.js";
 import {
   call,
@@ -20,42 +23,84 @@ import {
   op,
   replaceLane,
   shuffle,
-  store,
   type OpName,
 } from "./instructions.js";
 import { expF64x2, logF64x2 } from "./simd-math.js";
 import type { WasmEmitter } from "./emit.js";
-import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
+import { address, iadd, iconst, imul, islot, slotCode, type WSlot } from "./slots.js";
 
-/** A varying value: a v128 local of reals or of lane masks, or the loop index plus a constant. */
+/**
+ * A varying value: v128 locals of reals or of lane masks (one per group of lanes), the loop index plus a constant, or a
+ * row per lane (of the matrix at `data`; each group's lane 0 row starts at element `starts[g]`, the next lanes'
+ * `stride` elements apart).
+ */
 type LaneValue =
-  { readonly kind: "real" | "mask"; readonly local: number } | { readonly kind: "index"; readonly offset: number };
+  | { readonly kind: "real" | "mask"; readonly locals: readonly number[] }
+  | { readonly kind: "index"; readonly offset: number }
+  | { readonly kind: "row"; readonly data: WSlot; readonly starts: readonly WSlot[]; readonly stride: WSlot };
 
 /** The number of lanes of a real type. */
 export const laneCount = (real: "f64" | "f32"): number => (real === "f64" ? 2 : 4);
+
+/**
+ * How many groups of lanes a plan runs side by side (a power of two): four when it holds loops across the lanes (outer
+ * lanes) that read consecutive elements, whose states are chains of additions one after the other, so that four
+ * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four); else one. Rows per lane (one
+ * element of each lane's row, a load per lane) gain nothing from more: those take one.
+ */
+export const groupCount = (plan: LanePlan): number => (plan.folds.size > 0 && plan.laneRows.size === 0 ? 4 : 1);
+
+/**
+ * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
+ * `groupCount(plan)` side by side, then single groups for the rest. `write` writes one iteration's body for the
+ * groups of lanes starting at `at`.
+ */
+export function runInLanes(
+  em: WasmEmitter,
+  plan: LanePlan,
+  bound: WSlot,
+  write: (at: WSlot, groups: number) => void,
+): void {
+  const lanes = laneCount(em.real);
+  const groups = groupCount(plan);
+  const at = em.local("i32");
+  let start: WSlot | undefined;
+  if (groups > 1) {
+    const wide = em.define("i32", op("i32.and", slotCode(bound), i32(-lanes * groups)));
+    em.countedLoop(at, wide, () => em.scoped(() => write(at, groups)), undefined, lanes * groups);
+    start = wide;
+  }
+  em.countedLoop(at, bound, () => em.scoped(() => write(at, 1)), start, lanes);
+}
 
 export class Lanes {
   readonly lanes: number;
   private readonly values = new Map<number, LaneValue>();
   private readonly shape: "f64x2" | "f32x4";
+  /** The index of each group's first lane. */
+  private readonly starts: readonly WSlot[];
 
   constructor(
     readonly em: WasmEmitter,
     readonly plan: LanePlan,
-    /** The index of the first lane of the current group (an i32 local). */
+    /** The index of the first lane of the current groups (an i32 local). */
     readonly at: WSlot,
+    /** How many groups of lanes, one after the other from `at`. */
+    readonly groups = 1,
   ) {
     this.lanes = laneCount(em.real);
     this.shape = em.real === "f64" ? "f64x2" : "f32x4";
     this.values.set(plan.index.id, { kind: "index", offset: 0 });
+    this.starts = Array.from({ length: groups }, (_, g) =>
+      g === 0 ? at : em.index(iadd(islot(at), iconst(g * this.lanes))),
+    );
   }
 
   /**
-   * The number of iterations that run in lanes: n, lowered so that no read is out of range (a multiple of the lane
-   * count; `room` bounds it further, e.g. a build chain's buffer).
+   * The number of iterations that run in lanes: n, lowered so that no read is out of range (a multiple of `width`,
+   * the lanes of all groups; `room` bounds it further, e.g. a build chain's buffer).
    */
-  static bound(em: WasmEmitter, plan: LanePlan, n: WSlot, room?: WSlot): WSlot {
-    const lanes = laneCount(em.real);
+  static bound(em: WasmEmitter, plan: LanePlan, n: WSlot, room?: WSlot, width = laneCount(em.real)): WSlot {
     const m = em.define("i32", slotCode(n));
     const lower = (limit: Code) => em.set(m, op("select", limit, slotCode(m), op("i32.lt_s", limit, slotCode(m))));
     for (const b of plan.bounds) {
@@ -65,73 +110,115 @@ export class Lanes {
     }
     if (room !== undefined) lower(slotCode(room));
     // Negative (an array shorter than an offset) is no lanes; then whole groups only.
-    em.set(m, op("i32.and", op("select", slotCode(m), i32(0), op("i32.gt_s", slotCode(m), i32(0))), i32(-lanes)));
+    em.set(m, op("i32.and", op("select", slotCode(m), i32(0), op("i32.gt_s", slotCode(m), i32(0))), i32(-width)));
     return m;
   }
 
-  /** Writes the lets of a body; returns the lanes of its value: one v128 per Double leaf of the tail. */
-  body(e: Expr): Code[] {
+  /** Writes the lets of a body; returns the lanes of its value: per group, one v128 per Double leaf of the tail. */
+  body(e: Expr): Code[][] {
     for (; e.kind === "let"; e = e.body) this.let(e);
-    if (e.kind === "tuple") return e.elems.map((a) => this.real(a));
-    return [this.real(e as Atom)];
+    const tail = e;
+    return this.eachGroup((g) => (tail.kind === "tuple" ? tail.elems : [tail as Atom]).map((a) => this.real(a, g)));
   }
 
   let(l: Let): void {
     if (!this.plan.varying.has(l.v.id)) {
-      this.em.letBinding(l);
+      // The length of a row per lane: M's dimension 1, the same in every lane.
+      const e = l.rhs;
+      const row =
+        e.kind === "prim" && e.op === "length" && e.args[0]!.kind === "var"
+          ? this.values.get(e.args[0]!.id)
+          : undefined;
+      if (row?.kind === "row") this.em.bind(l.v, [row.stride]);
+      else this.em.letBinding(l);
       return;
     }
     this.values.set(l.v.id, this.rhs(l.rhs));
   }
 
-  /** A new v128 local holding `code`. */
-  private keep(kind: "real" | "mask", code: Code): LaneValue {
-    const local = this.em.fb.local("v128");
-    this.em.fb.emit(localSet(local, code));
-    return { kind, local };
+  private eachGroup<T>(f: (g: number) => T): T[] {
+    return Array.from({ length: this.groups }, (_, g) => f(g));
+  }
+
+  /** New v128 locals holding each group's `code` (written group by group: `code` may write statements first). */
+  private keep(kind: "real" | "mask", code: (g: number) => Code): LaneValue {
+    const locals = this.eachGroup((g) => {
+      const value = code(g);
+      const local = this.em.fb.local("v128");
+      this.em.fb.emit(localSet(local, value));
+      return local;
+    });
+    return { kind, locals };
   }
 
   private rhs(e: Expr): LaneValue {
     if (e.kind === "var") return this.values.get(e.id)!;
+    if (e.kind === "ifold") return this.fold(e);
     if (e.kind === "if") {
-      const mask = this.mask(e.cond);
-      const yes = this.branch(e.then, e.type.k === "bool");
-      const no = this.branch(e.else, e.type.k === "bool");
-      return this.keep(e.type.k === "bool" ? "mask" : "real", op("v128.bitselect", yes, no, mask));
+      const mask = this.eachGroup((g) => this.mask(e.cond, g));
+      const isMask = e.type.k === "bool";
+      const yes = this.branch(e.then, isMask);
+      const no = this.branch(e.else, isMask);
+      return this.keep(isMask ? "mask" : "real", (g) => op("v128.bitselect", yes[g]!, no[g]!, mask[g]!));
     }
     if (e.kind !== "prim") throw new Error(`wasm: ${e.kind} in a lane plan`);
     return this.prim(e);
   }
 
-  private branch(e: Expr, isMask: boolean): Code {
-    for (; e.kind === "let"; e = e.body) this.let(e);
-    return isMask ? this.mask(e as Atom) : this.real(e as Atom);
+  /**
+   * A loop across the lanes (outer lanes): its count and index are the same in every lane, so one loop over the index
+   * takes every lane's step at once, the state v128 locals (each lane's own steps, in order: the plain loop's).
+   */
+  private fold(e: Ifold): LaneValue {
+    const body = this.plan.folds.get(e);
+    if (body === undefined) throw new Error("wasm: an ifold the lane plan did not take");
+    const em = this.em;
+    const count = em.atom(e.count)[0]!;
+    em.checkCount(count, "ifold count", e.span);
+    const state = this.keep("real", (g) => this.real(e.init, g)) as { kind: "real"; locals: readonly number[] };
+    this.values.set(e.acc.id, state);
+    const b = em.loopVariable(e.index, count);
+    // Counted once, in the single groups' loop (runInLanes writes one for every plan).
+    if (this.groups === 1) {
+      em.laneLoops++;
+      em.outerLaneLoops++;
+    }
+    em.countedLoop(b, count, () =>
+      this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
+    );
+    return state;
   }
 
-  /** The lanes of a Double atom (a uniform one splatted). */
-  real(a: Atom): Code {
+  private branch(e: Expr, isMask: boolean): Code[] {
+    for (; e.kind === "let"; e = e.body) this.let(e);
+    const tail = e as Atom;
+    return this.eachGroup((g) => (isMask ? this.mask(tail, g) : this.real(tail, g)));
+  }
+
+  /** Group g's lanes of a Double atom (a uniform one splatted). */
+  real(a: Atom, g: number): Code {
     if (a.kind === "var") {
       const v = this.values.get(a.id);
-      if (v !== undefined && v.kind !== "index") return localGet(v.local);
+      if (v !== undefined && (v.kind === "real" || v.kind === "mask")) return localGet(v.locals[g]!);
     }
     return op(this.em.real === "f64" ? "f64x2.splat" : "f32x4.splat", slotCode(this.em.atom(a)[0]!));
   }
 
-  /** The lane mask of a Bool atom (all ones for true; a uniform one splatted). */
-  mask(a: Atom): Code {
+  /** Group g's lane mask of a Bool atom (all ones for true; a uniform one splatted). */
+  mask(a: Atom, g: number): Code {
     if (a.kind === "var") {
       const v = this.values.get(a.id);
-      if (v !== undefined && v.kind !== "index") return localGet(v.local);
+      if (v !== undefined && (v.kind === "real" || v.kind === "mask")) return localGet(v.locals[g]!);
     }
     const b = op("i32.sub", i32(0), slotCode(this.em.atom(a)[0]!));
     return this.em.real === "f64" ? op("i64x2.splat", op("i64.extend_i32_s", b)) : op("i32x4.splat", b);
   }
 
-  /** The Index lanes (i32x4) of an offset of the index or a uniform Index. */
-  private indexLanes(a: Atom): Code {
+  /** Group g's Index lanes (i32x4) of an offset of the index or a uniform Index. */
+  private indexLanes(a: Atom, g: number): Code {
     const v = a.kind === "var" ? this.values.get(a.id) : undefined;
     if (v?.kind === "index")
-      return op("i32x4.add", op("i32x4.splat", iadd(islot(this.at), iconst(v.offset)).code), IOTA);
+      return op("i32x4.add", op("i32x4.splat", iadd(islot(this.starts[g]!), iconst(v.offset)).code), IOTA);
     return op("i32x4.splat", slotCode(this.em.atom(a)[0]!));
   }
 
@@ -139,29 +226,33 @@ export class Lanes {
     return `${this.shape}.${name}` as OpName;
   }
 
+  /** The offset from the loop index of an Index atom of the plan (the index plus a literal). */
+  private offset(x: Atom): number {
+    return (this.values.get((x as { id: number }).id) as { offset: number }).offset;
+  }
+
   private prim(e: Prim): LaneValue {
     const [a, b] = e.args as [Atom, Atom];
-    const real = (code: Code) => this.keep("real", code);
+    const real = (code: (g: number) => Code) => this.keep("real", code);
+    const unary = (name: string) => real((g) => op(this.op(name), this.real(a, g)));
+    const binary = (name: string) => real((g) => op(this.op(name), this.real(a, g), this.real(b, g)));
     switch (e.op) {
-      case "get": {
-        const [data, offset] = this.em.atom(a) as [WSlot, WSlot];
-        const v = this.values.get((b as { id: number }).id) as { offset: number };
-        const index = iadd(iadd(islot(offset), islot(this.at)), iconst(v.offset));
-        return real(load("v128.load", address(data, index, this.em.real === "f64" ? 3 : 2)));
-      }
+      case "get":
+        return this.get(e, a, b);
       case "checkIndex":
       case "add":
       case "sub": {
-        if (e.type.k !== "int") return real(op(this.op(e.op), this.real(a), this.real(b)));
+        if (e.type.k !== "int") return binary(e.op);
         const lit = (x: Atom) => (x as { value: number }).value;
-        const off = (x: Atom) => (this.values.get((x as { id: number }).id) as { offset: number }).offset;
-        if (e.op === "checkIndex") return { kind: "index", offset: off(a) };
+        if (e.op === "checkIndex") return { kind: "index", offset: this.offset(a) };
         const aIndex = a.kind === "var" && this.values.get(a.id)?.kind === "index";
-        return { kind: "index", offset: e.op === "sub" ? off(a) - lit(b) : aIndex ? off(a) + lit(b) : off(b) + lit(a) };
+        const offset =
+          e.op === "sub" ? this.offset(a) - lit(b) : aIndex ? this.offset(a) + lit(b) : this.offset(b) + lit(a);
+        return { kind: "index", offset };
       }
       case "toDouble": {
-        const lanes = this.indexLanes(a);
-        return real(op(this.em.real === "f64" ? "f64x2.convert_low_i32x4_s" : "f32x4.convert_i32x4_s", lanes));
+        const convert = this.em.real === "f64" ? "f64x2.convert_low_i32x4_s" : "f32x4.convert_i32x4_s";
+        return real((g) => op(convert, this.indexLanes(a, g)));
       }
       case "lt":
       case "gt":
@@ -169,56 +260,103 @@ export class Lanes {
       case "ge":
       case "eq":
       case "ne":
-        return this.keep("mask", this.compare(e, a, b));
+        return this.keep("mask", (g) => this.compare(e, a, b, g));
       case "and":
-        return this.keep("mask", op("v128.and", this.mask(a), this.mask(b)));
+        return this.keep("mask", (g) => op("v128.and", this.mask(a, g), this.mask(b, g)));
       case "or":
-        return this.keep("mask", op("v128.or", this.mask(a), this.mask(b)));
+        return this.keep("mask", (g) => op("v128.or", this.mask(a, g), this.mask(b, g)));
       case "not":
-        return this.keep("mask", op("v128.not", this.mask(a)));
+        return this.keep("mask", (g) => op("v128.not", this.mask(a, g)));
       case "stopGradient":
-        return real(this.real(a));
+        return real((g) => this.real(a, g));
       case "neg":
       case "sqrt":
       case "abs":
       case "floor":
-        return real(op(this.op(e.op), this.real(a)));
+        return unary(e.op);
       case "exp":
       case "log":
-        return real(this.inline(e.op, this.real(a)));
+        return real((g) => this.inline(e.op as "exp" | "log", this.real(a, g)));
       case "sin":
       case "cos":
       case "tan":
       case "tanh":
-        return real(this.perLane((x) => call(this.em.helpers.math[e.op as "sin"], x), [this.real(a)]));
+        return real((g) => this.perLane((x) => call(this.em.helpers.math[e.op as "sin"], x), [this.real(a, g)]));
       case "pow":
-        return real(this.perLane((x, y) => call(this.em.helpers.math.pow, x, y!), [this.real(a), this.real(b)]));
+        return real((g) =>
+          this.perLane((x, y) => call(this.em.helpers.math.pow, x, y!), [this.real(a, g), this.real(b, g)]),
+        );
       case "mul":
       case "div": {
-        const plain = op(this.op(e.op), this.real(a), this.real(b));
-        if (e.tangent === undefined) return real(plain);
+        const tangent = e.tangent;
+        if (tangent === undefined) return binary(e.op);
         // A zero tangent is a symbolic zero (Prim.tangent): 0 in that lane, whatever the other operand.
-        const t = this.real(e.args[e.tangent]!);
         const zero = this.em.real === "f64" ? op("f64x2.splat", f64(0)) : op("f32x4.splat", f32(0));
-        return real(op("v128.bitselect", zero, plain, op(this.op("eq"), t, zero)));
+        return real((g) => {
+          const plain = op(this.op(e.op), this.real(a, g), this.real(b, g));
+          const isZero = op(this.op("eq"), this.real(e.args[tangent]!, g), zero);
+          return op("v128.bitselect", zero, plain, isZero);
+        });
       }
       case "max":
       case "min":
-        return real(op(this.op(e.op), this.real(a), this.real(b)));
+        return binary(e.op);
       default:
         break;
     }
     throw new Error(`wasm: ${e.op} in a lane plan`);
   }
 
-  private compare(e: Prim, a: Atom, b: Atom): Code {
-    if (e.args[0]!.type.k === "double") return op(this.op(e.op), this.real(a), this.real(b));
+  /** `a[i + c]` (consecutive elements: one vector load), `M[i + c]` (a row per lane), or `row[u]` of such a row. */
+  private get(e: Prim, a: Atom, b: Atom): LaneValue {
+    const row = a.kind === "var" ? this.values.get(a.id) : undefined;
+    if (row?.kind === "row") return this.gather(row, b, e);
+    const shift = this.em.real === "f64" ? 3 : 2;
+    if (e.type.k === "array") {
+      // Where each group's lane 0 row starts; each lane's is M's dimension 1 further.
+      const [data, offset, , stride] = this.em.atom(a) as [WSlot, WSlot, WSlot, WSlot];
+      const c = this.offset(b);
+      const starts = this.starts.map((at) =>
+        this.em.index(iadd(islot(offset), imul(iadd(islot(at), iconst(c)), islot(stride)))),
+      );
+      return { kind: "row", data, starts, stride };
+    }
+    const [data, offset] = this.em.atom(a) as [WSlot, WSlot];
+    const c = this.offset(b);
+    return this.keep("real", (g) =>
+      load("v128.load", address(data, iadd(iadd(islot(offset), islot(this.starts[g]!)), iconst(c)), shift)),
+    );
+  }
+
+  /**
+   * `row[u]` of a row per lane at a uniform index u: one element of each lane's row, u checked against the rows'
+   * length (M's dimension 1) as the plain loop checks it at each element.
+   */
+  private gather(row: { data: WSlot; starts: readonly WSlot[]; stride: WSlot }, u: Atom, e: Prim): LaneValue {
+    const em = this.em;
+    const at = em.atom(u)[0]!;
+    em.boundsCheck(at, row.stride, e.span);
+    const f64 = em.real === "f64";
+    const shift = f64 ? 3 : 2;
+    return this.keep("real", (g) => {
+      const first = em.index(iadd(islot(row.starts[g]!), islot(at)));
+      let lanes = load(f64 ? "v128.load64_zero" : "v128.load32_zero", address(row.data, islot(first), shift));
+      for (let q = 1; q < this.lanes; q++) {
+        const element = address(row.data, iadd(islot(first), imul(iconst(q), islot(row.stride))), shift);
+        lanes = replaceLane(this.shape, lanes, q, load(f64 ? "f64.load" : "f32.load", element));
+      }
+      return lanes;
+    });
+  }
+
+  private compare(e: Prim, a: Atom, b: Atom, g: number): Code {
+    if (e.args[0]!.type.k === "double") return op(this.op(e.op), this.real(a, g), this.real(b, g));
     if (e.args[0]!.type.k === "bool") {
-      const eq = op(this.em.real === "f64" ? "i64x2.eq" : "i32x4.eq", this.mask(a), this.mask(b));
+      const eq = op(this.em.real === "f64" ? "i64x2.eq" : "i32x4.eq", this.mask(a, g), this.mask(b, g));
       return e.op === "eq" ? eq : op("v128.not", eq);
     }
     // Index lanes: 32-bit masks, widened to the 64-bit lanes of f64.
-    const [x, y] = [this.indexLanes(a), this.indexLanes(b)];
+    const [x, y] = [this.indexLanes(a, g), this.indexLanes(b, g)];
     const m =
       e.op === "ne"
         ? op("v128.not", op("i32x4.eq", x, y))
@@ -269,68 +407,6 @@ export class Lanes {
     }
     return out;
   }
-}
-
-/**
- * The SIMD part of a reduction `acc ⊕ x` (the state's slot `acc`): x for a group of lanes at a time, added to acc
- * lane by lane, in order. Returns the iteration the plain loop continues from.
- */
-export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, acc: WSlot): WSlot {
-  const m = Lanes.bound(em, plan, n);
-  const at = em.local("i32");
-  const step = `${em.real}.${plan.op}` as OpName;
-  em.countedLoop(
-    at,
-    m,
-    () =>
-      em.scoped(() => {
-        const lanes = new Lanes(em, plan, at);
-        for (const l of plan.lets) lanes.let(l);
-        const term = em.fb.local("v128");
-        em.fb.emit(localSet(term, lanes.real(plan.term)));
-        for (let q = 0; q < lanes.lanes; q++)
-          em.set(acc, op(step, slotCode(acc), extractLane(em.real === "f64" ? "f64x2" : "f32x4", localGet(term), q)));
-      }),
-    undefined,
-    laneCount(em.real),
-  );
-  return m;
-}
-
-/**
- * The SIMD part of an in-place update loop `addAt a (u.., k + c) x` (the state's slots `state`: data, offset, dims): a
- * group of elements of the row at the uniform indexes u.. is loaded, x's lanes added, and stored. Lanes run only when
- * the uniform indexes are in range (else the plain loop raises the error at the first iteration, as without lanes).
- * Returns the iteration the plain loop continues from.
- */
-export function updateInLanes(em: WasmEmitter, plan: UpdatePlan, n: WSlot, state: readonly WSlot[]): WSlot {
-  const [data, offset, ...dims] = state as [WSlot, WSlot, ...WSlot[]];
-  const m = Lanes.bound(em, plan, n);
-  let base: IExpr = islot(offset);
-  plan.prefix.forEach((u, d) => {
-    const at = em.atom(u)[0]!;
-    // Out of range (negative is a large unsigned): no lanes.
-    em.set(m, op("select", slotCode(m), i32(0), op("i32.lt_u", slotCode(at), slotCode(dims[d]!))));
-    base = iadd(base, imul(islot(at), product(dims.slice(d + 1))));
-  });
-  const row = em.index(iadd(base, iconst(plan.offset)));
-  const shape = em.real === "f64" ? "f64x2" : "f32x4";
-  const at = em.local("i32");
-  em.countedLoop(
-    at,
-    m,
-    () =>
-      em.scoped(() => {
-        const lanes = new Lanes(em, plan, at);
-        for (const l of plan.lets) lanes.let(l);
-        const x = lanes.real(plan.value);
-        const addr = em.define("i32", address(data, iadd(islot(row), islot(at)), em.real === "f64" ? 3 : 2));
-        em.fb.emit(store("v128.store", slotCode(addr), op(`${shape}.add`, load("v128.load", slotCode(addr)), x)));
-      }),
-    undefined,
-    laneCount(em.real),
-  );
-  return m;
 }
 
 /** The bytes of lanes 2 and 3 of an f32x4 moved to lanes 0 and 1. */

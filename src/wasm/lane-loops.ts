@@ -1,0 +1,62 @@
+// The loops of an ifold run in SIMD lanes (./simd.ts writes the lanes): a reduction `acc ⊕ x` and an in-place update
+// at the loop index. Each runs whole groups of lanes up to the plan's bound and returns the iteration the plain loop
+// continues from (./emit.ts `ifold`).
+
+import type { ReductionPlan, UpdatePlan } from "../lowering/lanes.js";
+import { extractLane, i32, load, localGet, localSet, op, store, type OpName } from "./instructions.js";
+import type { WasmEmitter } from "./emit.js";
+import { Lanes, runInLanes } from "./simd.js";
+import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
+
+/**
+ * The SIMD part of a reduction `acc ⊕ x` (the state's slot `acc`): x for a group of lanes at a time, added to acc
+ * lane by lane, in order. Returns the iteration the plain loop continues from.
+ */
+export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, acc: WSlot): WSlot {
+  const m = Lanes.bound(em, plan, n);
+  const step = `${em.real}.${plan.op}` as OpName;
+  runInLanes(em, plan, m, (at, groups) => {
+    const lanes = new Lanes(em, plan, at, groups);
+    for (const l of plan.lets) lanes.let(l);
+    for (let g = 0; g < groups; g++) {
+      const term = em.fb.local("v128");
+      em.fb.emit(localSet(term, lanes.real(plan.term, g)));
+      for (let q = 0; q < lanes.lanes; q++) {
+        const x = extractLane(em.real === "f64" ? "f64x2" : "f32x4", localGet(term), q);
+        em.set(acc, op(step, slotCode(acc), x));
+      }
+    }
+  });
+  return m;
+}
+
+/**
+ * The SIMD part of an in-place update loop `addAt a (u.., k + c) x` (the state's slots `state`: data, offset, dims): a
+ * group of elements of the row at the uniform indexes u.. is loaded, x's lanes added, and stored. Lanes run only when
+ * the uniform indexes are in range (else the plain loop raises the error at the first iteration, as without lanes).
+ * Returns the iteration the plain loop continues from.
+ */
+export function updateInLanes(em: WasmEmitter, plan: UpdatePlan, n: WSlot, state: readonly WSlot[]): WSlot {
+  const [data, offset, ...dims] = state as [WSlot, WSlot, ...WSlot[]];
+  const m = Lanes.bound(em, plan, n);
+  let base: IExpr = islot(offset);
+  plan.prefix.forEach((u, d) => {
+    const at = em.atom(u)[0]!;
+    // Out of range (negative is a large unsigned): no lanes.
+    em.set(m, op("select", slotCode(m), i32(0), op("i32.lt_u", slotCode(at), slotCode(dims[d]!))));
+    base = iadd(base, imul(islot(at), product(dims.slice(d + 1))));
+  });
+  const row = em.index(iadd(base, iconst(plan.offset)));
+  const shape = em.real === "f64" ? "f64x2" : "f32x4";
+  const shift = em.real === "f64" ? 3 : 2;
+  runInLanes(em, plan, m, (at, groups) => {
+    const lanes = new Lanes(em, plan, at, groups);
+    for (const l of plan.lets) lanes.let(l);
+    for (let g = 0; g < groups; g++) {
+      const x = lanes.real(plan.value, g);
+      const addr = em.define("i32", address(data, iadd(iadd(islot(row), islot(at)), iconst(g * lanes.lanes)), shift));
+      em.fb.emit(store("v128.store", slotCode(addr), op(`${shape}.add`, load("v128.load", slotCode(addr)), x)));
+    }
+  });
+  return m;
+}
