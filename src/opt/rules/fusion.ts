@@ -119,4 +119,28 @@ export const getOfBuild = rule({
   },
 });
 
-export const FUSION_RULES = [lengthOfBuild, lengthOfRowOfBuild, getOfBuild];
+/**
+ * A build that reads each element of an array at its own index, over that array's length, is the array (arrays are
+ * values; every read is in range). Reverse mode leaves such copies (`let h = build n (fun i -> r[i])`) where a primal
+ * was named twice; left alone, the copy hides from CSE that what is computed from it equals what is computed from r.
+ */
+export const buildCopy = rule({
+  name: "build-copy",
+  head: "build",
+  doc: "build n (fun i -> a[i]) -> a   where n = length a is known (or a = build n ...) and a is bound outside",
+  apply(node, ctx) {
+    // The body is `a[i]`, or `let x = a[i] in x`: nothing else is bound in it.
+    const { bindings, tail } = splitLets(node.body);
+    const named = bindings.length === 1 && tail.kind === "var" && tail.id === bindings[0]!.v.id;
+    const read = named ? bindings[0]!.rhs : tail;
+    if ((bindings.length > 0 && !named) || read.kind !== "prim" || read.op !== "get") return undefined;
+    const [a, i] = read.args;
+    if (i!.kind !== "var" || i!.id !== node.index.id || a!.kind !== "var" || a!.id === node.index.id) return undefined;
+    const def = ctx.definition(a!);
+    const sameLength =
+      ctx.facts.isLengthOf(node.size, a!) || (def?.kind === "build" && ctx.facts.sameValue(node.size, def.size));
+    return sameLength ? a : undefined;
+  },
+});
+
+export const FUSION_RULES = [lengthOfBuild, lengthOfRowOfBuild, getOfBuild, buildCopy];
