@@ -39,10 +39,16 @@ export function invariantShapes(loop: StateLoop): boolean[] {
       return start !== undefined && fromComponent(start, k, depth + 1);
     }
     if (d.kind === "prim" && PRIMS[d.op].update === "in-shape") return fromComponent(d.args[0]!, k, depth + 1);
+    // An inner loop on this component alone that keeps its shape: `ifold f s n`.
+    if (isStateLoop(d) && d.type.k !== "tuple" && invariantShapes(d)[0]) return fromComponent(d.init, k, depth + 1);
     if (d.kind === "var") return fromComponent(d, k, depth + 1);
     return false;
   };
-  if (t.k !== "tuple") return [tail.kind === "var" && t.k === "array" && fromComponent(tail, -1)];
+  if (t.k !== "tuple") {
+    // The body's value is the state after updates: named (`let r = addAt acc p v in r`) or the update itself.
+    const updated = tail.kind === "prim" && PRIMS[tail.op].update === "in-shape" ? tail.args[0]! : tail;
+    return [t.k === "array" && (updated.kind === "var" || updated.kind === "lit") && fromComponent(updated, -1)];
+  }
   const tuple = tail.kind === "tuple" ? tail : tail.kind === "var" ? def(tail) : undefined;
   const result: readonly Atom[] = tuple?.kind === "tuple" ? tuple.elems : [];
   return Array.from(

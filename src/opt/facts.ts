@@ -8,6 +8,7 @@
 //
 // Facts are scoped: `mark` before entering a scope, `reset` after leaving it.
 
+import { invariantShapes } from "../ir/invariant-shapes.js";
 import type { Atom, Expr, Prim, Var } from "../ir/ir.js";
 
 type Relation = "lt" | "le" | "eq" | "ne";
@@ -31,23 +32,44 @@ export interface Mark {
   readonly loops: number;
   readonly conds: number;
   readonly relations: number;
+  readonly states: number;
+}
+
+/** A loop state in scope: which of its top-level components keep their initial shape (../ir/invariant-shapes.ts). */
+interface State {
+  readonly acc: Var;
+  readonly init: Atom;
+  readonly invariant: readonly boolean[];
 }
 
 export class Facts {
   private readonly loops: { readonly index: Var; readonly bound: Atom }[] = [];
   private readonly conds: { readonly cond: Atom; readonly value: boolean }[] = [];
   private readonly relations: Known[] = [];
+  private readonly states: State[] = [];
+  private decidingGuard = false;
 
   constructor(private readonly definition: (a: Atom) => Expr | undefined) {}
 
+  /** What `a` is let-bound to, if known here. */
+  definitionOf(a: Atom): Expr | undefined {
+    return this.definition(a);
+  }
+
   mark(): Mark {
-    return { loops: this.loops.length, conds: this.conds.length, relations: this.relations.length };
+    return {
+      loops: this.loops.length,
+      conds: this.conds.length,
+      relations: this.relations.length,
+      states: this.states.length,
+    };
   }
 
   reset(m: Mark): void {
     this.loops.length = m.loops;
     this.conds.length = m.conds;
     this.relations.length = m.relations;
+    this.states.length = m.states;
   }
 
   /** `body()` with what `learn` adds known, forgotten again afterwards (a nested scope). */
@@ -62,6 +84,50 @@ export class Facts {
   /** Inside a loop over `index` in [0, bound). */
   enterLoop(index: Var, bound: Atom): void {
     this.loops.push({ index, bound });
+  }
+
+  /**
+   * Inside an ifold whose state `acc` started from `init`: `invariant` says which top-level components (one entry for a
+   * state that is not a tuple) keep the shape they started with in every iteration.
+   */
+  enterState(acc: Var, init: Atom, invariant: readonly boolean[]): void {
+    this.states.push({ acc, init, invariant });
+  }
+
+  /**
+   * An atom of the same shape as `a` (every dimension), found through definitions: zerosLike x is x's shape, an
+   * update in shape (addAt, setAt) its array's, a component of a tuple the component's, a loop state (or a loop's
+   * result) that keeps its shape its initial value's. `a` itself when nothing is known.
+   */
+  shapeRoot(a: Atom, depth = 0): Atom {
+    if (a.kind !== "var" || depth > 4 * MAX_DEPTH) return a;
+    const state = this.states.find((s) => s.acc.id === a.id);
+    if (state !== undefined)
+      return state.invariant.length === 1 && state.invariant[0] ? this.shapeRoot(state.init, depth + 1) : a;
+    const d = this.definition(a);
+    if (d === undefined) return a;
+    if (d.kind === "var") return this.shapeRoot(d, depth + 1);
+    if (d.kind === "prim" && (d.op === "zerosLike" || d.op === "addAt" || d.op === "setAt"))
+      return this.shapeRoot(d.args[0]!, depth + 1);
+    if (d.kind === "ifold" && d.type.k !== "tuple" && invariantShapes(d)[0]) return this.shapeRoot(d.init, depth + 1);
+    if (d.kind === "proj") {
+      const c = this.component(d.arg, d.index, depth + 1);
+      return c === undefined ? a : this.shapeRoot(c, depth + 1);
+    }
+    return a;
+  }
+
+  /** An atom of the shape of component k of the tuple `t`, if known. */
+  private component(t: Atom, k: number, depth: number): Atom | undefined {
+    if (t.kind !== "var" || depth > 4 * MAX_DEPTH) return undefined;
+    const state = this.states.find((s) => s.acc.id === t.id);
+    if (state !== undefined) return state.invariant[k] ? this.component(state.init, k, depth + 1) : undefined;
+    const d = this.definition(t);
+    if (d?.kind === "tuple") return d.elems[k];
+    if (d?.kind === "var") return this.component(d, k, depth + 1);
+    if (d?.kind === "ifold" && d.type.k === "tuple" && invariantShapes(d)[k])
+      return this.component(d.init, k, depth + 1);
+    return undefined;
   }
 
   /** `cond` has the value `value` here (inside a branch of `if cond`). */
@@ -152,10 +218,32 @@ export class Facts {
     return da.args.every((x, i) => this.sameValue(x, db.args[i]!, depth + 1));
   }
 
-  /** For `x` bound to `a[k]`: the array a (a row of a regular array has the same length whatever k is). */
-  private rowOf(x: Atom): Atom | undefined {
-    const d = this.definition(x);
-    return d?.kind === "prim" && d.op === "get" ? d.args[0] : undefined;
+  /**
+   * For `x` bound to `a[k]`: the array a (a row of a regular array has the same length whatever k is). Also through a
+   * guard whose condition is decided here, `if 0 < length a then a[0] else ...` (how code moved out of a loop reads a
+   * row: ../licm.ts).
+   */
+  private rowOf(x: Atom | Expr, depth = 0): Atom | undefined {
+    const d = x.kind === "var" ? this.definition(x) : x.kind === "lit" ? undefined : x;
+    if (d?.kind === "prim" && d.op === "get") return d.args[0];
+    // Deciding the guard compares Indexes, which may ask for rows again: one level of guards only.
+    if (d?.kind !== "if" || depth > MAX_DEPTH || this.decidingGuard) return undefined;
+    this.decidingGuard = true;
+    const c = this.decided(d.cond);
+    this.decidingGuard = false;
+    if (c === undefined) return undefined;
+    let tail = c ? d.then : d.else;
+    while (tail.kind === "let") tail = tail.body;
+    return this.rowOf(tail, depth + 1);
+  }
+
+  /** The value of a Bool atom when a condition we are under, or the range facts, decide it. */
+  private decided(c: Atom): boolean | undefined {
+    const k = this.known(c);
+    if (k !== undefined) return k;
+    const d = this.definition(c);
+    if (d?.kind !== "prim" || d.args.length !== 2 || d.args[0]!.type.k !== "int") return undefined;
+    return this.compare(d.op, d.args[0]!, d.args[1]!);
   }
 
   private recentRelations(): readonly Known[] {
@@ -174,17 +262,20 @@ export class Facts {
     return out;
   }
 
-  /** `b` is `length arr` (or the same value). */
+  /** `b` is `length arr` (or the same value); arrays of one shape (`shapeRoot`) have one length. */
   isLengthOf(b: Atom, arr: Atom): boolean {
+    const root = this.shapeRoot(arr);
+    const built = this.definition(root);
+    if (built?.kind === "build" && this.sameValue(b, built.size)) return true;
     const d = this.definition(b);
     // `sameSize n m` is n, and m too (it fails otherwise): a loop over it stays in range of either array.
     if (d?.kind === "prim" && d.op === "sameSize")
       return this.isLengthOf(d.args[0]!, arr) || this.isLengthOf(d.args[1]!, arr);
     if (d?.kind !== "prim" || d.op !== "length") return false;
     const x = d.args[0]!;
-    if (this.sameValue(x, arr)) return true;
+    if (this.sameValue(x, arr) || this.sameValue(this.shapeRoot(x), root)) return true;
     const rx = this.rowOf(x);
-    const ra = this.rowOf(arr);
+    const ra = this.rowOf(arr) ?? this.rowOf(root);
     return rx !== undefined && ra !== undefined && this.sameValue(rx, ra);
   }
 
@@ -193,7 +284,8 @@ export class Facts {
     if (depth > 2) return false;
     for (const x of this.equals(a)) {
       if (x.kind === "var") {
-        for (const l of this.loops) if (l.index.id === x.id && isB(l.bound)) return true;
+        for (const l of this.loops)
+          if (l.index.id === x.id && (isB(l.bound) || this.boundBy(l.bound, isB))) return true;
         const d = this.definition(x);
         if (d?.kind === "prim" && d.op === "checkIndex" && isB(d.args[1]!)) return true;
       }
@@ -206,6 +298,16 @@ export class Facts {
     // 0 < n when n bounds a loop we are in (its body runs).
     if (a.kind === "lit" && (a.value as number) <= 0) return this.loops.some((l) => isB(l.bound));
     return false;
+  }
+
+  /** A relation `a <= b` among the facts with isB(b): a loop index below a is below isB's bound too. */
+  private boundBy(a: Atom, isB: (x: Atom) => boolean): boolean {
+    return this.recentRelations().some((r) => r.rel === "le" && this.sameValue(r.a, a) && isB(r.b));
+  }
+
+  /** Records `a rel b` as known here (Index atoms), e.g. what an evaluation that succeeded implies. */
+  relate(a: Atom, rel: "lt" | "le", b: Atom): void {
+    this.relations.push({ a, rel, b });
   }
 
   /** Provably a <= b, for a bound of a relation (a small, cheap check). */
@@ -251,6 +353,19 @@ export class Facts {
   /** 0 <= j < n, provably. */
   inRange(j: Atom, n: Atom): boolean {
     return this.isNonNegative(j) && this.lessThan(j, n);
+  }
+
+  /** 0 <= j < the length of the rows of the matrix m, provably (arrays are regular: all rows have one length). */
+  inRangeOfRows(j: Atom, m: Atom): boolean {
+    const root = this.shapeRoot(m);
+    const isRowLength = (x: Atom): boolean => {
+      const d = this.definition(x);
+      if (d?.kind === "prim" && d.op === "sameSize") return isRowLength(d.args[0]!) || isRowLength(d.args[1]!);
+      if (d?.kind !== "prim" || d.op !== "length") return false;
+      const row = this.rowOf(d.args[0]!);
+      return row !== undefined && this.sameValue(this.shapeRoot(row), root);
+    };
+    return this.isNonNegative(j) && this.below(j, isRowLength, 0);
   }
 
   /** 0 <= j < length arr, provably. */

@@ -9,10 +9,27 @@
 // `sameSize` shape check move too: see below).
 
 import { splitLets } from "../ir/builder.js";
-import { typeOf, type Atom, type Expr } from "../ir/ir.js";
-import type { Type } from "../types/types.js";
+import { invariantShapes } from "../ir/invariant-shapes.js";
+import { lit, typeOf, type Atom, type Expr, type Prim } from "../ir/ir.js";
+import { INT, type Type } from "../types/types.js";
 import type { Facts } from "./facts.js";
 import { PRIMS, primMayFail } from "../prims/table.js";
+
+/**
+ * An update of one Double (or Index) element whose path is provably in range of its array's first one or two
+ * dimensions, the array's shape known through ./facts.ts `shapeRoot` (an adjoint accumulated in a loop keeps the shape
+ * of the zeros it started from): it cannot fail. Anything else (a row replaced, a deeper path) may.
+ */
+function updateInRange(e: Prim, facts: Facts): boolean {
+  const [target, path, value] = e.args as [Atom, Atom, Atom];
+  let rank = 0;
+  for (let t = target.type; t.k === "array"; t = t.elem) rank++;
+  if (value.type.k === "array" || value.type.k === "tuple") return false;
+  if (path.type.k === "int") return rank === 1 && facts.inRangeOf(path, target);
+  const d = path.kind === "var" ? facts.definitionOf(path) : undefined;
+  if (d?.kind !== "tuple" || d.elems.length !== rank || rank !== 2) return false;
+  return facts.inRangeOf(d.elems[0]!, target) && facts.inRangeOfRows(d.elems[1]!, target);
+}
 
 export function mayFail(e: Expr, facts: Facts, zero: readonly Atom[] = []): boolean {
   const { bindings, tail } = splitLets(e);
@@ -48,6 +65,7 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       // front of a loop (`zero` given) even one that would run no iteration — the call it comes from fails on such
       // arguments anyway. This keeps a vectorised derivative's primal out of its loop over positions.
       if (e.op === "sameSize") return zero.length === 0 && !facts.sameValue(a!, b!);
+      if (e.op === "addAt" || e.op === "setAt") return !updateInRange(e, facts);
       return primMayFail(e.op, e.type);
     }
     case "if":
@@ -67,11 +85,16 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
     case "ifold": {
       const count = e.kind === "build" ? e.size : e.count;
       if (zero.some((z) => facts.sameValue(z, count))) return false;
+      // A loop known to run no iteration (its count <= 0 here, e.g. in the branch where `0 < n` is false).
+      if (facts.lessOrEqual(count, lit(0, INT))) return false;
       if (!facts.isNonNegative(count)) return true;
       if (e.kind === "build" && !regularElements(e.body, new Set([e.index.id]))) return true;
       return inside(
         facts,
-        () => facts.enterLoop(e.index, count),
+        () => {
+          facts.enterLoop(e.index, count);
+          if (e.kind === "ifold") facts.enterState(e.acc, e.init, invariantShapes(e));
+        },
         () => mayFail(e.body, facts, zero),
       );
     }

@@ -119,10 +119,10 @@ describe("prelude programs after inline + simplify", () => {
         let m2T = build t (fun i -> build t_2 (fun j -> m2[j][i])) in
         build (length m1) (fun i_2 ->
           let t_3 = m1[i_2] in
-          let t_4 = length m1[0] in
+          let n = sameSize (length m1[0]) t_2 in
           build t (fun j_2 ->
-            let t_5 = m2T[j_2] in
-            ifold (fun s i_3 -> s + t_3[i_3] * t_5[i_3]) 0. (sameSize t_4 t_2)))"
+            let t_4 = m2T[j_2] in
+            ifold (fun s i_3 -> s + t_3[i_3] * t_4[i_3]) 0. n))"
     `);
     const x = [
       [1, 2, 3],
