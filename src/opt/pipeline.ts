@@ -9,6 +9,7 @@ import { simplifyPass } from "./simplify.js";
 import { csePass } from "./cse.js";
 import { licmPass } from "./licm.js";
 import { sinkPass } from "./sink.js";
+import { siblingsPass } from "./siblings.js";
 import { optimisePass } from "./strategy.js";
 import { dcePass } from "./dce.js";
 
@@ -19,6 +20,7 @@ export const PASSES: Readonly<Record<string, Pass>> = {
   cse: csePass,
   licm: licmPass,
   sink: sinkPass,
+  siblings: siblingsPass,
   dce: dcePass,
   optimise: optimisePass(),
   "optimise-finite": optimisePass({ assumeFinite: true }),

@@ -6,6 +6,7 @@
 //   -> licm (invariants leave loops)
 //   -> sink (lets move into the one branch that uses them)
 //   -> materialise (a transcendental element computed in several loops over n becomes one array)
+//   -> siblings (two loops over the same count that share work become one loop)
 //
 // No per-program choices: the order is what lets each stage feed the next. Fusion and fission need the uses of a value
 // where it is computed, so they run before code motion moves anything; CSE makes equal sizes one variable for the
@@ -23,6 +24,7 @@ import { materialiseShared } from "./materialise.js";
 import type { Pass } from "./pass.js";
 import type { AnyRule } from "./rules/rule.js";
 import { simplify, simplifyRules } from "./simplify.js";
+import { fuseSiblings } from "./siblings.js";
 import { sinkLets } from "./sink.js";
 
 export interface StrategyOptions {
@@ -81,9 +83,11 @@ export function optimise(fn: IrFunction, opts: StrategyOptions = {}): { fn: IrFu
     const l = hoistInvariants(check(c.fn, "cse", round));
     const k = sinkLets(check(l.fn, "licm", round));
     const z = materialiseShared(check(k.fn, "sink", round));
-    fn = check(z.fn, "materialise", round);
+    const f = fuseSiblings(check(z.fn, "materialise", round));
+    fn = check(f.fn, "siblings", round);
     add("materialise", z.materialised);
-    changes += z.materialised;
+    add("siblings", f.fused);
+    changes += z.materialised + f.fused;
     add("cse", c.replaced);
     add("licm", l.hoisted);
     add("sink", k.sunk);
