@@ -10,6 +10,7 @@ import { JS_BACKEND } from "../codegen/backend.js";
 import { runChecked } from "../codegen/compile.js";
 import type { IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
+import { transposeLaneRows } from "../lowering/transpose-rows.js";
 import { generateModule } from "./module.js";
 import { instantiate, RAISE } from "./runtime.js";
 import type { Real } from "./slots.js";
@@ -31,7 +32,7 @@ function notWasm(fn: IrFunction, real: Real, why: string): Executable {
 function compileWasm(fn: IrFunction, real: Real): Executable {
   // Recursive functions (calls, and the tapes their derivatives pass) are not lowered to wasm yet.
   if (fn.functions !== undefined && fn.functions.length > 0) return notWasm(fn, real, "recursive functions");
-  const program = generateModule(fn, RAISE, real);
+  const program = generateModule(transposeLaneRows(fn), RAISE, real);
   // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
   // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
   // JavaScript, which keeps such a function's locals on the heap (src/codegen/).
