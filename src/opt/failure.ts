@@ -85,9 +85,9 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
     case "ifold": {
       const count = e.kind === "build" ? e.size : e.count;
       if (zero.some((z) => facts.sameValue(z, count))) return false;
-      // A loop known to run no iteration (its count <= 0 here, e.g. in the branch where `0 < n` is false).
-      if (facts.lessOrEqual(count, lit(0, INT))) return false;
       if (!facts.isNonNegative(count)) return true;
+      // A loop known to run no iteration (its count is 0 here, e.g. in the branch where `0 < length a` is false).
+      if (facts.lessOrEqual(count, lit(0, INT))) return false;
       if (e.kind === "build" && !regularElements(e.body, new Set([e.index.id]))) return true;
       return inside(
         facts,
