@@ -86,6 +86,9 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
     refresh();
   };
 
+  // float32 results are widened to Float64Arrays; borrowed ones (valid until the next call) into the same arrays at
+  // every call: a fresh array of that size per call costs more (allocation, page faults) than the copy.
+  const widened: Widened = { arrays: [], next: 0 };
   return (args, borrowed) => {
     const slots = RUNTIME.unpackArgs(args, paramTypes);
     // Where each distinct argument array goes.
@@ -116,7 +119,9 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
       throw e;
     }
     refresh();
-    return readResult(resultType, resultSlots, (q) => layout.resultArea + 8 * q, { f64, i32, buffer }, real, borrowed);
+    widened.next = 0;
+    const mem = { f64, i32, buffer, widened };
+    return readResult(resultType, resultSlots, (q) => layout.resultArea + 8 * q, mem, real, borrowed);
   };
 }
 
@@ -137,7 +142,7 @@ function readResult(
   t: Type,
   types: readonly string[],
   cell: (q: number) => number,
-  mem: { f64: Float64Array; i32: Int32Array; buffer: ArrayBuffer },
+  mem: { f64: Float64Array; i32: Int32Array; buffer: ArrayBuffer; widened: Widened },
   real: "f64" | "f32",
   borrowed: boolean,
 ): Value {
@@ -159,7 +164,7 @@ function readResult(
         const offset = raw[start + 1]!;
         const dims = raw.slice(start + 2, start + 2 + depth);
         const n = dims.reduce((a, b) => a * b, 1);
-        slots.push(view(ty.k, mem.buffer, addr, offset, n, real, borrowed), 0, ...dims);
+        slots.push(view(ty.k, mem.buffer, addr, offset, n, real, borrowed ? mem.widened : undefined), 0, ...dims);
         return;
       }
       case "tuple":
@@ -176,6 +181,13 @@ function readResult(
   return slotsToValue(slots, t);
 }
 
+/** Float64Arrays that float32 results are widened into, reused from call to call for borrowed results. */
+interface Widened {
+  readonly arrays: Float64Array[];
+  next: number;
+}
+
+/** An array leaf's elements: a view of memory (copied unless borrowed), or float32 widened to a Float64Array. */
 function view(
   kind: "double" | "int" | "bool",
   buffer: ArrayBuffer,
@@ -183,13 +195,20 @@ function view(
   offset: number,
   n: number,
   real: "f64" | "f32",
-  borrowed: boolean,
+  borrowed: Widened | undefined,
 ): FlatData {
   if (kind === "double") {
-    if (real === "f32") return Float64Array.from(new Float32Array(buffer, addr + 4 * offset, n));
+    if (real === "f32") {
+      const k = borrowed === undefined ? -1 : borrowed.next++;
+      const kept = k < 0 ? undefined : borrowed!.arrays[k];
+      const out = kept !== undefined && kept.length === n ? kept : new Float64Array(n);
+      if (k >= 0) borrowed!.arrays[k] = out;
+      out.set(new Float32Array(buffer, addr + 4 * offset, n));
+      return out;
+    }
     const v = new Float64Array(buffer, addr + 8 * offset, n);
-    return borrowed ? v : v.slice();
+    return borrowed !== undefined ? v : v.slice();
   }
   const v = kind === "int" ? new Int32Array(buffer, addr + 4 * offset, n) : new Uint8Array(buffer, addr + offset, n);
-  return borrowed ? v : v.slice();
+  return borrowed !== undefined ? v : v.slice();
 }

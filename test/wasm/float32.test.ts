@@ -64,6 +64,21 @@ describe("float32 (wasm-f32)", () => {
     expect(numbers(prog.specialise("poly", [DOUBLE], "wasm-f32").run([0.7]))).toEqual([byHand]);
   });
 
+  it("widens results to Float64Arrays: fresh ones per call, or (borrowed) the same ones again, refilled", () => {
+    const scaled = prog.specialise("scaled", [VECTOR, DOUBLE], "wasm-f32");
+    const expected = (s: number) => xs.map((x) => f(f(f(Math.exp(f(x))) * f(s)) + f(0.1)));
+    const first = scaled.runBorrowed([vec(xs), 0.3]) as { data: Float64Array };
+    expect([...first.data]).toEqual(expected(0.3));
+    const second = scaled.runBorrowed([vec(xs), 0.5]) as { data: Float64Array };
+    expect(second.data).toBe(first.data);
+    expect([...second.data]).toEqual(expected(0.5));
+    const owned = scaled.run([vec(xs), 0.3]) as { data: Float64Array };
+    expect(owned.data).not.toBe(first.data);
+    expect([...owned.data]).toEqual(expected(0.3));
+    expect([...(scaled.run([vec(xs), 0.5]) as { data: Float64Array }).data]).toEqual(expected(0.5));
+    expect([...owned.data]).toEqual(expected(0.3));
+  });
+
   it("differentiates: gradients within float32's precision of float64's", () => {
     const g32 = prog.derivative("lse", [VECTOR], [0], "wasm-f32", undefined, "gradient").run([vec(xs)]);
     const g64 = prog.derivative("lse", [VECTOR], [0], "wasm", undefined, "gradient").run([vec(xs)]);
