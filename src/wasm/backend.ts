@@ -13,6 +13,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { transposeLaneRows } from "../lowering/transpose-rows.js";
 import { generateModule } from "./module.js";
 import { instantiate, RAISE } from "./runtime.js";
+import { wasmThreads } from "./parallel-run.js";
 import type { Real } from "./slots.js";
 
 /** The most locals a WebAssembly function may declare in the engines we run on (V8: kV8MaxWasmFunctionLocals). */
@@ -32,7 +33,7 @@ function notWasm(fn: IrFunction, real: Real, why: string): Executable {
 function compileWasm(fn: IrFunction, real: Real): Executable {
   // Recursive functions (calls, and the tapes their derivatives pass) are not lowered to wasm yet.
   if (fn.functions !== undefined && fn.functions.length > 0) return notWasm(fn, real, "recursive functions");
-  const program = generateModule(transposeLaneRows(fn), RAISE, real);
+  const program = generateModule(transposeLaneRows(fn), RAISE, real, wasmThreads());
   // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
   // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
   // JavaScript, which keeps such a function's locals on the heap (src/codegen/).
@@ -49,7 +50,10 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
         (real === "f32" ? ", computing in float32" : "") +
         (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : "") +
         (program.outerLaneLoops > 0 ? ` (${program.outerLaneLoops} of them in outer lanes)` : "") +
-        (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : ""),
+        (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : "") +
+        (program.parallelCosts.length > 0
+          ? `; ${program.parallelCosts.length} builds across ${program.threads} threads when large`
+          : ""),
     },
   };
 }

@@ -13,7 +13,7 @@ import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import type { Atom, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
+import type { Atom, Build, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import {
   elemKind,
   invariantDimensionSlots,
@@ -82,7 +82,7 @@ export class WasmEmitter {
   private readonly env = new Map<number, WSlots>();
   readonly bounds: BoundsFacts;
   /** The error sites, numbered from 1 (the value of `ek` when one fails). */
-  readonly sites: RaiseError[] = [];
+  sites: RaiseError[] = [];
   /** The most numbers one error site saves (the error area's size). */
   savedCount = 1;
   inPlace: ReadonlySet<Prim> = new Set();
@@ -93,6 +93,8 @@ export class WasmEmitter {
   outerLaneLoops = 0;
   /** How many folds run in the loop of the build they read (buildThenFold; shown in the code listing). */
   fusedFolds = 0;
+  /** Writes `b` when it is a build that runs across threads (./parallel.ts): its slots, or undefined. */
+  parallelSite?: (b: Build) => WSlots | undefined;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -268,6 +270,12 @@ export class WasmEmitter {
         let cur: Expr = e;
         while (cur.kind === "let") {
           const next: Expr = cur.body;
+          const site = cur.rhs.kind === "build" ? this.parallelSite?.(cur.rhs) : undefined;
+          if (site !== undefined) {
+            this.bind(cur.v, site);
+            cur = next;
+            continue;
+          }
           if (next.kind === "let" && this.buildThenFold(cur, next)) {
             cur = next.body;
             continue;
@@ -286,7 +294,7 @@ export class WasmEmitter {
       case "if":
         return this.if(e);
       case "build":
-        return emitBuild(this, e);
+        return this.parallelSite?.(e) ?? emitBuild(this, e);
       case "ifold":
         return this.ifold(e);
       case "while":

@@ -215,6 +215,11 @@ export class ModuleBuilder {
   private readonly exports: { name: string; kind: 0 | 2 | 3; index: number }[] = [];
   /** Initial pages (64 KiB each) of the module's own memory. */
   memoryPages = 1;
+  /**
+   * When set, the memory is not the module's own but a shared one imported as `env.memory` (threads, ./parallel.ts):
+   * shared memories need a maximum, here the whole 32-bit address space.
+   */
+  sharedMemory = false;
 
   private typeIndex(t: FuncType): number {
     const key = (u: FuncType) => `${u.params.join(",")}>${u.results.join(",")}`;
@@ -270,31 +275,40 @@ export class ModuleBuilder {
       }),
       out,
     );
-    if (this.imports.length > 0)
-      section(
-        2,
-        vec(this.imports, (im, b) => {
-          name(im.module, b);
-          name(im.name, b);
-          b.push(0x00);
-          uleb(im.type, b);
-        }),
-        out,
-      );
+    if (this.imports.length > 0 || this.sharedMemory) {
+      const imports: number[] = [];
+      uleb(this.imports.length + (this.sharedMemory ? 1 : 0), imports);
+      for (const im of this.imports) {
+        name(im.module, imports);
+        name(im.name, imports);
+        imports.push(0x00);
+        uleb(im.type, imports);
+      }
+      if (this.sharedMemory) {
+        name("env", imports);
+        name("memory", imports);
+        // Memory import; limits flag 3: shared, with a maximum (65536 pages: 4 GiB).
+        imports.push(0x02, 0x03);
+        uleb(this.memoryPages, imports);
+        uleb(65536, imports);
+      }
+      section(2, imports, out);
+    }
     section(
       3,
       vec(this.functions, (f, b) => uleb(f.type, b)),
       out,
     );
     // One memory, no maximum (it grows as calls need: ./runtime.ts).
-    section(
-      5,
-      vec([this.memoryPages], (pages, b) => {
-        b.push(0x00);
-        uleb(pages, b);
-      }),
-      out,
-    );
+    if (!this.sharedMemory)
+      section(
+        5,
+        vec([this.memoryPages], (pages, b) => {
+          b.push(0x00);
+          uleb(pages, b);
+        }),
+        out,
+      );
     if (this.globals.length > 0)
       section(
         6,

@@ -27,6 +27,7 @@ import {
   type ErrorRaisers,
   type Layout,
 } from "./memory.js";
+import { emitParallelSite, parallelSites } from "./parallel.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -52,11 +53,22 @@ export interface WasmProgram {
   readonly fusedFolds: number;
   /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
   readonly localCount: number;
+  /**
+   * The estimated cost of one element of each parallel site (./parallel.ts), by site number; none: the module has its
+   * own memory and runs on one thread.
+   */
+  readonly parallelCosts: readonly number[];
+  /** The threads its parallel sites run on. */
+  readonly threads: number;
 }
 
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
 
-export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real = "f64"): WasmProgram {
+/**
+ * `threads` > 1 lets the large builds at the top of `fn` run across threads (./parallel.ts); with 1 (or none found)
+ * the module is the single-threaded one, byte for byte.
+ */
+export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real = "f64", threads = 1): WasmProgram {
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   const argSlots = paramTypes.flatMap((t) => slotTypes(t, real));
@@ -70,6 +82,10 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     tan: mb.importFunction("Math", "tan", F64_TO_F64),
     pow: mb.importFunction("Math", "pow", { params: ["f64", "f64"], results: ["f64"] }),
   };
+  const sites = threads > 1 ? parallelSites(fn) : [];
+  if (sites.length > 0) mb.sharedMemory = true;
+  const dispatch =
+    sites.length > 0 ? mb.importFunction("env", "parallel", { params: ["i32", "i32", "i32"], results: [] }) : -1;
   const arena = addArenaGlobals(mb);
   const errorSite = mb.addGlobal("i32", i32(0));
   mb.exportGlobal("errorSite", errorSite);
@@ -158,6 +174,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
+  if (sites.length > 0) em.parallelSite = (b) => emitParallelSite(em, b, { mb, dispatch, sites });
 
   let at = 0;
   for (const p of fn.params) {
@@ -210,5 +227,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     localCount: main.localCount,
+    parallelCosts: sites.map((s) => s.cost),
+    threads,
   };
 }

@@ -16,6 +16,7 @@ import type { Type } from "../types/types.js";
 import { slotsToValue, type Slot } from "../lowering/leaves.js";
 import type { ErrorRaisers } from "./memory.js";
 import type { WasmProgram } from "./module.js";
+import { parallelHost } from "./parallel-run.js";
 
 /** The errors generated code raises, with the interpreter's messages (spans and types come from the error sites). */
 export const RAISE: ErrorRaisers = {
@@ -36,6 +37,7 @@ export const RAISE: ErrorRaisers = {
 // The parts of the WebAssembly JavaScript API used here, declared locally: the core type-checks without the DOM's
 // or Node's declarations of it (it runs in both).
 interface WasmMemory {
+  /** A SharedArrayBuffer when the memory is shared (parallel sites); read through typed arrays the same way. */
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
@@ -60,7 +62,13 @@ export function wasmApi(): WasmApi {
 /** A compiled module, instantiated: `run(args, borrowed)` as the JavaScript back end's compiled functions. */
 export function instantiate(program: WasmProgram): (args: readonly Value[], borrowed: boolean) => Value {
   const api = wasmApi();
-  const instance = new api.Instance(new api.Module(program.bytes), { Math });
+  const module = new api.Module(program.bytes);
+  // A module with parallel sites imports a shared memory and the function that runs a site across threads.
+  const host =
+    program.parallelCosts.length > 0 ? parallelHost(module, program.parallelCosts, program.threads) : undefined;
+  const imports = host === undefined ? { Math } : { Math, env: { memory: host.memory, parallel: host.parallel } };
+  const instance = new api.Instance(module, imports);
+  host?.attach(instance.exports);
   const ex = instance.exports as unknown as Exports;
   const { layout, argSlots, resultSlots, paramTypes, resultType, dataStart, real } = program;
   const doubleBytes = real === "f64" ? 8 : 4;

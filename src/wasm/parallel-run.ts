@@ -1,0 +1,191 @@
+// Running the parallel sites of a wasm module (./parallel.ts) on worker threads (Node's worker_threads).
+//
+// One pool of workers serves every compiled function. It is made at the first parallel call, and its workers are
+// unref()'d: they never keep the process alive. A worker gets each module and its shared memory once, by message,
+// and instantiates it; then every call is a few numbers in a shared control block and an Atomics.notify: the worker
+// runs part_k on its chunk and notifies back. The calling thread runs the first chunk itself, then waits (Node's main
+// thread may Atomics.wait). When any chunk fails, the whole site runs again on the calling thread: its first failure
+// is the single-threaded error (that of the lowest failing element), and running the body again is harmless (it only
+// writes its own elements).
+//
+// The setting: the number of threads, by default the machine's cores (os.availableParallelism()), SMOOTH_THREADS in
+// the environment, or setWasmThreads(n); 1, or a host without worker_threads, Atomics.wait or SharedArrayBuffer
+// (a browser), compiles and runs everything single-threaded exactly as without this file.
+
+/** The parts of Node's worker_threads used here, declared locally (the core type-checks without Node's types). */
+interface NodeWorker {
+  postMessage(message: unknown): void;
+  unref(): void;
+}
+interface WorkerThreads {
+  readonly Worker: new (source: string, options: { eval: true; workerData: unknown }) => NodeWorker;
+}
+interface NodeProcess {
+  readonly env: Record<string, string | undefined>;
+  getBuiltinModule?(name: string): unknown;
+}
+
+const nodeProcess = (globalThis as { process?: NodeProcess }).process;
+
+function workerThreads(): WorkerThreads | undefined {
+  if (typeof SharedArrayBuffer === "undefined" || typeof Atomics === "undefined") return undefined;
+  return nodeProcess?.getBuiltinModule?.("node:worker_threads") as WorkerThreads | undefined;
+}
+
+/** The settings: threads (undefined: SMOOTH_THREADS, else the cores) and the work that pays for waking threads. */
+const settings: { threads: number | undefined; threshold: number } = {
+  threads: undefined,
+  // In cost units (IR nodes of an element's body, loops weighted: ./parallel.ts) times elements. A wake and wait of a
+  // worker costs some 15-40 µs; a cost unit is a few nanoseconds, so 100,000 units is several hundred µs of work.
+  threshold: 100_000,
+};
+
+/**
+ * Sets how many threads compiled wasm functions use (1: single-threaded) and, for tests, the threshold of work
+ * (elements times estimated cost per element) from which a site runs across threads. Functions compiled earlier
+ * keep the number of threads they were compiled for.
+ */
+export function setWasmThreads(threads: number | undefined, threshold?: number): void {
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1))
+    throw new RangeError(`threads must be a positive integer, not ${threads}`);
+  settings.threads = threads;
+  if (threshold !== undefined) settings.threshold = threshold;
+}
+
+/** The number of threads a function compiled now uses: 1 where threads are not available. */
+export function wasmThreads(): number {
+  if (workerThreads() === undefined) return 1;
+  if (settings.threads !== undefined) return settings.threads;
+  const fromEnv = Number(nodeProcess?.env.SMOOTH_THREADS ?? "");
+  if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
+  const os = nodeProcess?.getBuiltinModule?.("node:os") as { availableParallelism?: () => number } | undefined;
+  return Math.max(1, os?.availableParallelism?.() ?? 1);
+}
+
+// The control block: per worker, SLOT int32s.
+const SLOT = 8;
+const [GEN, DONE, MODULE, SITE, START, END, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
+const MAX_WORKERS = 256;
+
+// The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
+// message before the first call that needs them; the worker takes them synchronously (receiveMessageOnPort).
+const WORKER_SOURCE = `
+const { parentPort, workerData, receiveMessageOnPort } = require("node:worker_threads");
+const c = new Int32Array(workerData.control);
+const base = workerData.slot * ${SLOT};
+const instances = new Map();
+let seen = 0;
+for (;;) {
+  Atomics.wait(c, base + ${GEN}, seen);
+  seen = Atomics.load(c, base + ${GEN});
+  const id = c[base + ${MODULE}];
+  while (!instances.has(id)) {
+    const m = receiveMessageOnPort(parentPort);
+    if (m === undefined) continue;
+    const { module, memory } = m.message;
+    const parallel = () => { throw new Error("nested parallel site"); };
+    instances.set(m.message.id, new WebAssembly.Instance(module, { Math, env: { memory, parallel } }).exports);
+  }
+  let failed = 0;
+  try {
+    instances.get(id)["part_" + c[base + ${SITE}]](c[base + ${START}], c[base + ${END}], c[base + ${ENV}]);
+  } catch {
+    failed = 1;
+  }
+  c[base + ${FAILED}] = failed;
+  Atomics.store(c, base + ${DONE}, seen);
+  Atomics.notify(c, base + ${DONE});
+}
+`;
+
+interface Pool {
+  readonly control: Int32Array;
+  readonly workers: { readonly worker: NodeWorker; readonly modules: Set<number> }[];
+}
+
+let pool: Pool | undefined;
+let nextModuleId = 1;
+
+function workers(count: number, threads: WorkerThreads): Pool {
+  pool ??= { control: new Int32Array(new SharedArrayBuffer(4 * SLOT * MAX_WORKERS)), workers: [] };
+  while (pool.workers.length < Math.min(count, MAX_WORKERS)) {
+    const slot = pool.workers.length;
+    const worker = new threads.Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { control: pool.control.buffer, slot },
+    });
+    worker.unref();
+    pool.workers.push({ worker, modules: new Set() });
+  }
+  return pool;
+}
+
+/** A shared memory for a module with parallel sites, and its `parallel` import (./runtime.ts instantiates it). */
+export interface ParallelHost {
+  readonly memory: object;
+  /** Binds the instance's exports: the module's `parallel` import works from then on. */
+  attach(exports: object): void;
+  readonly parallel: (site: number, n: number, env: number) => void;
+}
+
+type Part = (start: number, end: number, env: number) => void;
+
+export function parallelHost(module: object, costs: readonly number[], threads: number): ParallelHost {
+  const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => object } }).WebAssembly!;
+  const memory = new api.Memory({ initial: 1, maximum: 65536, shared: true });
+  const id = nextModuleId++;
+  let parts: Part[] = [];
+  const parallel = (site: number, n: number, env: number): void => {
+    const part = parts[site]!;
+    const chunks = Math.min(threads, n);
+    const wt = workerThreads();
+    if (chunks < 2 || wt === undefined || n * costs[site]! < settings.threshold) {
+      part(0, n, env);
+      return;
+    }
+    const p = workers(chunks - 1, wt);
+    const c = p.control;
+    const bound = (t: number) => Math.floor((n * t) / chunks);
+    for (let w = 0; w < chunks - 1; w++) {
+      const { worker, modules } = p.workers[w]!;
+      if (!modules.has(id)) {
+        worker.postMessage({ id, module, memory });
+        modules.add(id);
+      }
+      const base = w * SLOT;
+      c[base + MODULE] = id;
+      c[base + SITE] = site;
+      c[base + START] = bound(w + 1);
+      c[base + END] = bound(w + 2);
+      c[base + ENV] = env;
+      Atomics.add(c, base + GEN, 1);
+      Atomics.notify(c, base + GEN);
+    }
+    let failed = false;
+    try {
+      part(0, bound(1), env);
+    } catch {
+      failed = true;
+    }
+    for (let w = 0; w < chunks - 1; w++) {
+      const base = w * SLOT;
+      const gen = Atomics.load(c, base + GEN);
+      for (let done = Atomics.load(c, base + DONE); done !== gen; done = Atomics.load(c, base + DONE))
+        Atomics.wait(c, base + DONE, done);
+      if (c[base + FAILED] !== 0) failed = true;
+    }
+    if (failed) {
+      // The first failure in element order is the single-threaded one: raised from the calling thread's instance.
+      part(0, n, env);
+      throw new Error("wasm: a parallel part failed on a worker but not on the calling thread");
+    }
+  };
+  return {
+    memory,
+    attach: (exports) => {
+      const ex = exports as Record<string, Part>;
+      parts = costs.map((_, k) => ex[`part_${k}`]!);
+    },
+    parallel,
+  };
+}
