@@ -48,12 +48,12 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
       text:
         `;; a WebAssembly module of ${program.bytes.length} bytes` +
         (real === "f32" ? ", computing in float32" : "") +
+        (program.parallelCosts.length > 0
+          ? `, ${program.parallelCosts.length} builds across ${program.threads} threads when large`
+          : "") +
         (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : "") +
         (program.outerLaneLoops > 0 ? ` (${program.outerLaneLoops} of them in outer lanes)` : "") +
-        (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : "") +
-        (program.parallelCosts.length > 0
-          ? `; ${program.parallelCosts.length} builds across ${program.threads} threads when large`
-          : ""),
+        (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : ""),
     },
   };
 }

@@ -86,6 +86,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   if (sites.length > 0) mb.sharedMemory = true;
   const dispatch =
     sites.length > 0 ? mb.importFunction("env", "parallel", { params: ["i32", "i32", "i32"], results: [] }) : -1;
+  const worth = sites.length > 0 ? mb.importFunction("env", "worth", { params: ["i32", "i32"], results: ["i32"] }) : -1;
   const arena = addArenaGlobals(mb);
   const errorSite = mb.addGlobal("i32", i32(0));
   mb.exportGlobal("errorSite", errorSite);
@@ -174,7 +175,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
   em.copyOnEntry = owned.copyOnEntry;
-  if (sites.length > 0) em.parallelSite = (b) => emitParallelSite(em, b, { mb, dispatch, sites });
+  if (sites.length > 0) em.parallelSite = (b) => emitParallelSite(em, b, { mb, dispatch, worth, sites });
 
   let at = 0;
   for (const p of fn.params) {

@@ -84,7 +84,12 @@ for (;;) {
     if (m === undefined) continue;
     const { module, memory } = m.message;
     const parallel = () => { throw new Error("nested parallel site"); };
-    instances.set(m.message.id, new WebAssembly.Instance(module, { Math, env: { memory, parallel } }).exports);
+    const worth = () => 0;
+    let exports = {};
+    try {
+      exports = new WebAssembly.Instance(module, { Math, env: { memory, parallel, worth } }).exports;
+    } catch {}
+    instances.set(m.message.id, exports);
   }
   let failed = 0;
   try {
@@ -126,6 +131,8 @@ export interface ParallelHost {
   /** Binds the instance's exports: the module's `parallel` import works from then on. */
   attach(exports: object): void;
   readonly parallel: (site: number, n: number, env: number) => void;
+  /** Whether n elements of a site are worth running across threads (1) or not (0). */
+  readonly worth: (site: number, n: number) => number;
 }
 
 type Part = (start: number, end: number, env: number) => void;
@@ -139,7 +146,8 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
     const part = parts[site]!;
     const chunks = Math.min(threads, n);
     const wt = workerThreads();
-    if (chunks < 2 || wt === undefined || n * costs[site]! < settings.threshold) {
+    // (worth() said yes: only a host without threads comes here with one chunk.)
+    if (chunks < 2 || wt === undefined) {
       part(0, n, env);
       return;
     }
@@ -187,5 +195,6 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       parts = costs.map((_, k) => ex[`part_${k}`]!);
     },
     parallel,
+    worth: (site, n) => (threads > 1 && n > 1 && n * costs[site]! >= settings.threshold ? 1 : 0),
   };
 }

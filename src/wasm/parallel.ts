@@ -7,11 +7,12 @@
 // Not allocating keeps the arena (a bump allocator, not thread-safe) the main thread's alone.
 //
 // The body becomes the exported function `part_k(start, end, env)`, which writes elements [start, end) into the
-// destination. At the site, `main` allocates the destination and an env block in the arena, stores the destination
-// and the slots of e's free variables there (8 bytes each), and calls the imported `parallel(k, n, env)`; that
-// splits [0, n) into contiguous chunks, one per thread, or calls part_k(0, n, env) itself when the work is too small
-// to pay for waking threads. Each element is computed by the same code whichever thread runs it: results are bit for
-// bit those of one thread.
+// destination. At the site, `main` asks the host whether n elements are worth threads (`worth(k, n)`); if not, it
+// runs the build as it would single-threaded (SIMD lanes included); if so, it allocates the destination and an env
+// block in the arena, stores the destination and the slots of e's free variables there (8 bytes each), and calls
+// the imported `parallel(k, n, env)`, which splits [0, n) into contiguous chunks, one per thread. Each element is
+// computed by the same operations whichever thread runs it (a part's loop is a plain one; SIMD lanes compute each
+// lane as the scalar code does): results are bit for bit those of one thread.
 
 import { typeOf, type Build, type Expr, type IrFunction } from "../ir/ir.js";
 import { children, freeVars, someNode } from "../ir/free.js";
@@ -20,6 +21,7 @@ import type { Type } from "../types/types.js";
 import type { ModuleBuilder } from "./encoder.js";
 import { call, f64, i32, load, op, store } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
+import { emitBuild } from "./build.js";
 import type { Helpers } from "./memory.js";
 import { address, elementShift, islot, isLocal, slotCode, ZERO, type Real, type WSlot } from "./slots.js";
 
@@ -91,22 +93,29 @@ export function parallelSites(fn: IrFunction): ParallelSite[] {
 /** What writing a site needs besides the emitter of `main`. */
 export interface ParallelContext {
   readonly mb: ModuleBuilder;
-  /** The imported `parallel(k, n, env)`. */
+  /** The imported `parallel(k, n, env)`, and `worth(k, n)`: whether n elements of site k pay for threads. */
   readonly dispatch: number;
+  readonly worth: number;
   readonly sites: readonly ParallelSite[];
 }
 
-/** If `b` is a parallel site, writes it (the call in `main`, the function part_k): its slots. */
+/**
+ * If `b` is a parallel site, writes it: the part function, and in `main` a branch on whether the work is large enough
+ * (the host's `worth(k, n)`) between the call to `parallel` and the single-threaded loop (./build.ts, SIMD lanes and
+ * all). Its slots, or undefined when `b` is no site.
+ */
 export function emitParallelSite(em: WasmEmitter, b: Build, ctx: ParallelContext): WSlots | undefined {
   const k = ctx.sites.findIndex((s) => s.build === b);
   if (k < 0) return undefined;
   const n = em.atom(b.size)[0]!;
+  const free = [...freeVars(b.body).values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
+  const passed = free.flatMap((v) => em.atom(v).filter(isLocal));
+  const out = em.local("i32");
+  em.fb.if(call(ctx.worth, i32(k), slotCode(n)));
   em.checkCount(n, "build size", b.span);
   const shift = elementShift("double", em.real);
   const dest = em.define("i32", call(em.helpers.alloc, op("f64.convert_i32_s", slotCode(n)), i32(shift), i32(0)));
-  const free = [...freeVars(b.body).values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
   // The env block: the destination, then each free variable's slots that are locals (constants are written in).
-  const passed = free.flatMap((v) => em.atom(v).filter(isLocal));
   const env = em.define("i32", call(em.helpers.alloc, f64(1 + passed.length), i32(3), i32(0)));
   const storeSlot = (s: WSlot, q: number) =>
     em.fb.emit(
@@ -120,8 +129,15 @@ export function emitParallelSite(em: WasmEmitter, b: Build, ctx: ParallelContext
   storeSlot(dest, 0);
   passed.forEach((s, q) => storeSlot(s, q + 1));
   em.fb.emit(call(ctx.dispatch, i32(k), slotCode(n), slotCode(env)));
+  em.set(out, slotCode(dest));
+  em.fb.else();
+  const single = emitBuild(em, b);
+  if (single.length !== 3 || "local" in single[1]! || single[1]!.value !== 0)
+    throw new Error("wasm: a parallel site's single-threaded build is not one array at offset 0");
+  em.set(out, slotCode(single[0]!));
+  em.fb.end();
   writePart(em, ctx, k, free, passed.length);
-  return [dest, ZERO, n];
+  return [out, ZERO, n];
 }
 
 /** The exported function part_k(start, end, env): elements [start, end) of site k. */
@@ -156,9 +172,6 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
     start,
   );
   main.savedCount = Math.max(main.savedCount, em.savedCount);
-  main.laneLoops += em.laneLoops;
-  main.outerLaneLoops += em.outerLaneLoops;
-  main.fusedFolds += em.fusedFolds;
 }
 
 /** The helpers of `main`, except that allocating is a bug: a site's body was chosen not to allocate. */

@@ -66,7 +66,8 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
   // A module with parallel sites imports a shared memory and the function that runs a site across threads.
   const host =
     program.parallelCosts.length > 0 ? parallelHost(module, program.parallelCosts, program.threads) : undefined;
-  const imports = host === undefined ? { Math } : { Math, env: { memory: host.memory, parallel: host.parallel } };
+  const imports =
+    host === undefined ? { Math } : { Math, env: { memory: host.memory, parallel: host.parallel, worth: host.worth } };
   const instance = new api.Instance(module, imports);
   host?.attach(instance.exports);
   const ex = instance.exports as unknown as Exports;
