@@ -226,7 +226,7 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
     const m = Lanes.bound(em, plan, n, room);
     const shift = elementShift("double", em.real);
     runInLanes(em, plan, m, (at, groups) => {
-      const written = new Lanes(em, plan, at, groups);
+      const written = new Lanes(em, plan, at, groups, m);
       written.body(plan.body).forEach((leaves, g) => {
         const values = leaves.map((v) => {
           const local = fb.local("v128");

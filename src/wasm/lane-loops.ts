@@ -16,7 +16,7 @@ export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, ac
   const m = Lanes.bound(em, plan, n);
   const step = `${em.real}.${plan.op}` as OpName;
   runInLanes(em, plan, m, (at, groups) => {
-    const lanes = new Lanes(em, plan, at, groups);
+    const lanes = new Lanes(em, plan, at, groups, m);
     for (const l of plan.lets) lanes.let(l);
     for (let g = 0; g < groups; g++) {
       const term = em.fb.local("v128");
@@ -50,7 +50,7 @@ export function updateInLanes(em: WasmEmitter, plan: UpdatePlan, n: WSlot, state
   const shape = em.real === "f64" ? "f64x2" : "f32x4";
   const shift = em.real === "f64" ? 3 : 2;
   runInLanes(em, plan, m, (at, groups) => {
-    const lanes = new Lanes(em, plan, at, groups);
+    const lanes = new Lanes(em, plan, at, groups, m);
     for (const l of plan.lets) lanes.let(l);
     for (let g = 0; g < groups; g++) {
       const x = lanes.real(plan.value, g);

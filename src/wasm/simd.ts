@@ -36,7 +36,7 @@ import { address, iadd, iconst, imul, islot, slotCode, type WSlot } from "./slot
  */
 type LaneValue =
   | { readonly kind: "real" | "mask"; readonly locals: readonly number[] }
-  | { readonly kind: "index"; readonly offset: number }
+  | { readonly kind: "index"; readonly offset: number; readonly shift?: WSlot }
   | { readonly kind: "row"; readonly data: WSlot; readonly starts: readonly WSlot[]; readonly stride: WSlot };
 
 /** The number of lanes of a real type. */
@@ -48,7 +48,8 @@ export const laneCount = (real: "f64" | "f32"): number => (real === "f64" ? 2 : 
  * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four); else one. Rows per lane (one
  * element of each lane's row, a load per lane) gain nothing from more: those take one.
  */
-export const groupCount = (plan: LanePlan): number => (plan.folds.size > 0 && plan.laneRows.size === 0 ? 4 : 1);
+export const groupCount = (plan: LanePlan): number =>
+  plan.folds.size > 0 && plan.laneRows.size === 0 && !plan.varyingCount ? 4 : 1;
 
 /**
  * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
@@ -65,13 +66,20 @@ export function runInLanes(
   const groups = groupCount(plan);
   const at = em.local("i32");
   let start: WSlot | undefined;
+  // A failed check of a shifted read (Lanes.get) sets `bound` to its group and leaves by this block.
+  const checked = plan.shifted.size > 0;
+  if (checked) em.fb.block(LANES_STOP);
   if (groups > 1) {
     const wide = em.define("i32", op("i32.and", slotCode(bound), i32(-lanes * groups)));
     em.countedLoop(at, wide, () => em.scoped(() => write(at, groups)), undefined, lanes * groups);
     start = wide;
   }
   em.countedLoop(at, bound, () => em.scoped(() => write(at, 1)), start, lanes);
+  if (checked) em.fb.end();
 }
+
+/** The label of the block around the lanes' loops (./simd.ts runInLanes). */
+const LANES_STOP = "lanesStop";
 
 export class Lanes {
   readonly lanes: number;
@@ -86,7 +94,9 @@ export class Lanes {
     /** The index of the first lane of the current groups (an i32 local). */
     readonly at: WSlot,
     /** How many groups of lanes, one after the other from `at`. */
-    readonly groups = 1,
+    readonly groups: number,
+    /** The iteration the lanes run up to (a local): a failed check of a shifted read sets it to `at` and stops. */
+    readonly stop: WSlot,
   ) {
     this.lanes = laneCount(em.real);
     this.shape = em.real === "f64" ? "f64x2" : "f32x4";
@@ -173,19 +183,34 @@ export class Lanes {
     const body = this.plan.folds.get(e);
     if (body === undefined) throw new Error("wasm: an ifold the lane plan did not take");
     const em = this.em;
-    const count = em.atom(e.count)[0]!;
-    em.checkCount(count, "ifold count", e.span);
+    const varying = e.count.kind === "var" ? this.values.get(e.count.id) : undefined;
+    // A count `i + c`: the first lane's (then each later lane's further steps, below); else the same for all lanes.
+    const count =
+      varying?.kind === "index" ? em.index(iadd(islot(this.starts[0]!), iconst(varying.offset))) : em.atom(e.count)[0]!;
+    if (varying === undefined) em.checkCount(count, "ifold count", e.span);
     const state = this.keep("real", (g) => this.real(e.init, g)) as { kind: "real"; locals: readonly number[] };
     this.values.set(e.acc.id, state);
-    const b = em.loopVariable(e.index, count);
     // Counted once, in the single groups' loop (runInLanes writes one for every plan).
     if (this.groups === 1) {
       em.laneLoops++;
       em.outerLaneLoops++;
     }
-    em.countedLoop(b, count, () =>
-      this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
-    );
+    em.scoped(() => {
+      const b = em.loopVariable(e.index, count);
+      em.countedLoop(b, count, () =>
+        this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
+      );
+    });
+    if (varying?.kind !== "index") return state;
+    // Lane q takes q more steps: step count + j for the lanes q > j, the others keeping their state.
+    for (let j = 0; j + 1 < this.lanes; j++)
+      em.scoped(() => {
+        em.bind(e.index, [em.define("i32", op("i32.add", slotCode(count), i32(j)))]);
+        const [[next]] = this.body(body) as [[Code]];
+        const later = op("i32x4.gt_s", IOTA, op("i32x4.splat", i32(j)));
+        const mask = em.real === "f64" ? op("i64x2.extend_low_i32x4_s", later) : later;
+        em.fb.emit(localSet(state.locals[0]!, op("v128.bitselect", next, localGet(state.locals[0]!), mask)));
+      });
     return state;
   }
 
@@ -243,12 +268,19 @@ export class Lanes {
       case "add":
       case "sub": {
         if (e.type.k !== "int") return binary(e.op);
-        const lit = (x: Atom) => (x as { value: number }).value;
         if (e.op === "checkIndex") return { kind: "index", offset: this.offset(a) };
         const aIndex = a.kind === "var" && this.values.get(a.id)?.kind === "index";
-        const offset =
-          e.op === "sub" ? this.offset(a) - lit(b) : aIndex ? this.offset(a) + lit(b) : this.offset(b) + lit(a);
-        return { kind: "index", offset };
+        const [x, y] = aIndex ? [a, b] : [b, a];
+        const index = this.values.get((x as { id: number }).id) as { offset: number; shift?: WSlot };
+        // The other operand: a literal (the offset) or a uniform Index (the shift, a local of this group).
+        if (y.kind === "lit") {
+          const c = y.value as number;
+          return { kind: "index", offset: index.offset + (e.op === "sub" ? -c : c), shift: index.shift };
+        }
+        const u = slotCode(this.em.atom(y)[0]!);
+        const before = index.shift === undefined ? i32(0) : slotCode(index.shift);
+        const shift = this.em.define("i32", op(e.op === "sub" ? "i32.sub" : "i32.add", before, u));
+        return { kind: "index", offset: index.offset, shift };
       }
       case "toDouble": {
         const convert = this.em.real === "f64" ? "f64x2.convert_low_i32x4_s" : "f32x4.convert_i32x4_s";
@@ -321,11 +353,32 @@ export class Lanes {
       );
       return { kind: "row", data, starts, stride };
     }
-    const [data, offset] = this.em.atom(a) as [WSlot, WSlot];
+    const [data, offset, length] = this.em.atom(a) as [WSlot, WSlot, WSlot];
     const c = this.offset(b);
+    const moved = (this.values.get((b as { id: number }).id) as { shift?: WSlot }).shift;
+    if (moved !== undefined) return this.shiftedLoad(data, offset, length, c, moved);
     return this.keep("real", (g) =>
       load("v128.load", address(data, iadd(iadd(islot(offset), islot(this.starts[g]!)), iconst(c)), shift)),
     );
+  }
+
+  /**
+   * `a[i + u + c]`: consecutive elements from the group's first lane's, checked here (`0 <= first` and `first +
+   * lanes <= length`); on a failure the lanes stop at this group, nothing of it written, and the plain loop raises
+   * the error at the element it would have.
+   */
+  private shiftedLoad(data: WSlot, offset: WSlot, length: WSlot, c: number, moved: WSlot): LaneValue {
+    const em = this.em;
+    const shift = em.real === "f64" ? 3 : 2;
+    return this.keep("real", (g) => {
+      const first = em.define("i32", iadd(iadd(islot(this.starts[g]!), islot(moved)), iconst(c)).code);
+      const last = op("i32.sub", slotCode(length), i32(this.lanes));
+      em.fb.if(op("i32.or", op("i32.lt_s", slotCode(first), i32(0)), op("i32.gt_s", slotCode(first), last)));
+      em.set(this.stop, slotCode(this.at));
+      em.fb.br(LANES_STOP);
+      em.fb.end();
+      return load("v128.load", address(data, iadd(islot(offset), islot(first)), shift));
+    });
   }
 
   /**
