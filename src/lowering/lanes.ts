@@ -19,6 +19,13 @@
 // index u (b, or anything computed from it: consecutive elements), or `row[u]` with `row = M[i + c]`, a row per lane
 // (one element of each lane's row, the index u checked once against their common length). Every row has M's
 // dimension 1 as its length (arrays are regular), which bounds the lanes before the loop, as M's dimension 0 does.
+//
+// Triangular loops (gmm's Q v): an inner loop's count may be `i + c` (lane q's count the first lane's plus q: the first
+// lane's steps run for all lanes, then the later lanes' further steps, masked), and a read may be at `i + u + c`, u a
+// uniform Index computed anywhere before it (a shifted index: consecutive elements, but not bounded before the loop).
+// Shifted reads are checked per group as the lanes go; a failure stops the lanes at that group before anything of it
+// is written, and the plain loop recomputes it from there, raising the error it raises without lanes. After such an
+// inner loop no let may fail (a lane whose loop ended first would otherwise raise after the others' later steps).
 
 import { freeVars } from "../ir/free.js";
 import { freshVar, typeOf, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";

@@ -20,7 +20,8 @@ import { i32, localGet, localSet, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
 import { buildLanes } from "../lowering/lanes.js";
-import { Lanes, runInLanes } from "./simd.js";
+import { Lanes } from "./simd.js";
+import { runInLanes } from "./lane-loops.js";
 import {
   address,
   elementShift,

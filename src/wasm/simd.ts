@@ -6,6 +6,9 @@
 // nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128 local,
 // one lane per output (a sum's step one vector addition). Such plans run several groups of lanes side by side (each
 // value a local per group), so that several chains of additions overlap; single groups then finish the lanes.
+// An inner loop whose count is the lane index plus a literal runs the first lane's count for all lanes, then one masked
+// step per further lane. A read at a shifted index (i + u + c) is checked before its load: on a failure the lanes stop
+// at the current group (./lane-loops.ts runInLanes' block) and the plain loop takes over from its first iteration.
 
 import type { Atom, Expr, Ifold, Let, Prim } from "../ir/ir.js";
 import type { LanePlan } from "../lowering/lanes.js";
@@ -42,44 +45,8 @@ type LaneValue =
 /** The number of lanes of a real type. */
 export const laneCount = (real: "f64" | "f32"): number => (real === "f64" ? 2 : 4);
 
-/**
- * How many groups of lanes a plan runs side by side (a power of two): four when it holds loops across the lanes (outer
- * lanes) that read consecutive elements, whose states are chains of additions one after the other, so that four
- * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four); else one. Rows per lane (one
- * element of each lane's row, a load per lane) gain nothing from more: those take one.
- */
-export const groupCount = (plan: LanePlan): number =>
-  plan.folds.size > 0 && plan.laneRows.size === 0 && !plan.varyingCount ? 4 : 1;
-
-/**
- * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
- * `groupCount(plan)` side by side, then single groups for the rest. `write` writes one iteration's body for the
- * groups of lanes starting at `at`.
- */
-export function runInLanes(
-  em: WasmEmitter,
-  plan: LanePlan,
-  bound: WSlot,
-  write: (at: WSlot, groups: number) => void,
-): void {
-  const lanes = laneCount(em.real);
-  const groups = groupCount(plan);
-  const at = em.local("i32");
-  let start: WSlot | undefined;
-  // A failed check of a shifted read (Lanes.get) sets `bound` to its group and leaves by this block.
-  const checked = plan.shifted.size > 0;
-  if (checked) em.fb.block(LANES_STOP);
-  if (groups > 1) {
-    const wide = em.define("i32", op("i32.and", slotCode(bound), i32(-lanes * groups)));
-    em.countedLoop(at, wide, () => em.scoped(() => write(at, groups)), undefined, lanes * groups);
-    start = wide;
-  }
-  em.countedLoop(at, bound, () => em.scoped(() => write(at, 1)), start, lanes);
-  if (checked) em.fb.end();
-}
-
-/** The label of the block around the lanes' loops (./simd.ts runInLanes). */
-const LANES_STOP = "lanesStop";
+/** The label of the block around the lanes' loops (./lane-loops.ts runInLanes): a failed check leaves by it. */
+export const LANES_STOP = "lanesStop";
 
 export class Lanes {
   readonly lanes: number;
@@ -202,14 +169,21 @@ export class Lanes {
       );
     });
     if (varying?.kind !== "index") return state;
-    // Lane q takes q more steps: step count + j for the lanes q > j, the others keeping their state.
-    for (let j = 0; j + 1 < this.lanes; j++)
+    // Lane q of group g takes g * lanes + q more steps: step count + j for the lanes past j, the others keeping their
+    // state (groups wholly past j take it unmasked, groups wholly before it not at all).
+    for (let j = 0; j + 1 < this.lanes * this.groups; j++)
       em.scoped(() => {
         em.bind(e.index, [em.define("i32", op("i32.add", slotCode(count), i32(j)))]);
-        const [[next]] = this.body(body) as [[Code]];
-        const later = op("i32x4.gt_s", IOTA, op("i32x4.splat", i32(j)));
-        const mask = em.real === "f64" ? op("i64x2.extend_low_i32x4_s", later) : later;
-        em.fb.emit(localSet(state.locals[0]!, op("v128.bitselect", next, localGet(state.locals[0]!), mask)));
+        this.body(body).forEach(([next], g) => {
+          const first = g * this.lanes;
+          const local = state.locals[g]!;
+          if (first > j) em.fb.emit(localSet(local, next!));
+          else if (first + this.lanes - 1 > j) {
+            const later = op("i32x4.gt_s", IOTA, op("i32x4.splat", i32(j - first)));
+            const mask = em.real === "f64" ? op("i64x2.extend_low_i32x4_s", later) : later;
+            em.fb.emit(localSet(local, op("v128.bitselect", next!, localGet(local), mask)));
+          } else em.fb.emit(op("drop", next!));
+        });
       });
     return state;
   }
