@@ -344,15 +344,16 @@ export class Lanes {
   private shiftedLoad(data: WSlot, offset: WSlot, length: WSlot, c: number, moved: WSlot): LaneValue {
     const em = this.em;
     const shift = em.real === "f64" ? 3 : 2;
-    return this.keep("real", (g) => {
-      const first = em.define("i32", iadd(iadd(islot(this.starts[g]!), islot(moved)), iconst(c)).code);
-      const last = op("i32.sub", slotCode(length), i32(this.lanes));
-      em.fb.if(op("i32.or", op("i32.lt_s", slotCode(first), i32(0)), op("i32.gt_s", slotCode(first), last)));
-      em.set(this.stop, slotCode(this.at));
-      em.fb.br(LANES_STOP);
-      em.fb.end();
-      return load("v128.load", address(data, iadd(islot(offset), islot(first)), shift));
-    });
+    // The groups' elements are consecutive (group g's first lane is g * lanes after the first's): one check for all.
+    const first = em.define("i32", iadd(iadd(islot(this.at), islot(moved)), iconst(c)).code);
+    const last = op("i32.sub", slotCode(length), i32(this.lanes * this.groups));
+    em.fb.if(op("i32.or", op("i32.lt_s", slotCode(first), i32(0)), op("i32.gt_s", slotCode(first), last)));
+    em.set(this.stop, slotCode(this.at));
+    em.fb.br(LANES_STOP);
+    em.fb.end();
+    return this.keep("real", (g) =>
+      load("v128.load", address(data, iadd(iadd(islot(offset), islot(first)), iconst(g * this.lanes)), shift)),
+    );
   }
 
   /**
