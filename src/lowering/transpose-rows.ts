@@ -22,12 +22,10 @@ import type { Span } from "../syntax/source.js";
 import { BOOL, DOUBLE, INT } from "../types/types.js";
 import { buildLanes, type LaneRow } from "./lanes.js";
 
-/** M -> its transpose and the lets computing it. */
+/** The variables M's transpose and M's length (its number of rows) are bound to. */
 interface Transposed {
   readonly mt: Var;
-  /** M's length (its number of rows), bound with MT. */
-  readonly rows: Atom;
-  readonly bindings: readonly Binding[];
+  readonly rows: Var;
 }
 
 /** A build rewritten to read transposes: its matrices, and the loop counts whose product is how often it runs. */
@@ -186,7 +184,7 @@ class TransposeRows {
   private transposeOf(m: Var): Transposed {
     const known = this.made.get(m.id);
     if (known !== undefined) return known;
-    const made: Transposed = { mt: freshVar(`${m.name}T`, m.type), rows: freshVar("rows", INT), bindings: [] };
+    const made: Transposed = { mt: freshVar(`${m.name}T`, m.type), rows: freshVar("rows", INT) };
     this.made.set(m.id, made);
     return made;
   }
@@ -195,7 +193,7 @@ class TransposeRows {
   transpose(m: Var, pays: Atom, b: AnfBuilder): void {
     const { mt, rows } = this.transposeOf(m);
     const zero = { kind: "lit", value: 0, type: INT } as const;
-    b.bindVar(rows as Var, mkPrim("length", [m]));
+    b.bindVar(rows, mkPrim("length", [m]));
     const hasRows = b.prim("and", [pays, b.prim("lt", [zero, rows], "hasRows")], "transposed");
     const element = m.type.k === "array" && m.type.elem.k === "array" ? m.type.elem.elem : m.type;
     const empty = mkBuild(
