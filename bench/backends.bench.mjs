@@ -16,6 +16,10 @@ let vecMat = fun (W: Matrix) (v: Vector) ->
 let weightGrad = fun (x: Matrix) (dh: Matrix) ->
   build (length x[0]) (fun i ->
     build (length dh[0]) (fun j -> ifold (fun s b -> s + x[b][i] * dh[b][j]) 0. (length x)))
+let qTimes = fun (qDiag: Vector) (icfk: Vector) (v: Vector) ->
+  let d = length v
+  build d (fun r -> qDiag[r] * v[r] + ifold (fun s c -> s + icfk[d + c * (2 * d - c - 1) / 2 + (r - c - 1)] * v[c]) 0. r)
+let qBatch = fun (qDiag: Vector) (icfk: Vector) (X: Matrix) -> build (length X) (fun i -> qTimes qDiag icfk X[i])
 `;
 
 function randomVector(n, seed) {
@@ -92,6 +96,18 @@ function handWeightGrad(x, dh, B, n, m) {
     }
   return out;
 }
+/** Q x for each row x of X (n × d), Q = diag(qDiag) + L, L's strict lower triangle column by column after d leading
+ * entries of icfk (gmm's Q_k x): each output's sum in column order, as the program adds it. */
+function handQBatch(qDiag, icfk, X, n, d) {
+  const out = new Float64Array(n * d);
+  for (let i = 0; i < n; i++)
+    for (let r = 0; r < d; r++) {
+      let s = 0;
+      for (let c = 0; c < r; c++) s += icfk[d + (c * (2 * d - c - 1)) / 2 + (r - c - 1)] * X[i * d + c];
+      out[i * d + r] = qDiag[r] * X[i * d + r] + s;
+    }
+  return out;
+}
 
 const prog = loadProgram({ name: "bench.smooth", text: SOURCE });
 const VEC = { k: "array", elem: { k: "double" } };
@@ -111,6 +127,10 @@ const vv = randomVector(VB, 8);
 const GB = 64;
 const gx = randomVector(GB * VB, 9);
 const gdh = randomVector(GB * VM, 10);
+const [QN, QD] = [1000, 64];
+const qDiag = randomVector(QD, 11);
+const icfk = randomVector(QD + (QD * (QD - 1)) / 2, 12);
+const qX = randomVector(QN * QD, 13);
 
 const flat = (v) => (typeof v === "number" ? [v] : ArrayBuffer.isView(v) ? v : (v.data ?? v.elems.flatMap(flat)));
 const close = (name, got, want) => {
@@ -157,6 +177,12 @@ const cases = [
     (e) => prog.specialise("weightGrad", [MAT, MAT], e),
     [dense(gx, [GB, VB]), dense(gdh, [GB, VM])],
     () => handWeightGrad(gx, gdh, GB, VB, VM),
+  ],
+  [
+    "triangular Q v d=64, 1000 vectors",
+    (e) => prog.specialise("qBatch", [VEC, VEC, MAT], e),
+    [dense(qDiag, [QD]), dense(icfk, [icfk.length]), dense(qX, [QN, QD])],
+    () => handQBatch(qDiag, icfk, qX, QN, QD),
   ],
 ];
 

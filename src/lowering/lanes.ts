@@ -19,6 +19,13 @@
 // index u (b, or anything computed from it: consecutive elements), or `row[u]` with `row = M[i + c]`, a row per lane
 // (one element of each lane's row, the index u checked once against their common length). Every row has M's
 // dimension 1 as its length (arrays are regular), which bounds the lanes before the loop, as M's dimension 0 does.
+//
+// Triangular loops (gmm's Q v): an inner loop's count may be `i + c` (lane q's count the first lane's plus q: the first
+// lane's steps run for all lanes, then the later lanes' further steps, masked), and a read may be at `i + u + c`, u a
+// uniform Index computed anywhere before it (a shifted index: consecutive elements, but not bounded before the loop).
+// Shifted reads are checked per group as the lanes go; a failure stops the lanes at that group before anything of it
+// is written, and the plain loop recomputes it from there, raising the error it raises without lanes. After such an
+// inner loop no let may fail (a lane whose loop ended first would otherwise raise after the others' later steps).
 
 import { freeVars } from "../ir/free.js";
 import { freshVar, typeOf, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";
@@ -65,6 +72,14 @@ export interface LanePlan {
   readonly folds: ReadonlyMap<Ifold, Expr>;
   /** Variables holding a row per lane, `M[i + c]`, by id. */
   readonly laneRows: ReadonlyMap<number, LaneRow>;
+  /**
+   * Varying Index variables `i + u + c`, u a uniform Index (computed anywhere before, even in a nested loop's step)
+   * and c a literal, by id. Their reads cannot be bounded before the loop: each group checks them as it goes, and
+   * on a failure the lanes stop at that group (nothing of it written), whose rows the plain loop recomputes.
+   */
+  readonly shifted: ReadonlySet<number>;
+  /** Whether a loop across the lanes has the count `i + c` (a different count per lane): then one group at a time. */
+  readonly varyingCount: boolean;
 }
 
 /** A row per lane: `M[i + c]` of a matrix of Doubles M bound outside the loop. */
@@ -207,6 +222,10 @@ class Analysis {
   private readonly laneRows = new Map<number, LaneRow>();
   /** Variables bound in the body (uniform or not): they are not available before the loop. */
   private readonly inside = new Set<number>();
+  private readonly shifted = new Set<number>();
+  private varyingCount = false;
+  /** How many loops across the lanes enclose the current let. */
+  private foldDepth = 0;
 
   constructor(
     private readonly index: Var,
@@ -225,6 +244,8 @@ class Analysis {
       bounds: this.bounds,
       folds: this.folds,
       laneRows: this.laneRows,
+      shifted: this.shifted,
+      varyingCount: this.varyingCount,
     };
   }
 
@@ -234,7 +255,7 @@ class Analysis {
 
   atomOk(a: Atom): boolean {
     // An Index that varies only as an offset of the index, or a row per lane, is not a lane value by itself.
-    return !(a.kind === "var" && (this.offsets.has(a.id) || this.laneRows.has(a.id)));
+    return !(a.kind === "var" && (this.offsets.has(a.id) || this.laneRows.has(a.id) || this.shifted.has(a.id)));
   }
 
   /** The lets of `e` and its tail; inside a branch computed for every lane, nothing may fail. */
@@ -247,6 +268,9 @@ class Analysis {
 
   let(l: Let, inBranch: boolean): boolean {
     this.inside.add(l.v.id);
+    // After a loop whose count differs between lanes, the lanes whose loop ended first wait for the others: an error
+    // the plain loop would raise in such a lane's later lets would come after the others' steps. So none may fail.
+    if (this.varyingCount && this.mayFail(l.rhs)) return false;
     // The length of a row per lane is the same in every lane (M's dimension 1): uniform.
     if (this.rowLength(l.rhs) !== undefined) return true;
     const free = freeVars(l.rhs);
@@ -263,6 +287,17 @@ class Analysis {
     }
     this.varying.add(l.v.id);
     return this.varyingRhs(l, inBranch);
+  }
+
+  /** Whether a let's right-hand side may raise an error (reads bounded before the loop do not). */
+  private mayFail(e: Expr): boolean {
+    if (e.kind === "var" || e.kind === "lit" || e.kind === "tuple") return false;
+    if (e.kind !== "prim") return true;
+    if (e.op === "get") {
+      const at = e.args[1]!;
+      return !(at.kind === "var" && this.offsets.has(at.id));
+    }
+    return primMayFail(e.op, e.type);
   }
 
   private varyingRhs(l: Let, inBranch: boolean): boolean {
@@ -292,6 +327,17 @@ class Analysis {
     if (e.type.k === "int") {
       // i + c, c + i, i - c with c a literal: another offset of the index.
       const lit = (x: Atom) => (x.kind === "lit" && typeof x.value === "number" ? x.value : undefined);
+      // i + u, u + i, i - u with u a uniform Index (i itself possibly shifted already): a shifted index.
+      const shiftable = (x: Atom) => x.kind === "var" && (this.offsets.has(x.id) || this.shifted.has(x.id));
+      const uniform = (x: Atom | undefined) => x !== undefined && x.type.k === "int" && !this.isVarying(x);
+      const isShifted = (x: Atom | undefined) => x !== undefined && x.kind === "var" && this.shifted.has(x.id);
+      if (
+        ((e.op === "add" || e.op === "sub") && shiftable(a) && uniform(b) && (isShifted(a) || lit(b) === undefined)) ||
+        (e.op === "add" && shiftable(b) && uniform(a) && (isShifted(b) || lit(a) === undefined))
+      ) {
+        this.shifted.add(v.id);
+        return true;
+      }
       const ca = a.kind === "var" ? this.offsets.get(a.id) : undefined;
       const cb = b !== undefined && b.kind === "var" ? this.offsets.get(b.id) : undefined;
       let c: number | undefined;
@@ -320,13 +366,23 @@ class Analysis {
    * steps its own (a sum still added in b order).
    */
   private fold(e: Ifold): boolean {
-    if (e.acc.type.k !== "double" || this.isVarying(e.count) || !this.atomOk(e.init)) return false;
+    if (e.acc.type.k !== "double" || !this.atomOk(e.init)) return false;
+    // A count `i + c` (lane q's the first lane's + q), at the body's top level only: the first lane's steps for all
+    // lanes, then each later lane's last steps, masked. One such loop per body.
+    const countOffset = e.count.kind === "var" ? this.offsets.get(e.count.id) : undefined;
+    const varyingCount = this.isVarying(e.count);
+    if (varyingCount && (countOffset === undefined || countOffset < 0 || this.foldDepth > 0 || this.varyingCount))
+      return false;
     this.inside.add(e.index.id);
     this.inside.add(e.acc.id);
     this.varying.add(e.acc.id);
     const body = withNamedTail(e.body);
-    if (!this.body(body, false)) return false;
+    this.foldDepth++;
+    const ok = this.body(body, false);
+    this.foldDepth--;
+    if (!ok) return false;
     this.folds.set(e, body);
+    if (varyingCount) this.varyingCount = true;
     return true;
   }
 
@@ -356,6 +412,13 @@ class Analysis {
     if (inBranch || arr.kind !== "var") return false;
     const row = this.laneRows.get(arr.id);
     if (row !== undefined) return t.k === "double" && !this.isVarying(at);
+    if (at.kind === "var" && this.shifted.has(at.id)) {
+      // A vector bound outside, or a uniform row: consecutive elements, checked as the lanes go.
+      if (t.k !== "double") return false;
+      return (
+        this.rows.has(arr.id) || (arr.type.k === "array" && arr.type.elem.k === "double" && this.availableBefore(arr))
+      );
+    }
     const c = at.kind === "var" ? this.offsets.get(at.id) : undefined;
     if (c === undefined || c < 0) return false;
     const matrix = this.rows.get(arr.id);

@@ -1,50 +1,72 @@
 // Rows per lane read through a transposed copy, for the SIMD lanes of ./lanes.ts. A build whose lanes read M[i + c][u]
 // (one element of each lane's row: a load per lane, as in `build n (fun i -> vectorDot W[i] x)`) reads MT[u][i + c]
 // instead: consecutive elements of a row of MT, the transpose of M, one vector load; the lanes then run as outer lanes
-// over uniform rows, several groups side by side. MT is computed once, at the top of the function, so this is done
-// only where it pays: M is a parameter or a let at the top of the function, and the build is inside a loop (a network's
-// layer applied to each sample of a batch), so the copy is read many times for the one it costs.
+// over uniform rows, several groups side by side. MT is computed once per call, in front of the loop nest at the top of
+// the function that holds the build: M is a parameter or a top-level let, and the build is inside a loop (a
+// network's layer applied to each sample of a batch, a mixture's components for each point).
+//
+// Only where it pays: the copy costs M's elements once, and the loop nest reads the rows of M (count of the build)
+// times (counts of the loops around it) times. When that is fewer than M's rows (a few rows of a large matrix), the
+// nest runs as it was: the decision is made at run time, on the counts (`if pays then <nest reading MT> else <nest>`).
 //
 // Same values (the same elements, read in the same order) and the same errors: `M[i + c]` becomes `checkIndex (i + c)
 // (length M)` with the read's span (the same message, first, as before); `row[u]` becomes `MT[u]` with its own span
 // (u below M's row length, as before: MT has one row per column of M), then `MT[u][i + c]`, in range. MT is built only
-// when M has rows, so computing it never fails.
+// when M has rows, so computing it never fails; neither does deciding whether it pays.
 
 import { AnfBuilder, mkBuild, mkIf, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { binders, forEachNode } from "../ir/free.js";
-import { freshVar, type Atom, type Build, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import { freshVar, typeOf, type Atom, type Build, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import { copyFresh } from "../ir/rename.js";
 import type { Span } from "../syntax/source.js";
-import { INT } from "../types/types.js";
+import { BOOL, DOUBLE, INT } from "../types/types.js";
 import { buildLanes, type LaneRow } from "./lanes.js";
 
-/** M -> its transpose and the lets computing it. */
+/** The variables M's transpose and M's length (its number of rows) are bound to. */
 interface Transposed {
   readonly mt: Var;
-  /** M's length (its number of rows), bound with MT. */
-  readonly rows: Atom;
-  readonly bindings: readonly Binding[];
+  readonly rows: Var;
+}
+
+/** A build rewritten to read transposes: its matrices, and the loop counts whose product is how often it runs. */
+interface Site {
+  readonly matrices: readonly Var[];
+  readonly counts: readonly Atom[];
 }
 
 export function transposeLaneRows(fn: IrFunction): IrFunction {
   const t = new TransposeRows(fn);
   const { bindings, tail } = splitLets(fn.body);
-  const top = bindings.map(({ v, rhs }) => {
-    const out = t.node(rhs, 0);
-    t.atTop(v);
-    return { v, rhs: out };
-  });
-  const last = t.node(tail, 0);
-  if (t.made.size === 0) return fn;
-  // Each transpose right after its matrix: at the start for a parameter, after its let for a top-level one.
+  const last = freshVar("result", typeOf(tail));
+  const top = isAtomExpr(tail) ? bindings : [...bindings, { v: last, rhs: tail }];
   const placed: Binding[] = [];
-  const after = (id: number) => t.made.get(id)?.bindings ?? [];
-  for (const p of fn.params) placed.push(...after(p.id));
-  for (const b of top) placed.push(b, ...after(b.v.id));
-  return { ...fn, body: wrapLets(placed, last) };
+  let changed = false;
+  for (const { v, rhs } of top) {
+    const { expr, sites } = t.topLevel(rhs);
+    t.atTop(v);
+    if (sites.length === 0) {
+      placed.push({ v, rhs });
+      continue;
+    }
+    changed = true;
+    const b = new AnfBuilder();
+    const pays = t.pays(sites, b);
+    for (const m of new Set(sites.flatMap((s) => s.matrices))) t.transpose(m, pays, b);
+    // Fresh binders for the copy that reads the transposes: binders stay unique in the function.
+    b.bindVar(v, mkIf(pays, copyFresh(expr), rhs));
+    placed.push(...splitLets(b.finish(v)).bindings);
+  }
+  if (!changed) return fn;
+  return { ...fn, body: wrapLets(placed, isAtomExpr(tail) ? tail : last) };
 }
 
+const isAtomExpr = (e: Expr): e is Atom => e.kind === "var" || e.kind === "lit";
+
 class TransposeRows {
-  readonly made = new Map<number, Transposed>();
+  private made = new Map<number, Transposed>();
+  private sites: Site[] = [];
+  /** The counts of the loops around the node being rewritten (undefined: a while loop's, unknown). */
+  private readonly counts: (Atom | undefined)[] = [];
   /** Variables bound at the top of the function (parameters and its outermost lets): computed on every call. */
   private readonly top = new Set<number>();
   /** Variables in scope, by id. */
@@ -59,38 +81,77 @@ class TransposeRows {
     this.bound.add(v.id);
   }
 
-  /** A node rewritten; `depth` counts the loops around it. */
-  node(e: Expr, depth: number): Expr {
+  /** A top-level right-hand side with its builds reading transposes, and the sites rewritten. */
+  topLevel(e: Expr): { expr: Expr; sites: readonly Site[] } {
+    this.sites = [];
+    this.made = new Map();
+    const expr = this.node(e);
+    return { expr, sites: this.sites };
+  }
+
+  /** `pays`: every site reads its matrices' rows at least as many times as they have rows (a Bool, bound in `b`). */
+  pays(sites: readonly Site[], b: AnfBuilder): Atom {
+    let all: Atom = { kind: "lit", value: true, type: BOOL };
+    for (const site of sites) {
+      let reads: Atom = { kind: "lit", value: 1, type: DOUBLE };
+      // In Doubles: a product of counts does not wrap around.
+      for (const c of site.counts) reads = b.prim("mul", [reads, b.prim("toDouble", [c], "count")], "reads");
+      for (const m of site.matrices) {
+        const rows = b.prim("toDouble", [b.prim("length", [m], "rows")], "rows");
+        all = b.prim("and", [all, b.prim("le", [rows, reads], "pays")], "pays");
+      }
+    }
+    return all;
+  }
+
+  /** A node rewritten. */
+  node(e: Expr): Expr {
     switch (e.kind) {
       case "let":
-        return this.scope(e, depth);
+        return this.scope(e);
       case "if":
-        return { ...e, then: this.scope(e.then, depth), else: this.scope(e.else, depth) };
+        return { ...e, then: this.scope(e.then), else: this.scope(e.else) };
       case "lam":
-        return { ...e, body: this.scope(e.body, depth, [e.param]) };
+        return { ...e, body: this.scope(e.body, [e.param]) };
       case "ifold":
-        return { ...e, body: this.scope(e.body, depth + 1, [e.index, e.acc]) };
+        return { ...e, body: this.inLoop(e.count, () => this.scope(e.body, [e.index, e.acc])) };
       case "while":
-        return { ...e, cond: this.scope(e.cond, depth + 1, [e.acc]), body: this.scope(e.body, depth + 1, [e.acc]) };
+        return this.inLoop(undefined, () => ({
+          ...e,
+          cond: this.scope(e.cond, [e.acc]),
+          body: this.scope(e.body, [e.acc]),
+        }));
       case "build": {
-        const inner = { ...e, body: this.scope(e.body, depth + 1, [e.index]) };
-        return depth > 0 ? (this.rowsTransposed(inner) ?? inner) : inner;
+        const inner = { ...e, body: this.inLoop(e.size, () => this.scope(e.body, [e.index])) };
+        return this.counts.length > 0 ? (this.rowsTransposed(inner) ?? inner) : inner;
       }
       default:
         return e;
     }
   }
 
+  private inLoop<T>(count: Atom | undefined, f: () => T): T {
+    this.counts.push(count);
+    const out = f();
+    this.counts.pop();
+    return out;
+  }
+
   /** A nested let chain (a branch or a loop body, its binders given). */
-  private scope(e: Expr, depth: number, binders: readonly Var[] = []): Expr {
+  private scope(e: Expr, binders: readonly Var[] = []): Expr {
     for (const b of binders) this.bound.add(b.id);
     const { bindings, tail } = splitLets(e);
     const out = bindings.map(({ v, rhs }) => {
-      const next = this.node(rhs, depth);
+      const next = this.node(rhs);
       this.bound.add(v.id);
       return { v, rhs: next };
     });
-    return wrapLets(out, this.node(tail, depth));
+    return wrapLets(out, this.node(tail));
+  }
+
+  /** Computed at the top of the function: a literal, a parameter or a top-level let. */
+  private atTopLevel(a: Atom | undefined): a is Atom {
+    return a !== undefined && (a.kind === "lit" || this.top.has(a.id));
   }
 
   /** The build with its rows per lane read through transposes, if it has any and each can be. */
@@ -100,6 +161,9 @@ class TransposeRows {
     const plan = buildLanes(b.index, b.body, (id) => this.bound.has(id) && !inside.has(id) && id !== b.index.id);
     if (plan === undefined || plan.laneRows.size === 0) return undefined;
     for (const row of plan.laneRows.values()) if (!this.top.has(row.matrix.id)) return undefined;
+    // How often the nest reads M's rows must be known before it runs: every count around it computed at the top.
+    const counts = [...this.counts, b.size];
+    if (!counts.every((c) => this.atTopLevel(c))) return undefined;
     const rows = new Map<number, RowRead>();
     const { bindings, tail } = splitLets(b.body);
     for (const { v, rhs } of bindings) {
@@ -109,20 +173,28 @@ class TransposeRows {
     }
     // Every row per lane is read at the top of the element (the lanes analysis allows it nowhere else in practice).
     if (rows.size !== plan.laneRows.size) return undefined;
-    const rewrite = new RowReads(rows, (m) => this.transpose(m));
+    const rewrite = new RowReads(rows, (m) => this.transposeOf(m));
     const body = rewrite.expr(wrapLets(bindings, tail));
-    return rewrite.ok ? { ...b, body } : undefined;
+    if (!rewrite.ok) return undefined;
+    this.sites.push({ matrices: [...new Set([...rows.values()].map((r) => r.row.matrix))], counts });
+    return { ...b, body };
   }
 
-  /** M's transpose (made once): `if 0 < length M then build (length M[0]) (fun k -> build (length M) ...)`. */
-  private transpose(m: Var): Transposed {
+  /** The variables M's transpose and M's length will be bound to (their lets are written by `transpose`). */
+  private transposeOf(m: Var): Transposed {
     const known = this.made.get(m.id);
     if (known !== undefined) return known;
+    const made: Transposed = { mt: freshVar(`${m.name}T`, m.type), rows: freshVar("rows", INT) };
+    this.made.set(m.id, made);
+    return made;
+  }
+
+  /** `MT = if pays && 0 < length M then build (length M[0]) (fun k -> build (length M) ...) else []`, into `b`. */
+  transpose(m: Var, pays: Atom, b: AnfBuilder): void {
+    const { mt, rows } = this.transposeOf(m);
     const zero = { kind: "lit", value: 0, type: INT } as const;
-    const b = new AnfBuilder();
-    const rowsOfM = b.prim("length", [m], "rows");
-    const hasRows = b.prim("lt", [zero, rowsOfM], "hasRows");
-    const mt = freshVar(`${m.name}T`, m.type);
+    b.bindVar(rows, mkPrim("length", [m]));
+    const hasRows = b.prim("and", [pays, b.prim("lt", [zero, rows], "hasRows")], "transposed");
     const element = m.type.k === "array" && m.type.elem.k === "array" ? m.type.elem.elem : m.type;
     const empty = mkBuild(
       zero,
@@ -140,12 +212,9 @@ class TransposeRows {
         const rowJ = ib.prim("get", [m, j], "row");
         return ib.finish(mkPrim("get", [rowJ, k]));
       })();
-      return fb.finish(mkBuild(cols, k, mkBuild(rowsOfM, j, inner)));
+      return fb.finish(mkBuild(cols, k, mkBuild(rows, j, inner)));
     })();
     b.bindVar(mt, mkIf(hasRows, full, empty));
-    const done: Transposed = { mt, rows: rowsOfM, bindings: splitLets(b.finish(mt)).bindings };
-    this.made.set(m.id, done);
-    return done;
   }
 }
 

@@ -20,7 +20,8 @@ import { i32, localGet, localSet, op, store } from "./instructions.js";
 import { savedSlot, type WasmEmitter, type WSlots } from "./emit.js";
 import { allocate, copyLeaf } from "./memory.js";
 import { buildLanes } from "../lowering/lanes.js";
-import { Lanes, runInLanes } from "./simd.js";
+import { Lanes } from "./simd.js";
+import { runInLanes } from "./lane-loops.js";
 import {
   address,
   elementShift,
@@ -226,7 +227,7 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
     const m = Lanes.bound(em, plan, n, room);
     const shift = elementShift("double", em.real);
     runInLanes(em, plan, m, (at, groups) => {
-      const written = new Lanes(em, plan, at, groups);
+      const written = new Lanes(em, plan, at, groups, m);
       written.body(plan.body).forEach((leaves, g) => {
         const values = leaves.map((v) => {
           const local = fb.local("v128");

@@ -6,6 +6,9 @@
 // nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128 local,
 // one lane per output (a sum's step one vector addition). Such plans run several groups of lanes side by side (each
 // value a local per group), so that several chains of additions overlap; single groups then finish the lanes.
+// An inner loop whose count is the lane index plus a literal runs the first lane's count for all lanes, then one masked
+// step per further lane. A read at a shifted index (i + u + c) is checked before its load: on a failure the lanes stop
+// at the current group (./lane-loops.ts runInLanes' block) and the plain loop takes over from its first iteration.
 
 import type { Atom, Expr, Ifold, Let, Prim } from "../ir/ir.js";
 import type { LanePlan } from "../lowering/lanes.js";
@@ -36,42 +39,14 @@ import { address, iadd, iconst, imul, islot, slotCode, type WSlot } from "./slot
  */
 type LaneValue =
   | { readonly kind: "real" | "mask"; readonly locals: readonly number[] }
-  | { readonly kind: "index"; readonly offset: number }
+  | { readonly kind: "index"; readonly offset: number; readonly shift?: WSlot }
   | { readonly kind: "row"; readonly data: WSlot; readonly starts: readonly WSlot[]; readonly stride: WSlot };
 
 /** The number of lanes of a real type. */
 export const laneCount = (real: "f64" | "f32"): number => (real === "f64" ? 2 : 4);
 
-/**
- * How many groups of lanes a plan runs side by side (a power of two): four when it holds loops across the lanes (outer
- * lanes) that read consecutive elements, whose states are chains of additions one after the other, so that four
- * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four); else one. Rows per lane (one
- * element of each lane's row, a load per lane) gain nothing from more: those take one.
- */
-export const groupCount = (plan: LanePlan): number => (plan.folds.size > 0 && plan.laneRows.size === 0 ? 4 : 1);
-
-/**
- * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
- * `groupCount(plan)` side by side, then single groups for the rest. `write` writes one iteration's body for the
- * groups of lanes starting at `at`.
- */
-export function runInLanes(
-  em: WasmEmitter,
-  plan: LanePlan,
-  bound: WSlot,
-  write: (at: WSlot, groups: number) => void,
-): void {
-  const lanes = laneCount(em.real);
-  const groups = groupCount(plan);
-  const at = em.local("i32");
-  let start: WSlot | undefined;
-  if (groups > 1) {
-    const wide = em.define("i32", op("i32.and", slotCode(bound), i32(-lanes * groups)));
-    em.countedLoop(at, wide, () => em.scoped(() => write(at, groups)), undefined, lanes * groups);
-    start = wide;
-  }
-  em.countedLoop(at, bound, () => em.scoped(() => write(at, 1)), start, lanes);
-}
+/** The label of the block around the lanes' loops (./lane-loops.ts runInLanes): a failed check leaves by it. */
+export const LANES_STOP = "lanesStop";
 
 export class Lanes {
   readonly lanes: number;
@@ -86,7 +61,9 @@ export class Lanes {
     /** The index of the first lane of the current groups (an i32 local). */
     readonly at: WSlot,
     /** How many groups of lanes, one after the other from `at`. */
-    readonly groups = 1,
+    readonly groups: number,
+    /** The iteration the lanes run up to (a local): a failed check of a shifted read sets it to `at` and stops. */
+    readonly stop: WSlot,
   ) {
     this.lanes = laneCount(em.real);
     this.shape = em.real === "f64" ? "f64x2" : "f32x4";
@@ -173,19 +150,41 @@ export class Lanes {
     const body = this.plan.folds.get(e);
     if (body === undefined) throw new Error("wasm: an ifold the lane plan did not take");
     const em = this.em;
-    const count = em.atom(e.count)[0]!;
-    em.checkCount(count, "ifold count", e.span);
+    const varying = e.count.kind === "var" ? this.values.get(e.count.id) : undefined;
+    // A count `i + c`: the first lane's (then each later lane's further steps, below); else the same for all lanes.
+    const count =
+      varying?.kind === "index" ? em.index(iadd(islot(this.starts[0]!), iconst(varying.offset))) : em.atom(e.count)[0]!;
+    if (varying === undefined) em.checkCount(count, "ifold count", e.span);
     const state = this.keep("real", (g) => this.real(e.init, g)) as { kind: "real"; locals: readonly number[] };
     this.values.set(e.acc.id, state);
-    const b = em.loopVariable(e.index, count);
     // Counted once, in the single groups' loop (runInLanes writes one for every plan).
     if (this.groups === 1) {
       em.laneLoops++;
       em.outerLaneLoops++;
     }
-    em.countedLoop(b, count, () =>
-      this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
-    );
+    em.scoped(() => {
+      const b = em.loopVariable(e.index, count);
+      em.countedLoop(b, count, () =>
+        this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
+      );
+    });
+    if (varying?.kind !== "index") return state;
+    // Lane q of group g takes g * lanes + q more steps: step count + j for the lanes past j, the others keeping their
+    // state (groups wholly past j take it unmasked, groups wholly before it not at all).
+    for (let j = 0; j + 1 < this.lanes * this.groups; j++)
+      em.scoped(() => {
+        em.bind(e.index, [em.define("i32", op("i32.add", slotCode(count), i32(j)))]);
+        this.body(body).forEach(([next], g) => {
+          const first = g * this.lanes;
+          const local = state.locals[g]!;
+          if (first > j) em.fb.emit(localSet(local, next!));
+          else if (first + this.lanes - 1 > j) {
+            const later = op("i32x4.gt_s", IOTA, op("i32x4.splat", i32(j - first)));
+            const mask = em.real === "f64" ? op("i64x2.extend_low_i32x4_s", later) : later;
+            em.fb.emit(localSet(local, op("v128.bitselect", next!, localGet(local), mask)));
+          } else em.fb.emit(op("drop", next!));
+        });
+      });
     return state;
   }
 
@@ -243,12 +242,19 @@ export class Lanes {
       case "add":
       case "sub": {
         if (e.type.k !== "int") return binary(e.op);
-        const lit = (x: Atom) => (x as { value: number }).value;
         if (e.op === "checkIndex") return { kind: "index", offset: this.offset(a) };
         const aIndex = a.kind === "var" && this.values.get(a.id)?.kind === "index";
-        const offset =
-          e.op === "sub" ? this.offset(a) - lit(b) : aIndex ? this.offset(a) + lit(b) : this.offset(b) + lit(a);
-        return { kind: "index", offset };
+        const [x, y] = aIndex ? [a, b] : [b, a];
+        const index = this.values.get((x as { id: number }).id) as { offset: number; shift?: WSlot };
+        // The other operand: a literal (the offset) or a uniform Index (the shift, a local of this group).
+        if (y.kind === "lit") {
+          const c = y.value as number;
+          return { kind: "index", offset: index.offset + (e.op === "sub" ? -c : c), shift: index.shift };
+        }
+        const u = slotCode(this.em.atom(y)[0]!);
+        const before = index.shift === undefined ? i32(0) : slotCode(index.shift);
+        const shift = this.em.define("i32", op(e.op === "sub" ? "i32.sub" : "i32.add", before, u));
+        return { kind: "index", offset: index.offset, shift };
       }
       case "toDouble": {
         const convert = this.em.real === "f64" ? "f64x2.convert_low_i32x4_s" : "f32x4.convert_i32x4_s";
@@ -321,10 +327,32 @@ export class Lanes {
       );
       return { kind: "row", data, starts, stride };
     }
-    const [data, offset] = this.em.atom(a) as [WSlot, WSlot];
+    const [data, offset, length] = this.em.atom(a) as [WSlot, WSlot, WSlot];
     const c = this.offset(b);
+    const moved = (this.values.get((b as { id: number }).id) as { shift?: WSlot }).shift;
+    if (moved !== undefined) return this.shiftedLoad(data, offset, length, c, moved);
     return this.keep("real", (g) =>
       load("v128.load", address(data, iadd(iadd(islot(offset), islot(this.starts[g]!)), iconst(c)), shift)),
+    );
+  }
+
+  /**
+   * `a[i + u + c]`: consecutive elements from the group's first lane's, checked here (`0 <= first` and `first +
+   * lanes <= length`); on a failure the lanes stop at this group, nothing of it written, and the plain loop raises
+   * the error at the element it would have.
+   */
+  private shiftedLoad(data: WSlot, offset: WSlot, length: WSlot, c: number, moved: WSlot): LaneValue {
+    const em = this.em;
+    const shift = em.real === "f64" ? 3 : 2;
+    // The groups' elements are consecutive (group g's first lane is g * lanes after the first's): one check for all.
+    const first = em.define("i32", iadd(iadd(islot(this.at), islot(moved)), iconst(c)).code);
+    const last = op("i32.sub", slotCode(length), i32(this.lanes * this.groups));
+    em.fb.if(op("i32.or", op("i32.lt_s", slotCode(first), i32(0)), op("i32.gt_s", slotCode(first), last)));
+    em.set(this.stop, slotCode(this.at));
+    em.fb.br(LANES_STOP);
+    em.fb.end();
+    return this.keep("real", (g) =>
+      load("v128.load", address(data, iadd(iadd(islot(offset), islot(first)), iconst(g * this.lanes)), shift)),
     );
   }
 

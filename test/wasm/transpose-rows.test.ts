@@ -90,6 +90,22 @@ describe("rows per lane through a transposed copy", () => {
     expect(prog.specialise("layersN", types, "wasm").run(none)).toBe(0);
   });
 
+  test("whether the copy pays is decided at run time: a few rows of a large matrix are read as they are", () => {
+    const types = [MATRIX, MATRIX, { k: "int" } as const];
+    const spec = prog.specialise("layersN", types, "wasm");
+    expect(printIr(transposeLaneRows(spec.optimised))).toMatch(/if pays/);
+    const W = matrix(50, 6, 11);
+    // 1 row of X times 2 rows of W read: fewer than W's 50 rows (no copy); 3 rows of X times all 50: the copy pays.
+    for (const [X, m] of [
+      [matrix(1, 6, 12), 2],
+      [matrix(3, 6, 13), 50],
+      [matrix(0, 6, 14), 50],
+    ] as const) {
+      const args: Value[] = [W, X, m];
+      expect(spec.run(args)).toEqual(prog.specialise("layersN", types, "js").run(args));
+    }
+  });
+
   test("a layer outside any loop reads W as it is (a transpose would cost what it saves)", () => {
     const spec = prog.specialise("once", [MATRIX, VECTOR], "wasm");
     expect(transposeLaneRows(spec.optimised)).toBe(spec.optimised);
