@@ -70,7 +70,7 @@ const MAX_WORKERS = 256;
 // The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
 // message before the first call that needs them; the worker takes them synchronously (receiveMessageOnPort).
 const WORKER_SOURCE = `
-const { parentPort, workerData, receiveMessageOnPort } = require("node:worker_threads");
+const { parentPort, workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
 const c = new Int32Array(workerData.control);
 const base = workerData.slot * ${SLOT};
 const instances = new Map();
