@@ -13,3 +13,12 @@ export function thrown(run: () => unknown): SmoothError {
   }
   return expect.fail("expected a SmoothError, nothing was thrown");
 }
+
+/** n numbers uniform in [-1, 1), the same for the same seed (a linear congruential generator). */
+export function random(n: number, seed: number): number[] {
+  let s = seed;
+  return Array.from({ length: n }, () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return (2 * s) / 2147483648 - 1;
+  });
+}

@@ -8,6 +8,7 @@ import { loadProgram, type Engine } from "../../src/api/program.js";
 import { printIr } from "../../src/ir/print.js";
 import type { DenseArray, TupleValue, Value } from "../../src/runtime/value.js";
 import { MATRIX, VECTOR } from "../../src/types/types.js";
+import { random, thrown } from "../helpers.js";
 
 const SOURCE = `
 let twoSums = fun (W: Matrix) (X: Matrix) ->
@@ -60,14 +61,6 @@ let mlpLoss = fun (W1: Matrix) (b1: Vector) (W2: Matrix) (b2: Vector) (X: Matrix
 `;
 const prog = loadProgram({ name: "siblings.smooth", text: SOURCE });
 
-/** Uniform in [-1, 1), from a fixed seed (a linear congruential generator). */
-function random(n: number, seed: number): number[] {
-  let s = seed;
-  return Array.from({ length: n }, () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return (s / 2147483648) * 2 - 1;
-  });
-}
 const matrix = (rows: number, cols: number, seed: number): Value => ({
   tag: "dense",
   elemKind: "double",
@@ -86,14 +79,8 @@ const rows = (v: Value) => {
 };
 const count = (text: string, word: string) => text.split(word).length - 1;
 const ENGINES: Engine[] = ["js", "wasm"];
-const message = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error("expected an error");
-};
+/** The message of the SmoothError `f` raises. */
+const message = (f: () => unknown): string => thrown(f).message;
 
 describe("sibling fusion", () => {
   test("two loops over the data sharing a layer become one loop computing the layer once", () => {

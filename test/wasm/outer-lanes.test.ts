@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
 import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
+import { random } from "../helpers.js";
 
 const SOURCE = `
 let vecMat = fun (W: Matrix) (v: Vector) ->
@@ -33,14 +34,6 @@ let total = fun (W: Matrix) (v: Vector) ->
 `;
 const prog = loadProgram({ name: "outer-lanes.smooth", text: SOURCE });
 
-/** Uniform in [-1, 1), from a fixed seed (a linear congruential generator). */
-function random(n: number, seed: number): number[] {
-  let s = seed;
-  return Array.from({ length: n }, () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return (2 * s) / 2147483648 - 1;
-  });
-}
 const vector = (xs: readonly number[]): Value => ({
   tag: "dense",
   elemKind: "double",

@@ -11,6 +11,7 @@ import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { setWasmThreads } from "../../src/wasm/parallel-run.js";
 import { generateModule } from "../../src/wasm/module.js";
 import { RAISE } from "../../src/wasm/runtime.js";
+import { random } from "../helpers.js";
 
 const SOURCE = `
 let matVec = fun (W: Matrix) (x: Vector) -> build (length W) (fun i -> vectorDot W[i] x)
@@ -35,13 +36,6 @@ let picks = fun (x: Vector) (ix: Vector) (m: Index) ->
 let small = fun (x: Vector) -> build (length x) (fun i -> x[i] * 2.)
 `;
 
-function random(n: number, seed: number): number[] {
-  let s = seed;
-  return Array.from({ length: n }, () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return (2 * s) / 2147483648 - 1;
-  });
-}
 const vector = (xs: readonly number[]): Value => ({
   tag: "dense",
   elemKind: "double",

@@ -9,6 +9,7 @@ import { printIr } from "../../src/ir/print.js";
 import { transposeLaneRows } from "../../src/lowering/transpose-rows.js";
 import type { DenseArray, Value } from "../../src/runtime/value.js";
 import { MATRIX, VECTOR } from "../../src/types/types.js";
+import { random, thrown } from "../helpers.js";
 
 const SOURCE = `
 let layers = fun (W: Matrix) (X: Matrix) ->
@@ -21,27 +22,14 @@ let once = fun (W: Matrix) (x: Vector) -> build (length W) (fun i -> vectorDot W
 `;
 const prog = loadProgram({ name: "transpose-rows.smooth", text: SOURCE });
 
-function random(n: number, seed: number): number[] {
-  let s = seed;
-  return Array.from({ length: n }, () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return (s / 2147483648) * 2 - 1;
-  });
-}
 const matrix = (rows: number, cols: number, seed: number): DenseArray => ({
   tag: "dense",
   elemKind: "double",
   shape: [rows, cols],
   data: Float64Array.from(random(rows * cols, seed)),
 });
-const message = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error("expected an error");
-};
+/** The message of the SmoothError `f` raises. */
+const message = (f: () => unknown): string => thrown(f).message;
 
 describe("rows per lane through a transposed copy", () => {
   test("a layer applied to each row of a batch runs in outer lanes and computes what the loops say", () => {
