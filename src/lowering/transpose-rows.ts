@@ -15,7 +15,7 @@
 // when M has rows, so computing it never fails; neither does deciding whether it pays.
 
 import { AnfBuilder, mkBuild, mkIf, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { binders, forEachNode } from "../ir/free.js";
+import { binders, forEachNode, mapNode, operands } from "../ir/free.js";
 import { freshVar, typeOf, type Atom, type Build, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { Span } from "../syntax/source.js";
@@ -242,19 +242,15 @@ class RowReads {
     return wrapLets(out, this.nested(tail));
   }
 
+  /** A node with its nested scopes rewritten. */
   private nested(e: Expr): Expr {
-    switch (e.kind) {
-      case "if":
-        return { ...e, then: this.expr(e.then), else: this.expr(e.else) };
-      case "build":
-      case "ifold":
-      case "lam":
-        return { ...e, body: this.expr(e.body) };
-      case "while":
-        return { ...e, cond: this.expr(e.cond), body: this.expr(e.body) };
-      default:
-        return e;
-    }
+    return e.kind === "let"
+      ? this.expr(e)
+      : mapNode(
+          e,
+          (x) => x,
+          (body) => this.expr(body),
+        );
   }
 
   private binding(v: Var, rhs: Expr): Binding[] {
@@ -277,29 +273,13 @@ class RowReads {
         ];
       }
     }
-    if (this.usesRow(rhs) && rhs.kind !== "if" && rhs.kind !== "build" && rhs.kind !== "ifold" && rhs.kind !== "while")
-      this.ok = false;
+    // Any other use of a row (a loop's initial state, a call's argument, a tuple) would lose its definition.
+    if (this.usesRow(rhs)) this.ok = false;
     return [{ v, rhs: this.nested(rhs) }];
   }
 
   /** Whether a node (not looking into nested scopes) uses a row per lane other than as rewritten above. */
   private usesRow(e: Expr): boolean {
-    const atoms: Atom[] =
-      e.kind === "prim"
-        ? [...e.args]
-        : e.kind === "tuple"
-          ? [...e.elems]
-          : e.kind === "var"
-            ? [e]
-            : e.kind === "proj"
-              ? [e.arg]
-              : e.kind === "if"
-                ? [e.cond]
-                : e.kind === "build"
-                  ? [e.size]
-                  : e.kind === "ifold"
-                    ? [e.init, e.count]
-                    : [];
-    return atoms.some((a) => a.kind === "var" && this.rows.has(a.id));
+    return operands(e).some((a) => a.kind === "var" && this.rows.has(a.id));
   }
 }

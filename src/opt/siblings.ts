@@ -17,7 +17,7 @@
 // Inside a loop, two loops of which only one is invariant in it are left apart (fission-invariant would split them
 // again, so that the invariant one leaves the loop).
 
-import { mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
+import { mkPrim, mkProj, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { freeVars, someNode } from "../ir/free.js";
 import {
   freshVar,
@@ -33,7 +33,7 @@ import {
 } from "../ir/ir.js";
 import { invariantShapes } from "../ir/invariant-shapes.js";
 import { substitute } from "../ir/rename.js";
-import { INT, tupleOf, type Type } from "../types/types.js";
+import { INT, tupleOf } from "../types/types.js";
 import { eliminateCommonSubexpressions } from "./cse.js";
 import { Facts } from "./facts.js";
 import { mayFail } from "./failure.js";
@@ -72,8 +72,6 @@ function namedTail(e: Expr, name: string): { bindings: Binding[]; tail: Atom } {
   const v = freshVar(name, typeOf(tail));
   return { bindings: [...bindings, { v, rhs: tail }], tail: v };
 }
-
-const proj = (index: number, arg: Var, type: Type): Expr => ({ kind: "proj", index, arg, type });
 
 class Siblings {
   private readonly defs = new Map<number, Expr>();
@@ -188,12 +186,7 @@ class Siblings {
     const rhs =
       a.rhs.kind === "ifold" ? this.fuseLoops(a.rhs, b.rhs as Ifold, ab) : this.fuseBranches(a.rhs as If, b.rhs as If);
     if (rhs === undefined) return undefined;
-    return [
-      ...rhs.before,
-      { v: ab, rhs: rhs.expr },
-      { v: a.v, rhs: proj(0, ab, a.v.type) },
-      { v: b.v, rhs: proj(1, ab, b.v.type) },
-    ];
+    return [...rhs.before, { v: ab, rhs: rhs.expr }, { v: a.v, rhs: mkProj(0, ab) }, { v: b.v, rhs: mkProj(1, ab) }];
   }
 
   /** One loop for both, if CSE then removes a loop of b's body and what remains of b's body cannot fail. */
@@ -203,12 +196,7 @@ class Siblings {
     const first = namedTail(a.body, "x");
     const second = namedTail(bodyB, "y");
     const body = wrapLets(
-      [
-        { v: a.acc, rhs: proj(0, state, a.acc.type) },
-        { v: b.acc, rhs: proj(1, state, b.acc.type) },
-        ...first.bindings,
-        ...second.bindings,
-      ],
+      [{ v: a.acc, rhs: mkProj(0, state) }, { v: b.acc, rhs: mkProj(1, state) }, ...first.bindings, ...second.bindings],
       mkTuple([first.tail, second.tail]),
     );
     const shared = eliminateCommonSubexpressions({ name: "", params: [], body }).fn.body;
