@@ -30,6 +30,8 @@ export interface Partial {
    * formed only when the (co)tangent it multiplies is not zero, so a constant exponent never turns a result into NaN.
    */
   readonly guarded?: boolean;
+  /** The result does not vary with this operand (withDerivativeOf's value operand): no term, no adjoint. */
+  readonly constant?: boolean;
 }
 
 export type DerivativeRule =
@@ -53,7 +55,8 @@ const isLit = (a: Atom, x: number) => a.kind === "lit" && a.value === x;
 /**
  * A primitive on a (co)tangent, bound in `b`. Forward mode (`mark`) records the tangent operand's position on the node
  * (`Prim.tangent`, ../ir/ir.ts): there a zero tangent is a symbolic zero, which both back ends and the derivative
- * pipeline's rules honour. Reverse mode leaves its adjoint arithmetic plain IEEE arithmetic.
+ * pipeline's rules honour. Reverse mode leaves its adjoint arithmetic plain IEEE arithmetic: an adjoint that is 0
+ * because it underflowed (1 / ∞) must not hide an infinite partial (the NaN says the formula broke down).
  */
 function tangentPrim(
   b: AnfBuilder,
@@ -61,14 +64,20 @@ function tangentPrim(
   args: Atom[],
   at: 0 | 1,
   name: string,
-  mark: boolean,
+  mark: Mark,
 ): Atom {
-  if (!mark) return b.prim(op, args, name);
+  if (mark === false) return b.prim(op, args, name);
   // (Co)tangents are Doubles; the node is written out here because the builder's mkPrim needs the primitive table,
   // which imports this module.
-  const node: Prim = { kind: "prim", op, args, type: DOUBLE, tangent: at };
+  const node: Prim = { kind: "prim", op, args, type: DOUBLE, tangent: mark === "both" && op === "mul" ? "both" : at };
   return b.bind(name, node);
 }
+
+/**
+ * How (co)tangent arithmetic is marked (Prim.tangent): not at all, on its (co)tangent operand, or — for a product whose
+ * factor is itself a (co)tangent — on both operands.
+ */
+export type Mark = boolean | "both";
 
 /** `t` scaled by `s`: the term and whether it is to be subtracted rather than added. */
 export function scaleTerm(
@@ -76,7 +85,7 @@ export function scaleTerm(
   t: Atom,
   b: AnfBuilder,
   name = "dt",
-  mark = false,
+  mark: Mark = false,
 ): { term: Atom; negate: boolean } {
   const negate = s.negate ?? false;
   if (s.factor === undefined) return { term: t, negate };
@@ -94,7 +103,7 @@ export function sumTerms(
   terms: readonly { term: Atom; negate: boolean }[],
   b: AnfBuilder,
   name = "dt",
-  mark = false,
+  mark: Mark = false,
 ): Atom {
   let acc: Atom | undefined;
   for (const { term, negate } of terms) {
@@ -175,6 +184,8 @@ export const ABS = partials(([a], _y, b) => ({
 /** max picks the first operand on ties (a >= b), min too (a <= b). */
 export const MAX: DerivativeRule = { kind: "select", firstChosen: ([a, bb], b) => b.prim("ge", [a!, bb!], "first") };
 export const MIN: DerivativeRule = { kind: "select", firstChosen: ([a, bb], b) => b.prim("le", [a!, bb!], "first") };
+/** withDerivativeOf a b: a's value, b's derivative (the derivative of b, a constant as far as a is concerned). */
+export const WITH_DERIVATIVE_OF = partials({ scale: () => ({}), constant: true }, ONE);
 export const ZERO_TANGENT: DerivativeRule = { kind: "zero-tangent" };
 export const NO_TANGENT: DerivativeRule = { kind: "no-tangent" };
 export const STRUCTURAL: DerivativeRule = { kind: "structural" };

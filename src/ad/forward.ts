@@ -30,9 +30,10 @@ import {
 import { removeDeadLets } from "../opt/dce.js";
 import { PRIMS, primMayFail } from "../prims/table.js";
 import { DOUBLE, INT, type Type } from "../types/types.js";
-import { scaleTerm, sumTerms, type Partial } from "./derivatives.js";
+import { scaleTerm, sumTerms, type Mark, type Partial } from "./derivatives.js";
 import { dualType, hasTangent } from "./dual-types.js";
 import { capturedByCustomRule } from "./custom.js";
+import { rewriteSelectionFolds } from "./selection-folds.js";
 
 /**
  * D[e]: an expression computing the dual of `e`, where `env` maps variables (by id) to atoms holding their duals;
@@ -43,6 +44,7 @@ export function forwardTransform(
   env: ReadonlyMap<number, Atom> = new Map(),
   functions?: ForwardFunctions,
 ): Expr {
+  e = rewriteSelectionFolds(e);
   const t = new Forward(env, functions);
   const b = new AnfBuilder();
   for (const v of freeVars(e).values())
@@ -325,8 +327,13 @@ class Forward {
         return this.pair(y, t, b, name);
       }
       case "partials": {
+        // The partial of a marked product by its other operand is its tangent operand: the term is a product of two
+        // tangents, a symbolic zero when either is (the product is 0 when its tangent is, so is its derivative).
+        const bilinear = (i: number) => e.op === "mul" && e.tangent !== undefined && e.tangent !== i;
         const terms = rule.partials.flatMap((p, i) =>
-          isZero(tangents[i]!) ? [] : [this.term(p, primals, y, tangents[i]!, b, tname)],
+          isZero(tangents[i]!) || p.constant
+            ? []
+            : [this.term(p, primals, y, tangents[i]!, b, tname, bilinear(i) ? "both" : true)],
         );
         return this.pair(y, sumTerms(terms, b, tname, true), b, name);
       }
@@ -343,13 +350,14 @@ class Forward {
     t: Atom,
     b: AnfBuilder,
     name: string,
+    mark: Mark,
   ): { term: Atom; negate: boolean } {
-    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name, true);
+    if (!p.guarded) return scaleTerm(p.scale(primals, y, b), t, b, name, mark);
     const term = b.if(
       b.prim("eq", [t, ZERO], "still"),
       () => ZERO,
       (bb) => {
-        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name, true);
+        const s = scaleTerm(p.scale(primals, y, bb), t, bb, name, mark);
         return s.negate ? bb.prim("neg", [s.term], name) : s.term;
       },
       name,

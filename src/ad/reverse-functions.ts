@@ -19,6 +19,7 @@ import { materialize } from "./adjoints.js";
 import type { ProgramFunctions } from "./functions.js";
 import { popping, pushing, TapedSweep } from "./reverse-calls.js";
 import { Reverse } from "./reverse.js";
+import { rewriteSelectionFolds } from "./selection-folds.js";
 
 export interface TapeFunctions {
   readonly fwd: string;
@@ -51,7 +52,7 @@ export function tapeFunctions(table: ProgramFunctions, name: string, mask: reado
   const tapeIn = freshVar("tape", TAPE);
   const sweep = new TapedSweep(r, table, tapeIn);
   const forward = new AnfBuilder();
-  const { steps, result } = sweep.forward(f.body, forward);
+  const { steps, result } = sweep.forward(rewriteSelectionFolds(f.body), forward);
 
   // f_bwd: the adjoints start as the accumulators; the tape as it is once f's own residuals are popped.
   const ct = freshVar("ct", typeOf(f.body));

@@ -48,6 +48,7 @@ import { addAdjoints, materialize, onlyComponent, partsOf, zeroOf, type Adj } fr
 import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
 import type { ProgramFunctions } from "./functions.js";
+import { rewriteSelectionFolds } from "./selection-folds.js";
 
 /** A let of the primal, as the reverse sweep visits it. */
 export interface Step {
@@ -92,6 +93,7 @@ export function reverseSweep(
   outer: (v: Var) => Expr | undefined = () => undefined,
   functions?: ProgramFunctions,
 ): { value: Atom; adjoint: (v: Var) => Atom } {
+  body = rewriteSelectionFolds(body);
   const r = new Reverse(outer);
   r.functions = functions;
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
@@ -331,7 +333,7 @@ export class Reverse {
       case "partials":
         rule.partials.forEach((p, i) => {
           const a = args[i]!;
-          if (!this.isActive(a)) return;
+          if (!this.isActive(a) || p.constant) return;
           const { term, negate } = scaleTerm(p.scale(args, v, b), vb as Atom, b, `d${a.name}`);
           this.contribute(a, negate ? b.prim("neg", [term], `d${a.name}`) : term, b);
         });

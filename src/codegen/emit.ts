@@ -16,6 +16,7 @@ import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
+import { isZeroLiteral, symbolicZero, tangentPositions } from "../ir/ir.js";
 import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import { JS_LOWERING } from "./lowering.js";
 import {
@@ -239,16 +240,21 @@ export class Emitter {
     if ("slots" in lowering) return lowering.slots(this, e, base);
     this.learnRange(e, base);
     const args = e.args.map((a) => this.atom(a)[0]!);
-    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+    const tangents = tangentPositions(e);
+    if (tangents.length > 0) {
       // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
-      const t = args[e.tangent]!;
       const plain = lowering.expr(
         args,
         e.args.map((a) => a.type),
         this.spanRef(e.span),
       );
-      const known = e.args[e.tangent]!.kind === "lit";
-      this.out.line(`const ${base} = ${!known ? `${t} === 0 ? 0 : ${plain}` : Number(t) === 0 ? "0" : plain};`);
+      const checks = tangents.filter((k) => e.args[k]!.kind !== "lit").map((k) => `${args[k]} === 0`);
+      const value = symbolicZero(e, (k) => isZeroLiteral(e.args[k]!))
+        ? "0"
+        : checks.length > 0
+          ? `${checks.join(" || ")} ? 0 : ${plain}`
+          : plain;
+      this.out.line(`const ${base} = ${value};`);
       return [base];
     }
     this.out.line(

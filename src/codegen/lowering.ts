@@ -74,6 +74,7 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
   tanh: call("Math.tanh"),
   floor: call("Math.floor"),
   stopGradient: same,
+  withDerivativeOf: same,
   abs: { expr: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`) },
   toDouble: same,
   toIndex: { expr: ([a], _t, span) => `$rt.toIndex(${a}, ${span})` },

@@ -23,6 +23,7 @@
 import { fail, SmoothError } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Atom, Build, Call, Expr, Ifold, IrFunction, Prim, Var, While } from "../ir/ir.js";
+import { symbolicZero } from "../ir/ir.js";
 import { callFunction, withFunctions } from "./calls.js";
 import { freeVars, someNode } from "../ir/free.js";
 import { ownership, type Fresh } from "../lowering/ownership.js";
@@ -140,7 +141,7 @@ export function evalExpr(e: Expr, env: Env): Value {
     case "prim": {
       const args = e.args.map((a) => evalAtom(a, env));
       // A zero tangent is a symbolic zero (Prim.tangent): its product or quotient is 0 whatever the other operand.
-      if (e.tangent !== undefined && (e.op === "mul" || e.op === "div") && args[e.tangent] === 0) return 0;
+      if (symbolicZero(e, (k) => args[k] === 0)) return 0;
       if (updates.inPlace.has(e)) {
         const done = updateInPlace(e, args);
         if (done !== undefined) return done;

@@ -46,9 +46,28 @@ export interface Prim {
    * position of a tangent operand. A zero tangent is a symbolic zero: a product or quotient whose tangent operand is
    * 0 is 0, even when the partial derivative it multiplies is infinite or NaN (JAX's symbolic zeros; both back ends
    * honour it). Only such nodes get the derivative pipeline's zero-tangent rules, so a primal value never does.
+   * `"both"` marks a product of two tangents — forward mode over a marked product, whose value is already 0 when its
+   * tangent is, so its derivative must be too — which is 0 when either operand is.
    */
-  readonly tangent?: 0 | 1;
+  readonly tangent?: 0 | 1 | "both";
 }
+/**
+ * Whether the product or quotient `p` is a symbolic zero (Prim.tangent) given which of its operands are zero: its
+ * tangent operand is (either, for `"both"`). The interpreter, both back ends and the optimiser's rules ask this.
+ */
+export function symbolicZero(p: Prim, zeroAt: (position: number) => boolean): boolean {
+  return tangentPositions(p).some(zeroAt);
+}
+
+/** Whether `a` is the literal 0 (or -0). */
+export const isZeroLiteral = (a: Atom) => a.kind === "lit" && a.value === 0;
+
+/** The operand positions whose zero makes `p` a symbolic zero (none for a plain primitive). */
+export function tangentPositions(p: Prim): number[] {
+  if (p.tangent === undefined || (p.op !== "mul" && p.op !== "div")) return [];
+  return p.tangent === "both" ? [0, 1] : [p.tangent];
+}
+
 export interface Tuple {
   readonly kind: "tuple";
   readonly elems: readonly Atom[];

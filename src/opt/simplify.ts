@@ -21,6 +21,8 @@ import { unswitchNested } from "./rules/unswitch-nested.js";
 import { caseSplitBuild } from "./rules/case-split.js";
 import { projConstant } from "./rules/constant-component.js";
 import { ringRules } from "./rules/ring.js";
+import { addNegativeZero } from "./rules/update.js";
+import { stopDerivativeOf } from "./rules/derivative-marks.js";
 import { RuleSet, type AnyRule } from "./rules/rule.js";
 import { projOfIf, projOfTuple, tupleEta } from "./rules/tuple.js";
 
@@ -35,6 +37,8 @@ export function simplifyRules(finite: boolean): AnyRule[] {
     ...RANGE_RULES,
     ...FUSION_RULES,
     ...ringRules(finite),
+    addNegativeZero,
+    stopDerivativeOf,
     projOfTuple,
     projConstant(finite),
     fission,

@@ -23,6 +23,9 @@ export const PRIM_NAMES = [
   "floor",
   // stopGradient x: x in value, with derivative zero in every mode (logsumexp's shift; JAX's lax.stop_gradient)
   "stopGradient",
+  // withDerivativeOf a b: a in value, with b's derivative in every mode (a min or max fold differentiated through
+  // the element it selected, src/ad/selection-folds.ts; the exact form of the straight-through a + stopGradient(b - a))
+  "withDerivativeOf",
   // Index -> Double (the implicit promotion, written `double i`)
   "toDouble",
   // Double -> Index: the Index equal to a Double holding an integer (an index error otherwise); TypeScript's numbers

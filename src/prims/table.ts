@@ -211,6 +211,15 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     type: ([a]) => (a!.k === "double" ? DOUBLE : { expected: "a Double" }),
     evaluate: ([a]) => a!,
   },
+  // a's value, b's derivative: AD sees b (src/ad/selection-folds.ts), the back ends a.
+  withDerivativeOf: {
+    ...SCALAR,
+    derivative: D.WITH_DERIVATIVE_OF,
+    arity: 2,
+    syntax: { prefix: "withDerivativeOf" },
+    type: ([a, b]) => (a!.k === "double" && b!.k === "double" ? DOUBLE : { expected: "two Doubles" }),
+    evaluate: ([a]) => a!,
+  },
   abs: {
     ...SCALAR,
     derivative: D.ABS,

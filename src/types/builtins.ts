@@ -185,6 +185,10 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["floor", doubleFn("floor")],
   ["stopGradient", doubleFn("stopGradient")],
   [
+    "withDerivativeOf",
+    { arity: 2, type: () => mFuns([M_DOUBLE, M_DOUBLE], M_DOUBLE), lowering: { kind: "prim", op: "withDerivativeOf" } },
+  ],
+  [
     "abs",
     {
       arity: 1,

@@ -120,6 +120,7 @@ export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
   tanh: math("tanh"),
   floor: unary("floor"),
   stopGradient: { expr: (_em, [a]) => slotCode(a!) },
+  withDerivativeOf: { expr: (_em, [a]) => slotCode(a!) },
   abs: {
     expr: (em, [a], [t]) => {
       const x = slotCode(a!);

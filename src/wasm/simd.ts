@@ -10,6 +10,7 @@
 // step per further lane. A read at a shifted index (i + u + c) is checked before its load: on a failure the lanes stop
 // at the current group (./lane-loops.ts runInLanes' block) and the plain loop takes over from its first iteration.
 
+import { tangentPositions } from "../ir/ir.js";
 import type { Atom, Expr, Ifold, Let, Prim } from "../ir/ir.js";
 import type { LanePlan } from "../lowering/lanes.js";
 import type { Code } from "./encoder.js";
@@ -294,13 +295,15 @@ export class Lanes {
         );
       case "mul":
       case "div": {
-        const tangent = e.tangent;
-        if (tangent === undefined) return binary(e.op);
+        const tangents = tangentPositions(e);
+        if (tangents.length === 0) return binary(e.op);
         // A zero tangent is a symbolic zero (Prim.tangent): 0 in that lane, whatever the other operand.
         const zero = this.em.real === "f64" ? op("f64x2.splat", f64(0)) : op("f32x4.splat", f32(0));
         return real((g) => {
           const plain = op(this.op(e.op), this.real(a, g), this.real(b, g));
-          const isZero = op(this.op("eq"), this.real(e.args[tangent]!, g), zero);
+          const isZero = tangents
+            .map((k) => op(this.op("eq"), this.real(e.args[k]!, g), zero))
+            .reduce((x, y) => op("v128.or", x, y));
           return op("v128.bitselect", zero, plain, isZero);
         });
       }

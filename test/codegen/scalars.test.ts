@@ -22,6 +22,7 @@ const VALUES: Record<"double" | "int" | "bool", readonly (number | boolean)[]> =
 
 const BINARY: readonly [PrimName, readonly Type[]][] = [
   ...(["add", "sub", "mul", "div", "pow", "max", "min"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT]]),
+  ["withDerivativeOf", [DOUBLE]],
   ...(["lt", "gt", "le", "ge"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT]]),
   ...(["eq", "ne"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT, BOOL]]),
   ["and", [BOOL]],

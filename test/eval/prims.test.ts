@@ -112,6 +112,7 @@ const checks: { [K in PrimName]: () => void } = {
   tanh: () => checkUnaryDouble("tanh", Math.tanh),
   floor: () => checkUnaryDouble("floor", Math.floor),
   stopGradient: () => checkUnaryDouble("stopGradient", (x) => x),
+  withDerivativeOf: () => checkBinaryDouble("withDerivativeOf", (a) => a),
   abs: () => {
     checkUnaryDouble("abs", Math.abs);
     for (const a of INTS) expect(run("abs", [idx(a)])).toBe(wrap32(a < 0 ? -BigInt(a) : BigInt(a)));

@@ -97,6 +97,14 @@ const CASES: readonly Case[] = [
     prims: ["stopGradient"],
   },
   {
+    // The value is x y; the derivative that of exp (log x + log y), the same function (x, y > 0): finite differences of
+    // the value agree with it. (A min fold is differentiated this way: test/ad/selection-folds.test.ts.)
+    name: "withDerivativeOf",
+    source: "let f = fun (x: Double) (y: Double) -> sin (withDerivativeOf (x * y) (exp (log x + log y)))",
+    point: (rnd) => [uniform(rnd, 0.5, 2), uniform(rnd, 0.5, 2)],
+    prims: ["withDerivativeOf"],
+  },
+  {
     name: "toDouble",
     source: "let f = fun (x: Double) (n: Index) -> x * double n + double (n * n) * sin x",
     point: (rnd) => [r(rnd), Math.floor(uniform(rnd, 0, 5))],

@@ -2,7 +2,7 @@
 // own evaluation rule (src/prims/table.ts) so folding agrees with the interpreter bit for bit. A primitive that would
 // raise an error (integer division by zero) is left alone, so the error still happens at run time.
 
-import { lit, type Expr } from "../../ir/ir.js";
+import { lit, symbolicZero, type Expr } from "../../ir/ir.js";
 import { PRIMS } from "../../prims/table.js";
 import { rule } from "./rule.js";
 
@@ -18,8 +18,7 @@ export const constantFold = rule({
     }
     let result;
     // A zero tangent is a symbolic zero (Prim.tangent), as the interpreter evaluates it.
-    if (node.tangent !== undefined && (node.op === "mul" || node.op === "div") && values[node.tangent] === 0)
-      return lit(0, node.type);
+    if (symbolicZero(node, (k) => values[k] === 0)) return lit(0, node.type);
     try {
       result = PRIMS[node.op].evaluate(
         values,

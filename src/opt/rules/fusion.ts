@@ -19,9 +19,10 @@
 // Semantics: `(build n f)[j]` raises an index error when j is out of range; the fused form keeps that error by indexing
 // with `checkIndex j n` (same message), which the range facts remove where 0 <= j < n is known.
 
-import { AnfBuilder, mkPrim, splitLets } from "../../ir/builder.js";
+import { AnfBuilder, litDouble, mkPrim, splitLets, wrapLets } from "../../ir/builder.js";
 import { someNode } from "../../ir/free.js";
-import type { Atom, Build, Expr } from "../../ir/ir.js";
+import { typeOf, type Atom, type Build, type Expr } from "../../ir/ir.js";
+import { arrayOf, type Type } from "../../types/types.js";
 import { copyFresh } from "../../ir/rename.js";
 import { isTranscendental } from "../materialise.js";
 import type { RuleContext } from "./rule.js";
@@ -143,4 +144,50 @@ export const buildCopy = rule({
   },
 });
 
-export const FUSION_RULES = [lengthOfBuild, lengthOfRowOfBuild, getOfBuild, buildCopy];
+/** Zeros of an element type of Doubles (and tuples of them), or undefined for any other type. */
+function zeroElement(t: Type, b: AnfBuilder): Atom | undefined {
+  if (t.k === "double") return litDouble(0);
+  if (t.k !== "tuple") return undefined;
+  const parts: Atom[] = [];
+  for (const u of t.elems) {
+    const part = zeroElement(u, b);
+    if (part === undefined) return undefined;
+    parts.push(part);
+  }
+  return b.tuple(parts, "zero");
+}
+
+/** The body of a pull array with its elements replaced by zeros (its sizes' lets kept), if it is a cheap one. */
+function zeroedBody(body: Expr): Expr | undefined {
+  const { bindings, tail } = splitLets(body);
+  if (bindings.some((x) => hasLoop(x.rhs))) return undefined;
+  if (tail.kind === "build") {
+    const inner = zeroedBody(tail.body);
+    return inner && wrapLets(bindings, { ...tail, body: inner, type: arrayOf(typeOf(inner)) });
+  }
+  if (hasLoop(tail)) return undefined;
+  const b = new AnfBuilder();
+  const zero = zeroElement(typeOf(tail), b);
+  return zero && wrapLets(bindings, b.finish(zero));
+}
+
+/**
+ * Zeros shaped like a pull array need not make it: the same loops with zero elements. Reverse mode's zero adjoint of
+ * a dual input (`zerosLike xs'`, xs' = the zip of a point and its tangent) otherwise keeps the zip alive as an array,
+ * and with it a pair per read where the reads would fuse to the point itself and a constant tangent. Only cheap pulls
+ * (no loop but the nested builds); the lets giving inner sizes stay, dead code elimination drops the rest.
+ */
+export const zerosOfBuild = rule({
+  name: "zeros-of-build",
+  head: "prim",
+  doc: "zerosLike (build n (fun i -> .. build m (fun k -> e))) -> build n (fun i -> .. build m (fun k -> 0.))",
+  apply(node, ctx) {
+    if (node.op !== "zerosLike") return undefined;
+    const def = ctx.definition(node.args[0]!);
+    if (def?.kind !== "build") return undefined;
+    const body = zeroedBody(def.body);
+    return body && copyFresh({ ...def, body });
+  },
+});
+
+export const FUSION_RULES = [lengthOfBuild, lengthOfRowOfBuild, getOfBuild, buildCopy, zerosOfBuild];

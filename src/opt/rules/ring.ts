@@ -12,7 +12,7 @@
 // `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
 
 import { AnfBuilder, mkPrim } from "../../ir/builder.js";
-import { lit, type Atom, type Expr, type Prim } from "../../ir/ir.js";
+import { lit, symbolicZero, type Atom, type Expr, type Prim } from "../../ir/ir.js";
 import type { AnyRule, RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
 
@@ -28,8 +28,7 @@ function defOp(a: Atom, op: string, ctx: RuleContext): Prim | undefined {
 }
 
 /** Whether `p` is a product or quotient of forward mode's tangent arithmetic whose tangent is a literal 0. */
-const zeroTangent = (p: Prim) =>
-  (p.op === "mul" || p.op === "div") && p.tangent !== undefined && isNum(p.args[p.tangent]!, 0);
+const zeroTangent = (p: Prim) => symbolicZero(p, (k) => isNum(p.args[k]!, 0));
 
 /** The ring rules; `finite` adds, on tangent arithmetic, the rules exact only up to signs of zero and rounding. */
 export function ringRules(finite: boolean): AnyRule[] {
@@ -134,6 +133,8 @@ export function ringRules(finite: boolean): AnyRule[] {
       const pb = defOp(b, "mul", ctx);
       if (!pa || !pb || a.kind !== "var" || b.kind !== "var") return undefined;
       if (node.type.k === "double" && (pa.tangent === undefined || pb.tangent === undefined)) return undefined;
+      // A product of two (co)tangents is 0 when either is: a sum of such products has no single factor to share.
+      if (pa.tangent === "both" || pb.tangent === "both") return undefined;
       if (ctx.uses(a)?.total !== 1 || ctx.uses(b)?.total !== 1) return undefined;
       for (const i of [0, 1]) {
         for (const j of [0, 1]) {
