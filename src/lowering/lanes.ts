@@ -27,10 +27,10 @@
 // is written, and the plain loop recomputes it from there, raising the error it raises without lanes. After such an
 // inner loop no let may fail (a lane whose loop ended first would otherwise raise after the others' later steps).
 
-import { freeVars } from "../ir/free.js";
+import { binders, forEachNode, freeVars } from "../ir/free.js";
 import { freshVar, typeOf, type Atom, type Expr, type Ifold, type Let, type Prim, type Var } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
-import { primMayFail } from "../prims/table.js";
+import { PRIMS, primMayFail } from "../prims/table.js";
 
 /** Per-lane functions of Doubles (and Bools), by arity. */
 const UNARY_REAL: ReadonlySet<PrimName> = new Set<PrimName>([
@@ -449,4 +449,90 @@ class Analysis {
   availableBefore(a: Atom): boolean {
     return a.kind === "lit" || (this.outside(a.id) && !this.inside.has(a.id));
   }
+}
+
+/**
+ * A loop whose step combines terms computed in lanes with a small scalar step on the state, in order: the terms (a
+ * nested loop each: a distance to each centroid) for a group of lanes at once, then the step for each lane one after
+ * the other, as the loop takes them. `ifold (fun s j -> let x = <loop over l> in (min (fst s) x, if .. then snd s else
+ * j)) z n`: a min with the index of its element (../ad/selection-folds.ts), or any scalar step the reduction plan does
+ * not cover. Terms in lanes cannot fail (the lanes stop below any out-of-range read); the step's errors come in order.
+ */
+export interface CombinePlan extends LanePlan {
+  /** The lets that do not depend on the state, computed in lanes (reordered in front: pure, and none can fail). */
+  readonly lets: readonly Let[];
+  /** The Doubles of those lets the step reads that differ between lanes: extracted lane by lane. */
+  readonly terms: readonly Var[];
+  /** The step: the lets that depend on the state, and the tail, written as scalar code once per lane. */
+  readonly step: Expr;
+}
+
+/** Lets of the step written once per lane: a bound on the code they add. */
+const MAX_STEP_LETS = 12;
+
+/** The combine plan of an ifold, if its state-independent lets hold a loop across lanes and its step is small. */
+export function combineLanes(e: Ifold, outside: (id: number) => boolean): CombinePlan | undefined {
+  const independent: Let[] = [];
+  const dependent: Let[] = [];
+  const onState = new Set<number>([e.acc.id]);
+  let tail = e.body;
+  for (; tail.kind === "let"; tail = tail.body) {
+    const reads = [...freeVars(tail.rhs).keys()];
+    if (reads.some((id) => onState.has(id))) {
+      onState.add(tail.v.id);
+      dependent.push(tail);
+    } else independent.push(tail);
+  }
+  if (independent.length === 0 || dependent.length > MAX_STEP_LETS) return undefined;
+  const scalarStep = (x: Expr): boolean =>
+    x.kind === "var" ||
+    x.kind === "lit" ||
+    x.kind === "tuple" ||
+    x.kind === "proj" ||
+    (x.kind === "prim" && PRIMS[x.op].domain === "scalar") ||
+    (x.kind === "if" && scalarBranch(x.then) && scalarBranch(x.else));
+  const scalarBranch = (x: Expr): boolean => {
+    for (; x.kind === "let"; x = x.body) if (!scalarStep(x.rhs)) return false;
+    return scalarStep(x);
+  };
+  if (!dependent.every((l) => scalarStep(l.rhs)) || !scalarStep(tail)) return undefined;
+  const a = new Analysis(e.index, outside);
+  for (const l of independent) if (!a.let(l, false)) return undefined;
+  const plan = a.plan();
+  if (plan.folds.size === 0) return undefined;
+  const independentIds = new Set(independent.map((l) => l.v.id));
+  const terms = new Map<number, Var>();
+  const stepReads = [...dependent.map((l) => l.rhs), tail];
+  for (const x of stepReads)
+    for (const v of freeVars(x).values()) {
+      if (!independentIds.has(v.id) || !plan.varying.has(v.id)) continue;
+      // A varying value the step reads must be a lane's Double (an offset index or a row per lane is not).
+      if (v.type.k !== "double" || !a.atomOk(v)) return undefined;
+      terms.set(v.id, v);
+    }
+  let step: Expr = tail;
+  for (let k = dependent.length - 1; k >= 0; k--) step = { ...dependent[k]!, body: step };
+  return { ...plan, lets: independent, terms: [...terms.values()], step };
+}
+
+/** The lanes of a reduction or combine loop on its own (everything it does not bind is bound outside it). */
+function ownLanes(e: Ifold): LanePlan | undefined {
+  const inside = new Set<number>([e.acc.id, e.index.id]);
+  forEachNode(e.body, (n) => binders(n).forEach((v) => inside.add(v.id)));
+  const outside = (id: number) => !inside.has(id);
+  return reductionLanes(e, outside) ?? combineLanes(e, outside);
+}
+
+/**
+ * `plan`, unless it reads a row per lane (a load per lane, one group) around a loop that runs in lanes of its own on
+ * consecutive elements (several groups; a matrix read through its transpose, ../lowering/transpose-rows.ts): then
+ * the inner loop takes the lanes. k-means' cost: lanes over the centroids for each point, not over the points.
+ */
+export function unlessInnerLanes<P extends LanePlan>(plan: P | undefined): P | undefined {
+  if (plan === undefined || plan.laneRows.size === 0) return plan;
+  for (const fold of plan.folds.keys()) {
+    const inner = ownLanes(fold);
+    if (inner !== undefined && inner.laneRows.size === 0 && inner.folds.size > 0) return undefined;
+  }
+  return plan;
 }

@@ -16,11 +16,11 @@
 
 import { AnfBuilder, mkBuild, mkIf, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
 import { binders, forEachNode, mapNode, operands } from "../ir/free.js";
-import { freshVar, typeOf, type Atom, type Build, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import { freshVar, typeOf, type Atom, type Build, type Expr, type Ifold, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { Span } from "../syntax/source.js";
 import { BOOL, DOUBLE, INT } from "../types/types.js";
-import { buildLanes, type LaneRow } from "./lanes.js";
+import { buildLanes, combineLanes, reductionLanes, type LanePlan, type LaneRow } from "./lanes.js";
 
 /** The variables M's transpose and M's length (its number of rows) are bound to. */
 interface Transposed {
@@ -113,8 +113,10 @@ class TransposeRows {
         return { ...e, then: this.scope(e.then), else: this.scope(e.else) };
       case "lam":
         return { ...e, body: this.scope(e.body, [e.param]) };
-      case "ifold":
-        return { ...e, body: this.inLoop(e.count, () => this.scope(e.body, [e.index, e.acc])) };
+      case "ifold": {
+        const inner = { ...e, body: this.inLoop(e.count, () => this.scope(e.body, [e.index, e.acc])) };
+        return this.counts.length > 0 ? (this.foldRowsTransposed(inner) ?? inner) : inner;
+      }
       case "while":
         return this.inLoop(undefined, () => ({
           ...e,
@@ -156,16 +158,41 @@ class TransposeRows {
 
   /** The build with its rows per lane read through transposes, if it has any and each can be. */
   private rowsTransposed(b: Build): Build | undefined {
-    const inside = new Set<number>();
-    forEachNode(b.body, (n) => binders(n).forEach((v) => inside.add(v.id)));
-    const plan = buildLanes(b.index, b.body, (id) => this.bound.has(id) && !inside.has(id) && id !== b.index.id);
+    const body = this.transposedBody(b.body, b.size, [b.index], (outside) => buildLanes(b.index, b.body, outside));
+    return body && { ...b, body };
+  }
+
+  /**
+   * Likewise a reduction or combine loop running outer lanes (a loop inside it: a min over the centroids, each a sum
+   * over a row per lane; the wasm emitter then gives it the lanes rather than a loop around it, ./lanes.ts
+   * `unlessInnerLanes`). A plain sum inside a build is left to the build's lanes (a vector-matrix product's columns).
+   */
+  private foldRowsTransposed(e: Ifold): Ifold | undefined {
+    const plan = (outside: (id: number) => boolean) => {
+      const p = reductionLanes(e, outside) ?? combineLanes(e, outside);
+      return p !== undefined && p.folds.size > 0 ? p : undefined;
+    };
+    const body = this.transposedBody(e.body, e.count, [e.index, e.acc], plan);
+    return body && { ...e, body };
+  }
+
+  /** A loop body (its loop's count and binders given) with its rows per lane read through transposes. */
+  private transposedBody(
+    body: Expr,
+    count: Atom,
+    loopBinders: readonly Var[],
+    lanes: (outside: (id: number) => boolean) => LanePlan | undefined,
+  ): Expr | undefined {
+    const inside = new Set<number>(loopBinders.map((v) => v.id));
+    forEachNode(body, (n) => binders(n).forEach((v) => inside.add(v.id)));
+    const plan = lanes((id) => this.bound.has(id) && !inside.has(id));
     if (plan === undefined || plan.laneRows.size === 0) return undefined;
     for (const row of plan.laneRows.values()) if (!this.top.has(row.matrix.id)) return undefined;
     // How often the nest reads M's rows must be known before it runs: every count around it computed at the top.
-    const counts = [...this.counts, b.size];
+    const counts = [...this.counts, count];
     if (!counts.every((c) => this.atTopLevel(c))) return undefined;
     const rows = new Map<number, RowRead>();
-    const { bindings, tail } = splitLets(b.body);
+    const { bindings, tail } = splitLets(body);
     for (const { v, rhs } of bindings) {
       const row = plan.laneRows.get(v.id);
       if (row !== undefined && rhs.kind === "prim" && rhs.op === "get")
@@ -174,10 +201,10 @@ class TransposeRows {
     // Every row per lane is read at the top of the element (the lanes analysis allows it nowhere else in practice).
     if (rows.size !== plan.laneRows.size) return undefined;
     const rewrite = new RowReads(rows, (m) => this.transposeOf(m));
-    const body = rewrite.expr(wrapLets(bindings, tail));
+    const rewritten = rewrite.expr(wrapLets(bindings, tail));
     if (!rewrite.ok) return undefined;
     this.sites.push({ matrices: [...new Set([...rows.values()].map((r) => r.row.matrix))], counts });
-    return { ...b, body };
+    return rewritten;
   }
 
   /** The variables M's transpose and M's length will be bound to (their lets are written by `transpose`). */

@@ -13,6 +13,7 @@ import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
+import { tangentPositions } from "../ir/ir.js";
 import type { Atom, Build, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import {
   elemKind,
@@ -58,7 +59,8 @@ import {
 import { WASM_LOWERING } from "./lowering.js";
 import { emitBuild, takesFold, type ElementFold } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
-import { reductionLanes, updateLanes } from "../lowering/lanes.js";
+import { combineLanes, reductionLanes, unlessInnerLanes, updateLanes } from "../lowering/lanes.js";
+import { combineInLanes } from "./combine-lanes.js";
 import { laneCount } from "./simd.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 
@@ -364,13 +366,16 @@ export class WasmEmitter {
     const type = slotTypes(e.type, this.real)[0]!;
     const plain = lowering.expr(this, args, types);
     let result: WSlot;
-    if (e.tangent !== undefined && (e.op === "mul" || e.op === "div")) {
+    const tangents = tangentPositions(e).map((k) => args[k]!);
+    if (tangents.length > 0) {
       // A zero tangent is a symbolic zero (Prim.tangent): the product is 0 even for an infinite or NaN partial.
-      const t = args[e.tangent]!;
       const zero = this.literal(0, e.type);
-      if (!isLocal(t)) result = t.value === 0 ? zero : this.define(type, plain);
+      const eq = this.real === "f64" ? "f64.eq" : "f32.eq";
+      const checks = tangents.filter(isLocal).map((t) => op(eq, slotCode(t), slotCode(zero)));
+      if (tangents.some((t) => !isLocal(t) && t.value === 0)) result = zero;
+      else if (checks.length === 0) result = this.define(type, plain);
       else {
-        const isZero = op(this.real === "f64" ? "f64.eq" : "f32.eq", slotCode(t), slotCode(zero));
+        const isZero = checks.reduce((x, y) => op("i32.or", x, y));
         result = this.define(type, op("select", slotCode(zero), plain, isZero));
       }
     } else result = this.define(type, plain);
@@ -501,14 +506,23 @@ export class WasmEmitter {
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
     // A reduction whose terms run in SIMD lanes (src/lowering/lanes.ts): the lanes first, then the plain loop.
-    const lanes = reductionLanes(e, (id) => this.isBound(id));
+    const outside = (id: number) => this.isBound(id);
+    const lanes = unlessInnerLanes(reductionLanes(e, outside));
     const state = this.loopState(e);
     let start = lanes === undefined ? undefined : reduceInLanes(this, lanes, count, state[0]!);
     if (lanes !== undefined) this.laneLoops++;
     // An update at the loop index, in place (reverse mode's `dW[i][k] += x[k] * dt`): groups of elements at once.
-    const update = lanes === undefined ? updateLanes(e, (id) => this.isBound(id)) : undefined;
+    const update = lanes === undefined ? updateLanes(e, outside) : undefined;
     if (update !== undefined && this.inPlace.has(update.update)) {
       start = updateInLanes(this, update, count, state);
+      this.laneLoops++;
+    }
+    // A small scalar step on terms computed in lanes (a min and the index of its element): terms per group, steps
+    // lane by lane.
+    const combine =
+      start === undefined && update === undefined ? unlessInnerLanes(combineLanes(e, outside)) : undefined;
+    if (combine !== undefined) {
+      start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
     }
     const i = this.loopVariable(e.index, count);
