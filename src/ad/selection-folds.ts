@@ -36,15 +36,19 @@ export function rewriteSelectionFolds(e: Expr): Expr {
   const { bindings, tail } = splitLets(e);
   const differentiated = derivativeMatters(bindings, tail);
   const out: Binding[] = [];
+  const defined = new Map<number, Expr>();
+  const definition = (a: Atom) => (a.kind === "var" ? defined.get(a.id) : undefined);
   for (const { v, rhs } of bindings) {
     const inner = rhs.kind === "let" ? rhs : mapNode(rhs, (a) => a, rewriteSelectionFolds);
-    const rewritten = inner.kind === "ifold" && differentiated.has(v.id) ? selectionFold(inner) : undefined;
+    defined.set(v.id, inner);
+    const rewritten =
+      inner.kind === "ifold" && differentiated.has(v.id) ? selectionFold(inner, definition(inner.init)) : undefined;
     // A rewritten fold is a let chain: its lets join this one (a let's right-hand side is never a let).
     const { bindings: lets, tail: value } = splitLets(rewritten ?? inner);
     out.push(...lets, { v, rhs: value });
   }
   const last = tail.kind === "let" ? tail : mapNode(tail, (a) => a, rewriteSelectionFolds);
-  return wrapLets(out, last.kind === "ifold" ? (selectionFold(last) ?? last) : last);
+  return wrapLets(out, last.kind === "ifold" ? (selectionFold(last, definition(last.init)) ?? last) : last);
 }
 
 /**
@@ -61,8 +65,12 @@ function derivativeMatters(bindings: readonly Binding[], tail: Expr): Set<number
   return matters;
 }
 
-/** The rewrite of `e` if it is a min or max fold over a Double state used by the min or max alone. */
-function selectionFold(e: Ifold): Expr | undefined {
+/**
+ * The rewrite of `e` if it is a min or max fold over a Double state used by the min or max alone. `initDefinition`:
+ * what the initial value is let-bound to in the same chain, recomputed where no element replaced it, so that its
+ * derivative is formed there alone (not, with a zero, wherever an element did: k-means' distance to the first centroid).
+ */
+function selectionFold(e: Ifold, initDefinition: Expr | undefined): Expr | undefined {
   if (e.acc.type.k !== "double") return undefined;
   const { bindings, step } = splitStep(e.body);
   if (step.kind !== "prim" || (step.op !== "min" && step.op !== "max")) return undefined;
@@ -105,7 +113,7 @@ function selectionFold(e: Ifold): Expr | undefined {
   const none = b.prim("lt", [at, litIndex(0)], "none");
   const selected = b.if(
     none,
-    () => e.init,
+    (bb) => (initDefinition === undefined ? e.init : bb.bind("z", copyFresh(initDefinition))),
     (bb) => bb.emit(copyFresh(wrapLets(bindings, element), new Map([[e.index.id, at]]))),
     "selected",
   );

@@ -102,6 +102,16 @@ describe("k-means' Newton direction (forward over reverse through a min over cen
     return grad.map((row, j) => row.map((g) => g / (2 * count[j]!)));
   }
 
+  test("the gradient updates the selected centroid alone (the first one's distance differentiated only there)", () => {
+    const printed = printIr(kmeans.specialise("kmeansGradient", [MATRIX, MATRIX], "js").optimised);
+    // Per point: the selected index, then one branch adding to the first centroid's adjoint or to the selected one's.
+    expect(printed.match(/\baddAt\b/g)).toHaveLength(2);
+    expect(printed).toMatch(
+      /\(1\., \(if (\w+) < 0 then[^]*addAt[^]*else[^]*addAt[^]*\)\)\) \(1\., zerosLike centroids\)/,
+    );
+    expect(printed).not.toMatch(/\bsetAt\b|\brecord\b|tape/);
+  });
+
   test("matches the closed form in every engine", () => {
     const rnd = seededRandom(77);
     const points = Array.from({ length: 40 }, () => [rnd(), rnd(), rnd()]);
