@@ -68,7 +68,7 @@ function derivativeMatters(bindings: readonly Binding[], tail: Expr): Set<number
 /**
  * The rewrite of `e` if it is a min or max fold over a Double state used by the min or max alone. `initDefinition`:
  * what the initial value is let-bound to in the same chain, recomputed where no element replaced it, so that its
- * derivative is formed there alone (not, with a zero, wherever an element did: k-means' distance to the first centroid).
+ * derivative is formed there alone (not, with a zero adjoint, wherever an element did: k-means' first distance).
  */
 function selectionFold(e: Ifold, initDefinition: Expr | undefined): Expr | undefined {
   if (e.acc.type.k !== "double") return undefined;
