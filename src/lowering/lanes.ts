@@ -80,6 +80,8 @@ export interface LanePlan {
   readonly shifted: ReadonlySet<number>;
   /** Whether a loop across the lanes has the count `i + c` (a different count per lane): then one group at a time. */
   readonly varyingCount: boolean;
+  /** Whether a lane value is computed by a transcendental (exp, log, ...): a long chain of dependent operations. */
+  readonly transcendental: boolean;
 }
 
 /** A row per lane: `M[i + c]` of a matrix of Doubles M bound outside the loop. */
@@ -224,6 +226,7 @@ class Analysis {
   private readonly inside = new Set<number>();
   private readonly shifted = new Set<number>();
   private varyingCount = false;
+  private transcendental = false;
   /** How many loops across the lanes enclose the current let. */
   private foldDepth = 0;
 
@@ -246,6 +249,7 @@ class Analysis {
       laneRows: this.laneRows,
       shifted: this.shifted,
       varyingCount: this.varyingCount,
+      transcendental: this.transcendental,
     };
   }
 
@@ -349,6 +353,7 @@ class Analysis {
       return true;
     }
     if (e.op === "toDouble") return a.kind === "var" && this.offsets.has(a.id);
+    if (PRIMS[e.op].cost === "transcendental") this.transcendental = true;
     if (UNARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a);
     if (BINARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a) && this.atomOk(b);
     if (COMPARISONS.has(e.op)) {

@@ -11,10 +11,13 @@ import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type
 /**
  * How many groups of lanes a plan runs side by side (a power of two): four when it holds loops across the lanes (outer
  * lanes) that read consecutive elements, whose states are chains of additions one after the other, so that four
- * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four); else one. Rows per lane (one
- * element of each lane's row, a load per lane) gain nothing from more: those take one.
+ * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four), or a transcendental, a chain of
+ * some forty dependent operations (exp with its division: the sum of exps of 1.28M Doubles 6.2 ms in one group, 5.0
+ * in two or four); else one. Rows per lane (one element of each lane's row, a load per lane) gain nothing from more:
+ * those take one.
  */
-export const groupCount = (plan: LanePlan): number => (plan.folds.size > 0 && plan.laneRows.size === 0 ? 4 : 1);
+export const groupCount = (plan: LanePlan): number =>
+  plan.laneRows.size === 0 && (plan.folds.size > 0 || plan.transcendental) ? 4 : 1;
 
 /**
  * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
