@@ -80,7 +80,7 @@ export interface LanePlan {
   readonly shifted: ReadonlySet<number>;
   /** Whether a loop across the lanes has the count `i + c` (a different count per lane): then one group at a time. */
   readonly varyingCount: boolean;
-  /** Whether a lane value is computed by a transcendental (exp, log, ...): a long chain of dependent operations. */
+  /** Whether a lane value is computed by exp or log, whose vector code is a long chain of dependent operations. */
   readonly transcendental: boolean;
 }
 
@@ -353,7 +353,8 @@ class Analysis {
       return true;
     }
     if (e.op === "toDouble") return a.kind === "var" && this.offsets.has(a.id);
-    if (PRIMS[e.op].cost === "transcendental") this.transcendental = true;
+    // (The other transcendentals are scalar calls per lane: more groups only make the code longer.)
+    if (e.op === "exp" || e.op === "log") this.transcendental = true;
     if (UNARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a);
     if (BINARY_REAL.has(e.op)) return types[0] === "double" && this.atomOk(a) && this.atomOk(b);
     if (COMPARISONS.has(e.op)) {

@@ -6,18 +6,18 @@ import type { LanePlan, ReductionPlan, UpdatePlan } from "../lowering/lanes.js";
 import { extractLane, i32, load, localGet, localSet, op, store, type OpName } from "./instructions.js";
 import type { WasmEmitter } from "./emit.js";
 import { LANES_STOP, Lanes, laneCount } from "./simd.js";
-import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
+import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type Real, type WSlot } from "./slots.js";
 
 /**
  * How many groups of lanes a plan runs side by side (a power of two): four when it holds loops across the lanes (outer
  * lanes) that read consecutive elements, whose states are chains of additions one after the other, so that four
- * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four), or a transcendental, a chain of
+ * chains overlap (x^T dh 64x784x128: 2.1 ms in one group, 1.5 in two, 0.95 in four), or exp or log, a chain of
  * some forty dependent operations (exp with its division: the sum of exps of 1.28M Doubles 6.2 ms in one group, 5.0
- * in two or four); else one. Rows per lane (one element of each lane's row, a load per lane) gain nothing from more:
- * those take one.
+ * in two or four; in float32 four groups of exp were slower: the MLP step 1.6 -> 3.4 ms); else one. Rows per lane
+ * (one element of each lane's row, a load per lane) gain nothing from more: those take one.
  */
-export const groupCount = (plan: LanePlan): number =>
-  plan.laneRows.size === 0 && (plan.folds.size > 0 || plan.transcendental) ? 4 : 1;
+export const groupCount = (plan: LanePlan, real: Real): number =>
+  plan.laneRows.size === 0 && (plan.folds.size > 0 || (plan.transcendental && real === "f64")) ? 4 : 1;
 
 /**
  * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
@@ -31,7 +31,7 @@ export function runInLanes(
   write: (at: WSlot, groups: number) => void,
 ): void {
   const lanes = laneCount(em.real);
-  const groups = groupCount(plan);
+  const groups = groupCount(plan, em.real);
   const at = em.local("i32");
   let start: WSlot | undefined;
   // A failed check of a shifted read (Lanes.get) sets `bound` to its group and leaves by this block.
