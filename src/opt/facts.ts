@@ -9,6 +9,7 @@
 // Facts are scoped: `mark` before entering a scope, `reset` after leaving it.
 
 import { invariantShapes } from "../ir/invariant-shapes.js";
+import { leafKeeps } from "./state-leaves.js";
 import type { Atom, Expr, Prim, Var } from "../ir/ir.js";
 
 type Relation = "lt" | "le" | "eq" | "ne";
@@ -288,6 +289,7 @@ export class Facts {
           if (l.index.id === x.id && (isB(l.bound) || this.boundBy(l.bound, isB))) return true;
         const d = this.definition(x);
         if (d?.kind === "prim" && d.op === "checkIndex" && isB(d.args[1]!)) return true;
+        if (d?.kind === "proj" && this.indexLeafBelow(x, isB, depth)) return true;
       }
       for (const r of this.recentRelations()) {
         if (!this.sameValue(r.a, x)) continue;
@@ -298,6 +300,32 @@ export class Facts {
     // 0 < n when n bounds a loop we are in (its body runs).
     if (a.kind === "lit" && (a.value as number) <= 0) return this.loops.some((l) => isB(l.bound));
     return false;
+  }
+
+  /**
+   * `x` is a leaf of a loop's final state that each iteration passes on or sets to the loop index (the index an
+   * argmin selects), so it is its initial value or an index of the loop: below the loop's count when that is.
+   */
+  private indexLeafBelow(x: Atom, isB: (x: Atom) => boolean, depth: number): boolean {
+    const path: number[] = [];
+    let d = this.definition(x);
+    while (d?.kind === "proj" && path.length < 8) {
+      path.unshift(d.index);
+      d = this.definition(d.arg);
+    }
+    if (d?.kind !== "ifold" || !isB(d.count)) return false;
+    let init: Atom | undefined = d.init;
+    for (const k of path) {
+      const t = this.definition(init);
+      init = t?.kind === "tuple" ? t.elems[k] : undefined;
+      if (init === undefined) return false;
+    }
+    const loop = d;
+    const initBelow =
+      init.kind === "lit"
+        ? (init.value as number) < 0 && this.isNonNegative(loop.count)
+        : this.below(init, isB, depth + 1);
+    return initBelow && leafKeeps(loop, path, (a) => a.kind === "var" && a.id === loop.index.id);
   }
 
   /** A relation `a <= b` among the facts with isB(b): a loop index below a is below isB's bound too. */

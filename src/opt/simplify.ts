@@ -17,6 +17,8 @@ import { ITERATION_RULES } from "./rules/iteration.js";
 import { RANGE_RULES } from "./rules/range.js";
 import { onehotState } from "./rules/onehot-state.js";
 import { invariantComponent, scatterBuild } from "./rules/loop-state.js";
+import { constantStateLeaf } from "./rules/constant-leaf.js";
+import { ifSelectAtom } from "./rules/select-atom.js";
 import { unswitchNested } from "./rules/unswitch-nested.js";
 import { caseSplitBuild } from "./rules/case-split.js";
 import { projConstant } from "./rules/constant-component.js";
@@ -45,9 +47,11 @@ export function simplifyRules(finite: boolean): AnyRule[] {
     projOfIf,
     tupleEta,
     ...CONDITIONAL_RULES,
+    ifSelectAtom,
     ...ITERATION_RULES,
     onehotState,
     invariantComponent,
+    constantStateLeaf,
     scatterBuild,
     fissionInvariant,
     unswitchNested,
