@@ -25,14 +25,17 @@
 // components the callee marks `ownedResults` are fresh for the caller, which the callee guarantees by copying those
 // it cannot prove fresh before returning them (`resultCopies`).
 
+import { forEachNode, operands } from "../ir/free.js";
 import {
   typeOf,
   type Atom,
+  type Build,
   type Call,
   type Expr,
   type Ifold,
   type IrFunction,
   type Prim,
+  type Var,
   type While,
 } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -63,6 +66,13 @@ export interface Ownership {
   readonly copyArgs: Map<Call, Set<number>>;
   /** For a function with `ownedResults`: the result components to copy before returning (not provably fresh). */
   resultCopies: readonly boolean[];
+  /**
+   * Builds of Doubles that may write their elements into an array they read only elementwise (`build n (fun i ->
+   * .. a[i] ..)`, a Vector) that is fresh, owned and read nowhere after: element i is written after it is read, and
+   * a is dead afterwards, so the build needs no new buffer (an elementwise map over a temporary, such as a
+   * gradient's `build n (fun k -> e[k] * dt)`).
+   */
+  readonly buildInto: Map<Build, Var>;
 }
 
 /** The updates `fn` may make in place; `functions` are the program's (the callees' owned parameters and results). */
@@ -70,7 +80,7 @@ export function ownership(fn: IrFunction, functions: ReadonlyMap<string, IrFunct
   const uses = new Uses();
   for (const p of fn.params) uses.depthOf.set(p.id, 0);
   uses.counts = uses.walk(fn.body, 0);
-  const result: Ownership = { inPlace: new Set(), copyOnEntry: new Map(), copyArgs: new Map(), resultCopies: [] };
+  const result = noOwnership();
   const fresh = new Freshness(uses, result, functions);
   fn.params.forEach((p, i) => {
     if (fn.owned?.[i] === true) fresh.fresh.set(p.id, arraysFresh(p.type));
@@ -85,6 +95,14 @@ export function ownership(fn: IrFunction, functions: ReadonlyMap<string, IrFunct
   }
   return result;
 }
+
+const noOwnership = (): Ownership => ({
+  inPlace: new Set(),
+  copyOnEntry: new Map(),
+  copyArgs: new Map(),
+  resultCopies: [],
+  buildInto: new Map(),
+});
 
 /** Every array in the value is fresh. */
 function allFresh(f: Fresh): boolean {
@@ -105,6 +123,8 @@ class Uses {
   /** Evaluation-order position of each non-let node, and of the end of each branch or loop. */
   readonly pos = new Map<Expr, number>();
   readonly end = new Map<Expr, number>();
+  /** The loop depth of each build. */
+  readonly buildDepth = new Map<Build, number>();
   private clock = 0;
 
   count(key: string): number {
@@ -209,6 +229,7 @@ class Uses {
       }
       case "build":
         use(e.size);
+        this.buildDepth.set(e, depth);
         this.depthOf.set(e.index.id, depth + 1);
         merge(this.walk(e.body, depth + 1));
         break;
@@ -294,9 +315,12 @@ class Freshness {
       case "prim":
         if (isUpdate(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
         return allocates(e.op);
-      case "build":
+      case "build": {
         this.expr(e.body);
+        const into = this.overwritable(e);
+        if (into !== undefined) this.found.buildInto.set(e, into);
         return true;
+      }
       case "tuple":
         return e.elems.map((a) => this.passed(a, boundTo === undefined ? at : (this.uses.consumedAt(boundTo) ?? at)));
       case "proj": {
@@ -323,6 +347,33 @@ class Freshness {
     }
   }
 
+  /** A Vector that the build `b` of Doubles may write into (see Ownership.buildInto). */
+  private overwritable(b: Build): Var | undefined {
+    const isVector = (t: Type) => t.k === "array" && t.elem.k === "double";
+    if (!isVector(b.type)) return undefined;
+    const depth = this.uses.buildDepth.get(b);
+    const end = this.uses.end.get(b);
+    if (depth === undefined || end === undefined) return undefined;
+    // Arrays read at the build's index, and every other occurrence of a variable in the body.
+    const readAtIndex = new Map<number, Var>();
+    const otherwise = new Set<number>();
+    forEachNode(b.body, (n) => {
+      if (n.kind === "prim" && n.op === "get" && n.args[1]!.kind === "var" && n.args[1]!.id === b.index.id) {
+        const a = n.args[0]!;
+        if (a.kind === "var") readAtIndex.set(a.id, a);
+        return;
+      }
+      for (const a of operands(n)) if (a.kind === "var") otherwise.add(a.id);
+    });
+    for (const [id, a] of readAtIndex) {
+      if (otherwise.has(id) || !isVector(a.type) || this.fresh.get(id) !== true) continue;
+      // Bound at the build's depth (not reused by a loop around it), never shared, not read after the build.
+      if (this.uses.depthOf.get(id) !== depth || this.uses.count(whole(id)) !== 0) continue;
+      if (this.uses.readsBefore(id, end + 1)) return a;
+    }
+    return undefined;
+  }
+
   /** A call: owned parameters take owned values (or copies); the callee's owned results are fresh. */
   private call(e: Call, at: number): Fresh {
     const callee = this.functions.get(e.fn);
@@ -346,7 +397,7 @@ class Freshness {
     // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
     let assumed: Fresh = arraysFresh(e.acc.type);
     for (let round = 0; round < 8; round++) {
-      const trial: Ownership = { inPlace: new Set(), copyOnEntry: new Map(), copyArgs: new Map(), resultCopies: [] };
+      const trial = noOwnership();
       const sub = new Freshness(this.uses, trial, this.functions);
       this.fresh.forEach((v, k) => sub.fresh.set(k, v));
       sub.fresh.set(e.acc.id, assumed);
@@ -359,6 +410,7 @@ class Freshness {
         trial.inPlace.forEach((p) => this.found.inPlace.add(p));
         trial.copyOnEntry.forEach((c, loop) => this.found.copyOnEntry.set(loop, c));
         trial.copyArgs.forEach((c, call) => this.found.copyArgs.set(call, c));
+        trial.buildInto.forEach((a, b) => this.found.buildInto.set(b, a));
         sub.fresh.forEach((v, k) => this.fresh.set(k, v));
         return out;
       }

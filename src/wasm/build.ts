@@ -4,7 +4,7 @@
 // holding addresses, each with a capacity in elements: a write past it (possible only while an irregular build runs
 // on, before its error is raised at the end of its loop) is skipped, as JavaScript skips a write past a typed array.
 
-import { typeOf, type Build, type Let, type Prim } from "../ir/ir.js";
+import { typeOf, type Build, type Let, type Prim, type Var } from "../ir/ir.js";
 import {
   buildChain,
   copyOf,
@@ -70,6 +70,25 @@ export function takesFold(b: Build): boolean {
   );
 }
 
+/**
+ * The buffer of a build writing into the dead Vector `a` it reads elementwise (ownership's buildInto): a's own when
+ * it holds at least n elements; otherwise a new one (the build's reads of a then raise their error, but a branch
+ * that does not read a[i] must not write past a's end).
+ */
+function overwrite(em: WasmEmitter, a: Var, n: WSlot): WSlot {
+  const [data, offset, length] = em.atom(a) as [WSlot, WSlot, WSlot];
+  const shift = elementShift("double", em.real);
+  const buffer = em.define("i32", i32(0));
+  const fb = em.fb;
+  fb.if(op("i32.ge_s", slotCode(length), slotCode(n)));
+  em.set(buffer, address(data, islot(offset), shift));
+  fb.else();
+  em.set(buffer, slotCode(allocate(em, "double", [n], false)));
+  fb.end();
+  em.buildsInPlace++;
+  return buffer;
+}
+
 export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WSlots {
   const copied = copyOf(outer);
   if (copied !== undefined) return emitCopy(em, outer, copied);
@@ -124,7 +143,8 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
     if (j === 0)
       termLeaves.forEach((leaf) => {
         if (scalarOnly) {
-          buffers.push(allocate(em, elemKind(leaf), [n], sparseTerminal));
+          const into = em.buildInto.get(outer);
+          buffers.push(into === undefined ? allocate(em, elemKind(leaf), [n], sparseTerminal) : overwrite(em, into, n));
           capacities.push(n);
         } else {
           buffers.push(em.define("i32", i32(0)));

@@ -88,6 +88,10 @@ export class WasmEmitter {
   /** The most numbers one error site saves (the error area's size). */
   savedCount = 1;
   inPlace: ReadonlySet<Prim> = new Set();
+  /** Builds that write into a dead array they read elementwise (ownership's buildInto). */
+  buildInto: ReadonlyMap<Build, Var> = new Map();
+  /** How many of those were written (shown in the code listing, checked by tests). */
+  buildsInPlace = 0;
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
   /** How many loops run in SIMD lanes (builds and reductions; shown in the code listing, checked by tests). */
   laneLoops = 0;

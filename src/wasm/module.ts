@@ -46,11 +46,12 @@ export interface WasmProgram {
   readonly dataStart: number;
   /**
    * How many loops run in SIMD lanes, how many of them run across the lanes of the loop around them, and how many
-   * folds run in the loop of the build they read.
+   * folds run in the loop of the build they read; how many builds write into a dead array they read elementwise.
    */
   readonly laneLoops: number;
   readonly outerLaneLoops: number;
   readonly fusedFolds: number;
+  readonly buildsInPlace: number;
   /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
   readonly localCount: number;
   /**
@@ -174,6 +175,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   em.sites.push(raiseTooLarge, raiseOutOfMemory);
   const owned = ownership(fn);
   em.inPlace = owned.inPlace;
+  em.buildInto = owned.buildInto;
   em.copyOnEntry = owned.copyOnEntry;
   if (sites.length > 0) em.parallelSite = (b) => emitParallelSite(em, b, { mb, dispatch, worth, sites });
 
@@ -227,6 +229,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     laneLoops: em.laneLoops,
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
+    buildsInPlace: em.buildsInPlace,
     localCount: main.localCount,
     parallelCosts: sites.map((s) => s.cost),
     threads,
