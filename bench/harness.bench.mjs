@@ -5,7 +5,8 @@
 // otherwise at their defaults: min_runs 1, min_seconds 1 (each evaluate repeats its function for at least a second;
 // no warm-up beyond that). Tools, each eval x tool in fresh processes: the C++ tool as the suite runs it
 // (`python3 python/gradbench/gradbench/cpp.py manual` in the checkout: its define rebuilds bin/<eval> with `make -B`,
-// -O3 -march=native, single-threaded), and Smooth's tool (dist/bundle/gradbench.js) with SMOOTH_ENGINE=js and =wasm.
+// -O3 -march=native, single-threaded), and Smooth's tool (dist/bundle/gradbench.js) with SMOOTH_ENGINE=js and =wasm,
+// single-threaded (SMOOTH_THREADS=1), and for gmm and ba wasm again with a thread per core.
 //
 // Setup (Python 3.11 with numpy, scipy and pydantic as `python3`; g++, make, Debian's nlohmann-json3-dev):
 //   G=/work/.mirror/gradbench+gradbench/repo   # a GradBench clone (a partial one lacks evals/lstm/data: see below)
@@ -25,6 +26,7 @@
 // validated and exactly the expected workloads evaluated.
 
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { relay } from "./harness/intermediary.mjs";
@@ -40,9 +42,9 @@ const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf
 
 /** The issue's workloads: each eval's options selecting them, and the evaluates that must come out of it. */
 const EVALS = [
-  { name: "gmm", args: ["-d", "10", "64", "-k", "25"], workloads: ["10_25_1000", "64_25_1000"] },
+  { name: "gmm", args: ["-d", "10", "64", "-k", "25"], workloads: ["10_25_1000", "64_25_1000"], allCores: true },
   { name: "lstm", args: ["-l", "2", "-c", "1024"], workloads: ["l=2,c=1024"] },
-  { name: "ba", args: ["--min", "1", "--max", "1"], workloads: ["ba1_n49_m7776_p31843"] },
+  { name: "ba", args: ["--min", "1", "--max", "1"], workloads: ["ba1_n49_m7776_p31843"], allCores: true },
   {
     name: "ht",
     args: ["--min", "1", "--max", "1", "--model", "big", "--variant", "complicated"],
@@ -71,18 +73,29 @@ const evalCommand = (e) => ({
   cwd: REPO,
   env: { ...process.env, PYTHONPATH: pythonPath },
 });
+// js and wasm on one thread (SMOOTH_THREADS=1: the single-threaded comparison the C++ tool is); for the evals marked
+// allCores, wasm again with a thread per core (the issue's "faster with all cores" row).
+const CORES = availableParallelism();
+const smooth = (name, engine, threads) => ({
+  name,
+  command: process.execPath,
+  args: [SMOOTH_TOOL],
+  env: { ...process.env, SMOOTH_ENGINE: engine, SMOOTH_THREADS: String(threads) },
+});
 const TOOLS = [
   { name: "C++", command: "python3", args: ["python/gradbench/gradbench/cpp.py", "manual"], cwd: REPO },
-  { name: "js", command: process.execPath, args: [SMOOTH_TOOL], env: { ...process.env, SMOOTH_ENGINE: "js" } },
-  { name: "wasm", command: process.execPath, args: [SMOOTH_TOOL], env: { ...process.env, SMOOTH_ENGINE: "wasm" } },
+  smooth("js", "js", 1),
+  smooth("wasm", "wasm", 1),
+  { ...smooth("wasm-all", "wasm", CORES), allCores: true },
 ];
+const toolsOf = (e) => TOOLS.filter((t) => !t.allCores || e.allCores);
 
 const problems = [];
 const runs = [];
 for (const e of EVALS) {
   const expected = e.workloads.flatMap((w) => FUNCTIONS[e.name].map((f) => `${w} ${f}`));
   const byTool = {};
-  for (const tool of TOOLS) {
+  for (const tool of toolsOf(e)) {
     const run = await relay(evalCommand(e), tool, { timeoutSeconds: TIMEOUT_SECONDS });
     byTool[tool.name] = run;
     const where = `${e.name} / ${tool.name}`;
@@ -102,32 +115,39 @@ for (const e of EVALS) {
 const rows = runs.flatMap(({ eval: name, tools }) =>
   tools["C++"].evaluations.map((c) => {
     const find = (tool) => tools[tool].evaluations.find((r) => r.workload === c.workload && r.function === c.function);
-    return { eval: name, workload: c.workload, function: c.function, cpp: c, js: find("js"), wasm: find("wasm") };
+    const all = tools["wasm-all"] === undefined ? undefined : find("wasm-all");
+    return { eval: name, workload: c.workload, function: c.function, cpp: c, js: find("js"), wasm: find("wasm"), all };
   }),
 );
 const f = (v) => (v === undefined ? "—" : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
 const ratio = (a, b) => (a === undefined || b === undefined ? "—" : (a / b).toFixed(2));
-const validity = (r) =>
-  [r.cpp, r.js, r.wasm].every((x) => x?.valid === true) ? "yes" : [r.cpp, r.js, r.wasm].map((x) => x?.valid ?? "—");
+const validity = (r) => {
+  const answers = [r.cpp, r.js, r.wasm, ...(r.all === undefined ? [] : [r.all])];
+  return answers.every((x) => x?.valid === true) ? "yes" : answers.map((x) => x?.valid ?? "—");
+};
 const timeTable = (stat) =>
   [
-    "| eval | workload | function | C++ ms | js ms | js / C++ | wasm ms | wasm / C++ | runs (C++, js, wasm) | valid |",
-    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    "| eval | workload | function | C++ ms | js ms | js / C++ | wasm ms | wasm / C++ | " +
+      `wasm, ${CORES} threads ms | / C++ | runs (C++, js, wasm, threads) | valid |`,
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ...rows.map(
       (r) =>
         `| ${r.eval} | ${r.workload} | ${r.function} | ${f(r.cpp[stat])} | ${f(r.js?.[stat])} | ` +
         `${ratio(r.js?.[stat], r.cpp[stat])} | ${f(r.wasm?.[stat])} | ${ratio(r.wasm?.[stat], r.cpp[stat])} | ` +
-        `${r.cpp.runs}, ${r.js?.runs ?? "—"}, ${r.wasm?.runs ?? "—"} | ${validity(r)} |`,
+        `${f(r.all?.[stat])} | ${ratio(r.all?.[stat], r.cpp[stat])} | ` +
+        `${r.cpp.runs}, ${r.js?.runs ?? "—"}, ${r.wasm?.runs ?? "—"}, ${r.all?.runs ?? "—"} | ${validity(r)} |`,
     ),
   ].join("\n");
 const seconds = (ms) => (ms === undefined ? "—" : (ms / 1e3).toFixed(2));
 const defineTable = [
-  "| eval | C++ define s (make -B) | js define s | wasm define s | whole run s (C++, js, wasm) |",
+  "| eval | C++ define s (make -B) | js define s | wasm define s | whole run s (C++, js, wasm, threads) |",
   "| --- | ---: | ---: | ---: | --- |",
   ...runs.map(
     ({ eval: name, tools }) =>
       `| ${name} | ${seconds(tools["C++"].define?.wallMs)} | ${seconds(tools.js.define?.wallMs)} | ` +
-      `${seconds(tools.wasm.define?.wallMs)} | ${TOOLS.map((t) => tools[t.name].seconds.toFixed(1)).join(", ")} |`,
+      `${seconds(tools.wasm.define?.wallMs)} | ${Object.values(tools)
+        .map((t) => t.seconds.toFixed(1))
+        .join(", ")} |`,
   ),
 ].join("\n");
 const fastest = timeTable("minMs");
@@ -139,7 +159,8 @@ if (only === undefined) {
   writeFileSync(
     new URL("./results/harness.md", import.meta.url),
     "# GradBench's evals (run.py) against Smooth and the hand-written C++\n\n" +
-      `\`npm run bench:harness\`, Node ${process.version}, single-threaded. Each eval's own inputs, run counts ` +
+      `\`npm run bench:harness\`, Node ${process.version}; the C++ tool, js and wasm single-threaded (SMOOTH_THREADS=1), ` +
+      `and for gmm and ba wasm with ${CORES} threads (one per core). Each eval's own inputs, run counts ` +
       "(min_runs 1, min_seconds 1: every evaluate repeats its function for at least a second) and validation of " +
       "every answer against the C++ tool; messages relayed as GradBench's CLI relays them; each eval x tool in fresh " +
       "processes.\n\n" +
