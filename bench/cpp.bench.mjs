@@ -1,7 +1,7 @@
 // Against GradBench's hand-written C++ (issue 16): the suite's `manual` tool (github gradbench/gradbench,
 // tools/manual, built with g++ -O3 -march=native, single-threaded, nlohmann-json from Debian) and Smooth's GradBench
-// tool (js and wasm back ends) on the same inputs, each timed by itself as the suite times it (the evaluate runs; JSON
-// and input conversion excluded). The C++ code is not part of this project: build it from a GradBench checkout and
+// tool (js and wasm back ends, single-threaded: SMOOTH_THREADS=1) on the same inputs, each timed by itself as the suite
+// times it (the evaluate runs; JSON and input conversion excluded). The C++ code is not part of this project: build it from a GradBench checkout and
 // give its bin folder, e.g.
 //   git -C <gradbench> archive HEAD cpp tools/manual | tar -x -C /tmp/gb
 //   make -C /tmp/gb/tools/manual CXXFLAGS="-std=c++17 -O3 -I../../cpp -I/usr/include/nlohmann -march=native" \
@@ -74,7 +74,9 @@ function difference(a, b) {
 /** Smooth's tool on one input, in a fresh process with the given back end. */
 function smooth(engine, evalName, fn, input) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOOL], { env: { ...process.env, SMOOTH_ENGINE: engine } });
+    const child = spawn(process.execPath, [TOOL], {
+      env: { ...process.env, SMOOTH_ENGINE: engine, SMOOTH_THREADS: "1" },
+    });
     const answers = [];
     createInterface({ input: child.stdout }).on("line", (line) => {
       answers.push(JSON.parse(line));
