@@ -3,14 +3,17 @@
 // One pool of workers serves every compiled function. It is made at the first parallel call, and its workers are
 // unref()'d: they never keep the process alive. A worker gets each module and its shared memory once, by message,
 // and instantiates it; then every call is a few numbers in a shared control block and an Atomics.notify: the worker
-// runs part_k on its chunk and notifies back. The calling thread runs the first chunk itself, then waits (Node's main
-// thread may Atomics.wait). When any chunk fails, the whole site runs again on the calling thread: its first failure
-// is the single-threaded error (that of the lowest failing element), and running the body again is harmless (it only
-// writes its own elements).
+// runs part_k and notifies back. The calling thread runs part_k too, then waits (Node's main thread may
+// Atomics.wait). The threads take chunks of elements from a claim word in the site's env block (one atomic add
+// each), so a thread whose elements are cheaper takes more of them. When any chunk fails, the whole site runs again
+// on the calling thread: its first failure is the single-threaded error (that of the lowest failing element), and
+// running the body again is harmless (it only writes its own elements).
 //
 // The setting: the number of threads, by default the machine's cores (os.availableParallelism()), SMOOTH_THREADS in
 // the environment, or setWasmThreads(n); 1, or a host without worker_threads, Atomics.wait or SharedArrayBuffer
 // (a browser), compiles and runs everything single-threaded exactly as without this file.
+
+import { ENV_CLAIM } from "./part-arena.js";
 
 /** The parts of Node's worker_threads used here, declared locally (the core type-checks without Node's types). */
 interface NodeWorker {
@@ -64,7 +67,7 @@ export function wasmThreads(): number {
 
 // The control block: per worker, SLOT int32s.
 const SLOT = 8;
-const [GEN, DONE, MODULE, SITE, START, END, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
+const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
 const MAX_WORKERS = 256;
 
 // The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
@@ -93,7 +96,7 @@ for (;;) {
   }
   let failed = 0;
   try {
-    instances.get(id)["part_" + c[base + ${SITE}]](c[base + ${START}], c[base + ${END}], c[base + ${ENV}]);
+    instances.get(id)["part_" + c[base + ${SITE}]](c[base + ${COUNT}], c[base + ${GRAIN}], c[base + ${ENV}]);
   } catch {
     failed = 1;
   }
@@ -109,6 +112,9 @@ interface Pool {
 }
 
 let pool: Pool | undefined;
+/** How many site calls have run across threads in this process (for tests: whether a call went parallel). */
+let calls = 0;
+export const parallelCalls = (): number => calls;
 let nextModuleId = 1;
 
 function workers(count: number, threads: WorkerThreads): Pool {
@@ -135,26 +141,34 @@ export interface ParallelHost {
   readonly worth: (site: number, n: number) => number;
 }
 
-type Part = (start: number, end: number, env: number) => void;
+/** part_k(n, grain, env): claims `grain` of the n elements at a time until none are left (./parallel.ts). */
+type Part = (n: number, grain: number, env: number) => void;
+
+/** How many chunks per thread a site's elements are claimed in: enough for uneven elements to balance. */
+const CHUNKS_PER_THREAD = 8;
 
 export function parallelHost(module: object, costs: readonly number[], threads: number): ParallelHost {
-  const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => object } }).WebAssembly!;
+  const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => { buffer: ArrayBuffer } } }).WebAssembly!;
   const memory = new api.Memory({ initial: 1, maximum: 65536, shared: true });
   const id = nextModuleId++;
   let parts: Part[] = [];
+  // The claim word of a site's env block (./part-arena.ts ENV_CLAIM): the next element no thread has taken.
+  const resetClaim = (env: number) => Atomics.store(new Int32Array(memory.buffer), (env + ENV_CLAIM) >> 2, 0);
   const parallel = (site: number, n: number, env: number): void => {
     const part = parts[site]!;
-    const chunks = Math.min(threads, n);
     const wt = workerThreads();
-    // (worth() said yes: only a host without threads comes here with one chunk.)
-    if (chunks < 2 || wt === undefined) {
-      part(0, n, env);
+    resetClaim(env);
+    // (worth() said yes: only a host without threads comes here with one thread.)
+    if (threads < 2 || wt === undefined) {
+      part(n, n, env);
       return;
     }
-    const p = workers(chunks - 1, wt);
+    calls++;
+    const helpers = Math.min(threads, n) - 1;
+    const grain = Math.max(1, Math.ceil(n / ((helpers + 1) * CHUNKS_PER_THREAD)));
+    const p = workers(helpers, wt);
     const c = p.control;
-    const bound = (t: number) => Math.floor((n * t) / chunks);
-    for (let w = 0; w < chunks - 1; w++) {
+    for (let w = 0; w < helpers; w++) {
       const { worker, modules } = p.workers[w]!;
       if (!modules.has(id)) {
         worker.postMessage({ id, module, memory });
@@ -163,19 +177,19 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       const base = w * SLOT;
       c[base + MODULE] = id;
       c[base + SITE] = site;
-      c[base + START] = bound(w + 1);
-      c[base + END] = bound(w + 2);
+      c[base + COUNT] = n;
+      c[base + GRAIN] = grain;
       c[base + ENV] = env;
       Atomics.add(c, base + GEN, 1);
       Atomics.notify(c, base + GEN);
     }
     let failed = false;
     try {
-      part(0, bound(1), env);
+      part(n, grain, env);
     } catch {
       failed = true;
     }
-    for (let w = 0; w < chunks - 1; w++) {
+    for (let w = 0; w < helpers; w++) {
       const base = w * SLOT;
       const gen = Atomics.load(c, base + GEN);
       for (let done = Atomics.load(c, base + DONE); done !== gen; done = Atomics.load(c, base + DONE))
@@ -183,8 +197,10 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       if (c[base + FAILED] !== 0) failed = true;
     }
     if (failed) {
-      // The first failure in element order is the single-threaded one: raised from the calling thread's instance.
-      part(0, n, env);
+      // The first failure in element order is the single-threaded one: raised from the calling thread's instance,
+      // which now claims every element at once, in order.
+      resetClaim(env);
+      part(n, n, env);
       throw new Error("wasm: a parallel part failed on a worker but not on the calling thread");
     }
   };
