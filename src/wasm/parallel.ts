@@ -46,7 +46,7 @@ import {
   startPartArena,
   type PartArena,
 } from "./part-arena.js";
-import { address, elementShift, islot, isLocal, slotCode, ZERO, type Real, type WSlot } from "./slots.js";
+import { address, elementShift, iconst, imul, islot, isLocal, slotCode, ZERO, type Real, type WSlot } from "./slots.js";
 
 /** A body without a loop is a site only from this many IR nodes (fewer: the plain loop, in SIMD lanes, is better). */
 export const MIN_BODY_NODES = 40;
@@ -64,6 +64,8 @@ export interface ParallelSite {
   readonly cost: number;
   /** Whether an element allocates arrays (then parts use their own arena, ./part-arena.ts). */
   readonly allocates: boolean;
+  /** A build site whose elements are rows of this many Doubles (bundle adjustment's residuals and Jacobian blocks). */
+  readonly row?: number;
   /** A sum site's step: the ifold's own, with the accumulator first or second. */
   readonly step?: { readonly op: Prim["op"]; readonly accFirst: boolean };
 }
@@ -96,14 +98,25 @@ export function bodyCost(e: Expr): number {
   return 1 + (e.kind === "ifold" ? LOOP_WEIGHT * inner : inner);
 }
 
+/** The length of the rows of `b` when its element is a row `build m (fun k -> x)` of Doubles, m a literal. */
+function rowOf(b: Build): number | undefined {
+  let tail = b.body;
+  while (tail.kind === "let") tail = tail.body;
+  if (tail.kind !== "build" || tail.size.kind !== "lit" || typeOf(tail.body).k !== "double") return undefined;
+  const m = tail.size.value as number;
+  return m >= 1 && b.type.k === "array" && b.type.elem.k === "array" ? m : undefined;
+}
+
 /** The site `b` would be, or undefined when it is not one. */
 function siteOf(b: Build, source: Build | Ifold = b, step?: ParallelSite["step"]): ParallelSite | undefined {
-  if (b.type.k !== "array" || b.type.elem.k !== "double" || typeOf(b.body).k !== "double") return undefined;
+  if (b.type.k !== "array") return undefined;
+  const row = step === undefined ? rowOf(b) : undefined;
+  if (row === undefined && (b.type.elem.k !== "double" || typeOf(b.body).k !== "double")) return undefined;
   if (!callsNothing(b.body)) return undefined;
   const hasLoop = someNode(b.body, (node) => node.kind === "ifold");
   const cost = bodyCost(b.body);
   if (!hasLoop && cost < MIN_BODY_NODES) return undefined;
-  return { build: b, source, cost, allocates: allocates(b.body), step };
+  return { build: b, source, cost, allocates: allocates(b.body), step, row };
 }
 
 /**
@@ -180,10 +193,13 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
   const free = [...freeVars(b.body).values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
   const passed = free.flatMap((v) => em.atom(v).filter(isLocal));
   const out = site.step === undefined ? em.local("i32") : em.local(em.real);
+  const rowLength = site.row === undefined ? undefined : em.local("i32");
   em.fb.if(call(ctx.worth, i32(k), slotCode(n)));
   em.checkCount(n, site.step === undefined ? "build size" : "ifold count", b.span);
   const shift = elementShift("double", em.real);
-  const dest = em.define("i32", call(em.helpers.alloc, op("f64.convert_i32_s", slotCode(n)), i32(shift), i32(0)));
+  const count = op("f64.convert_i32_s", slotCode(n));
+  const elements = site.row === undefined ? count : op("f64.mul", count, f64(site.row));
+  const dest = em.define("i32", call(em.helpers.alloc, elements, i32(shift), i32(0)));
   // The env block: the destination, the claim word, the top of main's arena, then each free variable's slots that
   // are locals (constants are written in).
   const env = em.define("i32", call(em.helpers.alloc, f64(ENV_SLOTS + passed.length), i32(3), i32(0)));
@@ -203,25 +219,24 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
   if (site.allocates) {
     // What the parts wrote, up to the top they reached, must be cleared before main's own arrays there are read.
     const top = op("i32.wrap_i64", load("i64.load", slotCode(env), ENV_TOP));
-    em.fb.emit(
-      globalSet(
-        ctx.arena.dirty,
-        op("select", top, globalGet(ctx.arena.dirty), op("i32.gt_u", top, globalGet(ctx.arena.dirty))),
-      ),
-    );
+    const dirty = globalGet(ctx.arena.dirty);
+    em.fb.emit(globalSet(ctx.arena.dirty, op("select", top, dirty, op("i32.gt_u", top, dirty))));
   }
   if (site.step === undefined) em.set(out, slotCode(dest));
   else em.set(out, slotCode(sumTerms(em, e as Ifold, site.step, [dest, ZERO, n])[0]!));
+  if (rowLength !== undefined) em.set(rowLength, i32(site.row!));
   em.fb.else();
   if (site.step === undefined) {
     const single = emitBuild(em, e as Build);
-    if (single.length !== 3 || "local" in single[1]! || single[1]!.value !== 0)
+    if (single.length !== (rowLength === undefined ? 3 : 4) || "local" in single[1]! || single[1]!.value !== 0)
       throw new Error("wasm: a parallel site's single-threaded build is not one array at offset 0");
     em.set(out, slotCode(single[0]!));
+    if (rowLength !== undefined) em.set(rowLength, slotCode(single[3]!));
   } else em.set(out, slotCode(em.ifold(e as Ifold)[0]!));
   em.fb.end();
   writePart(em, ctx, k, free, passed.length);
-  return site.step === undefined ? [out, ZERO, n] : [out];
+  if (site.step !== undefined) return [out];
+  return rowLength === undefined ? [out, ZERO, n] : [out, ZERO, n, rowLength];
 }
 
 /** The sum site's result from its terms (the slots of an array): `ifold (fun acc i -> acc ⊕ terms[i]) z n`. */
@@ -279,8 +294,17 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
     end,
     () => {
       if (arena !== undefined) resetPartArena(fb, arena);
-      const value = em.expr(b.body)[0]!;
-      fb.emit(store(em.real === "f64" ? "f64.store" : "f32.store", address(dest, islot(i), shift), slotCode(value)));
+      const value = em.expr(b.body);
+      if (site.row === undefined)
+        fb.emit(
+          store(em.real === "f64" ? "f64.store" : "f32.store", address(dest, islot(i), shift), slotCode(value[0]!)),
+        );
+      else {
+        // The row (an array of the part's arena) copied into row i of the destination.
+        const [data, offset] = [value[0]!, value[1]!];
+        const to = address(dest, imul(islot(i), iconst(site.row)), shift);
+        fb.emit(op("memory.copy", to, address(data, islot(offset), shift), i32(site.row << shift)));
+      }
     },
     start,
   );
