@@ -35,6 +35,9 @@ function workerThreads(): WorkerThreads | undefined {
   return nodeProcess?.getBuiltinModule?.("node:worker_threads") as WorkerThreads | undefined;
 }
 
+/** The most worker threads (a function runs on them and the calling thread). */
+const MAX_WORKERS = 256;
+
 /** The settings: threads (undefined: SMOOTH_THREADS, else the cores) and the work that pays for waking threads. */
 const settings: { threads: number | undefined; threshold: number } = {
   threads: undefined,
@@ -49,10 +52,27 @@ const settings: { threads: number | undefined; threshold: number } = {
  * keep the number of threads they were compiled for.
  */
 export function setWasmThreads(threads: number | undefined, threshold?: number): void {
-  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1))
-    throw new RangeError(`threads must be a positive integer, not ${threads}`);
-  settings.threads = threads;
+  settings.threads = threads === undefined ? undefined : checkThreads(threads);
   if (threshold !== undefined) settings.threshold = threshold;
+}
+
+/** The error for a thread count that is not a positive integer (the library's option, the CLI's flag, tests). */
+export function checkThreads(threads: unknown): number {
+  if (typeof threads !== "number" || !Number.isInteger(threads) || threads < 1 || threads > MAX_WORKERS + 1)
+    throw new RangeError(`threads must be a whole number from 1 to ${MAX_WORKERS + 1}, not ${String(threads)}`);
+  return threads;
+}
+
+/** Runs `compile` with functions compiled for `threads` (undefined: the current setting). */
+export function withWasmThreads<T>(threads: number | undefined, compile: () => T): T {
+  if (threads === undefined) return compile();
+  const saved = settings.threads;
+  settings.threads = checkThreads(threads);
+  try {
+    return compile();
+  } finally {
+    settings.threads = saved;
+  }
 }
 
 /** The number of threads a function compiled now uses: 1 where threads are not available. */
@@ -68,7 +88,6 @@ export function wasmThreads(): number {
 // The control block: per worker, SLOT int32s.
 const SLOT = 8;
 const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
-const MAX_WORKERS = 256;
 
 // The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
 // message before the first call that needs them; the worker takes them synchronously (receiveMessageOnPort).
