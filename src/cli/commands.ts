@@ -111,7 +111,7 @@ export function registerCommands(program: Command): void {
   program
     .option("--threads <n>", "threads the wasm back end may run large loops on (default: SMOOTH_THREADS, or the cores)")
     .hook("preAction", (root) => {
-      const threads = (root.opts() as { threads?: string }).threads;
+      const threads = root.opts<{ threads?: string }>().threads;
       if (threads !== undefined) setWasmThreads(parseThreads(threads));
     });
   const withEntry = (c: Command) =>
