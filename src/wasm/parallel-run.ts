@@ -5,13 +5,15 @@
 // and instantiates it; then every call is a few numbers in a shared control block and an Atomics.notify: the worker
 // runs part_k and notifies back. The calling thread runs part_k too, then waits (Node's main thread may
 // Atomics.wait). The threads take chunks of elements from a claim word in the site's env block (one atomic add
-// each), so a thread whose elements are cheaper takes more of them. When any chunk fails, the whole site runs again
-// on the calling thread: its first failure is the single-threaded error (that of the lowest failing element), and
-// running the body again is harmless (it only writes its own elements).
+// each), so a thread whose elements are cheaper takes more of them; a worker that has not started by the time the
+// calling thread finds no element left is not waited for (its call is cancelled). When any chunk fails, the whole
+// site runs again on the calling thread: its first failure is the single-threaded error (that of the lowest failing
+// element), and running the body again is harmless (it only writes its own elements).
 //
 // The setting: the number of threads, by default the machine's cores (os.availableParallelism()), SMOOTH_THREADS in
-// the environment, or setWasmThreads(n); 1, or a host without worker_threads, Atomics.wait or SharedArrayBuffer
-// (a browser), compiles and runs everything single-threaded exactly as without this file.
+// the environment, `--threads`, the library's `threads` option, or setWasmThreads(n); 1, or a host without
+// worker_threads, Atomics.wait or SharedArrayBuffer (a browser), compiles and runs everything single-threaded exactly
+// as without this file.
 
 import { ENV_CLAIM } from "./part-arena.js";
 
@@ -39,8 +41,10 @@ function workerThreads(): WorkerThreads | undefined {
 const MAX_WORKERS = 256;
 
 /** The settings: threads (undefined: SMOOTH_THREADS, else the cores) and the work that pays for waking threads. */
-const settings: { threads: number | undefined; threshold: number } = {
+const settings: { threads: number | undefined; threshold: number; callerWorks: boolean } = {
   threads: undefined,
+  // Whether the calling thread computes elements too (tests turn it off: then the workers compute every element).
+  callerWorks: true,
   // In cost units (IR nodes of an element's body, loops weighted: ./parallel.ts) times elements. A wake and wait of a
   // worker costs some 15-40 µs; a cost unit is a few nanoseconds, so 100,000 units is several hundred µs of work.
   threshold: 100_000,
@@ -49,11 +53,13 @@ const settings: { threads: number | undefined; threshold: number } = {
 /**
  * Sets how many threads compiled wasm functions use (1: single-threaded) and, for tests, the threshold of work
  * (elements times estimated cost per element) from which a site runs across threads. Functions compiled earlier
- * keep the number of threads they were compiled for.
+ * keep the number of threads they were compiled for. `callerWorks` false (tests): the calling thread leaves every
+ * element to the workers.
  */
-export function setWasmThreads(threads: number | undefined, threshold?: number): void {
+export function setWasmThreads(threads: number | undefined, threshold?: number, callerWorks?: boolean): void {
   settings.threads = threads === undefined ? undefined : checkThreads(threads);
   if (threshold !== undefined) settings.threshold = threshold;
+  if (callerWorks !== undefined) settings.callerWorks = callerWorks;
 }
 
 /** The error for a thread count that is not a positive integer (the library's option, the CLI's flag, tests). */
@@ -85,12 +91,16 @@ export function wasmThreads(): number {
   return Math.max(1, os?.availableParallelism?.() ?? 1);
 }
 
-// The control block: per worker, SLOT int32s.
-const SLOT = 8;
-const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
+// The control block: per worker, SLOT int32s. GEN counts the calls posted to the worker; TAKEN is the last one
+// resolved: taken by the worker (which then runs it and sets DONE to it) or cancelled by the calling thread, which
+// takes back a call the worker has not started when it has run out of elements itself (on a loaded machine a worker
+// may wake long after the work is done). Whoever moves TAKEN from g - 1 to g (compareExchange) owns call g.
+const SLOT = 10;
+const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED, TAKEN] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
-// The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
-// message before the first call that needs them; the worker takes them synchronously (receiveMessageOnPort).
+// The worker: waits for its generation number to change, takes the call unless it was cancelled, runs the part it
+// is given, reports. Modules arrive by message before the first call that needs them; the worker takes them
+// synchronously (receiveMessageOnPort).
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
 const c = new Int32Array(workerData.control);
@@ -100,6 +110,7 @@ let seen = 0;
 for (;;) {
   Atomics.wait(c, base + ${GEN}, seen);
   seen = Atomics.load(c, base + ${GEN});
+  if (Atomics.compareExchange(c, base + ${TAKEN}, (seen - 1) | 0, seen) !== ((seen - 1) | 0)) continue;
   const id = c[base + ${MODULE}];
   while (!instances.has(id)) {
     const m = receiveMessageOnPort(parentPort);
@@ -203,14 +214,17 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       Atomics.notify(c, base + GEN);
     }
     let failed = false;
+    const callerWorks = settings.callerWorks;
     try {
-      part(n, grain, env);
+      if (callerWorks) part(n, grain, env);
     } catch {
       failed = true;
     }
     for (let w = 0; w < helpers; w++) {
       const base = w * SLOT;
       const gen = Atomics.load(c, base + GEN);
+      // Not started yet: the calling thread has claimed every element, nothing is left for it.
+      if (callerWorks && Atomics.compareExchange(c, base + TAKEN, (gen - 1) | 0, gen) === ((gen - 1) | 0)) continue;
       for (let done = Atomics.load(c, base + DONE); done !== gen; done = Atomics.load(c, base + DONE))
         Atomics.wait(c, base + DONE, done);
       if (c[base + FAILED] !== 0) failed = true;

@@ -67,9 +67,11 @@ const outcome = (threads: number, name: string, types: Type[], args: Value[], en
   }
 };
 
-describe("parallel sums (wasm, two threads)", () => {
-  beforeAll(() => setWasmThreads(2, 0));
-  afterAll(() => setWasmThreads(undefined, 100_000));
+// The calling thread computes elements too (and does not wait for a worker that has not started when none are left),
+// or leaves them all to the workers, so that every result crossed threads.
+describe.each([true, false])("parallel sums (wasm, two threads; the calling thread works: %s)", (callerWorks) => {
+  beforeAll(() => setWasmThreads(2, 0, callerWorks));
+  afterAll(() => setWasmThreads(undefined, 100_000, true));
 
   const W = matrix(203, 37, random(203 * 37, 3));
   const x = vector(random(37, 5));
