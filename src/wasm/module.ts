@@ -178,8 +178,8 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   em.copyOnEntry = owned.copyOnEntry;
   // Parts that allocate take their arrays from an arena of their own (./part-arena.ts).
   const partArena = sites.some((s) => s.allocates) ? addPartArena(mb, errorSite, layout.errorArea) : undefined;
-  if (sites.length > 0)
-    em.parallelSite = (e) => emitParallelSite(em, e, { mb, dispatch, worth, sites, arena, partArena });
+  const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
+  if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
 
   let at = 0;
   for (const p of fn.params) {

@@ -177,6 +177,8 @@ export interface ParallelContext {
   /** `main`'s arena (its top is where parts' chunks start), and the parts' arena, when some site allocates. */
   readonly arena: ArenaGlobals;
   readonly partArena?: PartArena;
+  /** The sites whose part is written. */
+  readonly written: Set<number>;
 }
 
 /**
@@ -234,7 +236,9 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
     if (rowLength !== undefined) em.set(rowLength, slotCode(single[3]!));
   } else em.set(out, slotCode(em.ifold(e as Ifold)[0]!));
   em.fb.end();
-  writePart(em, ctx, k, free, passed.length);
+  // (A node the IR shares between two places is one site: its part is written once.)
+  if (!ctx.written.has(k)) writePart(em, ctx, k, free, passed.length);
+  ctx.written.add(k);
   if (site.step !== undefined) return [out];
   return rowLength === undefined ? [out, ZERO, n] : [out, ZERO, n, rowLength];
 }
