@@ -73,15 +73,26 @@ for (const [evalName, name, input] of CASES) {
   const many = prepared(evalName, THREADS, data);
   for (const fn of Object.keys(one)) {
     const times = { one: [], many: [] };
+    // CPU time of the process (all its threads) per call: the work done, whatever share of the cores it got.
+    const cpu = { one: [], many: [] };
     const started = performance.now();
+    // The order alternates (one, many, many, one, ...): a run pays for the garbage the run before it left.
     for (let r = 0; r < MIN_RUNS || performance.now() - started < MIN_SECONDS * 1000; r++)
-      for (const [key, call] of [
-        ["one", one[fn]],
-        ["many", many[fn]],
-      ]) {
+      for (const [key, call] of r % 2 === 0
+        ? [
+            ["one", one[fn]],
+            ["many", many[fn]],
+          ]
+        : [
+            ["many", many[fn]],
+            ["one", one[fn]],
+          ]) {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         call.run();
         times[key].push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu[key].push((c.user + c.system) / 1000);
       }
     const same = JSON.stringify(one[fn].output()) === JSON.stringify(many[fn].output());
     const row = {
@@ -90,6 +101,8 @@ for (const [evalName, name, input] of CASES) {
       fn,
       oneMs: median(times.one),
       manyMs: median(times.many),
+      oneCpuMs: median(cpu.one),
+      manyCpuMs: median(cpu.many),
       runs: times.one.length,
       identical: same,
     };
@@ -97,7 +110,8 @@ for (const [evalName, name, input] of CASES) {
     rows.push(row);
     console.log(
       `${evalName} ${name} ${fn}: 1 thread ${row.oneMs.toFixed(2)} ms, ${THREADS} threads ${row.manyMs.toFixed(2)} ms, ` +
-        `x${row.ratio.toFixed(2)}${same ? "" : "  OUTPUTS DIFFER"}`,
+        `x${row.ratio.toFixed(2)}; CPU ${row.oneCpuMs.toFixed(2)} vs ${row.manyCpuMs.toFixed(2)} ms` +
+        `${same ? "" : "  OUTPUTS DIFFER"}`,
     );
   }
 }
@@ -109,14 +123,16 @@ const table = [
   `# Threads: 1 vs ${THREADS} on gmm and ba (wasm, GradBench eval modules)`,
   "",
   `${availableParallelism()} cores, load average ${load.toFixed(1)} at the end (other processes' load understates the gain).`,
-  "Medians of alternating runs in one process; outputs compared as JSON.",
+  "Medians of alternating runs in one process; outputs compared as JSON. CPU: the process's CPU time per call (all",
+  "threads): the work done. Where it stays the same with more threads but the wall time does not drop, the process",
+  "was not given more than one core's share (Linux's autogroup shares the CPU per session, not per thread).",
   "",
-  `| eval | workload | function | 1 thread (ms) | ${THREADS} threads (ms) | speed-up | identical |`,
-  "| --- | --- | --- | --- | --- | --- | --- |",
+  `| eval | workload | function | 1 thread (ms) | ${THREADS} threads (ms) | speed-up | CPU 1 (ms) | CPU ${THREADS} (ms) | identical |`,
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ...rows.map(
     (r) =>
       `| ${r.eval} | ${r.workload} | ${r.fn} | ${r.oneMs.toFixed(2)} | ${r.manyMs.toFixed(2)} | ` +
-      `${r.ratio.toFixed(2)} | ${r.identical ? "yes" : "NO"} |`,
+      `${r.ratio.toFixed(2)} | ${r.oneCpuMs.toFixed(2)} | ${r.manyCpuMs.toFixed(2)} | ${r.identical ? "yes" : "NO"} |`,
   ),
   "",
 ];

@@ -31,7 +31,7 @@ import {
 } from "../ir/ir.js";
 import { children, freeVars, someNode } from "../ir/free.js";
 import { leavesOf } from "../lowering/leaves.js";
-import { arrayOf, type Type } from "../types/types.js";
+import { arrayOf, INT, type Type } from "../types/types.js";
 import type { ModuleBuilder } from "./encoder.js";
 import { atomicAdd, call, f64, globalGet, globalSet, i32, load, op, store } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
@@ -291,31 +291,54 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
   fb.brIf("done", op("i32.ge_s", slotCode(start), slotCode(n!)));
   const next = op("i32.add", slotCode(start), slotCode(grain!));
   em.set(end, op("select", slotCode(n!), next, op("i32.gt_s", next, slotCode(n!))));
-  const i = em.loopVariable(b.index, end);
   const shift = elementShift("double", em.real);
-  em.countedLoop(
-    i,
-    end,
-    () => {
-      if (arena !== undefined) resetPartArena(fb, arena);
-      const value = em.expr(b.body);
-      if (site.row === undefined)
-        fb.emit(
-          store(em.real === "f64" ? "f64.store" : "f32.store", address(dest, islot(i), shift), slotCode(value[0]!)),
-        );
-      else {
-        // The row (an array of the part's arena) copied into row i of the destination.
-        const [data, offset] = [value[0]!, value[1]!];
-        const to = address(dest, imul(islot(i), iconst(site.row)), shift);
-        fb.emit(op("memory.copy", to, address(data, islot(offset), shift), i32(site.row << shift)));
-      }
-    },
-    start,
-  );
+  if (site.row !== undefined) writeRows(em, b, site.row, arena, dest, start, end);
+  else {
+    const i = em.loopVariable(b.index, end);
+    em.countedLoop(
+      i,
+      end,
+      () => {
+        if (arena !== undefined) resetPartArena(fb, arena);
+        const value = em.expr(b.body)[0]!;
+        fb.emit(store(em.real === "f64" ? "f64.store" : "f32.store", address(dest, islot(i), shift), slotCode(value)));
+      },
+      start,
+    );
+  }
   fb.br("claim");
   fb.end();
   fb.end();
   main.savedCount = Math.max(main.savedCount, em.savedCount);
+}
+
+/**
+ * Rows [start, end) of a row site: the build of that many rows, `build (end - start) (fun j -> let i = j + start in
+ * e)`, written as one thread writes the site (each row in place, SIMD lanes where they apply) into the part's arena,
+ * then copied into the destination at once. The arena is reset per chunk: an element allocates at most its row.
+ */
+function writeRows(
+  em: WasmEmitter,
+  b: Build,
+  row: number,
+  arena: PartArena | undefined,
+  dest: WSlot,
+  start: WSlot,
+  end: WSlot,
+): void {
+  const fb = em.fb;
+  if (arena !== undefined) resetPartArena(fb, arena);
+  const count = em.define("i32", op("i32.sub", slotCode(end), slotCode(start)));
+  const [j, from, size] = [freshVar("j", b.index.type), freshVar("start", b.index.type), freshVar("count", INT)];
+  em.bind(from, [start]);
+  em.bind(size, [count]);
+  const index: Prim = { kind: "prim", op: "add", args: [j, from], type: b.index.type };
+  const chunk: Build = { ...b, size, index: j, body: { kind: "let", v: b.index, rhs: index, body: b.body } };
+  const [data, offset] = emitBuild(em, chunk);
+  const shift = elementShift("double", em.real);
+  const to = address(dest, imul(islot(start), iconst(row)), shift);
+  const bytes = op("i32.shl", op("i32.mul", slotCode(count), i32(row)), i32(shift));
+  fb.emit(op("memory.copy", to, address(data!, islot(offset!), shift), bytes));
 }
 
 /** The helpers of `main` with the part arena's allocator; without one, allocating is a bug (no site allocates). */
