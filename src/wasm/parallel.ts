@@ -35,7 +35,7 @@ import { arrayOf, INT, type Type } from "../types/types.js";
 import type { ModuleBuilder } from "./encoder.js";
 import { atomicAdd, call, f64, globalGet, globalSet, i32, load, op, store } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
-import { emitBuild } from "./build.js";
+import { emitBuild, type BuildInto } from "./build.js";
 import type { ArenaGlobals, Helpers } from "./memory.js";
 import {
   ENV_CLAIM,
@@ -314,8 +314,8 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
 
 /**
  * Rows [start, end) of a row site: the build of that many rows, `build (end - start) (fun j -> let i = j + start in
- * e)`, written as one thread writes the site (each row in place, SIMD lanes where they apply) into the part's arena,
- * then copied into the destination at once. The arena is reset per chunk: an element allocates at most its row.
+ * e)`, written as one thread writes the site (each row in place, SIMD lanes where they apply) straight into the
+ * destination (else into the part's arena, then copied). The arena is reset per chunk.
  */
 function writeRows(
   em: WasmEmitter,
@@ -334,11 +334,13 @@ function writeRows(
   em.bind(size, [count]);
   const index: Prim = { kind: "prim", op: "add", args: [j, from], type: b.index.type };
   const chunk: Build = { ...b, size, index: j, body: { kind: "let", v: b.index, rhs: index, body: b.body } };
-  const [data, offset] = emitBuild(em, chunk);
   const shift = elementShift("double", em.real);
-  const to = address(dest, imul(islot(start), iconst(row)), shift);
+  const to = em.define("i32", address(dest, imul(islot(start), iconst(row)), shift));
+  const into: BuildInto = { address: to, used: false };
+  const [data, offset] = emitBuild(em, chunk, undefined, into);
+  if (into.used) return;
   const bytes = op("i32.shl", op("i32.mul", slotCode(count), i32(row)), i32(shift));
-  fb.emit(op("memory.copy", to, address(data!, islot(offset!), shift), bytes));
+  fb.emit(op("memory.copy", slotCode(to), address(data!, islot(offset!), shift), bytes));
 }
 
 /** The helpers of `main` with the part arena's allocator; without one, allocating is a bug (no site allocates). */

@@ -40,6 +40,11 @@ let pairs = fun (W: Matrix) (x: Vector) ->
     let a = ifold (fun s k -> s + W[i][k] * x[k]) 0. (length x)
     let b = exp (0. - a * a) + log (1. + a * a)
     build 3 (fun k -> if k = 0 then a else if k = 1 then b else a * b + x[k]))
+// Rows that are zero but for one element (the build writes only that one: the rows' memory is cleared first).
+let oneHots = fun (W: Matrix) (x: Vector) (s: Index) ->
+  build (length W) (fun i ->
+    let a = ifold (fun t k -> t + W[i][k] * x[k]) 0. (length x)
+    build 4 (fun k -> if k = (i + s) - (i + s) / 4 * 4 then a else 0.))
 `;
 
 const vector = (xs: readonly number[]): Value => ({
@@ -83,6 +88,7 @@ describe("parallel builds (wasm, two threads)", () => {
     ["logistic", [VECTOR], [vector(random(1001, 7))]],
     ["twoSites", [MATRIX, VECTOR], [W, x]],
     ["pairs", [MATRIX, VECTOR], [W, x]],
+    ["oneHots", [MATRIX, VECTOR, INT], [W, x, 1]],
   ];
   it.each(cases)("%s: the listing says so; bit for bit one thread and js", (name, types, args) => {
     expect(compiled(2, name, types).code?.text).toMatch(
@@ -106,6 +112,12 @@ describe("parallel builds (wasm, two threads)", () => {
     const one = outcome(1, "pairs", [MATRIX, VECTOR], [W, short]);
     expect(one).toMatch(/out of range/);
     expect(outcome(2, "pairs", [MATRIX, VECTOR], [W, short])).toEqual(one);
+  });
+
+  it("one-hot rows are cleared: the elements an earlier call wrote do not show through", () => {
+    const f = compiled(2, "oneHots", [MATRIX, VECTOR, INT]);
+    const one = compiled(1, "oneHots", [MATRIX, VECTOR, INT]);
+    for (const s of [0, 1, 2, 3]) expect(numbers(f.run([W, x, s]))).toEqual(numbers(one.run([W, x, s])));
   });
 
   it("a small build is no site", () => {
