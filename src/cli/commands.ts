@@ -25,6 +25,7 @@ import { optimisePass } from "../opt/strategy.js";
 import { lowerEntry } from "../ir/lower.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
+import { checkThreads, setWasmThreads } from "../wasm/parallel-run.js";
 import type { SourceFile } from "../syntax/source.js";
 import { showDefinitionType } from "../types/infer.js";
 import { concretize, prune } from "../types/mtype.js";
@@ -92,7 +93,27 @@ interface CommonOptions {
   prelude: boolean;
 }
 
+/** The number of threads `--threads` gives, or an argument error. */
+function parseThreads(text: string): number {
+  try {
+    return checkThreads(/^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN);
+  } catch (e) {
+    return fail("argument", `--threads: ${(e as Error).message.replace(/NaN$/, `\`${text}\``)}`, undefined, {
+      expected: "a whole number of threads, 1 or more",
+      found: text,
+    });
+  }
+}
+
 export function registerCommands(program: Command): void {
+  // Before any command: how many threads the wasm back end's large loops may use (default SMOOTH_THREADS, else the
+  // machine's cores).
+  program
+    .option("--threads <n>", "threads the wasm back end may run large loops on (default: SMOOTH_THREADS, or the cores)")
+    .hook("preAction", (root) => {
+      const threads = root.opts<{ threads?: string }>().threads;
+      if (threads !== undefined) setWasmThreads(parseThreads(threads));
+    });
   const withEntry = (c: Command) =>
     c
       .option("--fn <name>", "the definition to use", "main")
@@ -125,6 +146,8 @@ export function registerCommands(program: Command): void {
       if (o.explain) {
         const js = spec.jsSource ?? prog.specialise(o.fn, argTypes, "js").jsSource!;
         process.stdout.write(`// ${o.fn} after inlining and simplification:\n${printIr(spec.optimised)}\n\n`);
+        if (spec.code?.language === "wasm")
+          process.stdout.write(`// the ${engine} back end's code:\n${spec.code.text}\n\n`);
         process.stdout.write(`// generated JavaScript:\n${js}\n\n// result:\n`);
       }
       process.stdout.write(JSON.stringify(result) + "\n");

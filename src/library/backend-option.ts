@@ -2,9 +2,11 @@
 // `compile` and of every transform that returns a function (grad, valueAndGrad, jacobian, hessian, vmap). The
 // default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `dtype: "float32"`
 // computes in float32 (the wasm-f32 back end). `borrowResult` lets results stay in the compiled function's memory.
+// `threads` sets how many threads the wasm back end may use.
 
 import { DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { fail } from "../syntax/diagnostics.js";
+import { checkThreads } from "../wasm/parallel-run.js";
 
 /** The compiled back ends the library can run a function on. */
 export type LibraryBackend = "js" | "wasm";
@@ -25,6 +27,12 @@ export interface BackendOption {
    * way; Float64Array (and Float64Array-backed) results are the ones borrowed.
    */
   readonly borrowResult?: boolean;
+  /**
+   * How many threads the wasm back end may run the function's large loops on (its top-level builds of Doubles, rows
+   * and sums): a whole number from 1; by default SMOOTH_THREADS, else the machine's cores. Results are the same bits
+   * whatever the number. Where there are no worker threads (a browser), 1.
+   */
+  readonly threads?: number;
 }
 
 const BACKENDS: readonly LibraryBackend[] = ["js", "wasm"];
@@ -54,4 +62,18 @@ export function backendOf(options: BackendOption | undefined, what: string): Eng
       found: String(b),
     });
   return b;
+}
+
+/** The threads an options object asks for (undefined: the default); an argument error for anything but 1, 2, ... */
+export function threadsOf(options: BackendOption | undefined, what: string): number | undefined {
+  const threads = options?.threads;
+  if (threads === undefined) return undefined;
+  try {
+    return checkThreads(threads);
+  } catch (e) {
+    return fail("argument", `${what}: ${(e as Error).message}`, undefined, {
+      expected: "a whole number of threads, 1 or more",
+      found: String(threads),
+    });
+  }
 }

@@ -6,7 +6,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { stagedCall } from "./staged-call.js";
 import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
-import { backendOf, type BackendOption } from "./backend-option.js";
+import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
 import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
 
 export type { AnyFunction };
@@ -19,11 +19,12 @@ export function compiledFunction(
   options?: BackendOption,
 ): AnyFunction {
   const engine = backendOf(options, name);
+  const threads = threadsOf(options, name);
   const specs = new Specialisations(target);
   const fn = (...args: unknown[]): unknown => {
     if (isStagedCall(args)) return stagedCall(target, description, args);
     const { inst, trees, values, inputs } = specs.lookup(args);
-    const program = compiledProgram(inst, engine);
+    const program = compiledProgram(inst, engine, threads);
     const result = options?.borrowResult === true ? program.runBorrowed(values) : program.run(values);
     return decode(result, inst.resultType, inst.resultForm(trees), inputs);
   };
@@ -33,7 +34,7 @@ export function compiledFunction(
       target,
       description,
       compilations: () => specs.count,
-      program: (args) => compiledProgram(specs.lookup(args).inst, engine),
+      program: (args) => compiledProgram(specs.lookup(args).inst, engine, threads),
     },
     name,
   );
@@ -43,7 +44,7 @@ export function compiledFunction(
  * Compiles `f` — a definition of a Smooth module or a TypeScript function over tensors — into a plain function over
  * numbers, Float64Arrays, NDArrays, nested arrays, tuples (JS arrays) and objects. The first call with arguments of
  * a new type (or, for a TypeScript function, new shapes) compiles; later calls reuse that code. `backend` picks the
- * compiled back end: "js" (JavaScript) or "wasm" (WebAssembly).
+ * compiled back end: "js" (JavaScript) or "wasm" (WebAssembly); `threads`, how many threads wasm may use.
  *
  * @example
  * const m = smooth`let f = fun (v: Vector) -> vectorDot v v`;

@@ -24,6 +24,7 @@ import { NDArray } from "./ndarray.js";
 import { plainTarget } from "./plain.js";
 import { describe, type Tree, type Where } from "./pytree.js";
 import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
+import { withWasmThreads } from "../wasm/parallel-run.js";
 
 /** A target specialised at its arguments' types: an IR function of those types. */
 export interface Instance {
@@ -82,18 +83,28 @@ export function encodeArgs(
   return { values, inputs };
 }
 
-const COMPILED = new WeakMap<Instance, Map<Engine, Specialised>>();
+const COMPILED = new WeakMap<Instance, Map<string, Specialised>>();
 
-/** The instance's program, optimised and compiled for a compiled back end (once per instance and back end). */
-export function compiledProgram(inst: Instance, engine: Engine = DEFAULT_LIBRARY_BACKEND): Specialised {
+/**
+ * The instance's program, optimised and compiled for a compiled back end (once per instance, back end and number of
+ * threads: undefined is the default, SMOOTH_THREADS or the cores).
+ */
+export function compiledProgram(
+  inst: Instance,
+  engine: Engine = DEFAULT_LIBRARY_BACKEND,
+  threads?: number,
+): Specialised {
   let byEngine = COMPILED.get(inst);
-  if (!byEngine) COMPILED.set(inst, (byEngine = new Map<Engine, Specialised>()));
-  let spec = byEngine.get(engine);
+  if (!byEngine) COMPILED.set(inst, (byEngine = new Map<string, Specialised>()));
+  const key = threads === undefined ? engine : `${engine}/${threads}`;
+  let spec = byEngine.get(key);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
-    spec = withinCompilerStack("the function", () => prepare(inst.lower(engine), inst.argTypes, engine, passes));
-    byEngine.set(engine, spec);
+    spec = withinCompilerStack("the function", () =>
+      withWasmThreads(threads, () => prepare(inst.lower(engine), inst.argTypes, engine, passes)),
+    );
+    byEngine.set(key, spec);
   }
   return spec;
 }

@@ -29,6 +29,7 @@ import {
   iadd,
   iconst,
   imul,
+  ishl,
   islot,
   product,
   slotCode,
@@ -89,7 +90,16 @@ function overwrite(em: WasmEmitter, a: Var, n: WSlot): WSlot {
   return buffer;
 }
 
-export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WSlots {
+/**
+ * Where a build may write its one leaf instead of a fresh array (a parallel part writing rows straight into the
+ * site's destination, ./parallel.ts): `used` says whether it did.
+ */
+export interface BuildInto {
+  readonly address: WSlot;
+  used: boolean;
+}
+
+export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, into?: BuildInto): WSlots {
   const copied = copyOf(outer);
   if (copied !== undefined) return emitCopy(em, outer, copied);
   // `build n (fun _ -> 0)`: a cleared allocation is all there is to do.
@@ -130,6 +140,18 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
   const allocateAll = (elementSize: (leaf: number) => WSlot) =>
     termLeaves.forEach((leaf, l) => {
       const factors = [...sizes, elementSize(l)];
+      if (into !== undefined && termLeaves.length === 1) {
+        // The caller's memory, cleared first where the terminal writes only some elements.
+        const capacity = product(factors);
+        if (sparseTerminal) {
+          const bytes = ishl(capacity, elementShift(elemKind(leaf), em.real)).code;
+          fb.emit(op("memory.fill", slotCode(into.address), i32(0), bytes));
+        }
+        em.set(buffers[l]!, slotCode(into.address));
+        em.set(capacities[l]!, capacity.code);
+        into.used = true;
+        return;
+      }
       em.set(buffers[l]!, slotCode(allocate(em, elemKind(leaf), factors, sparseTerminal)));
       em.set(capacities[l]!, product(factors).code);
     });
@@ -143,8 +165,8 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold): WS
     if (j === 0)
       termLeaves.forEach((leaf) => {
         if (scalarOnly) {
-          const into = em.buildInto.get(outer);
-          buffers.push(into === undefined ? allocate(em, elemKind(leaf), [n], sparseTerminal) : overwrite(em, into, n));
+          const dead = em.buildInto.get(outer);
+          buffers.push(dead === undefined ? allocate(em, elemKind(leaf), [n], sparseTerminal) : overwrite(em, dead, n));
           capacities.push(n);
         } else {
           buffers.push(em.define("i32", i32(0)));

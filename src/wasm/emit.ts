@@ -99,8 +99,8 @@ export class WasmEmitter {
   outerLaneLoops = 0;
   /** How many folds run in the loop of the build they read (buildThenFold; shown in the code listing). */
   fusedFolds = 0;
-  /** Writes `b` when it is a build that runs across threads (./parallel.ts): its slots, or undefined. */
-  parallelSite?: (b: Build) => WSlots | undefined;
+  /** Writes `e` when it is a build or a sum that runs across threads (./parallel.ts): its slots, or undefined. */
+  parallelSite?: (e: Build | Ifold) => WSlots | undefined;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -276,7 +276,7 @@ export class WasmEmitter {
         let cur: Expr = e;
         while (cur.kind === "let") {
           const next: Expr = cur.body;
-          const site = cur.rhs.kind === "build" ? this.parallelSite?.(cur.rhs) : undefined;
+          const site = cur.rhs.kind === "build" || cur.rhs.kind === "ifold" ? this.parallelSite?.(cur.rhs) : undefined;
           if (site !== undefined) {
             this.bind(cur.v, site);
             cur = next;
@@ -302,7 +302,7 @@ export class WasmEmitter {
       case "build":
         return this.parallelSite?.(e) ?? emitBuild(this, e);
       case "ifold":
-        return this.ifold(e);
+        return this.parallelSite?.(e) ?? this.ifold(e);
       case "while":
         return this.while(e);
       case "jvp":
@@ -506,7 +506,8 @@ export class WasmEmitter {
     return state;
   }
 
-  private ifold(e: Ifold): WSlots {
+  /** An ifold as one thread runs it (a parallel sum site's code on one thread). */
+  ifold(e: Ifold): WSlots {
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
     // A reduction whose terms run in SIMD lanes (src/lowering/lanes.ts): the lanes first, then the plain loop.

@@ -336,3 +336,14 @@ export function shuffle(a: Code, b: Code, lanes: readonly number[]): Code {
 }
 
 export const unreachable: Code = [0x00];
+
+/**
+ * An atomic add of `value` to the i32 or i64 at `addr` (+ offset bytes), giving the old value (threads' prefix 0xfe;
+ * the address must be aligned to the width).
+ */
+export function atomicAdd(width: "i32" | "i64", addr: Code, value: Code, offset = 0): Code {
+  const out = [...addr, ...value, 0xfe, width === "i32" ? 0x1e : 0x1f];
+  uleb(width === "i32" ? 2 : 3, out);
+  uleb(offset, out);
+  return out;
+}

@@ -28,6 +28,7 @@ import {
   type Layout,
 } from "./memory.js";
 import { emitParallelSite, parallelSites } from "./parallel.js";
+import { addPartArena } from "./part-arena.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -66,8 +67,8 @@ export interface WasmProgram {
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
 
 /**
- * `threads` > 1 lets the large builds at the top of `fn` run across threads (./parallel.ts); with 1 (or none found)
- * the module is the single-threaded one, byte for byte.
+ * `threads` > 1 lets the large builds and sums at the top of `fn` run across threads (./parallel.ts); with 1 (or
+ * none found) the module is the single-threaded one, byte for byte.
  */
 export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real = "f64", threads = 1): WasmProgram {
   const paramTypes = fn.params.map((p) => p.type);
@@ -177,7 +178,10 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   em.inPlace = owned.inPlace;
   em.buildInto = owned.buildInto;
   em.copyOnEntry = owned.copyOnEntry;
-  if (sites.length > 0) em.parallelSite = (b) => emitParallelSite(em, b, { mb, dispatch, worth, sites });
+  // Parts that allocate take their arrays from an arena of their own (./part-arena.ts).
+  const partArena = sites.some((s) => s.allocates) ? addPartArena(mb, errorSite, layout.errorArea) : undefined;
+  const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
+  if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
 
   let at = 0;
   for (const p of fn.params) {

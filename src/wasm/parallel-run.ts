@@ -3,14 +3,19 @@
 // One pool of workers serves every compiled function. It is made at the first parallel call, and its workers are
 // unref()'d: they never keep the process alive. A worker gets each module and its shared memory once, by message,
 // and instantiates it; then every call is a few numbers in a shared control block and an Atomics.notify: the worker
-// runs part_k on its chunk and notifies back. The calling thread runs the first chunk itself, then waits (Node's main
-// thread may Atomics.wait). When any chunk fails, the whole site runs again on the calling thread: its first failure
-// is the single-threaded error (that of the lowest failing element), and running the body again is harmless (it only
-// writes its own elements).
+// runs part_k and notifies back. The calling thread runs part_k too, then waits (Node's main thread may
+// Atomics.wait). The threads take chunks of elements from a claim word in the site's env block (one atomic add
+// each), so a thread whose elements are cheaper takes more of them; a worker that has not started by the time the
+// calling thread finds no element left is not waited for (its call is cancelled). When any chunk fails, the whole
+// site runs again on the calling thread: its first failure is the single-threaded error (that of the lowest failing
+// element), and running the body again is harmless (it only writes its own elements).
 //
 // The setting: the number of threads, by default the machine's cores (os.availableParallelism()), SMOOTH_THREADS in
-// the environment, or setWasmThreads(n); 1, or a host without worker_threads, Atomics.wait or SharedArrayBuffer
-// (a browser), compiles and runs everything single-threaded exactly as without this file.
+// the environment, `--threads`, the library's `threads` option, or setWasmThreads(n); 1, or a host without
+// worker_threads, Atomics.wait or SharedArrayBuffer (a browser), compiles and runs everything single-threaded exactly
+// as without this file.
+
+import { ENV_CLAIM } from "./part-arena.js";
 
 /** The parts of Node's worker_threads used here, declared locally (the core type-checks without Node's types). */
 interface NodeWorker {
@@ -32,9 +37,14 @@ function workerThreads(): WorkerThreads | undefined {
   return nodeProcess?.getBuiltinModule?.("node:worker_threads") as WorkerThreads | undefined;
 }
 
+/** The most worker threads (a function runs on them and the calling thread). */
+const MAX_WORKERS = 256;
+
 /** The settings: threads (undefined: SMOOTH_THREADS, else the cores) and the work that pays for waking threads. */
-const settings: { threads: number | undefined; threshold: number } = {
+const settings: { threads: number | undefined; threshold: number; callerWorks: boolean } = {
   threads: undefined,
+  // Whether the calling thread computes elements too (tests turn it off: then the workers compute every element).
+  callerWorks: true,
   // In cost units (IR nodes of an element's body, loops weighted: ./parallel.ts) times elements. A wake and wait of a
   // worker costs some 15-40 µs; a cost unit is a few nanoseconds, so 100,000 units is several hundred µs of work.
   threshold: 100_000,
@@ -43,13 +53,32 @@ const settings: { threads: number | undefined; threshold: number } = {
 /**
  * Sets how many threads compiled wasm functions use (1: single-threaded) and, for tests, the threshold of work
  * (elements times estimated cost per element) from which a site runs across threads. Functions compiled earlier
- * keep the number of threads they were compiled for.
+ * keep the number of threads they were compiled for. `callerWorks` false (tests): the calling thread leaves every
+ * element to the workers.
  */
-export function setWasmThreads(threads: number | undefined, threshold?: number): void {
-  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1))
-    throw new RangeError(`threads must be a positive integer, not ${threads}`);
-  settings.threads = threads;
+export function setWasmThreads(threads: number | undefined, threshold?: number, callerWorks?: boolean): void {
+  settings.threads = threads === undefined ? undefined : checkThreads(threads);
   if (threshold !== undefined) settings.threshold = threshold;
+  if (callerWorks !== undefined) settings.callerWorks = callerWorks;
+}
+
+/** The error for a thread count that is not a positive integer (the library's option, the CLI's flag, tests). */
+export function checkThreads(threads: unknown): number {
+  if (typeof threads !== "number" || !Number.isInteger(threads) || threads < 1 || threads > MAX_WORKERS + 1)
+    throw new RangeError(`threads must be a whole number from 1 to ${MAX_WORKERS + 1}, not ${String(threads)}`);
+  return threads;
+}
+
+/** Runs `compile` with functions compiled for `threads` (undefined: the current setting). */
+export function withWasmThreads<T>(threads: number | undefined, compile: () => T): T {
+  if (threads === undefined) return compile();
+  const saved = settings.threads;
+  settings.threads = checkThreads(threads);
+  try {
+    return compile();
+  } finally {
+    settings.threads = saved;
+  }
 }
 
 /** The number of threads a function compiled now uses: 1 where threads are not available. */
@@ -62,13 +91,16 @@ export function wasmThreads(): number {
   return Math.max(1, os?.availableParallelism?.() ?? 1);
 }
 
-// The control block: per worker, SLOT int32s.
-const SLOT = 8;
-const [GEN, DONE, MODULE, SITE, START, END, ENV, FAILED] = [0, 1, 2, 3, 4, 5, 6, 7];
-const MAX_WORKERS = 256;
+// The control block: per worker, SLOT int32s. GEN counts the calls posted to the worker; TAKEN is the last one
+// resolved: taken by the worker (which then runs it and sets DONE to it) or cancelled by the calling thread, which
+// takes back a call the worker has not started when it has run out of elements itself (on a loaded machine a worker
+// may wake long after the work is done). Whoever moves TAKEN from g - 1 to g (compareExchange) owns call g.
+const SLOT = 10;
+const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED, TAKEN] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
-// The worker: waits for its generation number to change, runs the part it is given, reports. Modules arrive by
-// message before the first call that needs them; the worker takes them synchronously (receiveMessageOnPort).
+// The worker: waits for its generation number to change, takes the call unless it was cancelled, runs the part it
+// is given, reports. Modules arrive by message before the first call that needs them; the worker takes them
+// synchronously (receiveMessageOnPort).
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
 const c = new Int32Array(workerData.control);
@@ -78,6 +110,7 @@ let seen = 0;
 for (;;) {
   Atomics.wait(c, base + ${GEN}, seen);
   seen = Atomics.load(c, base + ${GEN});
+  if (Atomics.compareExchange(c, base + ${TAKEN}, (seen - 1) | 0, seen) !== ((seen - 1) | 0)) continue;
   const id = c[base + ${MODULE}];
   while (!instances.has(id)) {
     const m = receiveMessageOnPort(parentPort);
@@ -93,7 +126,7 @@ for (;;) {
   }
   let failed = 0;
   try {
-    instances.get(id)["part_" + c[base + ${SITE}]](c[base + ${START}], c[base + ${END}], c[base + ${ENV}]);
+    instances.get(id)["part_" + c[base + ${SITE}]](c[base + ${COUNT}], c[base + ${GRAIN}], c[base + ${ENV}]);
   } catch {
     failed = 1;
   }
@@ -109,6 +142,9 @@ interface Pool {
 }
 
 let pool: Pool | undefined;
+/** How many site calls have run across threads in this process (for tests: whether a call went parallel). */
+let calls = 0;
+export const parallelCalls = (): number => calls;
 let nextModuleId = 1;
 
 function workers(count: number, threads: WorkerThreads): Pool {
@@ -135,26 +171,34 @@ export interface ParallelHost {
   readonly worth: (site: number, n: number) => number;
 }
 
-type Part = (start: number, end: number, env: number) => void;
+/** part_k(n, grain, env): claims `grain` of the n elements at a time until none are left (./parallel.ts). */
+type Part = (n: number, grain: number, env: number) => void;
+
+/** How many chunks per thread a site's elements are claimed in: enough for uneven elements to balance. */
+const CHUNKS_PER_THREAD = 8;
 
 export function parallelHost(module: object, costs: readonly number[], threads: number): ParallelHost {
-  const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => object } }).WebAssembly!;
+  const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => { buffer: ArrayBuffer } } }).WebAssembly!;
   const memory = new api.Memory({ initial: 1, maximum: 65536, shared: true });
   const id = nextModuleId++;
   let parts: Part[] = [];
+  // The claim word of a site's env block (./part-arena.ts ENV_CLAIM): the next element no thread has taken.
+  const resetClaim = (env: number) => Atomics.store(new Int32Array(memory.buffer), (env + ENV_CLAIM) >> 2, 0);
   const parallel = (site: number, n: number, env: number): void => {
     const part = parts[site]!;
-    const chunks = Math.min(threads, n);
     const wt = workerThreads();
-    // (worth() said yes: only a host without threads comes here with one chunk.)
-    if (chunks < 2 || wt === undefined) {
-      part(0, n, env);
+    resetClaim(env);
+    // (worth() said yes: only a host without threads comes here with one thread.)
+    if (threads < 2 || wt === undefined) {
+      part(n, n, env);
       return;
     }
-    const p = workers(chunks - 1, wt);
+    calls++;
+    const helpers = Math.min(threads, n) - 1;
+    const grain = Math.max(1, Math.ceil(n / ((helpers + 1) * CHUNKS_PER_THREAD)));
+    const p = workers(helpers, wt);
     const c = p.control;
-    const bound = (t: number) => Math.floor((n * t) / chunks);
-    for (let w = 0; w < chunks - 1; w++) {
+    for (let w = 0; w < helpers; w++) {
       const { worker, modules } = p.workers[w]!;
       if (!modules.has(id)) {
         worker.postMessage({ id, module, memory });
@@ -163,28 +207,33 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       const base = w * SLOT;
       c[base + MODULE] = id;
       c[base + SITE] = site;
-      c[base + START] = bound(w + 1);
-      c[base + END] = bound(w + 2);
+      c[base + COUNT] = n;
+      c[base + GRAIN] = grain;
       c[base + ENV] = env;
       Atomics.add(c, base + GEN, 1);
       Atomics.notify(c, base + GEN);
     }
     let failed = false;
+    const callerWorks = settings.callerWorks;
     try {
-      part(0, bound(1), env);
+      if (callerWorks) part(n, grain, env);
     } catch {
       failed = true;
     }
-    for (let w = 0; w < chunks - 1; w++) {
+    for (let w = 0; w < helpers; w++) {
       const base = w * SLOT;
       const gen = Atomics.load(c, base + GEN);
+      // Not started yet: the calling thread has claimed every element, nothing is left for it.
+      if (callerWorks && Atomics.compareExchange(c, base + TAKEN, (gen - 1) | 0, gen) === ((gen - 1) | 0)) continue;
       for (let done = Atomics.load(c, base + DONE); done !== gen; done = Atomics.load(c, base + DONE))
         Atomics.wait(c, base + DONE, done);
       if (c[base + FAILED] !== 0) failed = true;
     }
     if (failed) {
-      // The first failure in element order is the single-threaded one: raised from the calling thread's instance.
-      part(0, n, env);
+      // The first failure in element order is the single-threaded one: raised from the calling thread's instance,
+      // which now claims every element at once, in order.
+      resetClaim(env);
+      part(n, n, env);
       throw new Error("wasm: a parallel part failed on a worker but not on the calling thread");
     }
   };

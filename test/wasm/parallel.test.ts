@@ -34,6 +34,17 @@ let logistic = fun (x: Vector) ->
 let picks = fun (x: Vector) (ix: Vector) (m: Index) ->
   build m (fun i -> ifold (fun s k -> s + x[toIndex ix[i] + k]) 0. 3)
 let small = fun (x: Vector) -> build (length x) (fun i -> x[i] * 2.)
+// Rows of a literal length (bundle adjustment's residual pairs and Jacobian blocks); the row is built per element.
+let pairs = fun (W: Matrix) (x: Vector) ->
+  build (length W) (fun i ->
+    let a = ifold (fun s k -> s + W[i][k] * x[k]) 0. (length x)
+    let b = exp (0. - a * a) + log (1. + a * a)
+    build 3 (fun k -> if k = 0 then a else if k = 1 then b else a * b + x[k]))
+// Rows that are zero but for one element (the build writes only that one: the rows' memory is cleared first).
+let oneHots = fun (W: Matrix) (x: Vector) (s: Index) ->
+  build (length W) (fun i ->
+    let a = ifold (fun t k -> t + W[i][k] * x[k]) 0. (length x)
+    build 4 (fun k -> if k = (i + s) - (i + s) / 4 * 4 then a else 0.))
 `;
 
 const vector = (xs: readonly number[]): Value => ({
@@ -65,8 +76,9 @@ const outcome = (threads: number, name: string, types: Type[], args: Value[], en
 };
 
 describe("parallel builds (wasm, two threads)", () => {
-  beforeAll(() => setWasmThreads(2, 0));
-  afterAll(() => setWasmThreads(undefined, 100_000));
+  // The workers compute every element (the calling thread takes none), so each result crossed threads.
+  beforeAll(() => setWasmThreads(2, 0, false));
+  afterAll(() => setWasmThreads(undefined, 100_000, true));
 
   const W = matrix(101, 37, random(101 * 37, 3));
   const x = vector(random(37, 5));
@@ -75,6 +87,8 @@ describe("parallel builds (wasm, two threads)", () => {
     ["rowNorms", [MATRIX, { k: "double" }], [W, 0.75]],
     ["logistic", [VECTOR], [vector(random(1001, 7))]],
     ["twoSites", [MATRIX, VECTOR], [W, x]],
+    ["pairs", [MATRIX, VECTOR], [W, x]],
+    ["oneHots", [MATRIX, VECTOR, INT], [W, x, 1]],
   ];
   it.each(cases)("%s: the listing says so; bit for bit one thread and js", (name, types, args) => {
     expect(compiled(2, name, types).code?.text).toMatch(
@@ -83,10 +97,27 @@ describe("parallel builds (wasm, two threads)", () => {
     const two = outcome(2, name, types, args);
     expect(two).toEqual(outcome(1, name, types, args));
     expect(two).toEqual(outcome(1, name, types, args, "js"));
+    expect(two).toEqual(outcome(1, name, types, args, "interp"));
     // Again: the workers already hold the module.
     const again = compiled(2, name, types);
     expect(numbers(again.run(args))).toEqual(two);
     expect(numbers(again.run(args))).toEqual(two);
+  });
+
+  it("rows keep their shape; a row reading out of range raises the single-threaded error", () => {
+    const rows = compiled(2, "pairs", [MATRIX, VECTOR]).run([W, x]) as unknown as { shape: number[] };
+    expect(rows.shape).toEqual([101, 3]);
+    // x longer than W's rows: every row's loop reads past its row; the first row's error, as one thread raises it.
+    const short = vector(random(40, 6));
+    const one = outcome(1, "pairs", [MATRIX, VECTOR], [W, short]);
+    expect(one).toMatch(/out of range/);
+    expect(outcome(2, "pairs", [MATRIX, VECTOR], [W, short])).toEqual(one);
+  });
+
+  it("one-hot rows are cleared: the elements an earlier call wrote do not show through", () => {
+    const f = compiled(2, "oneHots", [MATRIX, VECTOR, INT]);
+    const one = compiled(1, "oneHots", [MATRIX, VECTOR, INT]);
+    for (const s of [0, 1, 2, 3]) expect(numbers(f.run([W, x, s]))).toEqual(numbers(one.run([W, x, s])));
   });
 
   it("a small build is no site", () => {
