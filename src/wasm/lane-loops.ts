@@ -29,9 +29,9 @@ export function runInLanes(
   plan: LanePlan,
   bound: WSlot,
   write: (at: WSlot, groups: number) => void,
+  groups = groupCount(plan, em.real),
 ): void {
   const lanes = laneCount(em.real);
-  const groups = groupCount(plan, em.real);
   const at = em.local("i32");
   let start: WSlot | undefined;
   // A failed check of a shifted read (Lanes.get) sets `bound` to its group and leaves by this block.
