@@ -44,8 +44,11 @@ const vector = (xs: readonly number[]): Value => ({
   shape: [xs.length],
   data: Float64Array.from(xs),
 });
-const numbers = (v: Value): number[] =>
-  typeof v === "number" ? [v] : v.tag === "tuple" ? v.elems.flatMap(numbers) : [...(v as { data: Float64Array }).data];
+const numbers = (v: Value): number[] => {
+  if (typeof v === "number") return [v];
+  if (typeof v === "object" && v.tag === "tuple") return v.elems.flatMap(numbers);
+  return [...(v as { data: Float64Array }).data];
+};
 const listing = (name: string, engine: Engine = "wasm") => prog.specialise(name, V4, engine).code?.text ?? "";
 const run = (name: string, engine: Engine, args: readonly number[][]) =>
   numbers(prog.specialise(name, V4, engine).run(args.map(vector)));
