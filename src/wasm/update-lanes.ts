@@ -54,20 +54,30 @@ export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WS
     });
     rows.set(l.leaf, { data, start: em.index(base), length: dims[l.prefix.length]! });
   }
-  for (const l of plan.leaves) if (l.kind === "fold") precheck(em, plan, l, m, rows.get(l.leaf)!);
-  runInLanes(
-    em,
-    plan,
-    m,
-    (at) => {
-      const lane = new Lanes(em, plan, at, 1, m);
-      for (const l of plan.lets) lane.let(l);
-      for (const l of plan.leaves)
-        if (l.kind === "direct") direct(em, lane, l, rows.get(l.leaf)!, at);
-        else if (l.kind === "fold") fold(em, lane, l, rows.get(l.leaf)!, at);
-    },
-    1,
-  );
+  const groups = WIDE_GROUPS[em.real];
+  for (const l of plan.leaves) if (l.kind === "fold") precheck(em, plan, l, m, rows.get(l.leaf)!, groups);
+  const run = (count: number) =>
+    runInLanes(
+      em,
+      plan,
+      m,
+      (at, side) => {
+        const lane = new Lanes(em, plan, at, side, m);
+        for (const l of plan.lets) lane.let(l);
+        for (const l of plan.leaves)
+          if (l.kind === "direct") direct(em, lane, l, rows.get(l.leaf)!, at);
+          else if (l.kind === "fold") fold(em, lane, l, rows.get(l.leaf)!, at);
+      },
+      count,
+    );
+  if (groups === 1 || !plan.leaves.some((l) => l.kind === "fold")) run(1);
+  else {
+    em.fb.if(op("i32.ge_s", slotCode(m), i32(WIDE_FROM)));
+    run(groups);
+    em.fb.else();
+    run(1);
+    em.fb.end();
+  }
   // A state component set to a uniform scalar: its value once any iteration ran in lanes.
   for (const l of plan.leaves)
     if (l.kind === "keep") {
@@ -76,6 +86,16 @@ export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WS
     }
   return m;
 }
+
+/**
+ * Groups of lanes side by side when an inner loop runs over many iterations: four iterations at a time in float64, so
+ * that the inner loop's uniform work (its index w(b), its reads at b) is done once for four lanes; but every four
+ * iterations the inner loop then takes three steps lane by lane, which costs more than it saves over few iterations.
+ * From 32 iterations. gmm's gradient, K = 25 (in-process A/B, loaded machine): d = 64 203 ms in one group, 183 in two;
+ * d = 10 7.1 ms in one group, 8.9 in two.
+ */
+const WIDE_GROUPS = { f64: 2, f32: 1 } as const;
+const WIDE_FROM = 32;
 
 const shape = (em: WasmEmitter) => (em.real === "f64" ? "f64x2" : "f32x4");
 const shift = (em: WasmEmitter) => (em.real === "f64" ? 3 : 2);
@@ -87,7 +107,8 @@ function addLanes(em: WasmEmitter, row: Row, first: IExpr, x: Code): void {
 }
 
 function direct(em: WasmEmitter, lane: Lanes, l: DirectUpdate, row: Row, at: WSlot): void {
-  addLanes(em, row, iadd(islot(at), iconst(l.offset)), lane.real(l.value, 0));
+  for (let g = 0; g < lane.groups; g++)
+    addLanes(em, row, iadd(islot(at), iconst(l.offset + g * lane.lanes)), lane.real(l.value, g));
 }
 
 /** The element index (from the row's start) of the first lane of the current group at an index of the lanes. */
@@ -97,37 +118,51 @@ function firstOf(lane: Lanes, index: Atom, at: WSlot): IExpr {
   return v.shift === undefined ? moved : iadd(moved, islot(v.shift));
 }
 
-/** An inner loop: the first lane's steps for all lanes; then, for a count per lane, lane q's further q steps. */
+/**
+ * An inner loop: the first lane's steps for all lanes; then, for a count per lane, lane q's further q steps (step
+ * count + j for the lanes past j: whole groups as vectors, the group holding lane j lane by lane).
+ */
 function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot): void {
   const count =
     l.countOffset === undefined ? em.atom(l.fold.count)[0]! : em.index(iadd(islot(at), iconst(l.countOffset)));
+  const width = lane.lanes * lane.groups;
   em.scoped(() => {
     const b = em.loopVariable(l.fold.index, count);
     em.countedLoop(b, count, () =>
       em.scoped(() => {
         for (const x of l.lets) lane.let(x);
-        addLanes(em, row, firstOf(lane, l.index, at), lane.real(l.value, 0));
+        const first = em.index(firstOf(lane, l.index, at));
+        for (let g = 0; g < lane.groups; g++)
+          addLanes(em, row, iadd(islot(first), iconst(g * lane.lanes)), lane.real(l.value, g));
       }),
     );
   });
   if (l.countOffset === undefined) return;
   const real = em.real;
-  for (let j = 0; j + 1 < lane.lanes; j++)
+  for (let j = 0; j + 1 < width; j++)
     em.scoped(() => {
       em.bind(l.fold.index, [em.define("i32", op("i32.add", slotCode(count), i32(j)))]);
       for (const x of l.lets) lane.let(x);
       const first = em.index(firstOf(lane, l.index, at));
-      const value = em.define("v128", lane.real(l.value, 0));
-      for (let q = j + 1; q < lane.lanes; q++) {
-        const addr = em.define(
-          "i32",
-          address(row.data, iadd(iadd(islot(row.start), islot(first)), iconst(q)), shift(em)),
-        );
-        const add = `${real}.add` as OpName;
-        const element = load(`${real}.load`, slotCode(addr));
-        em.fb.emit(
-          store(`${real}.store`, slotCode(addr), op(add, element, extractLane(shape(em), slotCode(value), q))),
-        );
+      for (let g = 0; g < lane.groups; g++) {
+        const lead = g * lane.lanes;
+        if (lead + lane.lanes - 1 <= j) continue;
+        if (lead > j) {
+          addLanes(em, row, iadd(islot(first), iconst(lead)), lane.real(l.value, g));
+          continue;
+        }
+        const value = em.define("v128", lane.real(l.value, g));
+        for (let q = j + 1 - lead; q < lane.lanes; q++) {
+          const addr = em.define(
+            "i32",
+            address(row.data, iadd(iadd(islot(row.start), islot(first)), iconst(lead + q)), shift(em)),
+          );
+          const add = `${real}.add` as OpName;
+          const element = load(`${real}.load`, slotCode(addr));
+          em.fb.emit(
+            store(`${real}.store`, slotCode(addr), op(add, element, extractLane(shape(em), slotCode(value), q))),
+          );
+        }
       }
     });
 }
@@ -140,8 +175,9 @@ function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot):
  * possible.
  * Reads at b of vectors: B at most their length. A failure sets m to 0.
  */
-function precheck(em: WasmEmitter, plan: TupleUpdatePlan, l: FoldUpdate, m: WSlot, row: Row): void {
-  const lanes = laneCount(em.real);
+function precheck(em: WasmEmitter, plan: TupleUpdatePlan, l: FoldUpdate, m: WSlot, row: Row, groups: number): void {
+  // The lanes that run side by side: every group's.
+  const lanes = laneCount(em.real) * groups;
   const cc = l.countOffset;
   const i = (code: Code) => em.define("i32", code);
   const get = (s: WSlot) => slotCode(s);
