@@ -209,6 +209,8 @@ function precheck(em: WasmEmitter, plan: TupleUpdatePlan, l: FoldUpdate, m: WSlo
         // The lanes taking step b: from max(0, b - cc + 1) (a count per lane) or 0, up to m - 1.
         const least = cc === undefined ? ZERO_SLOT : i(op("i32.add", op("i32.sub", get(b), i32(cc)), i32(1)));
         const low = cc === undefined ? least : i(op("select", get(least), i32(0), op("i32.gt_s", get(least), i32(0))));
+        // w itself below the rows' length first: then nothing below overflows.
+        failIf(op("i32.ge_s", get(w), get(row.length)));
         failIf(op("i32.lt_s", op("i32.add", get(low), get(w)), i32(0)));
         failIf(op("i32.ge_s", op("i32.add", op("i32.sub", get(m), i32(1)), get(w)), get(row.length)));
         previous.forEach((prev, k) => {
