@@ -5,6 +5,7 @@
 // In the lanes: the body's terms as ./simd.ts computes them, then per leaf a vector load, add and store of the lanes'
 // elements; an inner loop's shared steps likewise, and its further steps (count j + c: lane q takes q more) per lane.
 
+import { freeVars } from "../ir/free.js";
 import type { Atom, Ifold } from "../ir/ir.js";
 import type { DirectUpdate, FoldUpdate, TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
@@ -55,7 +56,7 @@ export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WS
     rows.set(l.leaf, { data, start: em.index(base), length: dims[l.prefix.length]! });
   }
   const groups = WIDE_GROUPS[em.real];
-  for (const l of plan.leaves) if (l.kind === "fold") precheck(em, plan, l, m, rows.get(l.leaf)!, groups);
+  for (const l of plan.leaves) if (l.kind === "fold") remembered(em, plan, l, m, rows.get(l.leaf)!, groups);
   const run = (count: number) =>
     runInLanes(
       em,
@@ -165,6 +166,33 @@ function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot):
         }
       }
     });
+}
+
+/**
+ * The check below, unless this code ran it last on the same inputs (its lanes' count, the free variables of the
+ * index's code, the lengths it checks against): the loop run again inside an outer loop, on the same sizes (gmm: once
+ * per point and component), checks once. Its locals start at 0 (wasm's), so the first run checks.
+ */
+function remembered(em: WasmEmitter, plan: TupleUpdatePlan, l: FoldUpdate, m: WSlot, row: Row, groups: number): void {
+  const own = new Set<number>([plan.index.id, l.fold.index.id, ...l.indexLets.map((x) => x.v.id)]);
+  const inputs: WSlot[] = [m, row.length];
+  if (l.countOffset === undefined) inputs.push(em.atom(l.fold.count)[0]!);
+  for (const v of l.reads) inputs.push(em.atom(v)[2]!);
+  for (const x of l.indexLets) for (const v of freeVars(x.rhs).values()) if (!own.has(v.id)) inputs.push(...em.atom(v));
+  const valid = em.local("i32");
+  const passed = em.local("i32");
+  const kept = inputs.map((s) => em.local(s.type));
+  const same = inputs
+    .map((s, k) => op(`${s.type}.eq` as OpName, slotCode(s), slotCode(kept[k]!)))
+    .reduce((x, y) => op("i32.and", x, y), slotCode(valid));
+  em.fb.if(same);
+  em.set(m, op("select", slotCode(m), i32(0), slotCode(passed)));
+  em.fb.else();
+  inputs.forEach((s, k) => em.set(kept[k]!, slotCode(s)));
+  precheck(em, plan, l, m, row, groups);
+  em.set(passed, op("i32.ne", slotCode(m), i32(0)));
+  em.set(valid, i32(1));
+  em.fb.end();
 }
 
 /**

@@ -30,6 +30,11 @@ let falling = fun (a: Vector) (c: Vector) (v: Vector) (w: Vector) ->
   ifold (fun s j ->
     let (p, q) = s
     (addAt p j v[j], ifold (fun r b -> addAt r (j + 2 * (length w - b)) (w[b] * v[j])) q (length w))) (a, c) (length v)
+let shrinking = fun (a: Vector) (c: Vector) (v: Vector) (w: Vector) ->
+  ifold (fun st r ->
+    ifold (fun s j ->
+      let (p, q) = s
+      (addAt p j v[j], ifold (fun t b -> addAt t (j + b * (4 - r)) (w[b] * v[j])) q (length w))) st (length v)) (a, c) 4
 let readsState = fun (a: Vector) (b: Vector) (v: Vector) (w: Vector) ->
   ifold (fun s j -> let (p, q) = s in (addAt p j (p[j] * v[j]), addAt q j w[j])) (a, b) (length v)
 let twiceOneLeaf = fun (a: Vector) (b: Vector) (v: Vector) (w: Vector) ->
@@ -136,6 +141,22 @@ describe("update lanes", () => {
     }
   });
 
+  it("check a loop run again afresh when what its inner index is computed from changes", () => {
+    // Round r adds at j + b (4 - r): four lanes side by side may take rounds 0 and 1 (w rises by 4, 3 per step), two
+    // lanes round 2, no lanes round 3; a check remembered from an earlier round would run them out of order.
+    expect(listing("shrinking")).toMatch(/; 1 loops in SIMD lanes$/);
+    for (const [n, m] of [
+      [3, 2],
+      [9, 5],
+      [40, 6],
+      [64, 9],
+    ] as const) {
+      const args = [wild(n, 25), wild(n + 4 * m, 26), wild(n, 27), wild(m, 28)];
+      expect(run("shrinking", "wasm", args)).toEqual(run("shrinking", "interp", args));
+      expect(run("shrinking", "wasm-f32", args)).toEqual(shrinkingF32(args));
+    }
+  });
+
   it("do not take a loop reading its state or updating a leaf twice", () => {
     expect(listing("readsState")).not.toMatch(/loops in SIMD lanes/);
     expect(listing("twiceOneLeaf")).not.toMatch(/loops in SIMD lanes/);
@@ -216,5 +237,17 @@ function overlappingF32(args: readonly number[][]): number[] {
     a[j] = f(a[j]! + v[j]!);
     for (let b = 0; b < w.length; b++) c[j + b] = f(c[j + b]! + f(w[b]! * v[j]!));
   }
+  return [...a, ...c];
+}
+
+/** shrinking, by hand in float32. */
+function shrinkingF32(args: readonly number[][]): number[] {
+  const f = Math.fround;
+  const [a, c, v, w] = args.map((xs) => xs.map(f)) as [number[], number[], number[], number[]];
+  for (let r = 0; r < 4; r++)
+    for (let j = 0; j < v.length; j++) {
+      a[j] = f(a[j]! + v[j]!);
+      for (let b = 0; b < w.length; b++) c[j + b * (4 - r)] = f(c[j + b * (4 - r)]! + f(w[b]! * v[j]!));
+    }
   return [...a, ...c];
 }
