@@ -9,8 +9,9 @@
 // lanes changes, and it may only where two lanes add to the same element. A direct update adds to element j + c of
 // its lane alone (one writer per leaf). An inner loop's lane p adds at p + w(b) in step b (w uniform: computed once
 // per step), which cannot meet another lane's element out of order if w rises in every step and no two steps less than
-// a lane count apart are closer than that where both are taken: checked before the lanes, once per loop, on the
-// integer code of w alone (nothing there can fail), with the range of every element written and of every read at b.
+// a lane count apart are closer than that where both are taken: checked before the lanes (again only when its inputs
+// change), on the integer code of w alone (nothing there can fail), with the range of every element written and of
+// every read at b.
 // If a check fails, no lanes: the plain loop does everything and raises its own errors.
 
 import { freeVars } from "../ir/free.js";

@@ -1,7 +1,8 @@
 // The update lanes of ../lowering/update-lanes.ts: a loop over j whose tuple state's array leaves are updated at j,
-// directly or by an inner loop, run two (f32: four) iterations at a time. Before the lanes, once per loop: the
-// prefixes of the paths in range, and for each inner loop a pass over its steps computing only its index w(b), which
-// checks every element written and every read at b in range and that no two lanes meet out of order (else no lanes).
+// directly or by an inner loop, run two (f32: four) iterations at a time (four f64 side by side over 32 iterations).
+// Before the lanes: the prefixes of the paths in range, and for each inner loop a pass over its steps computing only
+// its index w(b), which checks every element written and every read at b in range and that no two lanes meet out of
+// order (else no lanes); the pass is remembered with its inputs, and runs again only when they change.
 // In the lanes: the body's terms as ./simd.ts computes them, then per leaf a vector load, add and store of the lanes'
 // elements; an inner loop's shared steps likewise, and its further steps (count j + c: lane q takes q more) per lane.
 
