@@ -30,8 +30,8 @@ interface Row {
 
 /** Runs the lanes of `plan` on the state's slots; returns the iteration the plain loop continues from. */
 export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WSlot, state: WSlots, e: Ifold): WSlot {
-  const starts = leafStarts(leavesOf(e.acc.type));
   const leaves = leavesOf(e.acc.type);
+  const starts = leafStarts(leaves);
   const slotsOf = (leaf: number) => state.slice(starts[leaf], starts[leaf]! + leafSlotCount(leaves[leaf]!));
   // The room the direct updates leave: j + offset below the rows' length.
   const room = em.define("i32", slotCode(n));
@@ -40,7 +40,7 @@ export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WS
   for (const l of plan.leaves)
     if (l.kind === "direct") {
       const [, , ...dims] = slotsOf(l.leaf);
-      lower(op("i32.sub", slotCode(dims[l.update.args[1]!.type.k === "tuple" ? l.prefix.length : 0]!), i32(l.offset)));
+      lower(op("i32.sub", slotCode(dims[l.prefix.length]!), i32(l.offset)));
     }
   const m = Lanes.bound(em, plan, n, room);
   // Each written leaf's row: the prefix in range (else no lanes: the plain loop raises the error where it would).
