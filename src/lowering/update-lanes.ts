@@ -160,10 +160,11 @@ export function tupleUpdateLanes(e: Ifold, outside: (id: number) => boolean): Tu
   // Every writer and projection in use is accounted for, and every projection is written once.
   if (written.size !== writers.size || written.size !== projs.size || written.size === 0) return undefined;
   const plan = a.plan();
-  // No loops across the lanes of ./lanes.ts here, nor reads at a shifted index (their checks stop the lanes midway).
-  if (plan.folds.size > 0 || plan.laneRows.size > 0) return undefined;
-  const reads = [...compute, ...leaves.flatMap((l) => (l.kind === "fold" ? l.lets : []))];
-  if (reads.some((l) => l.rhs.kind === "prim" && l.rhs.op === "get" && a.isShiftedIndex(l.rhs.args[1]!)))
+  // No rows per lane; sums across the lanes (outer lanes) may be among the terms, and reads at a shifted index, whose
+  // failed check stops the lanes at a group before any of its updates; but not in an inner loop, among its updates.
+  if (plan.laneRows.size > 0) return undefined;
+  const inner = leaves.flatMap((l) => (l.kind === "fold" ? l.lets : []));
+  if (inner.some((l) => l.rhs.kind === "prim" && l.rhs.op === "get" && a.isShiftedIndex(l.rhs.args[1]!)))
     return undefined;
   return { ...plan, lets: compute, leaves };
 }
@@ -243,6 +244,10 @@ function foldLeaf(
         a.availableBefore(r.args[0]!);
       if (atB) vectors.push(r.args[0] as Var);
       else if (!safeIndexCode(l) && !(r.kind === "prim" && !primMayFail(r.op, r.type))) return undefined;
+      // Uniform and unable to fail (reads at b checked before the lanes), even after a loop whose count differs
+      // between lanes (which the analysis of ./lanes.ts guards against failures after).
+      a.enter(l.v);
+      continue;
     }
     if (!a.let(l, false)) return undefined;
   }

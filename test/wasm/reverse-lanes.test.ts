@@ -35,6 +35,11 @@ let shrinking = fun (a: Vector) (c: Vector) (v: Vector) (w: Vector) ->
     ifold (fun s j ->
       let (p, q) = s
       (addAt p j v[j], ifold (fun t b -> addAt t (j + b * (4 - r)) (w[b] * v[j])) q (length w))) st (length v)) (a, c) 4
+let qNormSq = fun (qDiag: Vector) (icfk: Vector) (v: Vector) (w: Vector) ->
+  let d = length v
+  ifold (fun t r ->
+    let y = qDiag[r] * v[r] + ifold (fun s c -> s + icfk[d + c * (2 * d - c - 1) / 2 + (r - c - 1)] * v[c]) 0. r
+    t + y * y + w[r]) 0. d
 let readsState = fun (a: Vector) (b: Vector) (v: Vector) (w: Vector) ->
   ifold (fun s j -> let (p, q) = s in (addAt p j (p[j] * v[j]), addAt q j w[j])) (a, b) (length v)
 let twiceOneLeaf = fun (a: Vector) (b: Vector) (v: Vector) (w: Vector) ->
@@ -154,6 +159,31 @@ describe("update lanes", () => {
       const args = [wild(n, 25), wild(n + 4 * m, 26), wild(n, 27), wild(m, 28)];
       expect(run("shrinking", "wasm", args)).toEqual(run("shrinking", "interp", args));
       expect(run("shrinking", "wasm-f32", args)).toEqual(shrinkingF32(args));
+    }
+  });
+
+  it("take a reverse loop that recomputes its sum across the lanes (‖Q v‖²'s gradient), with its read checks", () => {
+    const grad = (engine: Engine) => prog.derivative("qNormSq", V4, [0, 1], engine, DERIVATIVE_PIPELINE, "gradient");
+    // Its loop over r adds to dqDiag[r] and, by an inner loop over c < r, to dL at c's column + r; its terms hold the
+    // triangular sum of Q v's row r (outer lanes, each lane its own count).
+    expect(grad("wasm").code?.text).toMatch(/; 3 loops in SIMD lanes \(2 of them in outer lanes\)$/);
+    for (const d of LENGTHS) {
+      const args = [wild(d, 40), wild(triangleSize(d), 41), wild(d, 42), wild(d, 43)].map(vector);
+      expect(numbers(grad("wasm").run(args))).toEqual(numbers(grad("interp").run(args)));
+    }
+    for (const d of [8, 9]) {
+      // L one element short: the sum's shifted read fails in the last row, which the lanes leave to the plain loop.
+      const args = [wild(d, 44), wild(triangleSize(d) - 1, 45), wild(d, 46), wild(d, 47)].map(vector);
+      const error = (engine: Engine) => {
+        try {
+          grad(engine).run(args);
+        } catch (e) {
+          return (e as Error).message;
+        }
+        return "no error";
+      };
+      expect(error("wasm")).toMatch(/index error/);
+      expect(error("wasm")).toBe(error("js"));
     }
   });
 
