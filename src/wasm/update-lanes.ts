@@ -77,7 +77,10 @@ export function tupleUpdateInLanes(em: WasmEmitter, plan: TupleUpdatePlan, n: WS
     em.fb.if(op("i32.ge_s", slotCode(m), i32(WIDE_FROM)));
     run(groups);
     em.fb.else();
+    // The same loops as the single groups after the wide ones: the listing counts them once.
+    const counted = [em.laneLoops, em.outerLaneLoops] as const;
     run(1);
+    [em.laneLoops, em.outerLaneLoops] = counted;
     em.fb.end();
   }
   // A state component set to a uniform scalar: its value once any iteration ran in lanes.
