@@ -213,7 +213,8 @@ export function updateLanes(e: Ifold, outside: (id: number) => boolean): UpdateP
   return { ...a.plan(), lets: body, update: tail, prefix, offset, value };
 }
 
-class Analysis {
+/** The analysis of a loop body's lets for lanes: which values vary, the bounds of their reads (./update-lanes.ts). */
+export class Analysis {
   private readonly varying = new Set<number>();
   private readonly offsets = new Map<number, number>();
   private readonly bounds: LaneBound[] = [];
@@ -445,6 +446,21 @@ class Analysis {
 
   bound(b: LaneBound): void {
     this.bounds.push(b);
+  }
+
+  /** Notes a variable bound in the body outside any let (an inner loop's index): uniform, not available before. */
+  enter(v: Var): void {
+    this.inside.add(v.id);
+  }
+
+  /** Whether a variable is a lane value (or the loop index plus a literal, or shifted). */
+  varies(id: number): boolean {
+    return this.varying.has(id);
+  }
+
+  /** Whether a variable is a shifted index `i + u + c`. */
+  isShiftedIndex(a: Atom): boolean {
+    return a.kind === "var" && this.shifted.has(a.id);
   }
 
   /** The offset from the loop index of an Index atom that is one (the index plus a literal). */

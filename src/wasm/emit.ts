@@ -61,6 +61,8 @@ import { emitBuild, takesFold, type ElementFold } from "./build.js";
 import { copyLeaf, type Helpers } from "./memory.js";
 import { combineLanes, reductionLanes, unlessInnerLanes, updateLanes } from "../lowering/lanes.js";
 import { combineInLanes } from "./combine-lanes.js";
+import { tupleUpdateInLanes } from "./update-lanes.js";
+import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { laneCount } from "./simd.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 
@@ -524,8 +526,16 @@ export class WasmEmitter {
     }
     // A small scalar step on terms computed in lanes (a min and the index of its element): terms per group, steps
     // lane by lane.
+    // Adjoint arrays of a tuple state updated at the loop index, directly or by an inner loop (reverse mode's).
+    const tuple = start === undefined && update === undefined ? tupleUpdateLanes(e, outside) : undefined;
+    if (tuple !== undefined && this.updatesInPlace(tuple)) {
+      start = tupleUpdateInLanes(this, tuple, count, state, e);
+      this.laneLoops++;
+    }
     const combine =
-      start === undefined && update === undefined ? unlessInnerLanes(combineLanes(e, outside)) : undefined;
+      start === undefined && update === undefined && tuple === undefined
+        ? unlessInnerLanes(combineLanes(e, outside))
+        : undefined;
     if (combine !== undefined) {
       start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
@@ -533,6 +543,14 @@ export class WasmEmitter {
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;
+  }
+
+  /** Whether every update of a tuple update plan is in place, and no inner loop copies its state on entry. */
+  private updatesInPlace(plan: TupleUpdatePlan): boolean {
+    return plan.leaves.every(
+      (l) =>
+        l.kind === "keep" || (this.inPlace.has(l.update) && (l.kind === "direct" || !this.copyOnEntry.has(l.fold))),
+    );
   }
 
   /** `for (i = start; i < n; i += step) body()`, with i a local the caller made. */

@@ -21,8 +21,8 @@ export const groupCount = (plan: LanePlan, real: Real): number =>
 
 /**
  * Writes the loops over the iterations that run in lanes, from 0 to `bound` (a multiple of the lane count): groups of
- * `groupCount(plan)` side by side, then single groups for the rest. `write` writes one iteration's body for the
- * groups of lanes starting at `at`.
+ * `groups` (by default `groupCount(plan)`) side by side, then single groups for the rest. `write` writes one
+ * iteration's body for the groups of lanes starting at `at`.
  */
 export function runInLanes(
   em: WasmEmitter,

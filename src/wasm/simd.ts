@@ -226,6 +226,13 @@ export class Lanes {
     return `${this.shape}.${name}` as OpName;
   }
 
+  /** The lanes of an offset or shifted index: lane q's value is the group's first lane + q + offset + shift. */
+  indexValue(a: Atom): { readonly offset: number; readonly shift?: WSlot } {
+    const v = a.kind === "var" ? this.values.get(a.id) : undefined;
+    if (v?.kind !== "index") throw new Error("wasm: not an index of the lanes");
+    return v;
+  }
+
   /** The offset from the loop index of an Index atom of the plan (the index plus a literal). */
   private offset(x: Atom): number {
     return (this.values.get((x as { id: number }).id) as { offset: number }).offset;
