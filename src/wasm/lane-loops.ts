@@ -51,7 +51,6 @@ export function runInLanes(
  * lane by lane, in order. Returns the iteration the plain loop continues from.
  */
 export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, acc: WSlot): WSlot {
-  if (plan.op === "max" || plan.op === "min") return extremumInLanes(em, plan, n, acc);
   const m = Lanes.bound(em, plan, n);
   const step = `${em.real}.${plan.op}` as OpName;
   runInLanes(em, plan, m, (at, groups) => {
@@ -66,43 +65,6 @@ export function reduceInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, ac
       }
     }
   });
-  return m;
-}
-
-/** Groups of lanes side by side for a max or min: independent chains of one vector operation each. */
-const EXTREMUM_GROUPS = 4;
-
-/**
- * The SIMD part of a max or min reduction. Math.max and Math.min (and wasm's f64.max/min, which follow them) give the
- * greatest (least) operand, +0 above -0, and NaN if any is NaN: whatever the order and grouping of the operands, so
- * each lane keeps its own running extremum (from acc's value: max a a = a) and the lanes are combined at the end, bit
- * for bit the loop taking one element after the other, without its chain of dependent steps.
- */
-function extremumInLanes(em: WasmEmitter, plan: ReductionPlan, n: WSlot, acc: WSlot): WSlot {
-  const m = Lanes.bound(em, plan, n);
-  const shape = em.real === "f64" ? "f64x2" : "f32x4";
-  const vstep = `${shape}.${plan.op}` as OpName;
-  const step = `${em.real}.${plan.op}` as OpName;
-  const running = Array.from({ length: EXTREMUM_GROUPS }, () => {
-    const v = em.fb.local("v128");
-    em.fb.emit(localSet(v, op(`${shape}.splat`, slotCode(acc))));
-    return v;
-  });
-  runInLanes(
-    em,
-    plan,
-    m,
-    (at, groups) => {
-      const lanes = new Lanes(em, plan, at, groups, m);
-      for (const l of plan.lets) lanes.let(l);
-      for (let g = 0; g < groups; g++)
-        em.fb.emit(localSet(running[g]!, op(vstep, localGet(running[g]!), lanes.real(plan.term, g))));
-    },
-    EXTREMUM_GROUPS,
-  );
-  for (const v of running)
-    for (let q = 0; q < laneCount(em.real); q++)
-      em.set(acc, op(step, slotCode(acc), extractLane(shape, localGet(v), q)));
   return m;
 }
 
