@@ -22,6 +22,7 @@ import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/inf
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 import { PRELUDE_TEXT } from "../generated/prelude.js";
+import { timed } from "../opt/stage-times.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -92,7 +93,7 @@ export class SmoothProgram {
       }
       for (const included of options.include ?? []) programs.push(parseProgram(included));
       programs.push(user);
-      return { checked: checkProgram(programs), user };
+      return { checked: timed("check", () => checkProgram(programs)), user };
     });
     this.checked = checked;
     this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);
@@ -130,7 +131,13 @@ export class SmoothProgram {
     const def = this.definition(name);
     const spec = withinCompilerStack(
       `\`${name}\``,
-      () => prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes),
+      () =>
+        prepare(
+          timed("lower", () => lowerEntry(this.checked, name, argTypes)),
+          argTypes,
+          engine,
+          passes,
+        ),
       def.def.nameSpan,
     );
     this.cache.set(key, spec);
@@ -157,8 +164,10 @@ export class SmoothProgram {
     const spec = withinCompilerStack(
       `the derivative of \`${name}\``,
       () => {
-        const primal = lowerEntry(this.checked, name, argTypes);
-        const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
+        const primal = timed("lower", () => lowerEntry(this.checked, name, argTypes));
+        const program = timed(`derivative (${kind})`, () =>
+          derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames),
+        );
         return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
       },
       def.def.nameSpan,
@@ -188,8 +197,10 @@ export function prepare(
   passes: readonly Pass[],
 ): Specialised {
   const backend = backendOf(engine);
-  const optimised = runPipeline(lowered, passes);
-  const compiled = backend.compile(backend.input === "optimised" ? optimised : lowered);
+  const optimised = timed("pipeline", () => runPipeline(lowered, passes));
+  const compiled = timed(`back end ${engine}`, () =>
+    backend.compile(backend.input === "optimised" ? optimised : lowered),
+  );
   const code = compiled.code;
   return {
     name: lowered.name,

@@ -26,6 +26,7 @@ import type { AnyRule } from "./rules/rule.js";
 import { simplify, simplifyRules } from "./simplify.js";
 import { fuseSiblings } from "./siblings.js";
 import { sinkLets } from "./sink.js";
+import { timed } from "./stage-times.js";
 
 export interface StrategyOptions {
   /** Also the rules exact only for finite Doubles (paper 000's assumption; ./rules/ring.ts). Default false. */
@@ -72,18 +73,20 @@ export function optimise(fn: IrFunction, opts: StrategyOptions = {}): { fn: IrFu
   });
   for (let round = 1; round <= maxRounds; round++) {
     let changes = 0;
-    const s = simplify(fn, { rules, maxSize });
+    const input = fn;
+    const s = timed("simplify", () => simplify(input, { rules, maxSize }));
     fn = check(s.fn, "simplify", round);
     for (const [name, n] of Object.entries(s.report.fired)) {
       add(name, n);
       changes += n;
     }
     if (s.report.reason === "size-limit") return done("size-limit", round);
-    const c = eliminateCommonSubexpressions(fn);
-    const l = hoistInvariants(check(c.fn, "cse", round));
-    const k = sinkLets(check(l.fn, "licm", round));
-    const z = materialiseShared(check(k.fn, "sink", round));
-    const f = fuseSiblings(check(z.fn, "materialise", round));
+    const simplified = fn;
+    const c = timed("cse", () => eliminateCommonSubexpressions(simplified));
+    const l = timed("licm", () => hoistInvariants(check(c.fn, "cse", round)));
+    const k = timed("sink", () => sinkLets(check(l.fn, "licm", round)));
+    const z = timed("materialise", () => materialiseShared(check(k.fn, "sink", round)));
+    const f = timed("siblings", () => fuseSiblings(check(z.fn, "materialise", round)));
     fn = check(f.fn, "siblings", round);
     add("materialise", z.materialised);
     add("siblings", f.fused);
