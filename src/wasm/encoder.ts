@@ -26,14 +26,37 @@ export function uleb(n: number, out: number[]): void {
   } while (n !== 0);
 }
 
-/** Appends n as a signed LEB128 number (n a safe integer; i32 and the i64 constants the back end writes). */
+/**
+ * Appends n as a signed LEB128 number (n a safe integer; i32 and the i64 constants the back end writes). Numbers
+ * take a path without BigInt (most constants are i32 ones: BigInt arithmetic was a visible part of compile time).
+ */
 export function sleb(n: number | bigint, out: number[]): void {
-  let v = BigInt(n);
+  if (typeof n === "number") {
+    if (!Number.isSafeInteger(n)) throw new Error(`wasm: bad signed LEB128 ${n}`);
+    slebNumber(n, out);
+    return;
+  }
+  let v = n;
   for (;;) {
     const byte = Number(v & 0x7fn);
     v >>= 7n;
     const signBit = (byte & 0x40) !== 0;
     if ((v === 0n && !signBit) || (v === -1n && signBit)) {
+      out.push(byte);
+      return;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+/** sleb of a safe integer in number arithmetic. */
+function slebNumber(n: number, out: number[]): void {
+  for (;;) {
+    // n mod 128 in [0, 128), then floor division: the arithmetic shift right by 7, for any safe integer.
+    const byte = ((n % 128) + 128) % 128;
+    n = (n - byte) / 128;
+    const signBit = (byte & 0x40) !== 0;
+    if ((n === 0 && !signBit) || (n === -1 && signBit)) {
       out.push(byte);
       return;
     }
@@ -182,22 +205,23 @@ export class FunctionBuilder {
   /** Encoded body: locals (run-length grouped) then the instructions and `end`. */
   encode(out: number[]): void {
     if (this.labels.length !== 0) throw new Error("wasm: function ends inside a block");
-    const body: number[] = [];
+    const locals: number[] = [];
     const groups: [number, ValType][] = [];
     for (const t of this.localTypes) {
       const last = groups[groups.length - 1];
       if (last !== undefined && last[1] === t) last[0]++;
       else groups.push([1, t]);
     }
-    uleb(groups.length, body);
+    uleb(groups.length, locals);
     for (const [n, t] of groups) {
-      uleb(n, body);
-      body.push(VALTYPE_BYTE[t]);
+      uleb(n, locals);
+      locals.push(VALTYPE_BYTE[t]);
     }
-    for (const b of this.bytes) body.push(b);
-    body.push(0x0b);
-    uleb(body.length, out);
-    for (const b of body) out.push(b);
+    // The instructions are copied once, straight into `out` (they are most of the module).
+    uleb(locals.length + this.bytes.length + 1, out);
+    for (const b of locals) out.push(b);
+    for (const b of this.bytes) out.push(b);
+    out.push(0x0b);
   }
 }
 

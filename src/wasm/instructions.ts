@@ -233,22 +233,30 @@ const scratch = new DataView(new ArrayBuffer(8));
 
 /** An f64 constant with exactly the bits of x (NaN becomes the canonical NaN, as in JavaScript). */
 export function f64(x: number): Code {
+  const out = [0x44];
+  pushF64(x, out);
+  return out;
+}
+
+/** Appends the 8 bytes of x, little-endian (plain loops: these constants are many in lane code). */
+function pushF64(x: number, out: number[]): void {
   scratch.setFloat64(0, x, true);
-  return [0x44, ...Array.from({ length: 8 }, (_, k) => scratch.getUint8(k))];
+  for (let k = 0; k < 8; k++) out.push(scratch.getUint8(k));
 }
 
 export function f32(x: number): Code {
   scratch.setFloat32(0, x, true);
-  return [0x43, ...Array.from({ length: 4 }, (_, k) => scratch.getUint8(k))];
+  const out = [0x43];
+  for (let k = 0; k < 4; k++) out.push(scratch.getUint8(k));
+  return out;
 }
 
 /** A v128 constant from two f64 lanes. */
 export function f64x2(a: number, b: number): Code {
-  scratch.setFloat64(0, a, true);
-  const lo = Array.from({ length: 8 }, (_, k) => scratch.getUint8(k));
-  scratch.setFloat64(0, b, true);
-  const hi = Array.from({ length: 8 }, (_, k) => scratch.getUint8(k));
-  return [...SIMD(0x0c), ...lo, ...hi];
+  const out = [...SIMD(0x0c)];
+  pushF64(a, out);
+  pushF64(b, out);
+  return out;
 }
 
 /** A v128 constant with the same i64 in both lanes. */
