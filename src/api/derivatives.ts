@@ -149,10 +149,14 @@ export function derivativeFunction(
   wrt: readonly number[],
   optimisePrimal: boolean,
   paramNames: readonly (string | undefined)[] = [],
+  /** The primal through REVERSE_PRIMAL_PIPELINE, when the caller has it already (../api/program.ts). */
+  optimisedPrimal?: () => IrFunction,
 ): IrFunction {
   if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
   const firstOrder = timed("primal pipeline", () =>
-    runPipeline(primal, optimisePrimal ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE),
+    optimisePrimal && optimisedPrimal !== undefined
+      ? optimisedPrimal()
+      : runPipeline(primal, optimisePrimal ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE),
   );
   // A reverse-mode derivative of a recursive function (tapes inside) cannot be reversed again: its gradient is taken
   // in forward mode instead (a second derivative is forward over reverse; the cost grows with the inputs' size).
