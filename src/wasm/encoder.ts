@@ -202,8 +202,11 @@ export class FunctionBuilder {
     return this.bytes.splice(mark);
   }
 
-  /** Encoded body: locals (run-length grouped) then the instructions and `end`. */
-  encode(out: number[]): void {
+  /**
+   * Encoded body as parts to concatenate: its size and locals (run-length grouped), then the instructions and `end`.
+   * The instructions are not copied here: they are most of the module, and the module copies them once, at the end.
+   */
+  encode(): readonly (readonly number[])[] {
     if (this.labels.length !== 0) throw new Error("wasm: function ends inside a block");
     const locals: number[] = [];
     const groups: [number, ValType][] = [];
@@ -217,11 +220,10 @@ export class FunctionBuilder {
       uleb(n, locals);
       locals.push(VALTYPE_BYTE[t]);
     }
-    // The instructions are copied once, straight into `out` (they are most of the module).
-    uleb(locals.length + this.bytes.length + 1, out);
-    for (const b of locals) out.push(b);
-    for (const b of this.bytes) out.push(b);
-    out.push(0x0b);
+    const head: number[] = [];
+    uleb(locals.length + this.bytes.length + 1, head);
+    for (const b of locals) head.push(b);
+    return [head, this.bytes, [0x0b]];
   }
 }
 
@@ -351,11 +353,23 @@ export class ModuleBuilder {
       }),
       out,
     );
-    section(
-      10,
-      vec(this.functions, (f, b) => f.body.encode(b)),
+    // The code section: its parts copied straight into the module's bytes.
+    const count: number[] = [];
+    uleb(this.functions.length, count);
+    const code: (readonly number[])[] = [count];
+    for (const f of this.functions) code.push(...f.body.encode());
+    out.push(10);
+    uleb(
+      code.reduce((n, part) => n + part.length, 0),
       out,
     );
-    return new Uint8Array(out);
+    const parts = [out, ...code];
+    const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      bytes.set(part, at);
+      at += part.length;
+    }
+    return bytes;
   }
 }
