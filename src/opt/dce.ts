@@ -15,20 +15,30 @@ export const dcePass: Pass = {
   run: (fn) => ({ ...fn, body: removeDeadLets(fn.body).expr }),
 };
 
+/**
+ * `e` without its dead lets (those `removable` allows to go). `clean` holds nodes already cleaned with the same
+ * `removable`, each with the ids of the variables used in it: such a node is kept as it is, its uses counted without
+ * walking it again (the inliner cleans each lambda's body, then the lambdas around it: ./inline.ts). `used` is the ids
+ * of the variables used in the result.
+ */
 export function removeDeadLets(
   e: Expr,
   removable: (v: Var, rhs: Expr) => boolean = () => true,
-): { expr: Expr; removed: number } {
-  const d = new DeadLets(removable);
+  clean?: ReadonlyMap<Expr, readonly number[]>,
+): { expr: Expr; removed: number; used: () => number[] } {
+  const d = new DeadLets(removable, clean);
   const expr = d.expr(e);
-  return { expr, removed: d.removed };
+  return { expr, removed: d.removed, used: () => [...d.live.keys()] };
 }
 
 class DeadLets {
-  private readonly live = new Map<number, number>();
+  readonly live = new Map<number, number>();
   removed = 0;
 
-  constructor(private readonly removable: (v: Var, rhs: Expr) => boolean) {}
+  constructor(
+    private readonly removable: (v: Var, rhs: Expr) => boolean,
+    private readonly clean: ReadonlyMap<Expr, readonly number[]> | undefined,
+  ) {}
 
   /** `e` without its dead lets; `e` itself (and every unchanged subtree) when nothing in it is removed. */
   expr(e: Expr): Expr {
@@ -52,6 +62,11 @@ class DeadLets {
         out = same ? l : mkLet(l.v, rhs, out);
       }
       return out;
+    }
+    const used = this.clean?.get(e);
+    if (used !== undefined) {
+      for (const id of used) this.live.set(id, (this.live.get(id) ?? 0) + 1);
+      return e;
     }
     for (const a of operands(e)) if (a.kind === "var") this.live.set(a.id, (this.live.get(a.id) ?? 0) + 1);
     switch (e.kind) {
