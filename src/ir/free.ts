@@ -72,14 +72,38 @@ export function binders(e: Expr): readonly Var[] {
   }
 }
 
+/**
+ * Pushes the children of `e` on `stack`, last first (so they are popped in order): `children` without an array per
+ * node, for the walks below, which run over whole functions many times per compile.
+ */
+function pushChildren(e: Expr, stack: Expr[]): void {
+  switch (e.kind) {
+    case "let":
+      stack.push(e.body, e.rhs);
+      return;
+    case "if":
+      stack.push(e.else, e.then);
+      return;
+    case "lam":
+    case "build":
+    case "ifold":
+      stack.push(e.body);
+      return;
+    case "while":
+      stack.push(e.body, e.cond);
+      return;
+    default:
+      return;
+  }
+}
+
 /** Calls `visit` on every node of `e` (pre-order). */
 export function forEachNode(e: Expr, visit: (node: Expr) => void): void {
   const stack: Expr[] = [e];
   while (stack.length > 0) {
     const node = stack.pop()!;
     visit(node);
-    const cs = children(node);
-    for (let i = cs.length - 1; i >= 0; i--) stack.push(cs[i]!);
+    pushChildren(node, stack);
   }
 }
 
@@ -114,7 +138,11 @@ export function isFreeIn(v: Var, e: Expr): boolean {
 /** Number of nodes (atoms in operand position are not counted separately). The size limit of the optimiser uses it. */
 export function exprSize(e: Expr): number {
   let n = 0;
-  forEachNode(e, () => n++);
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    n++;
+    pushChildren(stack.pop()!, stack);
+  }
   return n;
 }
 
@@ -126,7 +154,10 @@ export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (pred(node)) return true;
-    for (const c of children(node)) stack.push(c);
+    // In order, so popped last first: the order this walk has always had (a predicate may record what it saw).
+    const from = stack.length;
+    pushChildren(node, stack);
+    if (stack.length - from === 2) [stack[from], stack[from + 1]] = [stack[from + 1]!, stack[from]!];
   }
   return false;
 }
