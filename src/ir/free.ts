@@ -123,10 +123,66 @@ export function useCounts(e: Expr): Map<number, number> {
 export function freeVars(e: Expr): Map<number, Var> {
   const used = new Map<number, Var>();
   const bound = new Set<number>();
-  forEachNode(e, (node) => {
-    for (const b of binders(node)) bound.add(b.id);
-    for (const a of operands(node)) if (a.kind === "var") used.set(a.id, a);
-  });
+  const use = (a: Atom) => {
+    if (a.kind === "var") used.set(a.id, a);
+  };
+  // forEachNode over binders and operands, without their arrays (this runs on whole loop bodies, many times).
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    switch (node.kind) {
+      case "var":
+        use(node);
+        break;
+      case "lit":
+        break;
+      case "prim":
+      case "call":
+        for (const a of node.args) use(a);
+        break;
+      case "tuple":
+        for (const a of node.elems) use(a);
+        break;
+      case "proj":
+        use(node.arg);
+        break;
+      case "app":
+        use(node.fn);
+        use(node.arg);
+        break;
+      case "jvp":
+        use(node.fn);
+        break;
+      case "if":
+        use(node.cond);
+        break;
+      case "build":
+        bound.add(node.index.id);
+        use(node.size);
+        break;
+      case "ifold":
+        bound.add(node.acc.id);
+        bound.add(node.index.id);
+        use(node.init);
+        use(node.count);
+        break;
+      case "while":
+        bound.add(node.acc.id);
+        use(node.init);
+        break;
+      case "custom":
+        use(node.fn);
+        for (const a of node.rules) use(a);
+        break;
+      case "let":
+        bound.add(node.v.id);
+        break;
+      case "lam":
+        bound.add(node.param.id);
+        break;
+    }
+    pushChildren(node, stack);
+  }
   for (const id of bound) used.delete(id);
   return used;
 }
