@@ -117,7 +117,12 @@ export class FunctionBuilder {
   }
 
   emit(...codes: Code[]): void {
-    for (const c of codes) for (const b of c) this.bytes.push(b);
+    // Indexed loops: this copies every instruction byte of a module, also before the engine has optimised it.
+    const bytes = this.bytes;
+    for (let i = 0; i < codes.length; i++) {
+      const c = codes[i]!;
+      for (let j = 0; j < c.length; j++) bytes.push(c[j]!);
+    }
   }
 
   /** The innermost open block (bounds facts' `Blocks.scope`). */

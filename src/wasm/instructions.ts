@@ -190,16 +190,19 @@ export type OpName = keyof typeof OPS;
 
 /** The operands' code, then the instruction. */
 export function op(name: OpName, ...operands: Code[]): Code {
-  const out: number[] = [];
-  for (const c of operands) for (const b of c) out.push(b);
-  for (const b of OPS[name]) out.push(b);
+  const out = seq(...operands) as number[];
+  const code = OPS[name];
+  for (let j = 0; j < code.length; j++) out.push(code[j]!);
   return out;
 }
 
 /** Concatenated code (a sequence of instructions). */
 export function seq(...codes: Code[]): Code {
   const out: number[] = [];
-  for (const c of codes) for (const b of c) out.push(b);
+  for (let i = 0; i < codes.length; i++) {
+    const c = codes[i]!;
+    for (let j = 0; j < c.length; j++) out.push(c[j]!);
+  }
   return out;
 }
 
