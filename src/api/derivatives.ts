@@ -12,6 +12,7 @@ import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js
 import { copyFunction } from "../ir/rename.js";
 import { isTapeOp } from "../prims/tape.js";
 import { runPipeline } from "../opt/pass.js";
+import { timed } from "../opt/stage-times.js";
 import { REVERSE_PRIMAL_PIPELINE, REVERSE_PRIMAL_REFERENCE } from "../opt/pipeline.js";
 import { shapeSize, type DenseArray, type Value } from "../runtime/value.js";
 import { allocFlat } from "../runtime/value.js";
@@ -148,9 +149,15 @@ export function derivativeFunction(
   wrt: readonly number[],
   optimisePrimal: boolean,
   paramNames: readonly (string | undefined)[] = [],
+  /** The primal through REVERSE_PRIMAL_PIPELINE, when the caller has it already (../api/program.ts). */
+  optimisedPrimal?: () => IrFunction,
 ): IrFunction {
   if (kind === "forward") return forwardDerivative(primal, { wrt, paramNames });
-  const firstOrder = runPipeline(primal, optimisePrimal ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE);
+  const firstOrder = timed("primal pipeline", () =>
+    optimisePrimal && optimisedPrimal !== undefined
+      ? optimisedPrimal()
+      : runPipeline(primal, optimisePrimal ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE),
+  );
   // A reverse-mode derivative of a recursive function (tapes inside) cannot be reversed again: its gradient is taken
   // in forward mode instead (a second derivative is forward over reverse; the cost grows with the inputs' size).
   if ((kind === "gradient" || kind === "value-gradient") && usesTapes(firstOrder)) {

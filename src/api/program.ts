@@ -9,9 +9,10 @@ import { withinCompilerStack } from "./compiler-stack.js";
 import { backendOf, DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
-import { DERIVATIVE_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
+import { DERIVATIVE_PIPELINE, REVERSE_PRIMAL_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { derivativeFunction, type DerivativeKind } from "./derivatives.js";
 import { runPipeline, type Pass } from "../opt/pass.js";
+import { someNode } from "../ir/free.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import type { Value } from "../runtime/value.js";
 import type { Program } from "../syntax/ast.js";
@@ -22,6 +23,7 @@ import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/inf
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 import { PRELUDE_TEXT } from "../generated/prelude.js";
+import { timed } from "../opt/stage-times.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -78,6 +80,8 @@ export class SmoothProgram {
   /** The definitions of the user's file, in order (not the prelude's). */
   readonly userDefs: readonly CheckedDef[];
   private readonly cache = new Map<string, Specialised>();
+  /** Primals through a pipeline (see `primalThrough`), by name, types and pipeline. */
+  private readonly primals = new Map<string, IrFunction>();
 
   constructor(
     readonly file: SourceFile,
@@ -92,7 +96,7 @@ export class SmoothProgram {
       }
       for (const included of options.include ?? []) programs.push(parseProgram(included));
       programs.push(user);
-      return { checked: checkProgram(programs), user };
+      return { checked: timed("check", () => checkProgram(programs)), user };
     });
     this.checked = checked;
     this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);
@@ -130,7 +134,11 @@ export class SmoothProgram {
     const def = this.definition(name);
     const spec = withinCompilerStack(
       `\`${name}\``,
-      () => prepare(lowerEntry(this.checked, name, argTypes), argTypes, engine, passes),
+      () => {
+        const lowered = timed("lower", () => lowerEntry(this.checked, name, argTypes));
+        const optimised = timed("pipeline", () => this.primalThrough(name, argTypes, passes, lowered));
+        return prepareOptimised(lowered, optimised, argTypes, engine);
+      },
       def.def.nameSpan,
     );
     this.cache.set(key, spec);
@@ -157,14 +165,43 @@ export class SmoothProgram {
     const spec = withinCompilerStack(
       `the derivative of \`${name}\``,
       () => {
-        const primal = lowerEntry(this.checked, name, argTypes);
-        const program = derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames);
+        const primal = timed("lower", () => lowerEntry(this.checked, name, argTypes));
+        const program = timed(`derivative (${kind})`, () =>
+          derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames, () =>
+            this.primalThrough(name, argTypes, REVERSE_PRIMAL_PIPELINE, primal),
+          ),
+        );
         return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
       },
       def.def.nameSpan,
     );
     this.cache.set(key, spec);
     return spec;
+  }
+
+  /**
+   * `name` at `argTypes` (lowered: `lowered`) through `passes`, made once per pipeline. The primal reverse mode
+   * differentiates (REVERSE_PRIMAL_PIPELINE) and the standard pipeline's differ only in keeping the functions with
+   * custom derivative rules: when forward-ad leaves none, they are one program, so a gradient compiled after its primal
+   * (the GradBench evals compile both) reuses the optimised primal instead of optimising it again.
+   */
+  primalThrough(name: string, argTypes: readonly Type[], passes: readonly Pass[], lowered: IrFunction): IrFunction {
+    const key = (p: readonly Pass[]) => `${name}|${argTypes.map(showType).join(",")}|${p.map((q) => q.name).join(",")}`;
+    const hit = this.primals.get(key(passes));
+    if (hit !== undefined) return hit;
+    const shared = passes === STANDARD_PIPELINE || passes === REVERSE_PRIMAL_PIPELINE;
+    if (!shared) {
+      const out = runPipeline(lowered, passes);
+      this.primals.set(key(passes), out);
+      return out;
+    }
+    // Both pipelines start with forward-ad, then inline (keeping custom rules or not), then optimise.
+    const expanded = runPipeline(lowered, passes.slice(0, 1));
+    const out = runPipeline(expanded, passes.slice(1));
+    this.primals.set(key(passes), out);
+    if (![expanded, ...(expanded.functions ?? [])].some((f) => someNode(f.body, (e) => e.kind === "custom")))
+      this.primals.set(key(passes === STANDARD_PIPELINE ? REVERSE_PRIMAL_PIPELINE : STANDARD_PIPELINE), out);
+    return out;
   }
 
   /** Run `name` on JSON arguments and return the JSON result. */
@@ -187,9 +224,25 @@ export function prepare(
   engine: Engine,
   passes: readonly Pass[],
 ): Specialised {
+  return prepareOptimised(
+    lowered,
+    timed("pipeline", () => runPipeline(lowered, passes)),
+    argTypes,
+    engine,
+  );
+}
+
+/** `prepare` of a program already through its pipeline (`optimised`). */
+function prepareOptimised(
+  lowered: IrFunction,
+  optimised: IrFunction,
+  argTypes: readonly Type[],
+  engine: Engine,
+): Specialised {
   const backend = backendOf(engine);
-  const optimised = runPipeline(lowered, passes);
-  const compiled = backend.compile(backend.input === "optimised" ? optimised : lowered);
+  const compiled = timed(`back end ${engine}`, () =>
+    backend.compile(backend.input === "optimised" ? optimised : lowered),
+  );
   const code = compiled.code;
   return {
     name: lowered.name,

@@ -72,14 +72,38 @@ export function binders(e: Expr): readonly Var[] {
   }
 }
 
+/**
+ * Pushes the children of `e` on `stack`, last first (so they are popped in order): `children` without an array per
+ * node, for the walks below, which run over whole functions many times per compile.
+ */
+function pushChildren(e: Expr, stack: Expr[]): void {
+  switch (e.kind) {
+    case "let":
+      stack.push(e.body, e.rhs);
+      return;
+    case "if":
+      stack.push(e.else, e.then);
+      return;
+    case "lam":
+    case "build":
+    case "ifold":
+      stack.push(e.body);
+      return;
+    case "while":
+      stack.push(e.body, e.cond);
+      return;
+    default:
+      return;
+  }
+}
+
 /** Calls `visit` on every node of `e` (pre-order). */
 export function forEachNode(e: Expr, visit: (node: Expr) => void): void {
   const stack: Expr[] = [e];
   while (stack.length > 0) {
     const node = stack.pop()!;
     visit(node);
-    const cs = children(node);
-    for (let i = cs.length - 1; i >= 0; i--) stack.push(cs[i]!);
+    pushChildren(node, stack);
   }
 }
 
@@ -99,10 +123,66 @@ export function useCounts(e: Expr): Map<number, number> {
 export function freeVars(e: Expr): Map<number, Var> {
   const used = new Map<number, Var>();
   const bound = new Set<number>();
-  forEachNode(e, (node) => {
-    for (const b of binders(node)) bound.add(b.id);
-    for (const a of operands(node)) if (a.kind === "var") used.set(a.id, a);
-  });
+  const use = (a: Atom) => {
+    if (a.kind === "var") used.set(a.id, a);
+  };
+  // forEachNode over binders and operands, without their arrays (this runs on whole loop bodies, many times).
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    switch (node.kind) {
+      case "var":
+        use(node);
+        break;
+      case "lit":
+        break;
+      case "prim":
+      case "call":
+        for (const a of node.args) use(a);
+        break;
+      case "tuple":
+        for (const a of node.elems) use(a);
+        break;
+      case "proj":
+        use(node.arg);
+        break;
+      case "app":
+        use(node.fn);
+        use(node.arg);
+        break;
+      case "jvp":
+        use(node.fn);
+        break;
+      case "if":
+        use(node.cond);
+        break;
+      case "build":
+        bound.add(node.index.id);
+        use(node.size);
+        break;
+      case "ifold":
+        bound.add(node.acc.id);
+        bound.add(node.index.id);
+        use(node.init);
+        use(node.count);
+        break;
+      case "while":
+        bound.add(node.acc.id);
+        use(node.init);
+        break;
+      case "custom":
+        use(node.fn);
+        for (const a of node.rules) use(a);
+        break;
+      case "let":
+        bound.add(node.v.id);
+        break;
+      case "lam":
+        bound.add(node.param.id);
+        break;
+    }
+    pushChildren(node, stack);
+  }
   for (const id of bound) used.delete(id);
   return used;
 }
@@ -114,7 +194,11 @@ export function isFreeIn(v: Var, e: Expr): boolean {
 /** Number of nodes (atoms in operand position are not counted separately). The size limit of the optimiser uses it. */
 export function exprSize(e: Expr): number {
   let n = 0;
-  forEachNode(e, () => n++);
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    n++;
+    pushChildren(stack.pop()!, stack);
+  }
   return n;
 }
 
@@ -126,7 +210,10 @@ export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (pred(node)) return true;
-    for (const c of children(node)) stack.push(c);
+    // In order, so popped last first: the order this walk has always had (a predicate may record what it saw).
+    const from = stack.length;
+    pushChildren(node, stack);
+    if (stack.length - from === 2) [stack[from], stack[from + 1]] = [stack[from + 1]!, stack[from]!];
   }
   return false;
 }

@@ -15,7 +15,7 @@
 // when M has rows, so computing it never fails; neither does deciding whether it pays.
 
 import { AnfBuilder, mkBuild, mkIf, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { binders, forEachNode, mapNode, operands } from "../ir/free.js";
+import { mapNode, operands } from "../ir/free.js";
 import { freshVar, typeOf, type Atom, type Build, type Expr, type Ifold, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import type { Span } from "../syntax/source.js";
@@ -69,8 +69,16 @@ class TransposeRows {
   private readonly counts: (Atom | undefined)[] = [];
   /** Variables bound at the top of the function (parameters and its outermost lets): computed on every call. */
   private readonly top = new Set<number>();
-  /** Variables in scope, by id. */
-  private readonly bound = new Set<number>();
+  /**
+   * Variables met so far, by id, each with its order (binders are unique): those in scope, and those of scopes left,
+   * which nothing can name any more. A loop's own variables are those ordered from the loop's start on, so which
+   * variables are outside a loop is known without walking its body again (once per loop around it).
+   */
+  private readonly bound = new Map<number, number>();
+
+  private bind(v: Var): void {
+    if (!this.bound.has(v.id)) this.bound.set(v.id, this.bound.size);
+  }
 
   constructor(fn: IrFunction) {
     for (const p of fn.params) this.atTop(p);
@@ -78,7 +86,7 @@ class TransposeRows {
 
   atTop(v: Var): void {
     this.top.add(v.id);
-    this.bound.add(v.id);
+    this.bind(v);
   }
 
   /** A top-level right-hand side with its builds reading transposes, and the sites rewritten. */
@@ -114,8 +122,9 @@ class TransposeRows {
       case "lam":
         return { ...e, body: this.scope(e.body, [e.param]) };
       case "ifold": {
+        const start = this.bound.size;
         const inner = { ...e, body: this.inLoop(e.count, () => this.scope(e.body, [e.index, e.acc])) };
-        return this.counts.length > 0 ? (this.foldRowsTransposed(inner) ?? inner) : inner;
+        return this.counts.length > 0 ? (this.foldRowsTransposed(inner, start) ?? inner) : inner;
       }
       case "while":
         return this.inLoop(undefined, () => ({
@@ -124,8 +133,9 @@ class TransposeRows {
           body: this.scope(e.body, [e.acc]),
         }));
       case "build": {
+        const start = this.bound.size;
         const inner = { ...e, body: this.inLoop(e.size, () => this.scope(e.body, [e.index])) };
-        return this.counts.length > 0 ? (this.rowsTransposed(inner) ?? inner) : inner;
+        return this.counts.length > 0 ? (this.rowsTransposed(inner, start) ?? inner) : inner;
       }
       default:
         return e;
@@ -141,11 +151,11 @@ class TransposeRows {
 
   /** A nested let chain (a branch or a loop body, its binders given). */
   private scope(e: Expr, binders: readonly Var[] = []): Expr {
-    for (const b of binders) this.bound.add(b.id);
+    for (const b of binders) this.bind(b);
     const { bindings, tail } = splitLets(e);
     const out = bindings.map(({ v, rhs }) => {
       const next = this.node(rhs);
-      this.bound.add(v.id);
+      this.bind(v);
       return { v, rhs: next };
     });
     return wrapLets(out, this.node(tail));
@@ -157,8 +167,8 @@ class TransposeRows {
   }
 
   /** The build with its rows per lane read through transposes, if it has any and each can be. */
-  private rowsTransposed(b: Build): Build | undefined {
-    const body = this.transposedBody(b.body, b.size, [b.index], (outside) => buildLanes(b.index, b.body, outside));
+  private rowsTransposed(b: Build, start: number): Build | undefined {
+    const body = this.transposedBody(b.body, b.size, start, (outside) => buildLanes(b.index, b.body, outside));
     return body && { ...b, body };
   }
 
@@ -167,25 +177,26 @@ class TransposeRows {
    * over a row per lane; the wasm emitter then gives it the lanes rather than a loop around it, ./lanes.ts
    * `unlessInnerLanes`). A plain sum inside a build is left to the build's lanes (a vector-matrix product's columns).
    */
-  private foldRowsTransposed(e: Ifold): Ifold | undefined {
+  private foldRowsTransposed(e: Ifold, start: number): Ifold | undefined {
     const plan = (outside: (id: number) => boolean) => {
       const p = reductionLanes(e, outside) ?? combineLanes(e, outside);
       return p !== undefined && p.folds.size > 0 ? p : undefined;
     };
-    const body = this.transposedBody(e.body, e.count, [e.index, e.acc], plan);
+    const body = this.transposedBody(e.body, e.count, start, plan);
     return body && { ...e, body };
   }
 
-  /** A loop body (its loop's count and binders given) with its rows per lane read through transposes. */
+  /**
+   * A loop body (its loop's count given, and `start`: the order of the loop's first variable) with its rows per lane
+   * read through transposes.
+   */
   private transposedBody(
     body: Expr,
     count: Atom,
-    loopBinders: readonly Var[],
+    start: number,
     lanes: (outside: (id: number) => boolean) => LanePlan | undefined,
   ): Expr | undefined {
-    const inside = new Set<number>(loopBinders.map((v) => v.id));
-    forEachNode(body, (n) => binders(n).forEach((v) => inside.add(v.id)));
-    const plan = lanes((id) => this.bound.has(id) && !inside.has(id));
+    const plan = lanes((id) => (this.bound.get(id) ?? start) < start);
     if (plan === undefined || plan.laneRows.size === 0) return undefined;
     for (const row of plan.laneRows.values()) if (!this.top.has(row.matrix.id)) return undefined;
     // How often the nest reads M's rows must be known before it runs: every count around it computed at the top.

@@ -3,7 +3,8 @@
 //
 // Every right-hand side is pure, and a let in scope has already been evaluated (lets are strict), so reusing its value
 // is exact, errors included: had the earlier evaluation failed, execution would not have got here. Commutative
-// primitives are compared with their operands in either order.
+// primitives are compared with their operands in either order. A scope or node in which nothing is replaced is
+// returned as it was (the same objects), not rebuilt.
 
 import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual } from "../ir/equal.js";
@@ -62,12 +63,18 @@ class Cse {
   private readonly available = new Map<string, { v: Var; rhs: Expr }[]>();
   private readonly added: string[] = [];
   replaced = 0;
+  /** Lets removed and operands replaced so far: unchanged across a scope or node, it is returned as it was. */
+  private changes = 0;
 
   private atom(a: Atom): Atom {
-    return a.kind === "var" ? (this.subst.get(a.id) ?? a) : a;
+    const to = a.kind === "var" ? (this.subst.get(a.id) ?? a) : a;
+    if (to !== a) this.changes++;
+    return to;
   }
 
   scope(e: Expr): Expr {
+    const original = e;
+    const before = this.changes;
     const mark = this.added.length;
     const b = new AnfBuilder();
     while (e.kind === "let") {
@@ -80,6 +87,7 @@ class Cse {
       if (hit) {
         this.subst.set(e.v.id, hit.v);
         this.replaced++;
+        this.changes++;
       } else if (isAtom(rhs)) {
         b.bindVar(e.v, rhs);
       } else {
@@ -96,15 +104,17 @@ class Cse {
     const out = b.finish(this.node(e));
     // Leaving the scope: its lets are no longer available.
     while (this.added.length > mark) this.available.get(this.added.pop()!)!.pop();
-    return out;
+    return this.changes === before ? original : out;
   }
 
   private node(e: Expr): Expr {
     if (e.kind === "let") return this.scope(e);
-    return mapNode(
+    const before = this.changes;
+    const out = mapNode(
       e,
       (a) => this.atom(a),
       (body) => this.scope(body),
     );
+    return this.changes === before ? e : out;
   }
 }

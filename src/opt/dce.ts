@@ -1,13 +1,13 @@
 // Dead-let elimination, exact in one backward pass: the body of a let chain is cleaned before its bindings, from the
 // last binding to the first, and a right-hand side's uses are counted only if its let is kept. So a chain of lets
-// that only feed each other disappears at once.
+// that only feed each other disappears at once. What it does not change it returns as it was (the same objects): most
+// sweeps remove nothing from most of a function, and copying it all was a large part of compile time.
 //
 // All IR is pure, so any unused let may go. One observable difference is accepted: removing an unused `get` also
 // removes the index error it would have raised out of range, and removing an unused loop its shape errors.
 
-import { splitLets } from "../ir/builder.js";
 import { operands } from "../ir/free.js";
-import { mkLet, type Expr, type Var } from "../ir/ir.js";
+import { mkLet, type Expr, type Let, type Var } from "../ir/ir.js";
 import type { Pass } from "./pass.js";
 
 export const dcePass: Pass = {
@@ -15,45 +15,77 @@ export const dcePass: Pass = {
   run: (fn) => ({ ...fn, body: removeDeadLets(fn.body).expr }),
 };
 
+/**
+ * `e` without its dead lets (those `removable` allows to go). `clean` holds nodes already cleaned with the same
+ * `removable`, each with the ids of the variables used in it: such a node is kept as it is, its uses counted without
+ * walking it again (the inliner cleans each lambda's body, then the lambdas around it: ./inline.ts). `used` is the ids
+ * of the variables used in the result.
+ */
 export function removeDeadLets(
   e: Expr,
   removable: (v: Var, rhs: Expr) => boolean = () => true,
-): { expr: Expr; removed: number } {
-  const d = new DeadLets(removable);
+  clean?: ReadonlyMap<Expr, readonly number[]>,
+): { expr: Expr; removed: number; used: () => number[] } {
+  const d = new DeadLets(removable, clean);
   const expr = d.expr(e);
-  return { expr, removed: d.removed };
+  return { expr, removed: d.removed, used: () => [...d.live.keys()] };
 }
 
 class DeadLets {
-  private readonly live = new Map<number, number>();
+  readonly live = new Map<number, number>();
   removed = 0;
 
-  constructor(private readonly removable: (v: Var, rhs: Expr) => boolean) {}
+  constructor(
+    private readonly removable: (v: Var, rhs: Expr) => boolean,
+    private readonly clean: ReadonlyMap<Expr, readonly number[]> | undefined,
+  ) {}
 
+  /** `e` without its dead lets; `e` itself (and every unchanged subtree) when nothing in it is removed. */
   expr(e: Expr): Expr {
     if (e.kind === "let") {
-      const { bindings, tail } = splitLets(e);
-      let out = this.expr(tail);
-      for (let i = bindings.length - 1; i >= 0; i--) {
-        const { v, rhs } = bindings[i]!;
-        if (!this.live.get(v.id) && this.removable(v, rhs)) {
+      const lets: Let[] = [];
+      let tail: Expr = e;
+      for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+      const cleanTail = this.expr(tail);
+      // `out` is the clean rest of the chain; while nothing after lets[i] changed, it is lets[i].body itself.
+      let out = cleanTail;
+      let same = cleanTail === tail;
+      for (let i = lets.length - 1; i >= 0; i--) {
+        const l = lets[i]!;
+        if (!this.live.get(l.v.id) && this.removable(l.v, l.rhs)) {
           this.removed++;
+          same = false;
           continue;
         }
-        out = mkLet(v, this.expr(rhs), out);
+        const rhs = this.expr(l.rhs);
+        same &&= rhs === l.rhs;
+        out = same ? l : mkLet(l.v, rhs, out);
       }
       return out;
     }
+    const used = this.clean?.get(e);
+    if (used !== undefined) {
+      for (const id of used) this.live.set(id, (this.live.get(id) ?? 0) + 1);
+      return e;
+    }
     for (const a of operands(e)) if (a.kind === "var") this.live.set(a.id, (this.live.get(a.id) ?? 0) + 1);
     switch (e.kind) {
-      case "if":
-        return { ...e, then: this.expr(e.then), else: this.expr(e.else) };
+      case "if": {
+        const then = this.expr(e.then);
+        const els = this.expr(e.else);
+        return then === e.then && els === e.else ? e : { ...e, then, else: els };
+      }
       case "lam":
       case "build":
-      case "ifold":
-        return { ...e, body: this.expr(e.body) };
-      case "while":
-        return { ...e, cond: this.expr(e.cond), body: this.expr(e.body) };
+      case "ifold": {
+        const body = this.expr(e.body);
+        return body === e.body ? e : { ...e, body };
+      }
+      case "while": {
+        const cond = this.expr(e.cond);
+        const body = this.expr(e.body);
+        return cond === e.cond && body === e.body ? e : { ...e, cond, body };
+      }
       default:
         return e;
     }

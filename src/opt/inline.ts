@@ -50,8 +50,9 @@ export interface InlineOptions {
 export function inlineFunction(fn: IrFunction, opts: InlineOptions = {}): IrFunction {
   const resolve = opts.resolveCustom ?? !someNode(fn.body, (e) => e.kind === "jvp");
   const lazyLambdas = !someNode(fn.body, (e) => e.kind === "jvp");
-  const inlined = new Inliner(resolve, opts.maxCopied ?? MAX_INLINED_NODES, lazyLambdas).scope(fn.body);
-  const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type));
+  const inliner = new Inliner(resolve, opts.maxCopied ?? MAX_INLINED_NODES, lazyLambdas);
+  const inlined = inliner.scope(fn.body);
+  const { expr: body } = removeDeadLets(inlined, (v) => containsFun(v.type), inliner.clean);
   const out: IrFunction = { ...fn, body };
   // A `jvp f` still to be expanded (by the forward-AD pass) keeps its lambda alive; the inlining after that pass
   // checks.
@@ -86,6 +87,8 @@ class Inliner {
   private readonly defs = new Map<number, Expr>();
   /** Variables bound to atoms, replaced by those atoms. */
   private readonly subst = new Map<number, Atom>();
+  /** The lambdas whose bodies are cleaned of dead function-typed lets, with the variables used in them (see `tail`). */
+  readonly clean = new Map<Expr, readonly number[]>();
 
   scope(e: Expr): Expr {
     const b = new AnfBuilder();
@@ -177,8 +180,11 @@ class Inliner {
         // A lambda's inlined body drops its dead function-typed lets at once: they are the lambdas it has applied,
         // already beta-reduced. Kept until the end, each copy of this lambda would copy them too, and a chain of
         // higher-order helpers (g_i k x = g_{i-1} k x + 1) would double in size per level.
-        const body = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type)).expr;
-        return { ...e, body };
+        // Cleaned once: the lambdas around it count its uses from `clean` instead of cleaning it again.
+        const cleaned = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type), this.clean);
+        const lam = { ...e, body: cleaned.expr };
+        this.clean.set(lam, cleaned.used());
+        return lam;
       }
       default:
         return mapNode(

@@ -25,7 +25,7 @@ import {
   wrapLets,
   type Binding,
 } from "../ir/builder.js";
-import { freeVars, someNode } from "../ir/free.js";
+import { freeVars, operands, someNode } from "../ir/free.js";
 import { freshVar, mkTuple, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
 import { INT, type Type } from "../types/types.js";
 import { Facts } from "./facts.js";
@@ -111,7 +111,7 @@ class Licm {
     const { bindings, tail } = splitLets(body);
     const kept: Binding[] = [];
     for (const { v, rhs } of bindings) {
-      if ([...freeVars(rhs).keys()].every((id) => !bound.has(id)) && !mayFail(rhs, this.facts)) {
+      if (!usesAny(rhs, bound) && !mayFail(rhs, this.facts)) {
         b.bindVar(v, rhs);
         this.hoisted++;
         continue;
@@ -130,7 +130,7 @@ class Licm {
     const countKnown = this.facts.isNonNegative(count);
     const feeds = feedingLoops(bindings);
     for (const { v, rhs } of bindings) {
-      const invariant = [...freeVars(rhs).keys()].every((id) => !bound.has(id));
+      const invariant = !usesAny(rhs, bound);
       if (invariant) {
         const safe = !mayFail(rhs, this.facts) || (!earlierMayFail && countKnown && !mayFail(rhs, this.facts, [count]));
         if (safe) {
@@ -167,6 +167,13 @@ class Licm {
     return wrapLets(kept, tail);
   }
 }
+
+/**
+ * Whether `e` uses a variable of `bound` (binders are unique, so none of them is bound inside `e`: this is whether
+ * one is free in it), stopping at the first: a loop body's lets are asked in turn, and most use the loop's variables.
+ */
+const usesAny = (e: Expr, bound: ReadonlySet<number>) =>
+  someNode(e, (n) => operands(n).some((a) => a.kind === "var" && bound.has(a.id)));
 
 const hasLoop = (e: Expr) => someNode(e, (n) => n.kind === "build" || n.kind === "ifold" || n.kind === "while");
 

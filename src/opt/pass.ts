@@ -6,6 +6,7 @@
 import { forEachNode } from "../ir/free.js";
 import type { IrFunction } from "../ir/ir.js";
 import { verify } from "../ir/verify.js";
+import { timed } from "./stage-times.js";
 
 export interface Pass {
   readonly name: string;
@@ -56,7 +57,8 @@ export interface RunOptions {
 export function runPipeline(fn: IrFunction, passes: Pipeline, opts: RunOptions = {}): IrFunction {
   if (opts.verify) verifyAfter("(input)", fn);
   for (const pass of passes) {
-    fn = runPass(pass, fn);
+    const input = fn;
+    fn = timed(pass.name, () => runPass(pass, input));
     if (opts.verify) verifyAfter(pass.name, fn);
     opts.trace?.(pass.name, fn);
   }

@@ -8,6 +8,8 @@
 //  - let-tail: a scope ending `let x = e in x` ends with `e` (so rules see the loop body or branch as the node it is).
 // A node is offered to the rules after its operands are substituted and its nested bodies rewritten; a rule's result
 // is swept again, so rewrites that enable each other (fusion exposing a literal index) chain within one sweep.
+// A scope or node in which nothing changed (no rewrite counted, no operand replaced) is returned as it was, the same
+// object: most of a function is unchanged by most sweeps, and rebuilding it all was a large part of compile time.
 
 import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
@@ -26,6 +28,8 @@ export class Rewriter implements RuleContext {
   /** How many loops enclose the node being rewritten, and at which such depth each variable is bound. */
   private loopDepth = 0;
   private readonly bindDepth = new Map<number, number>();
+  /** Rewrites counted and operands replaced so far: unchanged across a scope, the scope is returned as it was. */
+  private changes = 0;
 
   constructor(
     private readonly rules: RuleSet,
@@ -50,22 +54,26 @@ export class Rewriter implements RuleContext {
 
   /** `e` rewritten as a closed scope (its own let chain). */
   scope(e: Expr): Expr {
+    const before = this.changes;
     const b = new AnfBuilder();
     const tail = this.into(e, b, undefined);
     const out = b.finish(tail);
-    if (tail.kind !== "var" || out.kind !== "let") return out;
+    const unchanged = () => (this.changes === before ? e : out);
+    if (tail.kind !== "var" || out.kind !== "let") return unchanged();
     const { bindings, tail: t } = splitLets(out);
     const last = bindings[bindings.length - 1]!;
-    if (last.v.id !== (t as Var).id) return out;
+    if (last.v.id !== (t as Var).id) return unchanged();
     this.count("let-tail");
     return wrapLets(bindings.slice(0, -1), last.rhs);
   }
 
   private count(name: string): void {
+    this.changes++;
     this.fired.set(name, (this.fired.get(name) ?? 0) + 1);
   }
 
   private atom(a: Atom): Atom {
+    const original = a;
     // Transitive: a variable rebound to a later name maps to that name's replacement in turn.
     for (
       let to = a.kind === "var" ? this.subst.get(a.id) : undefined;
@@ -73,6 +81,7 @@ export class Rewriter implements RuleContext {
       to = a.kind === "var" ? this.subst.get(a.id) : undefined
     )
       a = to;
+    if (a !== original) this.changes++;
     return a;
   }
 
@@ -142,6 +151,12 @@ export class Rewriter implements RuleContext {
 
   /** The node with its operands substituted and its nested bodies rewritten. */
   private rebuild(e: Exclude<Expr, { kind: "let" }>): Expr {
+    const before = this.changes;
+    const out = this.rebuilt(e);
+    return this.changes === before ? e : out;
+  }
+
+  private rebuilt(e: Exclude<Expr, { kind: "let" }>): Expr {
     switch (e.kind) {
       case "if": {
         const cond = this.atom(e.cond);

@@ -15,6 +15,7 @@ import { generateModule } from "./module.js";
 import { instantiate, RAISE } from "./runtime.js";
 import { wasmThreads } from "./parallel-run.js";
 import type { Real } from "./slots.js";
+import { timed } from "../opt/stage-times.js";
 
 /** The most locals a WebAssembly function may declare in the engines we run on (V8: kV8MaxWasmFunctionLocals). */
 const MAX_FUNCTION_LOCALS = 50_000;
@@ -33,13 +34,14 @@ function notWasm(fn: IrFunction, real: Real, why: string): Executable {
 function compileWasm(fn: IrFunction, real: Real): Executable {
   // Recursive functions (calls, and the tapes their derivatives pass) are not lowered to wasm yet.
   if (fn.functions !== undefined && fn.functions.length > 0) return notWasm(fn, real, "recursive functions");
-  const program = generateModule(transposeLaneRows(fn), RAISE, real, wasmThreads());
+  const rows = timed("transpose-rows", () => transposeLaneRows(fn));
+  const program = timed("generate module", () => generateModule(rows, RAISE, real, wasmThreads()));
   // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
   // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
   // JavaScript, which keeps such a function's locals on the heap (src/codegen/).
   if (program.localCount > MAX_FUNCTION_LOCALS)
     return notWasm(fn, real, `too many values for one wasm function: ${program.localCount} locals`);
-  const run = instantiate(program);
+  const run = timed("instantiate", () => instantiate(program));
   return {
     run: (args) => runChecked(run, args, false),
     runBorrowed: (args) => runChecked(run, args, true),

@@ -26,14 +26,37 @@ export function uleb(n: number, out: number[]): void {
   } while (n !== 0);
 }
 
-/** Appends n as a signed LEB128 number (n a safe integer; i32 and the i64 constants the back end writes). */
+/**
+ * Appends n as a signed LEB128 number (n a safe integer; i32 and the i64 constants the back end writes). Numbers
+ * take a path without BigInt (most constants are i32 ones: BigInt arithmetic was a visible part of compile time).
+ */
 export function sleb(n: number | bigint, out: number[]): void {
-  let v = BigInt(n);
+  if (typeof n === "number") {
+    if (!Number.isSafeInteger(n)) throw new Error(`wasm: bad signed LEB128 ${n}`);
+    slebNumber(n, out);
+    return;
+  }
+  let v = n;
   for (;;) {
     const byte = Number(v & 0x7fn);
     v >>= 7n;
     const signBit = (byte & 0x40) !== 0;
     if ((v === 0n && !signBit) || (v === -1n && signBit)) {
+      out.push(byte);
+      return;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+/** sleb of a safe integer in number arithmetic. */
+function slebNumber(n: number, out: number[]): void {
+  for (;;) {
+    // n mod 128 in [0, 128), then floor division: the arithmetic shift right by 7, for any safe integer.
+    const byte = ((n % 128) + 128) % 128;
+    n = (n - byte) / 128;
+    const signBit = (byte & 0x40) !== 0;
+    if ((n === 0 && !signBit) || (n === -1 && signBit)) {
       out.push(byte);
       return;
     }
@@ -94,7 +117,12 @@ export class FunctionBuilder {
   }
 
   emit(...codes: Code[]): void {
-    for (const c of codes) for (const b of c) this.bytes.push(b);
+    // Indexed loops: this copies every instruction byte of a module, also before the engine has optimised it.
+    const bytes = this.bytes;
+    for (let i = 0; i < codes.length; i++) {
+      const c = codes[i]!;
+      for (let j = 0; j < c.length; j++) bytes.push(c[j]!);
+    }
   }
 
   /** The innermost open block (bounds facts' `Blocks.scope`). */
@@ -179,25 +207,28 @@ export class FunctionBuilder {
     return this.bytes.splice(mark);
   }
 
-  /** Encoded body: locals (run-length grouped) then the instructions and `end`. */
-  encode(out: number[]): void {
+  /**
+   * Encoded body as parts to concatenate: its size and locals (run-length grouped), then the instructions and `end`.
+   * The instructions are not copied here: they are most of the module, and the module copies them once, at the end.
+   */
+  encode(): readonly (readonly number[])[] {
     if (this.labels.length !== 0) throw new Error("wasm: function ends inside a block");
-    const body: number[] = [];
+    const locals: number[] = [];
     const groups: [number, ValType][] = [];
     for (const t of this.localTypes) {
       const last = groups[groups.length - 1];
       if (last !== undefined && last[1] === t) last[0]++;
       else groups.push([1, t]);
     }
-    uleb(groups.length, body);
+    uleb(groups.length, locals);
     for (const [n, t] of groups) {
-      uleb(n, body);
-      body.push(VALTYPE_BYTE[t]);
+      uleb(n, locals);
+      locals.push(VALTYPE_BYTE[t]);
     }
-    for (const b of this.bytes) body.push(b);
-    body.push(0x0b);
-    uleb(body.length, out);
-    for (const b of body) out.push(b);
+    const head: number[] = [];
+    uleb(locals.length + this.bytes.length + 1, head);
+    for (const b of locals) head.push(b);
+    return [head, this.bytes, [0x0b]];
   }
 }
 
@@ -327,11 +358,23 @@ export class ModuleBuilder {
       }),
       out,
     );
-    section(
-      10,
-      vec(this.functions, (f, b) => f.body.encode(b)),
+    // The code section: its parts copied straight into the module's bytes.
+    const count: number[] = [];
+    uleb(this.functions.length, count);
+    const code: (readonly number[])[] = [count];
+    for (const f of this.functions) code.push(...f.body.encode());
+    out.push(10);
+    uleb(
+      code.reduce((n, part) => n + part.length, 0),
       out,
     );
-    return new Uint8Array(out);
+    const parts = [out, ...code];
+    const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      bytes.set(part, at);
+      at += part.length;
+    }
+    return bytes;
   }
 }

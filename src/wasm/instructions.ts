@@ -190,16 +190,19 @@ export type OpName = keyof typeof OPS;
 
 /** The operands' code, then the instruction. */
 export function op(name: OpName, ...operands: Code[]): Code {
-  const out: number[] = [];
-  for (const c of operands) for (const b of c) out.push(b);
-  for (const b of OPS[name]) out.push(b);
+  const out = seq(...operands) as number[];
+  const code = OPS[name];
+  for (let j = 0; j < code.length; j++) out.push(code[j]!);
   return out;
 }
 
 /** Concatenated code (a sequence of instructions). */
 export function seq(...codes: Code[]): Code {
   const out: number[] = [];
-  for (const c of codes) for (const b of c) out.push(b);
+  for (let i = 0; i < codes.length; i++) {
+    const c = codes[i]!;
+    for (let j = 0; j < c.length; j++) out.push(c[j]!);
+  }
   return out;
 }
 
@@ -233,22 +236,30 @@ const scratch = new DataView(new ArrayBuffer(8));
 
 /** An f64 constant with exactly the bits of x (NaN becomes the canonical NaN, as in JavaScript). */
 export function f64(x: number): Code {
+  const out = [0x44];
+  pushF64(x, out);
+  return out;
+}
+
+/** Appends the 8 bytes of x, little-endian (plain loops: these constants are many in lane code). */
+function pushF64(x: number, out: number[]): void {
   scratch.setFloat64(0, x, true);
-  return [0x44, ...Array.from({ length: 8 }, (_, k) => scratch.getUint8(k))];
+  for (let k = 0; k < 8; k++) out.push(scratch.getUint8(k));
 }
 
 export function f32(x: number): Code {
   scratch.setFloat32(0, x, true);
-  return [0x43, ...Array.from({ length: 4 }, (_, k) => scratch.getUint8(k))];
+  const out = [0x43];
+  for (let k = 0; k < 4; k++) out.push(scratch.getUint8(k));
+  return out;
 }
 
 /** A v128 constant from two f64 lanes. */
 export function f64x2(a: number, b: number): Code {
-  scratch.setFloat64(0, a, true);
-  const lo = Array.from({ length: 8 }, (_, k) => scratch.getUint8(k));
-  scratch.setFloat64(0, b, true);
-  const hi = Array.from({ length: 8 }, (_, k) => scratch.getUint8(k));
-  return [...SIMD(0x0c), ...lo, ...hi];
+  const out = [...SIMD(0x0c)];
+  pushF64(a, out);
+  pushF64(b, out);
+  return out;
 }
 
 /** A v128 constant with the same i64 in both lanes. */
