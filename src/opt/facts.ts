@@ -9,7 +9,7 @@
 // Facts are scoped: `mark` before entering a scope, `reset` after leaving it.
 
 import { invariantShapes } from "../ir/invariant-shapes.js";
-import { leafKeeps } from "./state-leaves.js";
+import { initialLeaf, leafKeeps } from "./state-leaves.js";
 import type { Atom, Expr, Prim, Var } from "../ir/ir.js";
 
 type Relation = "lt" | "le" | "eq" | "ne";
@@ -314,13 +314,9 @@ export class Facts {
       d = this.definition(d.arg);
     }
     if (d?.kind !== "ifold" || !isB(d.count)) return false;
-    let init: Atom | undefined = d.init;
-    for (const k of path) {
-      const t = this.definition(init);
-      init = t?.kind === "tuple" ? t.elems[k] : undefined;
-      if (init === undefined) return false;
-    }
     const loop = d;
+    const init = initialLeaf(loop, path, (a) => this.definition(a));
+    if (init === undefined) return false;
     const initBelow =
       init.kind === "lit"
         ? (init.value as number) < 0 && this.isNonNegative(loop.count)

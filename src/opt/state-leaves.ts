@@ -18,14 +18,31 @@ export function statePaths(node: Ifold): Map<number, Path> {
   return pathOf;
 }
 
+/** The loop's initial state at `path`, through let-bound tuples (`definition`: what an atom is let-bound to). */
+export function initialLeaf(node: Ifold, path: Path, definition: (a: Atom) => Expr | undefined): Atom | undefined {
+  let a: Atom = node.init;
+  for (const k of path) {
+    const d = definition(a);
+    if (d?.kind !== "tuple") return undefined;
+    a = d.elems[k]!;
+  }
+  return a;
+}
+
 /**
  * Whether every iteration of `node` leaves at `path` either the state's own leaf there or an atom that `allowed`
- * accepts: through tuples, let-bound variables and both branches of an `if` (a bounded look).
+ * accepts: through tuples, let-bound variables and both branches of an `if` (a bounded look). `pathOf`: the body's
+ * statePaths, when the caller has them.
  */
-export function leafKeeps(node: Ifold, path: Path, allowed: (a: Atom) => boolean): boolean {
+export function leafKeeps(
+  node: Ifold,
+  path: Path,
+  allowed: (a: Atom) => boolean,
+  pathOf: ReadonlyMap<number, Path> = statePaths(node),
+): boolean {
   const { bindings } = splitLets(node.body);
   const defs = new Map<number, Expr>(bindings.map((b) => [b.v.id, b.rhs]));
-  return keeps(node.body, path, allowed, defs, statePaths(node), 0, 0);
+  return keeps(node.body, path, allowed, defs, pathOf, 0, 0);
 }
 
 function keeps(

@@ -5,11 +5,11 @@
 // 0. With its reads replaced, the choice is between two zeros and goes; the leaf is then a constant the loop carries.
 
 import { splitLets, wrapLets, type Binding } from "../../ir/builder.js";
-import type { Atom, Ifold } from "../../ir/ir.js";
+import type { Ifold } from "../../ir/ir.js";
 import { sameLiteral } from "../../ir/equal.js";
-import { leafKeeps, samePath, statePaths, type Path } from "../state-leaves.js";
+import { initialLeaf, leafKeeps, samePath, statePaths } from "../state-leaves.js";
 import type { Type } from "../../types/types.js";
-import { rule, type RuleContext } from "./rule.js";
+import { rule } from "./rule.js";
 
 /** The paths of the Double leaves of a tuple type. */
 function doubleLeaves(t: Type, at: number[] = [], out: number[][] = []): number[][] {
@@ -27,12 +27,15 @@ export const constantStateLeaf = rule({
     const { bindings, tail } = splitLets(node.body);
     const pathOf = statePaths(node);
     for (const leaf of doubleLeaves(node.acc.type)) {
-      const c = initialAt(node, leaf, ctx);
+      const c = initialLeaf(node, leaf, (a) => ctx.definition(a));
       if (c?.kind !== "lit") continue;
       const value = c.value;
-      if (!leafKeeps(node, leaf, (a) => a.kind === "lit" && sameLiteral(a.value, value))) continue;
+      if (!leafKeeps(node, leaf, (a) => a.kind === "lit" && sameLiteral(a.value, value), pathOf)) continue;
       // Something reads it (else there is nothing to replace).
-      const reads = bindings.filter((b) => samePath(pathOf.get(b.v.id) ?? [], leaf) && pathOf.has(b.v.id));
+      const reads = bindings.filter((b) => {
+        const at = pathOf.get(b.v.id);
+        return at !== undefined && samePath(at, leaf);
+      });
       if (reads.length === 0) continue;
       const readIds = new Set(reads.map((b) => b.v.id));
       const out: Binding[] = bindings.map((b) => (readIds.has(b.v.id) ? { v: b.v, rhs: c } : b));
@@ -41,14 +44,3 @@ export const constantStateLeaf = rule({
     return undefined;
   },
 });
-
-/** The initial state's leaf at `path`, through let-bound tuples. */
-function initialAt(node: Ifold, path: Path, ctx: RuleContext): Atom | undefined {
-  let a: Atom = node.init;
-  for (const k of path) {
-    const d = ctx.definition(a);
-    if (d?.kind !== "tuple") return undefined;
-    a = d.elems[k]!;
-  }
-  return a;
-}
