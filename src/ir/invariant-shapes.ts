@@ -15,13 +15,24 @@ export type StateLoop = Pick<Ifold | While, "acc" | "body">;
 /** An inner loop with a state (ifold or while). */
 const isStateLoop = (e: Expr | undefined): e is Ifold | While => e?.kind === "ifold" || e?.kind === "while";
 
+/** Answers by loop node (IR is immutable): back ends ask again for each loop nested in another. */
+const answers = new WeakMap<StateLoop, boolean[]>();
+
 /** For each top-level component of the state (one entry when the state is not a tuple): its shape is invariant. */
 export function invariantShapes(loop: StateLoop): boolean[] {
+  const known = answers.get(loop);
+  if (known !== undefined) return known;
+  const answer = shapesKept(loop);
+  answers.set(loop, answer);
+  return answer;
+}
+
+function shapesKept(loop: StateLoop): boolean[] {
   const t = loop.acc.type;
   const n = t.k === "tuple" ? t.elems.length : 1;
   const { bindings, tail } = splitLets(loop.body);
-  const def = (a: Atom): Expr | undefined =>
-    a.kind === "var" ? bindings.find((x) => x.v.id === a.id)?.rhs : undefined;
+  const defs = new Map(bindings.map((x) => [x.v.id, x.rhs]));
+  const def = (a: Atom): Expr | undefined => (a.kind === "var" ? defs.get(a.id) : undefined);
   /** `a` is component k of the state after a chain of updates (k = -1: the whole state). */
   const fromComponent = (a: Atom, k: number, depth = 0): boolean => {
     if (a.kind !== "var" || depth > 64) return false;
@@ -68,6 +79,15 @@ export const allFlags = (f: ShapeFlags): boolean => (typeof f === "boolean" ? f 
  * that place and started from it.
  */
 export function invariantShapePaths(loop: StateLoop): ShapeFlags {
+  const known = pathAnswers.get(loop);
+  if (known !== undefined) return known;
+  const answer = shapePathsKept(loop);
+  pathAnswers.set(loop, answer);
+  return answer;
+}
+const pathAnswers = new WeakMap<StateLoop, ShapeFlags>();
+
+function shapePathsKept(loop: StateLoop): ShapeFlags {
   const { tail } = splitLets(loop.body);
   // Definitions in the body and its branches (not in inner loops, whose variables are per iteration of those).
   const defs = new Map<number, Expr>();
