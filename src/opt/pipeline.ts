@@ -12,6 +12,7 @@ import { sinkPass } from "./sink.js";
 import { siblingsPass } from "./siblings.js";
 import { optimisePass } from "./strategy.js";
 import { dcePass } from "./dce.js";
+import { chunkAccumulationsPass } from "./chunk-accumulations.js";
 
 export const PASSES: Readonly<Record<string, Pass>> = {
   "forward-ad": forwardAdPass,
@@ -25,6 +26,7 @@ export const PASSES: Readonly<Record<string, Pass>> = {
   optimise: optimisePass(),
   "optimise-finite": optimisePass({ assumeFinite: true }),
   "inline-keep-custom": inlineKeepingCustomPass,
+  "chunk-accumulations": chunkAccumulationsPass,
 };
 
 /**
@@ -38,8 +40,14 @@ export const STANDARD_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline
  * paper's
  * assumption that Doubles are finite (`x * 0 = 0` for the zero tangents of what is not differentiated), which is
  * what turns a vectorised forward derivative into the matrix-calculus identity (paper 000 §4.1, ./strategy.ts).
+ * Last, reverse mode's heavy sweeps over a dataset are cut into chunks that threads can run (./chunk-accumulations.ts).
  */
-export const DERIVATIVE_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES["optimise-finite"]!];
+export const DERIVATIVE_PIPELINE: Pipeline = [
+  PASSES["forward-ad"]!,
+  PASSES.inline!,
+  PASSES["optimise-finite"]!,
+  PASSES["chunk-accumulations"]!,
+];
 
 /**
  * The primal that reverse mode differentiates (../api/program.ts): first-order and optimised like STANDARD_PIPELINE's,

@@ -1,0 +1,155 @@
+// Chunked accumulations (issue 16, all cores): a heavy accumulation loop at the top of a function (./accumulation.ts:
+// reverse mode's sweep over a dataset, adding each point's contribution to the parameters' adjoints) becomes CHUNKS
+// loops, each adding its share of the iterations to zeros, then init plus the chunks' sums in order:
+//
+//   let r = ifold (fun s i -> B) init n
+//     ~>
+//   let parts = build CHUNKS (fun c ->
+//     let lo = c * n / CHUNKS in let hi = (c + 1) * n / CHUNKS in
+//     ifold (fun s i -> if i < lo then s else if i < hi then B else s) (zeros of init's shape) n) in
+//   let r = (init_0 + parts_0[0] + ... + parts_0[CHUNKS - 1], ...)
+//
+// The chunks are independent, so the wasm back end can compute them on several threads (src/wasm/parallel.ts); the
+// number of chunks is part of the program, not of the machine, so every back end and every thread count makes the same
+// additions in the same order. It changes the order of the loop's own additions (as any parallel sum must), which is
+// why it is applied only to heavy loops: a body that runs loops of its own, where the chunks' extra zeros and sums are
+// small beside the work. The skipped iterations cost a comparison each and keep i's range [0, n) for bounds facts.
+// A state component the body keeps at a literal (reverse mode's seed, `1.`) stays that literal.
+
+import { AnfBuilder, litIndex, mkIf, mkIfold, mkPrim, splitLets, type Binding } from "../ir/builder.js";
+import { children } from "../ir/free.js";
+import { freshVar, lit, mkLet, type Atom, type Expr, type Ifold, type IrFunction, type Var } from "../ir/ir.js";
+import { BOOL, type Type } from "../types/types.js";
+import { accumulation, type Added } from "./accumulation.js";
+import type { Pass } from "./pass.js";
+
+/** The number of chunks: enough for the threads of a small machine with uneven chunks, few enough to sum cheaply. */
+export const CHUNKS = 8;
+
+export const chunkAccumulationsPass: Pass = {
+  name: "chunk-accumulations",
+  run: (fn: IrFunction) => ({ ...fn, body: chunkChain(fn.body) }),
+};
+
+/** The function body's chain of lets with its heavy accumulation loops chunked (nothing inside a loop or branch). */
+function chunkChain(body: Expr): Expr {
+  const { bindings, tail } = splitLets(body);
+  const defs = new Map<number, Expr>();
+  const out = new AnfBuilder();
+  let changed = false;
+  for (const { v, rhs } of bindings) {
+    const chunked = rhs.kind === "ifold" ? chunkLoop(rhs, v, defs, out) : false;
+    if (chunked) changed = true;
+    else out.bindVar(v, rhs);
+    defs.set(v.id, rhs);
+  }
+  return changed ? out.finish(tail) : body;
+}
+
+/** The components of `init`: the atoms of the tuple it is bound to, or projections of it. */
+function components(init: Atom, count: number, defs: ReadonlyMap<number, Expr>, b: AnfBuilder): Atom[] {
+  if (init.type.k !== "tuple") return [init];
+  const def = init.kind === "var" ? defs.get(init.id) : undefined;
+  if (def?.kind === "tuple") return [...def.elems];
+  return Array.from({ length: count }, (_, p) => b.proj(p, init, "init"));
+}
+
+/**
+ * Emits `let v = f` chunked into `b` when `f` is a heavy accumulation loop whose state is Doubles and arrays of
+ * Doubles; returns false (emitting nothing) otherwise.
+ */
+function chunkLoop(f: Ifold, v: Var, defs: ReadonlyMap<number, Expr>, b: AnfBuilder): boolean {
+  const types = f.type.k === "tuple" ? f.type.elems : [f.type];
+  const doubles = (t: (typeof types)[number]): boolean => t.k === "double" || (t.k === "array" && doubles(t.elem));
+  if (!types.every(doubles) || !types.some((t) => t.k === "array")) return false;
+  const acc = accumulation(f);
+  // Worth it only when iterations add into the same array elements: a loop whose arrays are added to only in the
+  // iteration's own row (reverse mode's loops over a model's components) would pay the chunks' zeros and sums for
+  // nothing. And only when an iteration's work is larger than those arrays: its loops nest deeper than they have
+  // dimensions (GMM's sweep over points runs K x d x d per point into K x d and K x d(d-1)/2 adjoints), so the whole
+  // loop is n times larger than the chunks' extra passes.
+  const sharedRank = Math.max(0, ...[...(acc?.shared ?? [])].map((p) => rank(types[p]!)));
+  if (acc === undefined || sharedRank === 0 || loopDepth(f.body) <= sharedRank) return false;
+  const added = acc.result;
+  const kept = keptLiterals(f, added, defs);
+  if (kept === undefined) return false;
+
+  const inits = components(f.init, types.length, defs, b);
+  const n = f.count;
+  const chunks = litIndex(CHUNKS);
+  const parts = b.build(
+    chunks,
+    (c, e) => {
+      const lo = e.prim("div", [e.prim("mul", [c, n]), chunks], "lo");
+      const hi = e.prim("div", [e.prim("mul", [e.prim("add", [c, litIndex(1)]), n]), chunks], "hi");
+      const zeros = inits.map(
+        (x, p) => kept[p] ?? (x.type.k === "array" ? e.prim("zerosLike", [x], "zeros") : lit(0, x.type)),
+      );
+      const z = types.length === 1 ? zeros[0]! : e.tuple(zeros, "zeros");
+      const s = f.acc;
+      const below = freshVar("below", BOOL);
+      const inside = freshVar("inside", BOOL);
+      const step = mkLet(
+        below,
+        mkPrim("lt", [f.index, lo]),
+        mkIf(below, s, mkLet(inside, mkPrim("lt", [f.index, hi]), mkIf(inside, f.body, s))),
+      );
+      return mkIfold(z, n, s, f.index, step, f.span);
+    },
+    "parts",
+    "chunk",
+  );
+  const sums = inits.map((x, p) => {
+    const literal = kept[p];
+    if (literal !== undefined) return literal;
+    const leaf = types.length === 1 ? parts : b.prim("field", [parts, litIndex(p)], "part");
+    const add = x.type.k === "array" ? "addArray" : "add";
+    return b.ifold(x, chunks, (acc, c, e) => e.prim(add, [acc, e.prim("get", [leaf, c], "chunk")]), "sum");
+  });
+  b.bindVar(v, types.length === 1 ? sums[0]! : { kind: "tuple", elems: sums, type: f.type });
+  return true;
+}
+
+const rank = (t: Type): number => (t.k === "array" ? 1 + rank(t.elem) : 0);
+
+/** How deep loops nest in `e` (0: no loop). A chain of lets is walked as a loop (chains can be long). */
+function loopDepth(e: Expr): number {
+  let depth = 0;
+  for (; e.kind === "let"; e = e.body) depth = Math.max(depth, loopDepth(e.rhs));
+  const inner = children(e).reduce((d, c) => Math.max(d, loopDepth(c)), 0);
+  return Math.max(depth, e.kind === "ifold" || e.kind === "build" || e.kind === "while" ? inner + 1 : inner);
+}
+
+/**
+ * For each component the loop does not add to (indep in `added`), the literal it keeps: the body's result and the
+ * init give the same literal there. Undefined when such a component is anything else.
+ */
+function keptLiterals(
+  f: Ifold,
+  added: readonly Added[],
+  defs: ReadonlyMap<number, Expr>,
+): (Atom | undefined)[] | undefined {
+  const kept: (Atom | undefined)[] = [];
+  const resultAtoms = tupleAtoms(f.body);
+  const initDef = f.init.kind === "var" ? defs.get(f.init.id) : undefined;
+  for (let p = 0; p < added.length; p++) {
+    if (added[p]!.k === "acc") {
+      kept.push(undefined);
+      continue;
+    }
+    const out = resultAtoms?.[p];
+    const init = initDef?.kind === "tuple" ? initDef.elems[p] : undefined;
+    if (out?.kind !== "lit" || init?.kind !== "lit" || out.value !== init.value) return undefined;
+    kept.push(out);
+  }
+  return kept;
+}
+
+/** The atoms of the tuple a loop body ends in (`(a, b)`, or a variable its chain binds to one). */
+function tupleAtoms(body: Expr): readonly Atom[] | undefined {
+  const { bindings, tail } = splitLets(body);
+  if (tail.kind === "tuple") return tail.elems;
+  if (tail.kind !== "var") return undefined;
+  const def = bindings.find((x: Binding) => x.v.id === tail.id)?.rhs;
+  return def?.kind === "tuple" ? def.elems : undefined;
+}
