@@ -251,6 +251,8 @@ export class ModuleBuilder {
    * shared memories need a maximum, here the whole 32-bit address space.
    */
   sharedMemory = false;
+  /** Where `encode` wrote the shared memory import's limits flag (3: shared, with a maximum), if it did. */
+  sharedFlagAt: number | undefined;
 
   private typeIndex(t: FuncType): number {
     const key = (u: FuncType) => `${u.params.join(",")}>${u.results.join(",")}`;
@@ -315,15 +317,18 @@ export class ModuleBuilder {
         imports.push(0x00);
         uleb(im.type, imports);
       }
+      let flagAt = -1;
       if (this.sharedMemory) {
         name("env", imports);
         name("memory", imports);
         // Memory import; limits flag 3: shared, with a maximum (65536 pages: 4 GiB).
-        imports.push(0x02, 0x03);
+        imports.push(0x02);
+        flagAt = imports.push(0x03) - 1;
         uleb(this.memoryPages, imports);
         uleb(65536, imports);
       }
       section(2, imports, out);
+      if (flagAt >= 0) this.sharedFlagAt = out.length - imports.length + flagAt;
     }
     section(
       3,

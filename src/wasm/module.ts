@@ -62,6 +62,11 @@ export interface WasmProgram {
   readonly parallelCosts: readonly number[];
   /** The threads its parallel sites run on. */
   readonly threads: number;
+  /**
+   * With parallel sites: the same module importing an unshared memory (limits flag 1), for calls that stay on one
+   * thread (./runtime.ts).
+   */
+  readonly unsharedBytes?: Uint8Array<ArrayBuffer>;
 }
 
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
@@ -220,8 +225,15 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     );
   });
   const dataStart = (layout.errorArea + 8 * em.savedCount + 15) & ~15;
+  const bytes = mb.encode();
+  let unsharedBytes: Uint8Array<ArrayBuffer> | undefined;
+  if (mb.sharedFlagAt !== undefined) {
+    unsharedBytes = bytes.slice();
+    unsharedBytes[mb.sharedFlagAt] = 0x01;
+  }
   return {
-    bytes: mb.encode(),
+    bytes,
+    ...(unsharedBytes === undefined ? {} : { unsharedBytes }),
     real,
     layout,
     paramTypes,

@@ -49,6 +49,9 @@ interface Exports {
 interface WasmApi {
   readonly Module: new (bytes: Uint8Array<ArrayBuffer>) => object;
   readonly Instance: new (module: object, imports: object) => { readonly exports: object };
+  readonly Memory: new (descriptor: { initial: number; maximum?: number }) => object;
+  /** Compiles off the calling thread. */
+  readonly compile?: (bytes: Uint8Array<ArrayBuffer>) => Promise<object>;
 }
 
 /** The host's WebAssembly, or an unsupported error where there is none. */
@@ -59,18 +62,64 @@ export function wasmApi(): WasmApi {
   return api;
 }
 
+/** How many calls have run on an unshared twin in this process (for tests: which instance a call ran on). */
+let twinCalls = 0;
+export const unsharedTwinCalls = (): number => twinCalls;
+
 /** A compiled module, instantiated: `run(args, borrowed)` as the JavaScript back end's compiled functions. */
 export function instantiate(program: WasmProgram): (args: readonly Value[], borrowed: boolean) => Value {
   const api = wasmApi();
   const module = new api.Module(program.bytes);
+  if (program.parallelCosts.length === 0) return caller(program, new api.Instance(module, { Math }).exports);
   // A module with parallel sites imports a shared memory and the function that runs a site across threads.
-  const host =
-    program.parallelCosts.length > 0 ? parallelHost(module, program.parallelCosts, program.threads) : undefined;
-  const imports =
-    host === undefined ? { Math } : { Math, env: { memory: host.memory, parallel: host.parallel, worth: host.worth } };
-  const instance = new api.Instance(module, imports);
-  host?.attach(instance.exports);
-  const ex = instance.exports as unknown as Exports;
+  const host = parallelHost(module, program.parallelCosts, program.threads);
+  /** Whether a site of the current call was (or, on the unshared twin, would have been) worth threads. */
+  let wanted = false;
+  const worth = (site: number, n: number) => {
+    const yes = host.worth(site, n);
+    if (yes === 1) wanted = true;
+    return yes;
+  };
+  const instance = new api.Instance(module, { Math, env: { memory: host.memory, parallel: host.parallel, worth } });
+  host.attach(instance.exports);
+  const shared = caller(program, instance.exports);
+  // Calls that stay on one thread run on an unshared twin of the module, compiled in the background once a call has
+  // not used threads: V8 copies arrays into and out of a SharedArrayBuffer with word-by-word relaxed copies (800 KB:
+  // 36 us against 22), a fifth of a small kernel's call. A call after one that wanted threads runs on the shared one
+  // (results are the same bits either way); a call on the twin whose site would pay runs it on one thread.
+  let unshared: ((args: readonly Value[], borrowed: boolean) => Value) | undefined;
+  let compiling = false;
+  const twin = () => {
+    if (compiling || program.unsharedBytes === undefined || api.compile === undefined) return;
+    compiling = true;
+    const env = {
+      memory: new api.Memory({ initial: 1, maximum: 65536 }),
+      parallel: () => {
+        throw new Error("wasm: the unshared twin ran a parallel site");
+      },
+      worth: (site: number, n: number) => {
+        if (host.worth(site, n) === 1) wanted = true;
+        return 0;
+      },
+    };
+    api.compile(program.unsharedBytes).then(
+      (m) => (unshared = caller(program, new api.Instance(m, { Math, env }).exports)),
+      () => undefined,
+    );
+  };
+  return (args, borrowed) => {
+    const onTwin = unshared !== undefined && !wanted;
+    wanted = false;
+    if (onTwin) twinCalls++;
+    const result = onTwin ? unshared!(args, borrowed) : shared(args, borrowed);
+    if (!wanted) twin();
+    return result;
+  };
+}
+
+/** The calls of one instance of `program` (its exports): arguments into its memory, `main`, results out. */
+function caller(program: WasmProgram, exports: object): (args: readonly Value[], borrowed: boolean) => Value {
+  const ex = exports as unknown as Exports;
   const { layout, argSlots, resultSlots, paramTypes, resultType, dataStart, real } = program;
   const doubleBytes = real === "f64" ? 8 : 4;
   let buffer = ex.memory.buffer;
