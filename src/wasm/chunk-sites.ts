@@ -35,10 +35,14 @@ import {
   type WSlot,
 } from "./slots.js";
 
-/** Where a leaf of the element's initial state comes from: a literal, or leaf `leaf` of `zerosLike of`. */
+/**
+ * Where a leaf of the element's initial state comes from: a literal, leaf `leaf` of `zerosLike of`, or a build of
+ * zeros `build n (fun _ -> build m (fun _ -> 0.))` of these sizes (what the optimiser makes of zerosLike of a build).
+ */
 export type ChunkLeaf =
   | { readonly kind: "literal"; readonly value: number | boolean }
-  | { readonly kind: "zeros"; readonly of: Var; readonly leaf: number };
+  | { readonly kind: "zeros"; readonly of: Var; readonly leaf: number }
+  | { readonly kind: "zeroBuild"; readonly sizes: readonly Atom[] };
 
 export interface ChunkPlan {
   /** The element's body with its ifold's initial state replaced by `start`, and the lets only it used dropped. */
@@ -47,7 +51,8 @@ export interface ChunkPlan {
   readonly start: Var;
   /** Per leaf of the element. */
   readonly leaves: readonly ChunkLeaf[];
-  /** The arrays whose zeros start the state (their dimensions are the element's): passed to the part. */
+  /** The arrays whose zeros start the state, and the sizes of zero builds (the element's dimensions): passed to the
+   * part. */
   readonly shapes: readonly Var[];
 }
 
@@ -85,6 +90,12 @@ export function chunkPlanOf(b: Build, outside: ReadonlyMap<number, Expr>): Chunk
       const parts = rhs.elems.map((x) => resolve(x, depth + 1));
       return parts.every((p) => p !== undefined) ? parts.flat() : undefined;
     }
+    if (rhs.kind === "build") {
+      const sizes = zeroBuildSizes(rhs);
+      if (sizes === undefined || sizes.some((n) => n.kind === "var" && boundInside.has(n.id))) return undefined;
+      for (const n of sizes) if (n.kind === "var") shapes.set(n.id, n);
+      return [{ kind: "zeroBuild", sizes }];
+    }
     if (rhs.kind !== "prim" || rhs.op !== "zerosLike") return undefined;
     const of = rhs.args[0]!;
     if (of.kind !== "var" || boundInside.has(of.id)) return undefined;
@@ -101,11 +112,29 @@ export function chunkPlanOf(b: Build, outside: ReadonlyMap<number, Expr>): Chunk
   for (let k = lets.length - 1; k >= 0; k--) {
     const { v, rhs } = lets[k]!;
     const replaced = rhs === fold ? newFold : rhs;
-    const pure = rhs.kind === "tuple" || (rhs.kind === "prim" && rhs.op === "zerosLike");
+    const pure =
+      rhs.kind === "tuple" || (rhs.kind === "prim" && rhs.op === "zerosLike") || zeroBuildSizes(rhs) !== undefined;
     if (pure && !freeVars(body).has(v.id)) continue;
     body = { kind: "let", v, rhs: replaced, body };
   }
   return { body, start, leaves, shapes: [...shapes.values()] };
+}
+
+/**
+ * The sizes of `build n (fun i -> build m (fun j -> 0.))` (Double or Index zeros, nested directly: each size bound
+ * outside the builds), or undefined.
+ */
+function zeroBuildSizes(e: Expr): Atom[] | undefined {
+  const sizes: Atom[] = [];
+  const indexes = new Set<number>();
+  let cur = e;
+  for (; cur.kind === "build"; cur = cur.body) {
+    if (cur.size.kind === "var" && indexes.has(cur.size.id)) return undefined;
+    sizes.push(cur.size);
+    indexes.add(cur.index.id);
+  }
+  const zero = cur.kind === "lit" && (cur.type.k === "double" || cur.type.k === "int") && Object.is(cur.value, 0);
+  return zero && sizes.length > 0 ? sizes : undefined;
 }
 
 /** The slots of a chunk site's destination leaves and the sizes of their elements. */
@@ -121,6 +150,7 @@ export interface ChunkDestination {
 export function chunkShapes(em: WasmEmitter, plan: ChunkPlan): Omit<ChunkDestination, "data"> {
   const dims = plan.leaves.map((l) => {
     if (l.kind === "literal") return [];
+    if (l.kind === "zeroBuild") return l.sizes.map((n) => em.atom(n)[0]!);
     const leaves = leavesOf(l.of.type);
     const s = leafStarts(leaves)[l.leaf]!;
     return em.atom(l.of).slice(s + 2, s + leafSlotCount(leaves[l.leaf]!));
@@ -129,10 +159,23 @@ export function chunkShapes(em: WasmEmitter, plan: ChunkPlan): Omit<ChunkDestina
   return { dims, sizes };
 }
 
-/** Whether every destination leaf of m elements fits the array limit (else the single-threaded build reports it). */
-export function chunkFits(m: WSlot, sizes: readonly WSlot[]): Code {
-  const count = (s: WSlot) => op("f64.mul", op("f64.convert_i32_s", slotCode(m)), op("f64.convert_i32_s", slotCode(s)));
-  return sizes.map((s) => op("f64.le", count(s), f64(MAX_ARRAY_ELEMENTS))).reduce((x, y) => op("i32.and", x, y));
+/**
+ * Whether every destination leaf of m elements fits the array limit, and no dimension is negative (a zero build's
+ * size): else the single-threaded build reports it.
+ */
+export function chunkFits(m: WSlot, shapes: Omit<ChunkDestination, "data">): Code {
+  // In f64: a product of dimensions may pass 2^31.
+  const real = (s: WSlot) => op("f64.convert_i32_s", slotCode(s));
+  return [
+    ...shapes.dims.map((d) =>
+      op(
+        "f64.le",
+        d.map(real).reduce((x, y) => op("f64.mul", x, y), real(m)),
+        f64(MAX_ARRAY_ELEMENTS),
+      ),
+    ),
+    ...shapes.dims.flat().map((d) => op("i32.ge_s", slotCode(d), i32(0))),
+  ].reduce((x, y) => op("i32.and", x, y));
 }
 
 /** The element kind of leaf l of the build's element (Double literals are Doubles, Index literals Indexes). */

@@ -6,8 +6,11 @@
 // and calls no function. A sum site is `let s = ifold (fun acc i -> ... in acc + x) z n` there (also `*`, `max`,
 // `min`; acc used only in the step) whose term, the lets and x, would be a build site: threads compute the terms
 // into an array, then the calling thread adds them to z in order, the same additions in the same order as one thread
-// (gmm's sum over points). An element may allocate: in a part, arrays come from the thread's own arena
-// (./part-arena.ts), free again at the next element (the element is a scalar: nothing it allocates outlives it).
+// (gmm's sum over points). A chunk site (./chunk-sites.ts) is a build there whose elements are arrays accumulated by
+// an ifold from zeros of arrays bound outside it (an accumulation split into a fixed number of chunks): its
+// destination's shape is known before any element runs, each element runs in place in its slice, claimed one at a
+// time. An element may allocate: in a part, arrays come from the thread's own arena (./part-arena.ts), free again at
+// the next element (nothing it allocates outlives it: it is a scalar, or arrays left in the destination).
 //
 // The element becomes the exported function `part_k(n, grain, env)`: threads claim `grain` elements at a time from
 // the claim word in the env block (one atomic add) and write them into the destination, until none are left, so
@@ -313,14 +316,15 @@ function emitChunkSite(
   passed: readonly WSlot[],
 ): WSlots {
   const fb = em.fb;
-  const { dims, sizes } = chunkShapes(em, plan);
+  const shapes = chunkShapes(em, plan);
+  const { dims, sizes } = shapes;
   const types = leavesOf(b.type);
   const out = types.map((l) => ({
     data: em.local("i32"),
     dims: Array.from({ length: l.rank - 1 }, () => em.local("i32")),
   }));
   const done = em.define("i32", i32(0));
-  fb.if(op("i32.and", call(ctx.worth, i32(k), slotCode(n)), chunkFits(n, sizes)));
+  fb.if(op("i32.and", call(ctx.worth, i32(k), slotCode(n)), chunkFits(n, shapes)));
   em.checkCount(n, "build size", b.span);
   const data = types.map((l, q) =>
     em.define(

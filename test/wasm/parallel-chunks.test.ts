@@ -42,6 +42,21 @@ let counts = fun (X: Matrix) (v: Vector) ->
       if i < lo then s
       else if i < hi then addAt s (i - i / length v * length v) (ifold (fun u j -> u + exp (X[i][j] * 0.1)) 0. (length X[i]))
       else s) (zerosLike v) n)
+// Zeros written as builds (what the optimiser makes of zerosLike of a build): a K x d Matrix and a K Vector.
+let grid = fun (X: Matrix) (M: Matrix) ->
+  let n = length X
+  let K = length M
+  let d = length M[0]
+  build 8 (fun c ->
+    let lo = c * n / 8
+    let hi = (c + 1) * n / 8
+    ifold (fun s i ->
+      if i < lo then s
+      else if i < hi then
+        let (A, b) = s
+        let k = i - i / K * K
+        (addAt A k (build d (fun j -> X[i][j] * M[k][j])), addAt b k (ifold (fun u j -> u + X[i][j]) 0. d))
+      else s) (build K (fun _ -> build d (fun _ -> 0.)), build K (fun _ -> 0.)) n)
 // The first update cannot run in place (s is read after it): the element's state ends outside its slice.
 let copies = fun (X: Matrix) (v: Vector) ->
   let n = length X
@@ -152,6 +167,7 @@ describe.each([true, false])("chunk sites (wasm, two threads; the calling thread
     ["counts", "counts", [MATRIX, VECTOR], [X, v], true],
     ["counts, zeros in the element", "counts", [MATRIX, VECTOR], [X, v], false],
     ["copies", "copies", [MATRIX, VECTOR], [X, v], true],
+    ["grid", "grid", [MATRIX, MATRIX], [X, M], true],
   ];
   it.each(cases)("%s: across threads, bit for bit one thread, js and the interpreter", (...c) => {
     const [, name, types, args, optimise] = c;
