@@ -51,8 +51,7 @@ export interface ChunkPlan {
   readonly start: Var;
   /** Per leaf of the element. */
   readonly leaves: readonly ChunkLeaf[];
-  /** The arrays whose zeros start the state, and the sizes of zero builds (the element's dimensions): passed to the
-   * part. */
+  /** The arrays whose zeros start the state and the sizes of zero builds (the element's dimensions): passed on. */
   readonly shapes: readonly Var[];
 }
 
@@ -78,7 +77,8 @@ export function chunkPlanOf(b: Build, outside: ReadonlyMap<number, Expr>): Chunk
     if (last.kind === "ifold") fold = last;
   }
   if (fold === undefined || fold.init.kind !== "var") return undefined;
-  // Bound inside the body below the top chain: never a zerosLike operand (its shape could depend on the element).
+  // Bound in the element (its index, its chain of lets): never a zerosLike operand or a zero build's size (the shape
+  // could depend on the element).
   const boundInside = new Set([b.index.id, ...inside.keys()]);
   const shapes = new Map<number, Var>();
   const resolve = (a: Atom, depth: number): ChunkLeaf[] | undefined => {
@@ -211,7 +211,7 @@ export function writeChunkElement(
     const shift = elementShift(kinds[l]!, em.real);
     if (leaves[l]!.rank === 0) {
       const kind = kinds[l]!;
-      const op_ =
+      const storeOp =
         kind === "double"
           ? em.real === "f64"
             ? "f64.store"
@@ -219,7 +219,7 @@ export function writeChunkElement(
           : kind === "int"
             ? "i32.store"
             : "i32.store8";
-      fb.emit(store(op_, address(dest.data[l]!, islot(c), shift), slotCode(result[s]!)));
+      fb.emit(store(storeOp, address(dest.data[l]!, islot(c), shift), slotCode(result[s]!)));
       return;
     }
     const [data, offset, ...dims] = result.slice(s, s + leafSlotCount(leaves[l]!));

@@ -223,6 +223,20 @@ describe.each([true, false])("chunk sites (wasm, two threads; the calling thread
     }
   });
 
+  it("below the threshold of work the site runs on the calling thread: the same bits", () => {
+    setWasmThreads(2, 1e15);
+    const fn = loadProgram({ name: "chunks.smooth", text: SOURCE }).specialise(
+      "hist",
+      [MATRIX, MATRIX, VECTOR],
+      "wasm",
+    );
+    expect(fn.code?.text).toMatch(/1 builds across 2 threads/);
+    const before = parallelCalls();
+    const result = flat(fn.run([X, M, v]));
+    expect(parallelCalls()).toBe(before);
+    expect(result).toEqual(outcome(1, "hist", [MATRIX, MATRIX, VECTOR], [X, M, v], "interp"));
+  });
+
   it("a state that does not start from zeros is no chunk site", () => {
     expect(compiled(2, "fromV", [MATRIX, VECTOR], "wasm").code?.text).not.toMatch(/threads/);
   });
