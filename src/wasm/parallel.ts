@@ -6,8 +6,11 @@
 // and calls no function. A sum site is `let s = ifold (fun acc i -> ... in acc + x) z n` there (also `*`, `max`,
 // `min`; acc used only in the step) whose term, the lets and x, would be a build site: threads compute the terms
 // into an array, then the calling thread adds them to z in order, the same additions in the same order as one thread
-// (gmm's sum over points). An element may allocate: in a part, arrays come from the thread's own arena
-// (./part-arena.ts), free again at the next element (the element is a scalar: nothing it allocates outlives it).
+// (gmm's sum over points). A chunk site (./chunk-sites.ts) is a build there whose elements are arrays accumulated by
+// an ifold from zeros of arrays bound outside it (an accumulation split into a fixed number of chunks): its
+// destination's shape is known before any element runs, each element runs in place in its slice, claimed one at a
+// time. An element may allocate: in a part, arrays come from the thread's own arena (./part-arena.ts), free again at
+// the next element (nothing it allocates outlives it: it is a scalar, or arrays left in the destination).
 //
 // The element becomes the exported function `part_k(n, grain, env)`: threads claim `grain` elements at a time from
 // the claim word in the env block (one atomic add) and write them into the destination, until none are left, so
@@ -28,9 +31,10 @@ import {
   type IrFunction,
   type Let,
   type Prim,
+  type Var,
 } from "../ir/ir.js";
-import { children, freeVars, someNode } from "../ir/free.js";
-import { leavesOf } from "../lowering/leaves.js";
+import { children, forEachNode, freeVars, someNode } from "../ir/free.js";
+import { elemKind, leafStarts, leavesOf } from "../lowering/leaves.js";
 import { arrayOf, INT, type Type } from "../types/types.js";
 import type { ModuleBuilder } from "./encoder.js";
 import { atomicAdd, call, f64, globalGet, globalSet, i32, load, op, store } from "./instructions.js";
@@ -47,6 +51,16 @@ import {
   type PartArena,
 } from "./part-arena.js";
 import { address, elementShift, iconst, imul, islot, isLocal, slotCode, ZERO, type Real, type WSlot } from "./slots.js";
+import {
+  chunkFits,
+  chunkPlanOf,
+  chunkShapes,
+  chunkStartSlots,
+  checkWholeArrays,
+  writeChunkElement,
+  type ChunkDestination,
+  type ChunkPlan,
+} from "./chunk-sites.js";
 
 /** A body without a loop is a site only from this many IR nodes (fewer: the plain loop, in SIMD lanes, is better). */
 export const MIN_BODY_NODES = 40;
@@ -68,6 +82,8 @@ export interface ParallelSite {
   readonly row?: number;
   /** A sum site's step: the ifold's own, with the accumulator first or second. */
   readonly step?: { readonly op: Prim["op"]; readonly accFirst: boolean };
+  /** A chunk site (./chunk-sites.ts): elements of arrays accumulated from zeros, claimed one at a time. */
+  readonly chunk?: ChunkPlan;
 }
 
 const scalar = (t: Type): boolean => leavesOf(t).every((l) => l.rank === 0 && l.kind !== "tape");
@@ -119,6 +135,14 @@ function siteOf(b: Build, source: Build | Ifold = b, step?: ParallelSite["step"]
   return { build: b, source, cost, allocates: allocates(b.body), step, row };
 }
 
+/** The chunk site `b` would be (./chunk-sites.ts); `bound`: the right-hand side of every let of the function. */
+function chunkSiteOf(b: Build, bound: ReadonlyMap<number, Expr>): ParallelSite | undefined {
+  if (!callsNothing(b.body)) return undefined;
+  const chunk = chunkPlanOf(b, bound);
+  if (chunk === undefined) return undefined;
+  return { build: b, source: b, cost: bodyCost(b.body), allocates: allocates(chunk.body), chunk };
+}
+
 /**
  * The sum site `f` would be: `ifold (fun acc i -> lets in acc ⊕ x) z n` (or `let r = acc ⊕ x in r`), acc a Double
  * used only in the step, whose terms `build n (fun i -> lets in x)` would be a site.
@@ -153,6 +177,11 @@ function sumSiteOf(f: Ifold): ParallelSite | undefined {
  */
 export function parallelSites(fn: IrFunction): ParallelSite[] {
   const sites: ParallelSite[] = [];
+  // (Binders are unique: a variable a chunk site's initial state names is bound where it is in scope.)
+  const bound = new Map<number, Expr>();
+  forEachNode(fn.body, (node) => {
+    if (node.kind === "let") bound.set(node.v.id, node.rhs);
+  });
   const walk = (chain: Expr) => {
     let e = chain;
     for (; e.kind === "let"; e = e.body) walk(e.rhs);
@@ -160,7 +189,8 @@ export function parallelSites(fn: IrFunction): ParallelSite[] {
       walk(e.then);
       walk(e.else);
     }
-    const site = e.kind === "build" ? siteOf(e) : e.kind === "ifold" ? sumSiteOf(e) : undefined;
+    const site =
+      e.kind === "build" ? (siteOf(e) ?? chunkSiteOf(e, bound)) : e.kind === "ifold" ? sumSiteOf(e) : undefined;
     if (site !== undefined) sites.push(site);
   };
   walk(fn.body);
@@ -192,19 +222,63 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
   const site = ctx.sites[k]!;
   const b = site.build;
   const n = em.atom(b.size)[0]!;
-  const free = [...freeVars(b.body).values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
+  const free = partFree(site);
   const passed = free.flatMap((v) => em.atom(v).filter(isLocal));
-  const out = site.step === undefined ? em.local("i32") : em.local(em.real);
-  const rowLength = site.row === undefined ? undefined : em.local("i32");
-  em.fb.if(call(ctx.worth, i32(k), slotCode(n)));
-  em.checkCount(n, site.step === undefined ? "build size" : "ifold count", b.span);
-  const shift = elementShift("double", em.real);
-  const count = op("f64.convert_i32_s", slotCode(n));
-  const elements = site.row === undefined ? count : op("f64.mul", count, f64(site.row));
-  const dest = em.define("i32", call(em.helpers.alloc, elements, i32(shift), i32(0)));
-  // The env block: the destination, the claim word, the top of main's arena, then each free variable's slots that
-  // are locals (constants are written in).
-  const env = em.define("i32", call(em.helpers.alloc, f64(ENV_SLOTS + passed.length), i32(3), i32(0)));
+  let result: WSlots;
+  if (site.chunk !== undefined) result = emitChunkSite(em, b, site.chunk, ctx, k, n, passed);
+  else {
+    const out = site.step === undefined ? em.local("i32") : em.local(em.real);
+    const rowLength = site.row === undefined ? undefined : em.local("i32");
+    em.fb.if(call(ctx.worth, i32(k), slotCode(n)));
+    em.checkCount(n, site.step === undefined ? "build size" : "ifold count", b.span);
+    const shift = elementShift("double", em.real);
+    const count = op("f64.convert_i32_s", slotCode(n));
+    const elements = site.row === undefined ? count : op("f64.mul", count, f64(site.row));
+    const dest = em.define("i32", call(em.helpers.alloc, elements, i32(shift), i32(0)));
+    callParts(em, ctx, k, n, dest, [], passed);
+    if (site.step === undefined) em.set(out, slotCode(dest));
+    else em.set(out, slotCode(sumTerms(em, e as Ifold, site.step, [dest, ZERO, n])[0]!));
+    if (rowLength !== undefined) em.set(rowLength, i32(site.row!));
+    em.fb.else();
+    if (site.step === undefined) {
+      const single = emitBuild(em, e as Build);
+      if (single.length !== (rowLength === undefined ? 3 : 4) || "local" in single[1]! || single[1]!.value !== 0)
+        throw new Error("wasm: a parallel site's single-threaded build is not one array at offset 0");
+      em.set(out, slotCode(single[0]!));
+      if (rowLength !== undefined) em.set(rowLength, slotCode(single[3]!));
+    } else em.set(out, slotCode(em.ifold(e as Ifold)[0]!));
+    em.fb.end();
+    result = site.step !== undefined ? [out] : rowLength === undefined ? [out, ZERO, n] : [out, ZERO, n, rowLength];
+  }
+  // (A node the IR shares between two places is one site: its part is written once.)
+  if (!ctx.written.has(k)) writePart(em, ctx, k, free, passed.length);
+  ctx.written.add(k);
+  return result;
+}
+
+/** The variables a site's part reads from the env block, in order: its element's free variables. */
+function partFree(site: ParallelSite): Var[] {
+  const b = site.build;
+  const free = freeVars(site.chunk?.body ?? b.body);
+  for (const v of site.chunk?.shapes ?? []) free.set(v.id, v);
+  if (site.chunk !== undefined) free.delete(site.chunk.start.id);
+  return [...free.values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
+}
+
+/**
+ * The env block of a call of site k's parts (the destination `dest`, the claim word, the top of main's arena, then
+ * `words`, then the free variables' slots that are locals: constants are written into the part), and the call.
+ */
+function callParts(
+  em: WasmEmitter,
+  ctx: ParallelContext,
+  k: number,
+  n: WSlot,
+  dest: WSlot,
+  words: readonly WSlot[],
+  passed: readonly WSlot[],
+): WSlot {
+  const env = em.define("i32", call(em.helpers.alloc, f64(ENV_SLOTS + words.length + passed.length), i32(3), i32(0)));
   const storeSlot = (s: WSlot, q: number) =>
     em.fb.emit(
       store(
@@ -216,31 +290,72 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
     );
   storeSlot(dest, ENV_DEST / 8);
   em.fb.emit(store("i64.store", slotCode(env), op("i64.extend_i32_u", globalGet(ctx.arena.heap)), ENV_TOP));
-  passed.forEach((s, q) => storeSlot(s, q + ENV_SLOTS));
+  [...words, ...passed].forEach((s, q) => storeSlot(s, q + ENV_SLOTS));
   em.fb.emit(call(ctx.dispatch, i32(k), slotCode(n), slotCode(env)));
-  if (site.allocates) {
+  if (ctx.sites[k]!.allocates) {
     // What the parts wrote, up to the top they reached, must be cleared before main's own arrays there are read.
     const top = op("i32.wrap_i64", load("i64.load", slotCode(env), ENV_TOP));
     const dirty = globalGet(ctx.arena.dirty);
     em.fb.emit(globalSet(ctx.arena.dirty, op("select", top, dirty, op("i32.gt_u", top, dirty))));
   }
-  if (site.step === undefined) em.set(out, slotCode(dest));
-  else em.set(out, slotCode(sumTerms(em, e as Ifold, site.step, [dest, ZERO, n])[0]!));
-  if (rowLength !== undefined) em.set(rowLength, i32(site.row!));
-  em.fb.else();
-  if (site.step === undefined) {
-    const single = emitBuild(em, e as Build);
-    if (single.length !== (rowLength === undefined ? 3 : 4) || "local" in single[1]! || single[1]!.value !== 0)
-      throw new Error("wasm: a parallel site's single-threaded build is not one array at offset 0");
-    em.set(out, slotCode(single[0]!));
-    if (rowLength !== undefined) em.set(rowLength, slotCode(single[3]!));
-  } else em.set(out, slotCode(em.ifold(e as Ifold)[0]!));
-  em.fb.end();
-  // (A node the IR shares between two places is one site: its part is written once.)
-  if (!ctx.written.has(k)) writePart(em, ctx, k, free, passed.length);
-  ctx.written.add(k);
-  if (site.step !== undefined) return [out];
-  return rowLength === undefined ? [out, ZERO, n] : [out, ZERO, n, rowLength];
+  return env;
+}
+
+/**
+ * A chunk site in `main`: when worth it (and the destination within the array limit), the destination's leaves
+ * [n, ...the element's dimensions], the call, and its result unless an element's shape was not the destination's
+ * (the flag, the env block's first word); otherwise, or then, the build as one thread runs it.
+ */
+function emitChunkSite(
+  em: WasmEmitter,
+  b: Build,
+  plan: ChunkPlan,
+  ctx: ParallelContext,
+  k: number,
+  n: WSlot,
+  passed: readonly WSlot[],
+): WSlots {
+  const fb = em.fb;
+  const shapes = chunkShapes(em, plan);
+  const { dims, sizes } = shapes;
+  const types = leavesOf(b.type);
+  const out = types.map((l) => ({
+    data: em.local("i32"),
+    dims: Array.from({ length: l.rank - 1 }, () => em.local("i32")),
+  }));
+  const done = em.define("i32", i32(0));
+  fb.if(op("i32.and", call(ctx.worth, i32(k), slotCode(n)), chunkFits(n, shapes)));
+  em.checkCount(n, "build size", b.span);
+  const data = types.map((l, q) =>
+    em.define(
+      "i32",
+      call(
+        em.helpers.alloc,
+        op("f64.mul", op("f64.convert_i32_s", slotCode(n)), op("f64.convert_i32_s", slotCode(sizes[q]!))),
+        i32(elementShift(elemKind(l), em.real)),
+        i32(0),
+      ),
+    ),
+  );
+  const env = callParts(em, ctx, k, n, data[0]!, [ZERO, ...data], passed);
+  em.set(done, op("i32.eqz", load("i32.load", slotCode(env), 8 * ENV_SLOTS)));
+  out.forEach((o, q) => {
+    em.set(o.data, slotCode(data[q]!));
+    o.dims.forEach((d, r) => em.set(d, slotCode(dims[q]![r]!)));
+  });
+  fb.end();
+  fb.if(op("i32.eqz", slotCode(done)));
+  const single = emitBuild(em, b);
+  checkWholeArrays(single, b);
+  const starts = leafStarts(types);
+  out.forEach((o, q) => {
+    em.set(o.data, slotCode(single[starts[q]!]!));
+    o.dims.forEach((d, r) => em.set(d, slotCode(single[starts[q]! + 3 + r]!)));
+  });
+  fb.end();
+  const result = out.flatMap((o) => [o.data, ZERO, n, ...o.dims]);
+  em.markDimensions(result, b.type);
+  return result;
 }
 
 /** The sum site's result from its terms (the slots of an array): `ifold (fun acc i -> acc ⊕ terms[i]) z n`. */
@@ -277,23 +392,46 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
     em.define(t, load(t === "i32" ? "i32.load" : t === "f64" ? "f64.load" : "f32.load", slotCode(envArg!), 8 * q));
   const dest = loadSlot("i32", ENV_DEST / 8);
   let q = ENV_SLOTS;
+  // A chunk site's words: the flag, then the destination's leaves.
+  const flag = op("i32.add", slotCode(envArg!), i32(8 * ENV_SLOTS));
+  const leafData = site.chunk === undefined ? [] : leavesOf(b.type).map((_, l) => loadSlot("i32", q + 1 + l));
+  if (site.chunk !== undefined) q += 1 + leafData.length;
+  const first = q;
   for (const v of free) {
     const slots: WSlots = main.atom(v).map((s) => (isLocal(s) ? loadSlot(s.type, q++) : s));
     em.bind(v, slots);
     em.markDimensions(slots, v.type);
   }
-  if (q !== ENV_SLOTS + passed) throw new Error("wasm: a parallel site's env block does not match its part");
+  if (q !== first + passed) throw new Error("wasm: a parallel site's env block does not match its part");
   const start = em.local("i32");
   const end = em.local("i32");
   fb.block("done");
   fb.loop("claim");
-  em.set(start, atomicAdd("i32", slotCode(envArg!), slotCode(grain!), ENV_CLAIM));
+  // (A chunk site's elements are few and heavy: one at a time.)
+  const claimed = site.chunk === undefined ? slotCode(grain!) : i32(1);
+  em.set(start, atomicAdd("i32", slotCode(envArg!), claimed, ENV_CLAIM));
   fb.brIf("done", op("i32.ge_s", slotCode(start), slotCode(n!)));
-  const next = op("i32.add", slotCode(start), slotCode(grain!));
+  const next = op("i32.add", slotCode(start), claimed);
   em.set(end, op("select", slotCode(n!), next, op("i32.gt_s", next, slotCode(n!))));
   const shift = elementShift("double", em.real);
   if (site.row !== undefined) writeRows(em, b, site.row, arena, dest, start, end);
-  else {
+  else if (site.chunk !== undefined) {
+    const plan = site.chunk;
+    const into: ChunkDestination = { data: leafData, ...chunkShapes(em, plan) };
+    const offsets = plan.leaves.map(() => em.local("i32"));
+    em.bind(plan.start, chunkStartSlots(em, plan, into, offsets));
+    em.markDimensions(em.atom(plan.start), plan.start.type);
+    const c = em.loopVariable(b.index, end);
+    em.countedLoop(
+      c,
+      end,
+      () => {
+        if (arena !== undefined) resetPartArena(fb, arena);
+        writeChunkElement(em, b, plan, into, offsets, c, flag);
+      },
+      start,
+    );
+  } else {
     const i = em.loopVariable(b.index, end);
     em.countedLoop(
       i,

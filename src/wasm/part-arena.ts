@@ -1,9 +1,13 @@
 // The arena of a parallel part (./parallel.ts): where the arrays an element allocates come from while threads run a
 // site. The main arena (./memory.ts) is a bump allocator in the instance's globals: not shared between threads. A
 // part allocates instead from chunks it claims, with one atomic add, from a shared top of memory kept in the site's
-// env block (ENV_TOP, set by `main` to its own arena's top before the call). Each element's result is a scalar, so
-// nothing it allocates outlives it: every element starts again at the beginning of its thread's current chunk, and a
-// thread needs about one element's worth of memory. The globals are the instance's, so each thread has its own.
+// env block (ENV_TOP, set by `main` to its own arena's top before the call). Each element's result is a scalar, or
+// arrays written into the site's destination before the element ends (a chunk site, ./chunk-sites.ts), so nothing
+// it allocates outlives it: every element starts again at the beginning of its thread's current chunk. An element
+// that needs more than that chunk's room claims further chunks (at least CHUNK_BYTES each, or twice the array) and
+// the next element starts in the last of them: the earlier ones are not reused within the call (as main's arena
+// reuses nothing within a call), so a site's elements take at most about the memory one thread would. The globals
+// are the instance's, so each thread has its own.
 //
 // Memory under a chunk may hold what an earlier element or call wrote: `zeroed` arrays are always cleared. After the
 // call `main` raises its `dirty` mark past the top, so that its own later arrays are cleared too (./parallel.ts).
