@@ -13,6 +13,7 @@ import type { Pipeline } from "../../src/opt/pass.js";
 import type { Value } from "../../src/runtime/value.js";
 import { MATRIX, VECTOR } from "../../src/types/types.js";
 import { random } from "../helpers.js";
+import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
 
 const SOURCE = `
 // Per point i, a triangular form of the point under each of K components: loops over k, j and l (depth 3) add into
@@ -104,13 +105,26 @@ describe("chunk-accumulations", () => {
     }
   });
 
-  test("the chunked program gives the same bits on the interpreter, js and wasm", () => {
+  test("the chunked program gives the same bits on the interpreter, js and wasm with one thread or two", () => {
     const [K, d, n] = [4, 5, 21];
     const args = [matrix(K, d, 7), matrix(n, d, 8)];
     const js = gradient("fit");
     const reference = numbers(runFunction(js.optimised, args));
     expect(numbers(js.run(args))).toEqual(reference);
-    expect(numbers(gradient("fit", undefined, DERIVATIVE_PIPELINE, "wasm").run(args))).toEqual(reference);
+    try {
+      for (const threads of [1, 2]) {
+        // Threshold 0 and the calling thread idle: with two threads every chunk is computed on a worker.
+        setWasmThreads(threads, 0, false);
+        const fresh = loadProgram({ name: `chunks-${threads}.smooth`, text: SOURCE });
+        const wasm = fresh.derivative("fit", [MATRIX, MATRIX], [0, 1], "wasm", DERIVATIVE_PIPELINE, "gradient");
+        expect(wasm.code?.text).toMatch(threads === 1 ? /^(?!.*across)/ : /across 2 threads/);
+        const calls = parallelCalls();
+        expect(numbers(wasm.run(args))).toEqual(reference);
+        expect(parallelCalls() - calls).toBe(threads - 1);
+      }
+    } finally {
+      setWasmThreads(undefined, 100_000, true);
+    }
   });
 
   test("an index error inside a chunk is the one the loop raises without chunks", () => {
