@@ -65,6 +65,7 @@ import { tupleUpdateInLanes } from "./update-lanes.js";
 import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { laneCount } from "./simd.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
+import { holdsLoop } from "./outline.js";
 
 /** The operators of a fold that ./build.ts can run as the array it reads is written. */
 const FOLDS: ReadonlySet<string> = new Set(["add", "mul", "max", "min"]);
@@ -103,6 +104,12 @@ export class WasmEmitter {
   fusedFolds = 0;
   /** Writes `e` when it is a build or a sum that runs across threads (./parallel.ts): its slots, or undefined. */
   parallelSite?: (e: Build | Ifold) => WSlots | undefined;
+  /** Writes a loop as a function of its own, called on chunks of iterations (./outline.ts), its state set up. */
+  outline?: (e: Ifold, count: WSlot, state: WSlots) => void;
+  /** How many loops were written as functions of their own (./outline.ts; shown in the code listing). */
+  outlined = 0;
+  /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
+  loopDepth = 0;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -540,6 +547,11 @@ export class WasmEmitter {
       start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
     }
+    // A loop at the top whose body runs loops, none of it in lanes: a function of its own (./outline.ts).
+    if (start === undefined && this.loopDepth === 0 && this.outline !== undefined && holdsLoop(e.body)) {
+      this.outline(e, count, state);
+      return state;
+    }
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;
@@ -560,7 +572,9 @@ export class WasmEmitter {
     fb.block("exit");
     fb.loop("next");
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
+    this.loopDepth++;
     body();
+    this.loopDepth--;
     this.set(i, op("i32.add", slotCode(i), i32(step)));
     fb.br("next");
     fb.end();
@@ -573,9 +587,11 @@ export class WasmEmitter {
     const fb = this.fb;
     fb.block("exit");
     fb.loop("next");
+    this.loopDepth++;
     const go = this.expr(e.cond)[0]!;
     fb.brIf("exit", op("i32.eqz", slotCode(go)));
     this.assign(state, this.expr(e.body));
+    this.loopDepth--;
     fb.br("next");
     fb.end();
     fb.end();

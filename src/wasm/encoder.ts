@@ -103,7 +103,7 @@ export class FunctionBuilder {
 
   constructor(
     readonly index: number,
-    readonly type: FuncType,
+    public type: FuncType,
   ) {}
 
   /** A new local of type t (params come first: local k < params.length is parameter k). */
@@ -241,7 +241,7 @@ interface Global {
 export class ModuleBuilder {
   private readonly types: FuncType[] = [];
   private readonly imports: { module: string; name: string; type: number }[] = [];
-  private readonly functions: { type: number; body: FunctionBuilder }[] = [];
+  private readonly functions: { type: number; readonly body: FunctionBuilder }[] = [];
   private readonly globals: Global[] = [];
   private readonly exports: { name: string; kind: 0 | 2 | 3; index: number }[] = [];
   /** Initial pages (64 KiB each) of the module's own memory. */
@@ -268,6 +268,19 @@ export class ModuleBuilder {
     const body = new FunctionBuilder(this.imports.length + this.functions.length, type);
     this.functions.push({ type: this.typeIndex(type), body });
     return body;
+  }
+
+  /** The most locals (parameters included) of one of the functions defined so far. */
+  get mostLocals(): number {
+    return this.functions.reduce((most, f) => Math.max(most, f.body.localCount), 0);
+  }
+
+  /** Sets the results of a function added earlier (a function whose results are known once its body is written). */
+  setResults(body: FunctionBuilder, results: readonly ValType[]): void {
+    const f = this.functions.find((g) => g.body === body);
+    if (f === undefined) throw new Error("wasm: results set for a function of another module");
+    body.type = { params: body.type.params, results };
+    f.type = this.typeIndex(body.type);
   }
 
   /** A mutable global of type t starting at the constant `init` (an encoded const instruction). */

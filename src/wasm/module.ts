@@ -29,6 +29,7 @@ import {
 } from "./memory.js";
 import { emitParallelSite, parallelSites } from "./parallel.js";
 import { addPartArena } from "./part-arena.js";
+import { emitOutlinedLoop } from "./outline.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -53,7 +54,12 @@ export interface WasmProgram {
   readonly outerLaneLoops: number;
   readonly fusedFolds: number;
   readonly buildsInPlace: number;
-  /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
+  /** How many loops are functions of their own (./outline.ts). */
+  readonly outlined: number;
+  /**
+   * The most locals of one of its functions (`main`, a loop body of its own: every value gets its own local, and a
+   * very long program can pass the engines' limit).
+   */
   readonly localCount: number;
   /**
    * The estimated cost of one element of each parallel site (./parallel.ts), by site number; none: the module has its
@@ -203,6 +209,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const partArena = sites.some((s) => s.allocates) ? addPartArena(mb, errorSite, layout.errorArea) : undefined;
   const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
   if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
+  em.outline = (e, count, state) => emitOutlinedLoop(em, mb, e, count, state);
 
   let at = 0;
   for (const p of fn.params) {
@@ -255,7 +262,8 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     buildsInPlace: em.buildsInPlace,
-    localCount: main.localCount,
+    outlined: em.outlined,
+    localCount: mb.mostLocals,
     parallelCosts: sites.map((s) => s.cost),
     threads,
   };
