@@ -439,34 +439,27 @@ export class WasmEmitter {
   private if(e: If): WSlots {
     const cond = this.atom(e.cond)[0]!;
     // Both branches are written first, so that slots on which they agree (an outer variable, a constant offset 0)
-    // need no local of their own.
-    const branch = (body: Expr) => {
-      let slots: WSlots = [];
-      const code = this.fb.capture(() => {
-        slots = this.expr(body);
-      });
-      return { code, slots };
-    };
-    const yes = branch(e.then);
-    const no = branch(e.else);
+    // need no local of their own: the then branch's assignments go in where it ends once the else branch is written.
+    const fb = this.fb;
+    fb.if(slotCode(cond));
+    const yes = this.expr(e.then);
+    const thenEnd = fb.position;
+    fb.else();
+    const no = this.expr(e.else);
     const types = slotTypes(e.type, this.real);
-    const result = types.map((t, i) => (sameSlot(yes.slots[i]!, no.slots[i]!) ? yes.slots[i]! : this.local(t)));
-    const own = new Set(
-      result.filter((s, i) => !sameSlot(s, yes.slots[i]!) || !sameSlot(s, no.slots[i]!)).map(slotKey),
-    );
+    const result = types.map((t, i) => (sameSlot(yes[i]!, no[i]!) ? yes[i]! : this.local(t)));
+    const own = new Set(result.filter((s, i) => !sameSlot(s, yes[i]!) || !sameSlot(s, no[i]!)).map(slotKey));
     // Only the locals made here: a shared slot may be, say, a build size that is only known to be >= 0 in here.
     this.markDimensions(result, e.type, own);
-    const assign = (slots: WSlots) =>
-      result.forEach((r, i) => {
-        if (own.has(slotKey(r))) this.set(r, slotCode(slots[i]!));
-      });
-    this.fb.if(slotCode(cond));
-    this.fb.emit(yes.code);
-    assign(yes.slots);
-    this.fb.else();
-    this.fb.emit(no.code);
-    assign(no.slots);
-    this.fb.end();
+    const assign = (slots: WSlots): Code =>
+      seq(
+        ...result.flatMap((r, i) =>
+          own.has(slotKey(r)) && isLocal(r) ? [localSet(r.local, slotCode(slots[i]!))] : [],
+        ),
+      );
+    fb.insert(thenEnd, assign(yes));
+    fb.emit(assign(no));
+    fb.end();
     return result;
   }
 

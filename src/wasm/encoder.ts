@@ -193,18 +193,19 @@ export class FunctionBuilder {
     uleb(this.depth(label), this.bytes);
   }
 
+  /** Where the code written so far ends (a place for `insert`). */
+  get position(): number {
+    return this.bytes.length;
+  }
+
   /**
-   * Runs `write` as if inside one more block (the `if` the caller will wrap the code in), returning the bytes it wrote
-   * instead of keeping them: both branches of an IR `if` are written before the caller knows which locals they share.
+   * Writes `code` at an earlier `position`, moving the code after it: an IR `if`'s then branch ends with assignments
+   * to the locals it shares with the else branch, known once that is written too (its code is then moved once).
    */
-  capture(write: () => void): number[] {
-    const mark = this.bytes.length;
-    this.push(undefined);
-    const depth = this.labels.length;
-    write();
-    if (this.labels.length !== depth) throw new Error("wasm: unbalanced blocks in captured code");
-    this.pop();
-    return this.bytes.splice(mark);
+  insert(at: number, code: Code): void {
+    if (code.length === 0) return;
+    const tail = this.bytes.splice(at);
+    this.emit(code, tail);
   }
 
   /**
@@ -252,10 +253,17 @@ export class ModuleBuilder {
    */
   sharedMemory = false;
 
+  /** Type index by the type's text (functions of a loop of their own have many parameters). */
+  private readonly typeIndexes = new Map<string, number>();
+
   private typeIndex(t: FuncType): number {
-    const key = (u: FuncType) => `${u.params.join(",")}>${u.results.join(",")}`;
-    const k = this.types.findIndex((u) => key(u) === key(t));
-    return k >= 0 ? k : this.types.push(t) - 1;
+    const key = `${t.params.join(",")}>${t.results.join(",")}`;
+    let k = this.typeIndexes.get(key);
+    if (k === undefined) {
+      k = this.types.push(t) - 1;
+      this.typeIndexes.set(key, k);
+    }
+    return k;
   }
 
   importFunction(module: string, name: string, type: FuncType): number {
