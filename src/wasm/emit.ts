@@ -104,8 +104,11 @@ export class WasmEmitter {
   fusedFolds = 0;
   /** Writes `e` when it is a build or a sum that runs across threads (./parallel.ts): its slots, or undefined. */
   parallelSite?: (e: Build | Ifold) => WSlots | undefined;
-  /** Writes a loop as a function of its own, called on chunks of iterations (./outline.ts), its state set up. */
-  outline?: (e: Ifold, count: WSlot, state: WSlots) => void;
+  /**
+   * Writes a loop as a function of its own, called on chunks of iterations (./outline.ts), its state set up; false
+   * when it cannot (nothing written).
+   */
+  outline?: (e: Ifold, count: WSlot, state: WSlots) => boolean;
   /** How many loops were written as functions of their own (./outline.ts; shown in the code listing). */
   outlined = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
@@ -541,10 +544,8 @@ export class WasmEmitter {
       this.laneLoops++;
     }
     // A loop at the top whose body runs loops, none of it in lanes: a function of its own (./outline.ts).
-    if (start === undefined && this.loopDepth === 0 && this.outline !== undefined && holdsLoop(e.body)) {
-      this.outline(e, count, state);
+    if (start === undefined && this.loopDepth === 0 && holdsLoop(e.body) && this.outline?.(e, count, state) === true)
       return state;
-    }
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;

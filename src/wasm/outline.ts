@@ -22,6 +22,8 @@ import { isLocal, slotCode, slotKey, type WSlot } from "./slots.js";
 
 /** The most iterations of one call: the chunks double up to it. */
 const CHUNK = 64;
+/** The most parameters and results of a wasm function in the engines (V8's and the JS API's limit on each). */
+const MAX_PARAMS = 1000;
 
 /** Whether `e` runs a loop: a loop body worth a function of its own. */
 export const holdsLoop = (e: Expr): boolean =>
@@ -29,9 +31,10 @@ export const holdsLoop = (e: Expr): boolean =>
 
 /**
  * Writes the loop `e` over [0, count) (its state `state`, already set to the initial value, in scope where the loop
- * goes) as a function of the module, and in `em` the loop over chunks calling it.
+ * goes) as a function of the module, and in `em` the loop over chunks calling it. False, with nothing written, when
+ * the function would take more parameters than the engines allow (the loop then stays in `main`).
  */
-export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, count: WSlot, state: WSlots): void {
+export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, count: WSlot, state: WSlots): boolean {
   const free = [...freeVars(e.body).values()]
     .filter((v) => v.id !== e.index.id && v.id !== e.acc.id)
     .sort((a, b) => a.id - b.id);
@@ -46,6 +49,7 @@ export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, c
   // The state's locals (in `main`), returned.
   const stateLocals = [...new Set(state.filter(isLocal).map((s) => s.local))];
   const returned = stateLocals.map((l) => param.get(l)!);
+  if (2 + passed.length > MAX_PARAMS || returned.length > MAX_PARAMS) return false;
   const fb = mb.addFunction({
     params: ["i32", "i32", ...passed.map((s) => s.type)],
     results: returned.map((s) => s.type),
@@ -92,4 +96,5 @@ export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, c
   main.br("next");
   main.end();
   main.end();
+  return true;
 }
