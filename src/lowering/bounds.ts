@@ -49,6 +49,11 @@ export class BoundsFacts {
     this.dimensions.add(name);
   }
 
+  /** Whether `n` holds a dimension of an array. */
+  isDimension(n: string): boolean {
+    return this.dimensions.has(n);
+  }
+
   /** `n` is never negative: a literal, a dimension or a loop variable. */
   nonNegative(n: string): boolean {
     const v = this.indexLiteral(n);

@@ -543,9 +543,14 @@ export class WasmEmitter {
       start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
     }
-    // A loop at the top whose body runs loops, none of it in lanes: a function of its own (./outline.ts).
-    if (start === undefined && this.loopDepth === 0 && holdsLoop(e.body) && this.outline?.(e, count, state) === true)
-      return state;
+    // A loop at the top over the elements of an array whose body runs loops, none of it in lanes: a function of its
+    // own (./outline.ts).
+    const outline =
+      start === undefined &&
+      this.loopDepth === 0 &&
+      this.bounds.isDimension(slotKey(count)) &&
+      holdsLoop(e.body);
+    if (outline && this.outline?.(e, count, state) === true) return state;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;

@@ -1,8 +1,8 @@
-// Loops as functions of their own (src/wasm/outline.ts): an ifold at the top of a function whose body runs loops is
-// a wasm function that `main` calls on chunks of iterations (the module listing counts them), and that changes
-// nothing a user sees — values bit for bit the js back end's and the interpreter's, loop states of scalars, arrays
-// updated in place and tuples (parts of them passed on unchanged), and index errors raised inside the body at the
-// same element with the same message.
+// Loops as functions of their own (src/wasm/outline.ts): an ifold at the top of a function over an array's elements
+// whose body runs loops is a wasm function that `main` calls on chunks of iterations (the module listing counts
+// them), and that changes nothing a user sees — values bit for bit the js back end's and the interpreter's, loop
+// states of scalars, arrays updated in place and tuples (parts of them passed on unchanged), and index errors raised
+// inside the body at the same element with the same message.
 
 import { describe, expect, it } from "vitest";
 import { loadProgram } from "../../src/api/program.js";
@@ -23,6 +23,8 @@ let pair = fun (m: Matrix) (v: Vector) ->
 let shiftedRead = fun (m: Matrix) (k: Index) ->
   ifold (fun s i -> ifold (fun t j -> t * 0.5 + m[i][j + k]) s (length m[i])) 0. (length m)
 let flat = fun (v: Vector) -> ifold (fun s i -> s * 0.5 + v[i] * v[i]) 0. (length v)
+let steps = fun (m: Matrix) (k: Index) ->
+  ifold (fun s i -> ifold (fun t j -> t * 0.5 + m[i][j]) s (length m[i])) 0. k
 `;
 const prog = loadProgram({ name: "outline.smooth", text: SOURCE });
 
@@ -51,7 +53,7 @@ const error = (f: () => unknown): string => {
 };
 
 describe("loops as functions of their own", () => {
-  it("take an ifold at the top whose body runs loops, not one whose body runs none", () => {
+  it("take an ifold at the top over an array's elements whose body runs loops, not one whose body runs none", () => {
     for (const [name, types] of [
       ["chained", [MATRIX]],
       ["running", [MATRIX]],
@@ -59,6 +61,8 @@ describe("loops as functions of their own", () => {
     ] as const)
       expect(listing(name, [...types])).toMatch(/; 1 loops as functions of their own$/);
     expect(listing("flat", [VECTOR])).not.toMatch(/functions of their own/);
+    // A count that is not an array's dimension (a number of steps): left in main.
+    expect(listing("steps", [MATRIX, INT])).not.toMatch(/functions of their own/);
   });
 
   it("compute what the js back end and the interpreter compute, bit for bit", () => {
