@@ -546,10 +546,7 @@ export class WasmEmitter {
     // A loop at the top over the elements of an array whose body runs loops, none of it in lanes: a function of its
     // own (./outline.ts).
     const outline =
-      start === undefined &&
-      this.loopDepth === 0 &&
-      this.bounds.isDimension(slotKey(count)) &&
-      holdsLoop(e.body);
+      start === undefined && this.loopDepth === 0 && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
