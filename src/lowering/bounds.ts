@@ -49,6 +49,11 @@ export class BoundsFacts {
     this.dimensions.add(name);
   }
 
+  /** Whether `n` holds a dimension of an array. */
+  isDimension(n: string): boolean {
+    return this.dimensions.has(n);
+  }
+
   /** `n` is never negative: a literal, a dimension or a loop variable. */
   nonNegative(n: string): boolean {
     const v = this.indexLiteral(n);
@@ -95,6 +100,43 @@ export class BoundsFacts {
     for (let b = bound, hops = 0; b !== undefined && hops < 8; b = this.loopBounds.get(b), hops++)
       if (b === length || this.provedEqual(b, length)) return "none";
     return bound !== undefined || this.nonNegativeLiteral(i) ? "upper" : "both";
+  }
+
+  /**
+   * Takes the facts `outer` holds here about slots passed to a function being written (a loop body in a function of
+   * its own): `rename` gives a slot's key in the new function (its parameter's; a literal's own), or undefined for a
+   * slot not passed. Checks and shape checks made in blocks still open hold for the whole of the new function.
+   */
+  inherit(outer: BoundsFacts, rename: (key: string) => string | undefined): void {
+    const pair = (key: string): string | undefined => {
+      const [a, b] = key.split(" ") as [string, string];
+      const [x, y] = [rename(a), rename(b)];
+      return x === undefined || y === undefined ? undefined : `${x} ${y}`;
+    };
+    for (const [name, bound] of outer.loopBounds) {
+      const [n, b] = [rename(name), rename(bound)];
+      if (n !== undefined && b !== undefined) this.loopBounds.set(n, b);
+    }
+    for (const d of outer.dimensions) {
+      const n = rename(d);
+      if (n !== undefined) this.dimensions.add(n);
+    }
+    for (const [mine, theirs] of [
+      [this.minusOne, outer.minusOne],
+      [this.plusOne, outer.plusOne],
+    ] as const)
+      for (const [x, y] of theirs) {
+        const [a, b] = [rename(x), rename(y)];
+        if (a !== undefined && b !== undefined) mine.set(a, b);
+      }
+    for (const [mine, theirs] of [
+      [this.checked, outer.checked],
+      [this.equalSized, outer.equalSized],
+    ] as const)
+      for (const [key, made] of theirs) {
+        const renamed = outer.blocks.isOpen(made) ? pair(key) : undefined;
+        if (renamed !== undefined) mine.set(renamed, this.blocks.scope);
+      }
   }
 
   private nonNegativeLiteral(s: string): boolean {

@@ -56,7 +56,8 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
         (program.laneLoops > 0 ? `; ${program.laneLoops} loops in SIMD lanes` : "") +
         (program.outerLaneLoops > 0 ? ` (${program.outerLaneLoops} of them in outer lanes)` : "") +
         (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : "") +
-        (program.buildsInPlace > 0 ? `; ${program.buildsInPlace} builds written over an array they read` : ""),
+        (program.buildsInPlace > 0 ? `; ${program.buildsInPlace} builds written over an array they read` : "") +
+        (program.outlined > 0 ? `; ${program.outlined} loops as functions of their own` : ""),
     },
   };
 }

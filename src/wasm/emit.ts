@@ -65,6 +65,7 @@ import { tupleUpdateInLanes } from "./update-lanes.js";
 import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { laneCount } from "./simd.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
+import { holdsLoop } from "./outline.js";
 
 /** The operators of a fold that ./build.ts can run as the array it reads is written. */
 const FOLDS: ReadonlySet<string> = new Set(["add", "mul", "max", "min"]);
@@ -103,6 +104,15 @@ export class WasmEmitter {
   fusedFolds = 0;
   /** Writes `e` when it is a build or a sum that runs across threads (./parallel.ts): its slots, or undefined. */
   parallelSite?: (e: Build | Ifold) => WSlots | undefined;
+  /**
+   * Writes a loop as a function of its own, called on chunks of iterations (./outline.ts), its state set up; false
+   * when it cannot (nothing written).
+   */
+  outline?: (e: Ifold, count: WSlot, state: WSlots) => boolean;
+  /** How many loops were written as functions of their own (./outline.ts; shown in the code listing). */
+  outlined = 0;
+  /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
+  loopDepth = 0;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -432,34 +442,27 @@ export class WasmEmitter {
   private if(e: If): WSlots {
     const cond = this.atom(e.cond)[0]!;
     // Both branches are written first, so that slots on which they agree (an outer variable, a constant offset 0)
-    // need no local of their own.
-    const branch = (body: Expr) => {
-      let slots: WSlots = [];
-      const code = this.fb.capture(() => {
-        slots = this.expr(body);
-      });
-      return { code, slots };
-    };
-    const yes = branch(e.then);
-    const no = branch(e.else);
+    // need no local of their own: the then branch's assignments go in where it ends once the else branch is written.
+    const fb = this.fb;
+    fb.if(slotCode(cond));
+    const yes = this.expr(e.then);
+    const thenEnd = fb.position;
+    fb.else();
+    const no = this.expr(e.else);
     const types = slotTypes(e.type, this.real);
-    const result = types.map((t, i) => (sameSlot(yes.slots[i]!, no.slots[i]!) ? yes.slots[i]! : this.local(t)));
-    const own = new Set(
-      result.filter((s, i) => !sameSlot(s, yes.slots[i]!) || !sameSlot(s, no.slots[i]!)).map(slotKey),
-    );
+    const result = types.map((t, i) => (sameSlot(yes[i]!, no[i]!) ? yes[i]! : this.local(t)));
+    const own = new Set(result.filter((s, i) => !sameSlot(s, yes[i]!) || !sameSlot(s, no[i]!)).map(slotKey));
     // Only the locals made here: a shared slot may be, say, a build size that is only known to be >= 0 in here.
     this.markDimensions(result, e.type, own);
-    const assign = (slots: WSlots) =>
-      result.forEach((r, i) => {
-        if (own.has(slotKey(r))) this.set(r, slotCode(slots[i]!));
-      });
-    this.fb.if(slotCode(cond));
-    this.fb.emit(yes.code);
-    assign(yes.slots);
-    this.fb.else();
-    this.fb.emit(no.code);
-    assign(no.slots);
-    this.fb.end();
+    const assign = (slots: WSlots): Code =>
+      seq(
+        ...result.flatMap((r, i) =>
+          own.has(slotKey(r)) && isLocal(r) ? [localSet(r.local, slotCode(slots[i]!))] : [],
+        ),
+      );
+    fb.insert(thenEnd, assign(yes));
+    fb.emit(assign(no));
+    fb.end();
     return result;
   }
 
@@ -540,6 +543,11 @@ export class WasmEmitter {
       start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
     }
+    // A loop at the top over the elements of an array whose body runs loops, none of it in lanes: a function of its
+    // own (./outline.ts).
+    const outline =
+      start === undefined && this.loopDepth === 0 && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
+    if (outline && this.outline?.(e, count, state) === true) return state;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;
@@ -560,7 +568,9 @@ export class WasmEmitter {
     fb.block("exit");
     fb.loop("next");
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
+    this.loopDepth++;
     body();
+    this.loopDepth--;
     this.set(i, op("i32.add", slotCode(i), i32(step)));
     fb.br("next");
     fb.end();
@@ -573,9 +583,11 @@ export class WasmEmitter {
     const fb = this.fb;
     fb.block("exit");
     fb.loop("next");
+    this.loopDepth++;
     const go = this.expr(e.cond)[0]!;
     fb.brIf("exit", op("i32.eqz", slotCode(go)));
     this.assign(state, this.expr(e.body));
+    this.loopDepth--;
     fb.br("next");
     fb.end();
     fb.end();

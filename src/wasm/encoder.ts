@@ -103,7 +103,7 @@ export class FunctionBuilder {
 
   constructor(
     readonly index: number,
-    readonly type: FuncType,
+    public type: FuncType,
   ) {}
 
   /** A new local of type t (params come first: local k < params.length is parameter k). */
@@ -193,18 +193,19 @@ export class FunctionBuilder {
     uleb(this.depth(label), this.bytes);
   }
 
+  /** Where the code written so far ends (a place for `insert`). */
+  get position(): number {
+    return this.bytes.length;
+  }
+
   /**
-   * Runs `write` as if inside one more block (the `if` the caller will wrap the code in), returning the bytes it wrote
-   * instead of keeping them: both branches of an IR `if` are written before the caller knows which locals they share.
+   * Writes `code` at an earlier `position`, moving the code after it: an IR `if`'s then branch ends with assignments
+   * to the locals it shares with the else branch, known once that is written too (its code is then moved once).
    */
-  capture(write: () => void): number[] {
-    const mark = this.bytes.length;
-    this.push(undefined);
-    const depth = this.labels.length;
-    write();
-    if (this.labels.length !== depth) throw new Error("wasm: unbalanced blocks in captured code");
-    this.pop();
-    return this.bytes.splice(mark);
+  insert(at: number, code: Code): void {
+    if (code.length === 0) return;
+    const tail = this.bytes.splice(at);
+    this.emit(code, tail);
   }
 
   /**
@@ -241,7 +242,7 @@ interface Global {
 export class ModuleBuilder {
   private readonly types: FuncType[] = [];
   private readonly imports: { module: string; name: string; type: number }[] = [];
-  private readonly functions: { type: number; body: FunctionBuilder }[] = [];
+  private readonly functions: { type: number; readonly body: FunctionBuilder }[] = [];
   private readonly globals: Global[] = [];
   private readonly exports: { name: string; kind: 0 | 2 | 3; index: number }[] = [];
   /** Initial pages (64 KiB each) of the module's own memory. */
@@ -254,10 +255,17 @@ export class ModuleBuilder {
   /** Where `encode` wrote the shared memory import's limits flag (3: shared, with a maximum), if it did. */
   sharedFlagAt: number | undefined;
 
+  /** Type index by the type's text (functions of a loop of their own have many parameters). */
+  private readonly typeIndexes = new Map<string, number>();
+
   private typeIndex(t: FuncType): number {
-    const key = (u: FuncType) => `${u.params.join(",")}>${u.results.join(",")}`;
-    const k = this.types.findIndex((u) => key(u) === key(t));
-    return k >= 0 ? k : this.types.push(t) - 1;
+    const key = `${t.params.join(",")}>${t.results.join(",")}`;
+    let k = this.typeIndexes.get(key);
+    if (k === undefined) {
+      k = this.types.push(t) - 1;
+      this.typeIndexes.set(key, k);
+    }
+    return k;
   }
 
   importFunction(module: string, name: string, type: FuncType): number {
@@ -270,6 +278,19 @@ export class ModuleBuilder {
     const body = new FunctionBuilder(this.imports.length + this.functions.length, type);
     this.functions.push({ type: this.typeIndex(type), body });
     return body;
+  }
+
+  /** The most locals (parameters included) of one of the functions defined so far. */
+  get mostLocals(): number {
+    return this.functions.reduce((most, f) => Math.max(most, f.body.localCount), 0);
+  }
+
+  /** Sets the results of a function added earlier (a function whose results are known once its body is written). */
+  setResults(body: FunctionBuilder, results: readonly ValType[]): void {
+    const f = this.functions.find((g) => g.body === body);
+    if (f === undefined) throw new Error("wasm: results set for a function of another module");
+    body.type = { params: body.type.params, results };
+    f.type = this.typeIndex(body.type);
   }
 
   /** A mutable global of type t starting at the constant `init` (an encoded const instruction). */

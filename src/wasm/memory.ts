@@ -42,8 +42,11 @@ export interface Helpers {
   /** exp and log of the real type, bit for bit V8's `Math.exp` and `Math.log` (./math.ts). */
   readonly exp: number;
   readonly log: number;
-  /** exp and log of a v128 of reals (two f64 or four f32 lanes): ./simd-math.ts. */
-  readonly lanes: { readonly exp: number; readonly log: number };
+  /**
+   * The function of exp or log of `groups` v128s of reals (two f64 or four f32 lanes each), as many v128 results
+   * (./simd-math.ts).
+   */
+  readonly lanes: (f: "exp" | "log", groups: number) => number;
   /** Functions of f64 that are V8's `Math` ones: sin, cos, tan and pow imported, tanh written (./math-tanh.ts). */
   readonly math: Readonly<Record<"sin" | "cos" | "tan" | "tanh" | "pow", number>>;
   /** The global holding the number of the error site that failed (0: none). */

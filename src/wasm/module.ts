@@ -10,8 +10,8 @@ import { typeOf, type IrFunction } from "../ir/ir.js";
 import { ownership } from "../lowering/ownership.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
-import { ModuleBuilder, type Code, type FuncType, type FunctionBuilder, type ValType } from "./encoder.js";
-import { call, globalGet, globalSet, i32, load, localGet, op, shuffle, store } from "./instructions.js";
+import { ModuleBuilder, type FuncType, type FunctionBuilder, type ValType } from "./encoder.js";
+import { call, globalGet, globalSet, i32, load, localGet, localSet, op, shuffle, store } from "./instructions.js";
 import { WasmEmitter, type RaiseError } from "./emit.js";
 import { writeExp, writeLog } from "./math.js";
 import { writeExpm1, writeTanh } from "./math-tanh.js";
@@ -29,6 +29,7 @@ import {
 } from "./memory.js";
 import { emitParallelSite, parallelSites } from "./parallel.js";
 import { addPartArena } from "./part-arena.js";
+import { emitOutlinedLoop } from "./outline.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -53,7 +54,12 @@ export interface WasmProgram {
   readonly outerLaneLoops: number;
   readonly fusedFolds: number;
   readonly buildsInPlace: number;
-  /** The locals of the main function (every value gets its own: a very long program can pass the engines' limit). */
+  /** How many loops are functions of their own (./outline.ts). */
+  readonly outlined: number;
+  /**
+   * The most locals of one of its functions (`main`, a loop body of its own: every value gets its own local, and a
+   * very long program can pass the engines' limit).
+   */
   readonly localCount: number;
   /**
    * The estimated cost of one element of each parallel site (./parallel.ts), by site number; none: the module has its
@@ -68,6 +74,9 @@ export interface WasmProgram {
    */
   readonly unsharedBytes?: Uint8Array<ArrayBuffer>;
 }
+
+/** The bytes of lanes 2 and 3 of an f32x4 moved to lanes 0 and 1. */
+const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 
 const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { params: ValType[]; results: ValType[] };
 
@@ -114,29 +123,54 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
       write(fb);
       return fb.index;
     });
-  const V128_TO_V128: FuncType = { params: ["v128"], results: ["v128"] };
   const exp64 = written(F64_TO_F64, writeExp);
   const log64 = written(F64_TO_F64, writeLog);
   const expm1 = written(F64_TO_F64, writeExpm1);
   const tanh = written(F64_TO_F64, (fb) => writeTanh(fb, expm1()));
-  const vexp64 = written(V128_TO_V128, writeExpF64x2);
-  const vlog64 = written(V128_TO_V128, writeLogF64x2);
+  // exp and log of a lane loop's groups of lanes: one function per count of groups, called once per step (written
+  // inline at every use, they were two thirds of a gradient's module: gmm's 88 KB, 30 KB with calls).
+  const v128s = (n: number): ValType[] => Array.from({ length: n }, () => "v128");
+  const groupFunctions = new Map<string, () => number>();
+  const lanes64 = (f: "exp" | "log", groups: number): number => {
+    const key = `${f}${groups}`;
+    let fn = groupFunctions.get(key);
+    if (fn === undefined) {
+      const write = f === "exp" ? writeExpF64x2 : writeLogF64x2;
+      fn = written({ params: v128s(groups), results: v128s(groups) }, (w) => write(w, groups));
+      groupFunctions.set(key, fn);
+    }
+    return fn();
+  };
   // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
   const narrowed = (f: () => number) =>
     written({ params: ["f32"], results: ["f32"] }, (w) =>
       w.emit(op("f32.demote_f64", call(f(), op("f64.promote_f32", localGet(0))))),
     );
-  // Four f32 lanes: the low and high pairs widened, through the two-lane f64 function, rounded and put together.
-  const narrowedLanes = (f: () => number) =>
-    written(V128_TO_V128, (w) => {
-      const half = (v: Code) => op("f32x4.demote_f64x2_zero", call(f(), op("f64x2.promote_low_f32x4", v)));
-      const high = shuffle(localGet(0), localGet(0), [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]);
-      w.emit(shuffle(half(localGet(0)), half(high), [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
-    });
-  const [exp, log, vexp, vlog] =
-    real === "f64"
-      ? [exp64, log64, vexp64, vlog64]
-      : [narrowed(exp64), narrowed(log64), narrowedLanes(vexp64), narrowedLanes(vlog64)];
+  // Groups of four f32 lanes: the low and high pairs of each widened, through the f64 function of twice as many
+  // groups, rounded and put together.
+  const narrowedLanes = (f: "exp" | "log", groups: number): number => {
+    const key = `${f}${groups}f32`;
+    let fn = groupFunctions.get(key);
+    if (fn === undefined) {
+      fn = written({ params: v128s(groups), results: v128s(groups) }, (w) => {
+        const wide = Array.from({ length: groups }, (_, g) => [
+          op("f64x2.promote_low_f32x4", localGet(g)),
+          op("f64x2.promote_low_f32x4", shuffle(localGet(g), localGet(g), HIGH_HALF)),
+        ]).flat();
+        w.emit(call(lanes64(f, 2 * groups), ...wide));
+        const halves = wide.map(() => w.local("v128"));
+        for (let h = halves.length - 1; h >= 0; h--) w.emit(localSet(halves[h]!, []));
+        for (let g = 0; g < groups; g++) {
+          const [lo, hi] = [2 * g, 2 * g + 1].map((h) => op("f32x4.demote_f64x2_zero", localGet(halves[h]!)));
+          w.emit(shuffle(lo!, hi!, [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
+        }
+      });
+      groupFunctions.set(key, fn);
+    }
+    return fn();
+  };
+  const [exp, log] = real === "f64" ? [exp64, log64] : [narrowed(exp64), narrowed(log64)];
+  const lanes = real === "f64" ? lanes64 : narrowedLanes;
   const helpers: Helpers = {
     alloc: alloc.index,
     intPow: intPow.index,
@@ -146,14 +180,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     get log() {
       return log();
     },
-    lanes: {
-      get exp() {
-        return vexp();
-      },
-      get log() {
-        return vlog();
-      },
-    },
+    lanes,
     math: {
       ...math,
       get tanh() {
@@ -187,6 +214,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const partArena = sites.some((s) => s.allocates) ? addPartArena(mb, errorSite, layout.errorArea) : undefined;
   const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
   if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
+  em.outline = (e, count, state) => emitOutlinedLoop(em, mb, e, count, state);
 
   let at = 0;
   for (const p of fn.params) {
@@ -246,7 +274,8 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     buildsInPlace: em.buildsInPlace,
-    localCount: main.localCount,
+    outlined: em.outlined,
+    localCount: mb.mostLocals,
     parallelCosts: sites.map((s) => s.cost),
     threads,
   };

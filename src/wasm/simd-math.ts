@@ -29,37 +29,47 @@ const MAGIC = 6755399441055744; // 1.5 * 2^52
 const pow2 = (k: Code) =>
   op("i64x2.shl", op("i64x2.add", add(k, splat(MAGIC)), i64x2(1023n - 0x4338000000000000n)), [0x41, 52]);
 
-/** Writes exp(x: v128) -> v128 (two f64 lanes) into `fb`. */
-export function writeExpF64x2(fb: FunctionBuilder): void {
-  expF64x2(fb, 0);
-}
-
 /**
- * Writes into `fb` the instructions of exp of the v128 local x (two f64 lanes), leaving the result on the stack. When
- * both lanes have |x| <= 708 (k within [-1021, 1021], no overflow, underflow or NaN) a shorter form runs, without
- * the selects for those cases.
+ * Writes exp of `groups` v128 parameters (two f64 lanes each) into `fb`, with as many v128 results: a lane loop's
+ * groups of lanes (./lane-loops.ts) call it once per step. When every lane has |x| <= 708 (k within [-1021, 1021], no
+ * overflow, underflow or NaN) a shorter form runs, without the selects for those cases: one test for all the groups.
  */
-export function expF64x2(fb: FunctionBuilder, x: number): void {
-  const rare = op("v128.not", op("f64x2.le", op("f64x2.abs", get(x)), splat(708)));
-  either(
+export function writeExpF64x2(fb: FunctionBuilder, groups = 1): void {
+  eitherForm(
     fb,
-    op("v128.any_true", rare),
-    () => expLanes(fb, x, true),
-    () => expLanes(fb, x, false),
+    groups,
+    (x) => op("v128.not", op("f64x2.le", op("f64x2.abs", get(x)), splat(708))),
+    (x, full) => expLanes(fb, x, full),
   );
 }
 
-/** `cond ? full() : short()`, each leaving a v128 on the stack; the result on the stack. */
-function either(fb: FunctionBuilder, cond: Code, full: () => void, short: () => void): void {
-  const out = fb.local("v128");
-  fb.if(cond);
-  full();
-  fb.emit(set(out, []));
-  fb.else();
-  short();
-  fb.emit(set(out, []));
+/**
+ * The results of parameters 0 .. groups - 1 on the stack, each by `lanes` (which leaves a v128 on the stack): the
+ * full form when any lane of any group is in `rare`'s mask, else the short one.
+ */
+function eitherForm(
+  fb: FunctionBuilder,
+  groups: number,
+  rare: (x: number) => Code,
+  lanes: (x: number, full: boolean) => void,
+): void {
+  const xs = Array.from({ length: groups }, (_, g) => g);
+  const outs = xs.map(() => fb.local("v128"));
+  fb.if(
+    op(
+      "v128.any_true",
+      xs.map(rare).reduce((a, b) => op("v128.or", a, b)),
+    ),
+  );
+  for (const full of [true, false]) {
+    if (!full) fb.else();
+    for (const x of xs) {
+      lanes(x, full);
+      fb.emit(set(outs[x]!, []));
+    }
+  }
   fb.end();
-  fb.emit(get(out));
+  fb.emit(...outs.map((o) => get(o)));
 }
 
 function expLanes(fb: FunctionBuilder, x: number, full: boolean): void {
@@ -112,22 +122,20 @@ function expLanes(fb: FunctionBuilder, x: number, full: boolean): void {
   fb.emit(result);
 }
 
-/** Writes log(x: v128) -> v128 (two f64 lanes) into `fb`. */
-export function writeLogF64x2(fb: FunctionBuilder): void {
-  logF64x2(fb, 0);
-}
-
 /**
- * Writes log of the v128 local x (two f64 lanes), leaving the result on the stack. When both lanes are normal,
- * positive and finite a shorter form runs, without the scaling of subnormals and the selects of special values.
+ * Writes log of `groups` v128 parameters (two f64 lanes each) into `fb`, with as many v128 results. When every lane is
+ * normal, positive and finite a shorter form runs, without the scaling of subnormals and the selects of special values.
  */
-export function logF64x2(fb: FunctionBuilder, x: number): void {
-  const normal = op("v128.and", op("f64x2.ge", get(x), splat(2 ** -1022)), op("f64x2.lt", get(x), splat(Infinity)));
-  either(
+export function writeLogF64x2(fb: FunctionBuilder, groups = 1): void {
+  eitherForm(
     fb,
-    op("v128.any_true", op("v128.not", normal)),
-    () => logLanes(fb, x, true),
-    () => logLanes(fb, x, false),
+    groups,
+    (x) =>
+      op(
+        "v128.not",
+        op("v128.and", op("f64x2.ge", get(x), splat(2 ** -1022)), op("f64x2.lt", get(x), splat(Infinity))),
+      ),
+    (x, full) => logLanes(fb, x, full),
   );
 }
 

@@ -1,11 +1,11 @@
 // Loops run in SIMD lanes (two f64 lanes, or four f32 lanes in a float32 function): the wasm side of the lane plans
 // of src/lowering/lanes.ts. A plan's varying values live in v128 locals; its uniform lets are ordinary code (the
-// emitter's), once per group of lanes. Reads `a[i + c]` are one vector load; exp and log are the two-lane functions of
-// ./simd-math.ts, sin, cos, tan, tanh and pow V8's own per lane; an `if` computes both branches and selects. The lanes
-// run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there. An ifold
-// nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128 local,
-// one lane per output (a sum's step one vector addition). Such plans run several groups of lanes side by side (each
-// value a local per group), so that several chains of additions overlap; single groups then finish the lanes.
+// emitter's), once per group of lanes. Reads `a[i + c]` are one vector load; exp and log one call for all the
+// groups (./simd-math.ts), sin, cos, tan, tanh and pow V8's own per lane; an `if` computes both branches and selects.
+// The lanes run up to the bound the plan gives (no read out of range); the caller runs the plain loop from there. An
+// ifold nested in the body (outer lanes) is a loop of its own over its index, for all lanes at once: its state a v128
+// local, one lane per output (a sum's step one vector addition). Such plans run several groups of lanes side by side
+// (each value a local per group), so that several chains of additions overlap; single groups then finish the lanes.
 // An inner loop whose count is the lane index plus a literal runs the first lane's count for all lanes, then one masked
 // step per further lane. A read at a shifted index (i + u + c) is checked before its load: on a failure the lanes stop
 // at the current group (./lane-loops.ts runInLanes' block) and the plain loop takes over from its first iteration.
@@ -26,10 +26,8 @@ import {
   localSet,
   op,
   replaceLane,
-  shuffle,
   type OpName,
 } from "./instructions.js";
-import { expF64x2, logF64x2 } from "./simd-math.js";
 import type { WasmEmitter } from "./emit.js";
 import { address, iadd, iconst, imul, islot, slotCode, type WSlot } from "./slots.js";
 
@@ -289,8 +287,14 @@ export class Lanes {
       case "floor":
         return unary(e.op);
       case "exp":
-      case "log":
-        return real((g) => this.inline(e.op as "exp" | "log", this.real(a, g)));
+      case "log": {
+        // One call for all the groups (./simd-math.ts), its results popped last first.
+        const fb = this.em.fb;
+        fb.emit(call(this.em.helpers.lanes(e.op, this.groups), ...this.eachGroup((g) => this.real(a, g))));
+        const locals = this.eachGroup(() => fb.local("v128"));
+        for (let g = this.groups - 1; g >= 0; g--) fb.emit(localSet(locals[g]!, []));
+        return { kind: "real", locals };
+      }
       case "sin":
       case "cos":
       case "tan":
@@ -402,30 +406,6 @@ export class Lanes {
     return this.em.real === "f64" ? op("i64x2.extend_low_i32x4_s", m) : m;
   }
 
-  /**
-   * exp or log of the lanes, written here rather than called (./simd-math.ts): inside the loop the engine keeps its
-   * constants in registers. Four f32 lanes go through the f64 function in two halves, widened and rounded back.
-   */
-  private inline(f: "exp" | "log", x: Code): Code {
-    const fb = this.em.fb;
-    const write = f === "exp" ? expF64x2 : logF64x2;
-    const input = fb.local("v128");
-    fb.emit(localSet(input, x));
-    if (this.em.real === "f64") {
-      write(fb, input);
-      return [];
-    }
-    const halves = [localGet(input), shuffle(localGet(input), localGet(input), HIGH_HALF)].map((h) => {
-      const wide = fb.local("v128");
-      fb.emit(localSet(wide, op("f64x2.promote_low_f32x4", h)));
-      write(fb, wide);
-      const narrow = fb.local("v128");
-      fb.emit(localSet(narrow, op("f32x4.demote_f64x2_zero", [])));
-      return localGet(narrow);
-    });
-    return shuffle(halves[0]!, halves[1]!, [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]);
-  }
-
   /** A function of f64 applied lane by lane (f32 lanes widened and rounded). */
   private perLane(f: (x: Code, y?: Code) => Code, args: readonly Code[]): Code {
     const locals = args.map((c) => {
@@ -446,9 +426,6 @@ export class Lanes {
     return out;
   }
 }
-
-/** The bytes of lanes 2 and 3 of an f32x4 moved to lanes 0 and 1. */
-const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 
 /** i32 lanes 0, 1, 2, 3. */
 const IOTA: Code = (() => {

@@ -9,14 +9,21 @@ import { writeExp, writeLog } from "../../src/wasm/math.js";
 import { writeExpm1, writeTanh } from "../../src/wasm/math-tanh.js";
 import { writeExpF64x2, writeLogF64x2 } from "../../src/wasm/simd-math.js";
 
-/** A module applying scalar exp/log and their two-lane versions to an array of Doubles in its memory, in place. */
+/** How many Doubles function k of the module below takes at once: scalar, two lanes, four groups of two lanes. */
+const STRIDE = [1, 1, 2, 2, 1, 1, 8, 8];
+
+/**
+ * A module applying scalar exp/log, their two-lane versions and their versions for four groups of two lanes (a lane
+ * loop's step) to an array of Doubles in its memory, in place.
+ */
 function mathModule() {
   const mb = new ModuleBuilder();
   mb.memoryPages = 512; // 32 MiB
-  const scalar = (k: number) => k < 2 || k >= 4;
-  const fns = [writeExp, writeLog, writeExpF64x2, writeLogF64x2, writeExpm1].map((write, k) => {
+  const v128s = (n: number) => Array.from({ length: n }, () => "v128" as const);
+  const writers = [writeExp, writeLog, writeExpF64x2, writeLogF64x2, writeExpm1];
+  const fns = writers.map((write, k) => {
     const fb = mb.addFunction(
-      scalar(k) ? { params: ["f64"], results: ["f64"] } : { params: ["v128"], results: ["v128"] },
+      STRIDE[k] === 1 ? { params: ["f64"], results: ["f64"] } : { params: ["v128"], results: ["v128"] },
     );
     write(fb);
     return fb.index;
@@ -24,9 +31,15 @@ function mathModule() {
   const tanh = mb.addFunction({ params: ["f64"], results: ["f64"] });
   writeTanh(tanh, fns[4]!);
   fns.push(tanh.index);
-  // apply(which, n): x[q] = f(x[q]) for q < n (n even), from address 0.
+  for (const write of [writeExpF64x2, writeLogF64x2]) {
+    const fb = mb.addFunction({ params: v128s(4), results: v128s(4) });
+    write(fb, 4);
+    fns.push(fb.index);
+  }
+  // apply(which, n): x[q] = f(x[q]) for q < n (n a multiple of the function's stride), from address 0.
   const apply = mb.addFunction({ params: ["i32", "i32"], results: [] });
   const q = apply.local("i32");
+  const outs = [0, 1, 2, 3].map(() => apply.local("v128"));
   const addr = op("i32.shl", localGet(q), i32(3));
   apply.emit(localSet(q, i32(0)));
   apply.block("done");
@@ -34,16 +47,16 @@ function mathModule() {
   apply.brIf("done", op("i32.ge_u", localGet(q), localGet(1)));
   fns.forEach((f, k) => {
     apply.if(op("i32.eq", localGet(0), i32(k)));
-    apply.emit(
-      scalar(k)
-        ? store("f64.store", addr, call(f, load("f64.load", addr)))
-        : store("v128.store", addr, call(f, load("v128.load", addr))),
-    );
+    if (STRIDE[k] === 1) apply.emit(store("f64.store", addr, call(f, load("f64.load", addr))));
+    else if (STRIDE[k] === 2) apply.emit(store("v128.store", addr, call(f, load("v128.load", addr))));
+    else {
+      apply.emit(call(f, ...outs.map((_, g) => load("v128.load", addr, 16 * g))));
+      for (let g = 3; g >= 0; g--) apply.emit(localSet(outs[g]!, []));
+      outs.forEach((o, g) => apply.emit(store("v128.store", addr, localGet(o), 16 * g)));
+    }
+    apply.emit(localSet(q, op("i32.add", localGet(q), i32(STRIDE[k]!))));
     apply.end();
   });
-  apply.emit(localSet(q, op("i32.add", localGet(q), i32(2))));
-  const isScalar = op("i32.or", op("i32.lt_u", localGet(0), i32(2)), op("i32.ge_u", localGet(0), i32(4)));
-  apply.emit(localSet(q, op("i32.sub", localGet(q), isScalar)));
   apply.br("next");
   apply.end();
   apply.end();
@@ -63,19 +76,21 @@ function mathModule() {
 }
 
 const wasm = mathModule();
-const CAPACITY = (32 << 20) / 8;
+/** Doubles per call of apply: the memory's, less room for rounding up to a stride. */
+const CAPACITY = (32 << 20) / 8 - 8;
 
 /**
- * The inputs where f (0 exp, 1 log, 2 exp on two lanes, 3 log on two lanes, 4 expm1, 5 tanh) and `reference` differ
- * in any bit.
+ * The inputs where f (0 exp, 1 log, 2 exp on two lanes, 3 log on two lanes, 4 expm1, 5 tanh, 6 exp on four groups of
+ * two lanes, 7 log on four groups) and `reference` differ in any bit.
  */
 function mismatches(which: number, reference: (x: number) => number, xs: Float64Array): number[] {
   const bad: number[] = [];
   for (let from = 0; from < xs.length; from += CAPACITY) {
     const part = xs.subarray(from, Math.min(xs.length, from + CAPACITY));
-    const mem = new Float64Array(wasm.memory.buffer, 0, part.length + 1);
+    const stride = STRIDE[which]!;
+    const mem = new Float64Array(wasm.memory.buffer, 0, part.length + stride);
     mem.set(part);
-    wasm.apply(which, part.length + (part.length & 1));
+    wasm.apply(which, Math.ceil(part.length / stride) * stride);
     for (let q = 0; q < part.length; q++) {
       const want = reference(part[q]!);
       if (!Object.is(mem[q], want) && !(Number.isNaN(mem[q]) && Number.isNaN(want))) bad.push(part[q]!);
@@ -148,6 +163,9 @@ describe("exp in wasm", () => {
   it("is Math.exp bit for bit, two lanes", () => {
     expect(mismatches(2, Math.exp, xs).slice(0, 10)).toEqual([]);
   });
+  it("is Math.exp bit for bit, four groups of two lanes", () => {
+    expect(mismatches(6, Math.exp, xs).slice(0, 10)).toEqual([]);
+  });
 });
 
 describe("log in wasm", () => {
@@ -157,6 +175,9 @@ describe("log in wasm", () => {
   });
   it("is Math.log bit for bit, two lanes", () => {
     expect(mismatches(3, Math.log, xs).slice(0, 10)).toEqual([]);
+  });
+  it("is Math.log bit for bit, four groups of two lanes", () => {
+    expect(mismatches(7, Math.log, xs).slice(0, 10)).toEqual([]);
   });
 });
 

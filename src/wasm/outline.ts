@@ -1,0 +1,106 @@
+// Heavy loops in functions of their own (issue 16: the second call at steady speed). V8 compiles a module's
+// functions with its baseline compiler (Liftoff) first and tiers a function up to its optimising one (TurboFan) when
+// it has run enough, in the background; a call already running keeps the code it started with (wasm has no
+// on-stack replacement). `main` runs once per call: its loops ran as baseline code for the whole first call, and
+// still for the next when the optimised code was not ready by then (the gmm gradient's second call took 2.7 times
+// its steady time). So a loop at the top of `main` over the elements of an array (its count a dimension) whose body
+// runs loops is a function of its own, `main` calling it on chunks of iterations, 1, 2, 4, ... up to CHUNK: the
+// function runs often enough in the first call to be optimised during it, later chunks and the next call run the
+// optimised code, and a call costs at most 1/CHUNK of an iteration.
+//
+// The cost: V8's optimised code for the same loop is a little slower in a function of its own than in `main` (values
+// `main` computes from one another, such as n - 1 from n or a state's dimension from a count, arrive as separate
+// parameters; a loop-invariant value or constant may be reloaded per iteration): 2-5% on kmeans' and lstm's
+// gradients, and 28% on ode's, whose loop over its steps (a count given as a number, not a dimension) is therefore
+// left in `main`.
+//
+// The function takes the chunk's first and last iteration, the loop body's free variables (each local slot once;
+// constants are written in) and the loop state; it returns the state (multi-value). It knows what `main` knows at the
+// call about the slots it takes (the bounds facts: checks made, loop ranges, dimensions), and that the loop index is
+// below the loop's count. Its code is the loop's code in `main`, slot for slot: results are bit for bit the same.
+import type { Ifold } from "../ir/ir.js";
+import { freeVars, someNode } from "../ir/free.js";
+import type { Expr } from "../ir/ir.js";
+import type { ModuleBuilder } from "./encoder.js";
+import { call, i32, localSet, op } from "./instructions.js";
+import { WasmEmitter, type WSlots } from "./emit.js";
+import { isLocal, slotCode, slotKey, type WSlot } from "./slots.js";
+
+/** The most iterations of one call: the chunks double up to it. */
+const CHUNK = 64;
+/** The most parameters and results of a wasm function in the engines (V8's and the JS API's limit on each). */
+const MAX_PARAMS = 1000;
+
+/** Whether `e` runs a loop: a loop body worth a function of its own. */
+export const holdsLoop = (e: Expr): boolean =>
+  someNode(e, (node) => node.kind === "ifold" || node.kind === "build" || node.kind === "while");
+
+/**
+ * Writes the loop `e` over [0, count) (its state `state`, already set to the initial value, in scope where the loop
+ * goes) as a function of the module, and in `em` the loop over chunks calling it. False, with nothing written, when
+ * the function would take more parameters than the engines allow (the loop then stays in `main`).
+ */
+export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, count: WSlot, state: WSlots): boolean {
+  const free = [...freeVars(e.body).values()]
+    .filter((v) => v.id !== e.index.id && v.id !== e.acc.id)
+    .sort((a, b) => a.id - b.id);
+  // Parameters: the chunk's first and last iteration, then each local slot once (state locals are returned).
+  const passed: WSlot[] = [];
+  const param = new Map<number, WSlot>();
+  for (const s of [...free.flatMap((v) => em.atom(v)), count, ...state])
+    if (isLocal(s) && !param.has(s.local)) {
+      param.set(s.local, { local: 2 + passed.length, type: s.type });
+      passed.push(s);
+    }
+  // The state's locals (in `main`), returned.
+  const stateLocals = [...new Set(state.filter(isLocal).map((s) => s.local))];
+  const returned = stateLocals.map((l) => param.get(l)!);
+  if (2 + passed.length > MAX_PARAMS || returned.length > MAX_PARAMS) return false;
+  const fb = mb.addFunction({
+    params: ["i32", "i32", ...passed.map((s) => s.type)],
+    results: returned.map((s) => s.type),
+  });
+  const sub = new WasmEmitter(fb, em.helpers, em.real, em.errorArea);
+  sub.sites = em.sites;
+  sub.inPlace = em.inPlace;
+  sub.buildInto = em.buildInto;
+  sub.copyOnEntry = em.copyOnEntry;
+  const rename = (s: WSlot): WSlot => (isLocal(s) ? param.get(s.local)! : s);
+  for (const v of free) sub.bind(v, em.atom(v).map(rename));
+  const keys = new Map(passed.map((s) => [slotKey(s), slotKey(rename(s))]));
+  sub.bounds.inherit(em.bounds, (key) => (key.startsWith("l") ? keys.get(key) : key));
+  const subState = state.map(rename);
+  sub.bind(e.acc, subState);
+  sub.markDimensions(subState, e.acc.type);
+  // The index runs over [first, last), within [0, count).
+  const [first, last]: WSlot[] = [0, 1].map((local) => ({ local, type: "i32" as const }));
+  const i = sub.local("i32");
+  sub.bind(e.index, [i]);
+  sub.bounds.loopVariable(slotKey(i), slotKey(rename(count)));
+  sub.countedLoop(i, last!, () => sub.assign(subState, sub.expr(e.body)), first);
+  fb.emit(...returned.map(slotCode));
+  em.outlined++;
+  em.laneLoops += sub.laneLoops;
+  em.outerLaneLoops += sub.outerLaneLoops;
+  em.fusedFolds += sub.fusedFolds;
+  em.buildsInPlace += sub.buildsInPlace;
+  em.savedCount = Math.max(em.savedCount, sub.savedCount);
+
+  // In `em`: for (from = 0, size = 1; from < count; from = to, size = min(2 size, CHUNK)) state = f(from, to, ...).
+  const [from, to, size] = [em.define("i32", i32(0)), em.local("i32"), em.define("i32", i32(1))];
+  const main = em.fb;
+  main.block("exit");
+  main.loop("next");
+  main.brIf("exit", op("i32.ge_s", slotCode(from), slotCode(count)));
+  const next = op("i32.add", slotCode(from), slotCode(size));
+  em.set(to, op("select", slotCode(count), next, op("i32.gt_s", next, slotCode(count))));
+  main.emit(call(fb.index, slotCode(from), slotCode(to), ...passed.map(slotCode)));
+  for (let k = stateLocals.length - 1; k >= 0; k--) main.emit(localSet(stateLocals[k]!, []));
+  em.set(from, slotCode(to));
+  const doubled = op("i32.shl", slotCode(size), i32(1));
+  em.set(size, op("select", i32(CHUNK), doubled, op("i32.gt_s", doubled, i32(CHUNK))));
+  main.br("next");
+  main.end();
+  main.end();
+  return true;
+}
