@@ -113,6 +113,8 @@ export class WasmEmitter {
   outlined = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
   loopDepth = 0;
+  /** Whether the one loop around the code being written is a top-level loop of a few iterations (literal count). */
+  private inFewAtTop = false;
 
   constructor(
     readonly fb: FunctionBuilder,
@@ -545,8 +547,10 @@ export class WasmEmitter {
     }
     // A loop at the top over the elements of an array whose body runs loops, none of it in lanes: a function of its
     // own (./outline.ts).
-    const outline =
-      start === undefined && this.loopDepth === 0 && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
+    // Also one level down in a top-level loop of a few iterations: the chunks of an accumulation
+    // (src/opt/chunk-accumulations.ts), run on the calling thread, each a loop over the points.
+    const atTop = this.loopDepth === 0 || (this.loopDepth === 1 && this.inFewAtTop);
+    const outline = start === undefined && atTop && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
@@ -568,9 +572,12 @@ export class WasmEmitter {
     fb.block("exit");
     fb.loop("next");
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
+    const few = this.inFewAtTop;
+    this.inFewAtTop = this.loopDepth === 0 && "value" in n && n.value <= FEW_ITERATIONS;
     this.loopDepth++;
     body();
     this.loopDepth--;
+    this.inFewAtTop = few;
     this.set(i, op("i32.add", slotCode(i), i32(step)));
     fb.br("next");
     fb.end();
@@ -596,6 +603,8 @@ export class WasmEmitter {
 }
 
 const iconstSlot = (n: number): WSlot => ({ value: n, type: "i32" });
+/** A loop of at most this many iterations (a literal count) is "few": a loop in its body may be outlined. */
+const FEW_ITERATIONS = 16;
 
 /** The scalar at element index `at` of `data`: f64/f32 for a Double, i32 for an Index, 0 or 1 for a Bool. */
 export function loadScalar(kind: ScalarKind, real: Real, data: WSlot, at: IExpr): Code {

@@ -40,6 +40,7 @@ import type { ModuleBuilder } from "./encoder.js";
 import { atomicAdd, call, f64, globalGet, globalSet, i32, load, op, store } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
 import { emitBuild, type BuildInto } from "./build.js";
+import { emitOutlinedLoop } from "./outline.js";
 import type { ArenaGlobals, Helpers } from "./memory.js";
 import {
   ENV_CLAIM,
@@ -50,7 +51,19 @@ import {
   startPartArena,
   type PartArena,
 } from "./part-arena.js";
-import { address, elementShift, iconst, imul, islot, isLocal, slotCode, ZERO, type Real, type WSlot } from "./slots.js";
+import {
+  address,
+  elementShift,
+  iconst,
+  imul,
+  islot,
+  isLocal,
+  slotCode,
+  slotKey,
+  ZERO,
+  type Real,
+  type WSlot,
+} from "./slots.js";
 import {
   chunkFits,
   chunkPlanOf,
@@ -398,9 +411,14 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
   if (site.chunk !== undefined) q += 1 + leafData.length;
   const first = q;
   for (const v of free) {
-    const slots: WSlots = main.atom(v).map((s) => (isLocal(s) ? loadSlot(s.type, q++) : s));
+    const outer = main.atom(v);
+    const slots: WSlots = outer.map((s) => (isLocal(s) ? loadSlot(s.type, q++) : s));
     em.bind(v, slots);
     em.markDimensions(slots, v.type);
+    // A count that is a dimension in `main` (`let n = length x`) is one here too (what ./outline.ts asks).
+    outer.forEach((s, j) => {
+      if (isLocal(s) && main.bounds.isDimension(slotKey(s))) em.bounds.dimension(slotKey(slots[j]!));
+    });
   }
   if (q !== first + passed) throw new Error("wasm: a parallel site's env block does not match its part");
   const start = em.local("i32");
@@ -421,16 +439,13 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
     const offsets = plan.leaves.map(() => em.local("i32"));
     em.bind(plan.start, chunkStartSlots(em, plan, into, offsets));
     em.markDimensions(em.atom(plan.start), plan.start.type);
+    // One element per claim, written without a loop around it: its loop over the points is then at the top of the
+    // part, where it may be a function of its own (./outline.ts), so V8 optimises it during the first call.
     const c = em.loopVariable(b.index, end);
-    em.countedLoop(
-      c,
-      end,
-      () => {
-        if (arena !== undefined) resetPartArena(fb, arena);
-        writeChunkElement(em, b, plan, into, offsets, c, flag);
-      },
-      start,
-    );
+    em.set(c, slotCode(start));
+    em.outline = (e, count, state) => emitOutlinedLoop(em, ctx.mb, e, count, state);
+    if (arena !== undefined) resetPartArena(fb, arena);
+    writeChunkElement(em, b, plan, into, offsets, c, flag);
   } else {
     const i = em.loopVariable(b.index, end);
     em.countedLoop(
