@@ -50,8 +50,6 @@ interface WasmApi {
   readonly Module: new (bytes: Uint8Array<ArrayBuffer>) => object;
   readonly Instance: new (module: object, imports: object) => { readonly exports: object };
   readonly Memory: new (descriptor: { initial: number; maximum?: number }) => object;
-  /** Compiles off the calling thread. */
-  readonly compile?: (bytes: Uint8Array<ArrayBuffer>) => Promise<object>;
 }
 
 /** The host's WebAssembly, or an unsupported error where there is none. */
@@ -83,15 +81,16 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
   const instance = new api.Instance(module, { Math, env: { memory: host.memory, parallel: host.parallel, worth } });
   host.attach(instance.exports);
   const shared = caller(program, instance.exports);
-  // Calls that stay on one thread run on an unshared twin of the module, compiled in the background once a call has
+  // Calls that stay on one thread run on an unshared twin of the module, compiled once TWIN_AFTER calls in a row have
   // not used threads: V8 copies arrays into and out of a SharedArrayBuffer with word-by-word relaxed copies (800 KB:
   // 36 us against 22), a fifth of a small kernel's call. A call after one that wanted threads runs on the shared one
-  // (results are the same bits either way); a call on the twin whose site would pay runs it on one thread.
+  // (results are the same bits either way); a call on the twin whose site would pay runs it on one thread. The twin
+  // is compiled synchronously: a compile in the background would only be seen by a caller that returns to the event
+  // loop between calls, which a loop of calls (a benchmark's, a training loop's) does not.
   let unshared: ((args: readonly Value[], borrowed: boolean) => Value) | undefined;
-  let compiling = false;
+  let alone = 0;
   const twin = () => {
-    if (compiling || program.unsharedBytes === undefined || api.compile === undefined) return;
-    compiling = true;
+    if (unshared !== undefined || program.unsharedBytes === undefined || ++alone < TWIN_AFTER) return;
     const env = {
       memory: new api.Memory({ initial: 1, maximum: 65536 }),
       parallel: () => {
@@ -102,20 +101,21 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
         return 0;
       },
     };
-    api.compile(program.unsharedBytes).then(
-      (m) => (unshared = caller(program, new api.Instance(m, { Math, env }).exports)),
-      () => undefined,
-    );
+    unshared = caller(program, new api.Instance(new api.Module(program.unsharedBytes), { Math, env }).exports);
   };
   return (args, borrowed) => {
     const onTwin = unshared !== undefined && !wanted;
     wanted = false;
     if (onTwin) twinCalls++;
     const result = onTwin ? unshared!(args, borrowed) : shared(args, borrowed);
-    if (!wanted) twin();
+    if (wanted) alone = 0;
+    else twin();
     return result;
   };
 }
+
+/** Calls in a row that stay on one thread before a module compiled for threads gets its unshared twin. */
+const TWIN_AFTER = 3;
 
 /** The calls of one instance of `program` (its exports): arguments into its memory, `main`, results out. */
 function caller(program: WasmProgram, exports: object): (args: readonly Value[], borrowed: boolean) => Value {
