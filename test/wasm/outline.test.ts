@@ -90,6 +90,25 @@ describe("loops as functions of their own", () => {
     expect(message).toEqual(error(() => run("shiftedRead", [MATRIX, INT], "interp", args)));
   });
 
+  it("leave in main a loop whose function would take more parameters than the engines allow (1,000)", () => {
+    // Each a_k is a Double the body reads per iteration: a parameter of the function. 990 of them (plus the loop's own
+    // slots) fit, 1010 do not: that loop stays in main, and the module still compiles and computes what js does.
+    const wide = (count: number) => {
+      const lets = Array.from({ length: count }, (_, k) => `  let a${k} = sin (v[0] + ${k}.25)`).join("\n");
+      const terms = Array.from({ length: count }, (_, k) => `m[i][j] * a${k}`).join(" + ");
+      const text = `let wide = fun (m: Matrix) (v: Vector) ->\n${lets}
+  ifold (fun s i -> ifold (fun t j -> t * 0.5 + ${terms}) s (length m[i])) 0. (length m)`;
+      return loadProgram({ name: `wide-${count}.smooth`, text });
+    };
+    const args = [matrix(3, 4, 8), vector(2, 9)];
+    const fits = wide(990).specialise("wide", [MATRIX, VECTOR], "wasm");
+    expect(fits.code?.text).toMatch(/; 1 loops as functions of their own$/);
+    const tooMany = wide(1010);
+    const inMain = tooMany.specialise("wide", [MATRIX, VECTOR], "wasm");
+    expect(inMain.code?.text).not.toMatch(/functions of their own/);
+    expect(inMain.run(args)).toEqual(tooMany.specialise("wide", [MATRIX, VECTOR], "js").run(args));
+  });
+
   it("take the loop over points of gmm's gradient, bit for bit the js back end", () => {
     const gmm = loadProgram({
       name: "gmm-outline.smooth",
