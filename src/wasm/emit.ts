@@ -26,18 +26,7 @@ import {
 import { BoundsFacts } from "../lowering/bounds.js";
 import type { Fresh } from "../lowering/ownership.js";
 import type { Code, FunctionBuilder, ValType } from "./encoder.js";
-import {
-  extractLane,
-  globalSet,
-  i32,
-  load,
-  localSet,
-  op,
-  seq,
-  store,
-  unreachable,
-  type OpName,
-} from "./instructions.js";
+import { globalSet, i32, load, localSet, op, seq, store, unreachable } from "./instructions.js";
 import type { ScalarKind } from "../runtime/value.js";
 import {
   address,
@@ -57,18 +46,15 @@ import {
   type WSlot,
 } from "./slots.js";
 import { WASM_LOWERING } from "./lowering.js";
-import { emitBuild, takesFold, type ElementFold } from "./build.js";
+import { emitBuild } from "./build.js";
+import { buildThenFold } from "./build-then-fold.js";
 import { copyLeaf, type Helpers } from "./memory.js";
 import { combineLanes, reductionLanes, unlessInnerLanes, updateLanes } from "../lowering/lanes.js";
 import { combineInLanes } from "./combine-lanes.js";
 import { tupleUpdateInLanes } from "./update-lanes.js";
 import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
-import { laneCount } from "./simd.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 import { holdsLoop } from "./outline.js";
-
-/** The operators of a fold that ./build.ts can run as the array it reads is written. */
-const FOLDS: ReadonlySet<string> = new Set(["add", "mul", "max", "min"]);
 
 export type WSlots = readonly WSlot[];
 
@@ -233,53 +219,6 @@ export class WasmEmitter {
     this.bind(l.v, this.expr(l.rhs));
   }
 
-  /**
-   * `let xs = build n f in let s = ifold (fun a i -> a ⊕ xs[i]) z n` (⊕ one of + * max min): one loop that writes each
-   * element and adds it to the fold, in the same order as the two loops (so bit for bit; softmax, logsumexp's
-   * gradient). True when written so.
-   */
-  private buildThenFold(first: Let, second: Let): boolean {
-    const xs = first.v;
-    const build = first.rhs;
-    const fold = second.rhs;
-    if (build.kind !== "build" || fold.kind !== "ifold" || fold.acc.type.k !== "double" || !takesFold(build))
-      return false;
-    const sameCount =
-      (build.size.kind === "var" && fold.count.kind === "var" && build.size.id === fold.count.id) ||
-      (build.size.kind === "lit" && fold.count.kind === "lit" && build.size.value === fold.count.value);
-    if (!sameCount) return false;
-    // The step: `let x = xs[i] in a ⊕ x` (or with the result named).
-    let body = fold.body;
-    if (body.kind !== "let" || body.rhs.kind !== "prim" || body.rhs.op !== "get") return false;
-    const [array, index] = body.rhs.args as [Atom, Atom];
-    if (array.kind !== "var" || array.id !== xs.id || index.kind !== "var" || index.id !== fold.index.id) return false;
-    const x = body.v;
-    body = body.body;
-    if (body.kind === "let" && body.body.kind === "var" && body.body.id === body.v.id) body = body.rhs;
-    if (body.kind !== "prim" || !FOLDS.has(body.op) || body.tangent !== undefined) return false;
-    const [p, q] = body.args as [Atom, Atom];
-    const isAcc = (a: Atom) => a.kind === "var" && a.id === fold.acc.id;
-    const isX = (a: Atom) => a.kind === "var" && a.id === x.id;
-    if (!((isAcc(p) && isX(q)) || (isX(p) && isAcc(q)))) return false;
-    const accFirst = isAcc(p);
-    const step = `${this.real}.${body.op}` as OpName;
-    const acc = this.define(this.real, slotCode(this.atom(fold.init)[0]!));
-    const add = (value: Code) =>
-      this.set(acc, accFirst ? op(step, slotCode(acc), value) : op(step, value, slotCode(acc)));
-    const shape = this.real === "f64" ? "f64x2" : "f32x4";
-    const taken: ElementFold = {
-      scalar: (value) => add(slotCode(value)),
-      lanes: ([values]) => {
-        for (let lane = 0; lane < laneCount(this.real); lane++) add(extractLane(shape, values!, lane));
-      },
-    };
-    this.bind(xs, emitBuild(this, build, taken));
-    this.fusedFolds++;
-    this.checkCount(this.atom(fold.count)[0]!, "ifold count", fold.span);
-    this.bind(second.v, [acc]);
-    return true;
-  }
-
   /** Writes the instructions of `e` and returns its slots. */
   expr(e: Expr): WSlots {
     switch (e.kind) {
@@ -296,7 +235,7 @@ export class WasmEmitter {
             cur = next;
             continue;
           }
-          if (next.kind === "let" && this.buildThenFold(cur, next)) {
+          if (next.kind === "let" && buildThenFold(this, cur, next)) {
             cur = next.body;
             continue;
           }
