@@ -16,12 +16,13 @@
 // small beside the work. The skipped iterations cost a comparison each and keep i's range [0, n) for bounds facts.
 // A state component the body keeps at a literal (reverse mode's seed, `1.`) stays that literal.
 
-import { AnfBuilder, litIndex, mkIf, mkIfold, mkPrim, splitLets, type Binding } from "../ir/builder.js";
+import { AnfBuilder, litIndex, mkIf, mkIfold, mkPrim, splitLets } from "../ir/builder.js";
 import { children } from "../ir/free.js";
 import { freshVar, lit, mkLet, type Atom, type Expr, type Ifold, type IrFunction, type Var } from "../ir/ir.js";
 import { BOOL, type Type } from "../types/types.js";
 import { accumulation, type Added } from "./accumulation.js";
 import type { Pass } from "./pass.js";
+import { initialLeaf, leafKeeps, statePaths } from "./state-leaves.js";
 
 /** The number of chunks: enough for the threads of a small machine with uneven chunks, few enough to sum cheaply. */
 export const CHUNKS = 8;
@@ -46,12 +47,10 @@ function chunkChain(body: Expr): Expr {
   return changed ? out.finish(tail) : body;
 }
 
-/** The components of `init`: the atoms of the tuple it is bound to, or projections of it. */
-function components(init: Atom, count: number, defs: ReadonlyMap<number, Expr>, b: AnfBuilder): Atom[] {
-  if (init.type.k !== "tuple") return [init];
-  const def = init.kind === "var" ? defs.get(init.id) : undefined;
-  if (def?.kind === "tuple") return [...def.elems];
-  return Array.from({ length: count }, (_, p) => b.proj(p, init, "init"));
+/** The components of `f`'s initial state: the atoms of the tuple it is bound to, or projections of it. */
+function components(f: Ifold, count: number, definition: (a: Atom) => Expr | undefined, b: AnfBuilder): Atom[] {
+  if (f.init.type.k !== "tuple") return [f.init];
+  return Array.from({ length: count }, (_, p) => initialLeaf(f, [p], definition) ?? b.proj(p, f.init, "init"));
 }
 
 /**
@@ -71,10 +70,11 @@ function chunkLoop(f: Ifold, v: Var, defs: ReadonlyMap<number, Expr>, b: AnfBuil
   const sharedRank = Math.max(0, ...[...(acc?.shared ?? [])].map((p) => rank(types[p]!)));
   if (acc === undefined || sharedRank === 0 || loopDepth(f.body) <= sharedRank) return false;
   const added = acc.result;
-  const kept = keptLiterals(f, added, defs);
+  const definition = (a: Atom) => (a.kind === "var" ? defs.get(a.id) : undefined);
+  const kept = keptLiterals(f, added, definition);
   if (kept === undefined) return false;
 
-  const inits = components(f.init, types.length, defs, b);
+  const inits = components(f, types.length, definition, b);
   const n = f.count;
   const chunks = litIndex(CHUNKS);
   const parts = b.build(
@@ -121,35 +121,26 @@ function loopDepth(e: Expr): number {
 }
 
 /**
- * For each component the loop does not add to (indep in `added`), the literal it keeps: the body's result and the
- * init give the same literal there. Undefined when such a component is anything else.
+ * For each component the loop does not add to (indep in `added`), the literal it keeps: it starts as that literal and
+ * every iteration leaves it so (./state-leaves.ts). Undefined when such a component is anything else.
  */
 function keptLiterals(
   f: Ifold,
   added: readonly Added[],
-  defs: ReadonlyMap<number, Expr>,
+  definition: (a: Atom) => Expr | undefined,
 ): (Atom | undefined)[] | undefined {
   const kept: (Atom | undefined)[] = [];
-  const resultAtoms = tupleAtoms(f.body);
-  const initDef = f.init.kind === "var" ? defs.get(f.init.id) : undefined;
+  const pathOf = statePaths(f);
   for (let p = 0; p < added.length; p++) {
     if (added[p]!.k === "acc") {
       kept.push(undefined);
       continue;
     }
-    const out = resultAtoms?.[p];
-    const init = initDef?.kind === "tuple" ? initDef.elems[p] : undefined;
-    if (out?.kind !== "lit" || init?.kind !== "lit" || out.value !== init.value) return undefined;
-    kept.push(out);
+    const init = initialLeaf(f, [p], definition);
+    if (init?.kind !== "lit") return undefined;
+    const same = (a: Atom) => a.kind === "lit" && a.value === init.value;
+    if (!leafKeeps(f, [p], same, pathOf)) return undefined;
+    kept.push(init);
   }
   return kept;
-}
-
-/** The atoms of the tuple a loop body ends in (`(a, b)`, or a variable its chain binds to one). */
-function tupleAtoms(body: Expr): readonly Atom[] | undefined {
-  const { bindings, tail } = splitLets(body);
-  if (tail.kind === "tuple") return tail.elems;
-  if (tail.kind !== "var") return undefined;
-  const def = bindings.find((x: Binding) => x.v.id === tail.id)?.rhs;
-  return def?.kind === "tuple" ? def.elems : undefined;
 }
