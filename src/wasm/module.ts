@@ -131,16 +131,17 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   // inline at every use, they were two thirds of a gradient's module: gmm's 88 KB, 30 KB with calls).
   const v128s = (n: number): ValType[] => Array.from({ length: n }, () => "v128");
   const groupFunctions = new Map<string, () => number>();
-  const lanes64 = (f: "exp" | "log", groups: number): number => {
-    const key = `${f}${groups}`;
+  /** The function of `groups` v128s in and out that `write` writes, made once per key. */
+  const groupFunction = (key: string, groups: number, write: (w: FunctionBuilder) => void): number => {
     let fn = groupFunctions.get(key);
     if (fn === undefined) {
-      const write = f === "exp" ? writeExpF64x2 : writeLogF64x2;
-      fn = written({ params: v128s(groups), results: v128s(groups) }, (w) => write(w, groups));
+      fn = written({ params: v128s(groups), results: v128s(groups) }, write);
       groupFunctions.set(key, fn);
     }
     return fn();
   };
+  const lanes64 = (f: "exp" | "log", groups: number): number =>
+    groupFunction(`${f}${groups}`, groups, (w) => (f === "exp" ? writeExpF64x2 : writeLogF64x2)(w, groups));
   // float32: the f64 function of the widened value, rounded (one rounding of a result within an ulp of f64's).
   const narrowed = (f: () => number) =>
     written({ params: ["f32"], results: ["f32"] }, (w) =>
@@ -148,27 +149,20 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     );
   // Groups of four f32 lanes: the low and high pairs of each widened, through the f64 function of twice as many
   // groups, rounded and put together.
-  const narrowedLanes = (f: "exp" | "log", groups: number): number => {
-    const key = `${f}${groups}f32`;
-    let fn = groupFunctions.get(key);
-    if (fn === undefined) {
-      fn = written({ params: v128s(groups), results: v128s(groups) }, (w) => {
-        const wide = Array.from({ length: groups }, (_, g) => [
-          op("f64x2.promote_low_f32x4", localGet(g)),
-          op("f64x2.promote_low_f32x4", shuffle(localGet(g), localGet(g), HIGH_HALF)),
-        ]).flat();
-        w.emit(call(lanes64(f, 2 * groups), ...wide));
-        const halves = wide.map(() => w.local("v128"));
-        for (let h = halves.length - 1; h >= 0; h--) w.emit(localSet(halves[h]!, []));
-        for (let g = 0; g < groups; g++) {
-          const [lo, hi] = [2 * g, 2 * g + 1].map((h) => op("f32x4.demote_f64x2_zero", localGet(halves[h]!)));
-          w.emit(shuffle(lo!, hi!, [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
-        }
-      });
-      groupFunctions.set(key, fn);
-    }
-    return fn();
-  };
+  const narrowedLanes = (f: "exp" | "log", groups: number): number =>
+    groupFunction(`${f}${groups}f32`, groups, (w) => {
+      const wide = Array.from({ length: groups }, (_, g) => [
+        op("f64x2.promote_low_f32x4", localGet(g)),
+        op("f64x2.promote_low_f32x4", shuffle(localGet(g), localGet(g), HIGH_HALF)),
+      ]).flat();
+      w.emit(call(lanes64(f, 2 * groups), ...wide));
+      const halves = wide.map(() => w.local("v128"));
+      for (let h = halves.length - 1; h >= 0; h--) w.emit(localSet(halves[h]!, []));
+      for (let g = 0; g < groups; g++) {
+        const [lo, hi] = [2 * g, 2 * g + 1].map((h) => op("f32x4.demote_f64x2_zero", localGet(halves[h]!)));
+        w.emit(shuffle(lo!, hi!, [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]));
+      }
+    });
   const [exp, log] = real === "f64" ? [exp64, log64] : [narrowed(exp64), narrowed(log64)];
   const lanes = real === "f64" ? lanes64 : narrowedLanes;
   const helpers: Helpers = {

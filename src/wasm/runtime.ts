@@ -78,6 +78,8 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
     if (yes === 1) wanted = true;
     return yes;
   };
+  // The twin runs every site on its one thread, and notes whether threads would have paid.
+  const notWorth = (site: number, n: number) => (worth(site, n), 0);
   const instance = new api.Instance(module, { Math, env: { memory: host.memory, parallel: host.parallel, worth } });
   host.attach(instance.exports);
   const shared = caller(program, instance.exports);
@@ -96,10 +98,7 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
       parallel: () => {
         throw new Error("wasm: the unshared twin ran a parallel site");
       },
-      worth: (site: number, n: number) => {
-        if (host.worth(site, n) === 1) wanted = true;
-        return 0;
-      },
+      worth: notWorth,
     };
     unshared = caller(program, new api.Instance(new api.Module(program.unsharedBytes), { Math, env }).exports);
   };
