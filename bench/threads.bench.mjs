@@ -6,14 +6,13 @@
 //   npm run bench:threads                 (-- --threads 4, -- --quick: ba1 and gmm d64 K25 only)
 // Writes bench/results/threads.md and .json. On a machine other processes load, the gain is understated.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVALS } from "../dist/gradbench/registry.js";
 import { setWasmThreads } from "../dist/wasm/parallel-run.js";
-import { readGmm } from "../dist/adbench/gmm-data.js";
-import { DATA } from "./gradbench-workloads.mjs";
+import { DATA, workloads } from "./gradbench-workloads.mjs";
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.indexOf(name);
@@ -23,38 +22,24 @@ const MIN_RUNS = 7;
 const MIN_SECONDS = 2;
 process.env.SMOOTH_ENGINE = "wasm";
 
-function gmmInput(file) {
-  const g = readGmm(join(DATA, "gmm", "1k", file));
-  return {
-    d: g.d,
-    k: g.K,
-    n: g.n,
-    alpha: g.alphas,
-    mu: g.means,
-    q: g.icf.map((r) => r.slice(0, g.d)),
-    l: g.icf.map((r) => r.slice(g.d)),
-    x: g.x,
-    gamma: g.gamma,
-    m: g.m,
-  };
-}
-function baInput(file) {
-  const lines = readFileSync(join(DATA, "ba", file), "utf8")
-    .trim()
-    .split("\n");
-  const nums = (i) => lines[i].trim().split(/\s+/).map(Number);
-  const [n, m, p] = nums(0);
-  return { n, m, p, cam: nums(1), x: nums(2), w: nums(3)[0], feat: nums(4) };
+/** The input of one of the suite's workloads (./gradbench-workloads.mjs), by eval and name. */
+function input(evalName, name) {
+  if (!existsSync(DATA)) throw new Error(`no ADBench data at ${DATA}`);
+  const w = workloads().find((x) => x.eval === evalName && x.name === name);
+  if (w === undefined) throw new Error(`no workload ${evalName} ${name} (is the ADBench data there?)`);
+  return w.input;
 }
 
 // gmm d64 K25 (the suite's default size at d = 64) and the largest gmm in our data (d64 K100: d64 K200 is absent);
 // ba1 and a larger ba (ba10: 564k observations).
 const CASES = [
-  ["gmm", "d=64,k=25,n=1000", () => gmmInput("gmm_d64_K25.txt")],
-  ["gmm", "d=64,k=100,n=1000", () => gmmInput("gmm_d64_K100.txt"), "large"],
-  ["ba", "ba1_n49_m7776_p31843", () => baInput("ba1_n49_m7776_p31843.txt")],
-  ["ba", "ba10_n1197_m126327_p563734", () => baInput("ba10_n1197_m126327_p563734.txt"), "large"],
-].filter(([, , , large]) => !(QUICK && large));
+  ["gmm", "d=64,k=25,n=1000"],
+  ["gmm", "d=64,k=100,n=1000", "large"],
+  ["ba", "ba1_n49_m7776_p31843"],
+  ["ba", "ba10_n1197_m126327_p563734", "large"],
+]
+  .filter(([, , large]) => !(QUICK && large))
+  .map(([evalName, name]) => [evalName, name, input(evalName, name)]);
 
 /** The eval module compiled with `threads` (wasm), each function prepared on the input. */
 function prepared(evalName, threads, input) {
@@ -67,7 +52,6 @@ function prepared(evalName, threads, input) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const rows = [];
 for (const [evalName, name, input] of CASES) {
-  if (!existsSync(DATA)) throw new Error(`no ADBench data at ${DATA}`);
   const data = input();
   const one = prepared(evalName, 1, data);
   const many = prepared(evalName, THREADS, data);
