@@ -1,6 +1,7 @@
 // A dev tool for compile latency (issue 16): with SMOOTH_PASS_TIMES=1 in the environment, the compiler's stages
 // (parsing and checking, lowering, AD, each optimiser pass and each step of the strategy, the back end) are timed in
-// CPU time, and when the process ends a table of them is printed on stderr: per stage, as nested under the stages
+// CPU time (SMOOTH_PASS_TIMES=wall: wall-clock time, which leaves out V8's background compiler and GC threads),
+// and when the process ends a table of them is printed on stderr: per stage, as nested under the stages
 // that ran it, the total time, how often it ran and the time per run. Off (the default), `timed` only calls its
 // function. Browser-safe: without Node's `process` it is always off.
 
@@ -20,11 +21,13 @@ const nodeProcess = (
   }
 ).process;
 
-const ENABLED = nodeProcess?.env.SMOOTH_PASS_TIMES === "1";
+const MODE = nodeProcess?.env.SMOOTH_PASS_TIMES;
+const ENABLED = MODE === "1" || MODE === "wall";
 const entries = new Map<string, Entry>();
 const path: string[] = [];
 
 function cpuMs(): number {
+  if (MODE === "wall") return performance.now();
   const u = nodeProcess!.cpuUsage();
   return (u.user + u.system) / 1000;
 }
@@ -62,7 +65,7 @@ export function stageTimesTable(): string {
     const name = "  ".repeat(parts.length - 1) + parts[parts.length - 1]!;
     return `${name.padEnd(48)} ${e.ms.toFixed(1).padStart(9)} ms ${String(e.runs).padStart(6)} runs ${(e.ms / e.runs).toFixed(2).padStart(9)} ms/run`;
   });
-  return `stage times (CPU, inclusive of nested stages)\n${lines.join("\n")}\n`;
+  return `stage times (${MODE === "wall" ? "wall clock" : "CPU"}, inclusive of nested stages)\n${lines.join("\n")}\n`;
 }
 
-if (ENABLED) nodeProcess.on("exit", () => nodeProcess.stderr.write(stageTimesTable()));
+if (ENABLED && nodeProcess) nodeProcess.on("exit", () => nodeProcess.stderr.write(stageTimesTable()));
