@@ -4,7 +4,8 @@
 // holding addresses, each with a capacity in elements: a write past it (possible only while an irregular build runs
 // on, before its error is raised at the end of its loop) is skipped, as JavaScript skips a write past a typed array.
 
-import { typeOf, type Build, type Let, type Prim, type Var } from "../ir/ir.js";
+import { freeVars } from "../ir/free.js";
+import { freshVar, mkLet, typeOf, type Build, type Expr, type Let, type Prim, type Var } from "../ir/ir.js";
 import {
   buildChain,
   copyOf,
@@ -22,6 +23,7 @@ import { allocate, copyLeaf } from "./memory.js";
 import { buildLanes } from "../lowering/lanes.js";
 import { Lanes } from "./simd.js";
 import { runInLanes } from "./lane-loops.js";
+import { holdsLoop } from "./outline.js";
 import {
   address,
   elementShift,
@@ -33,6 +35,7 @@ import {
   islot,
   product,
   slotCode,
+  slotKey,
   ZERO,
   type IExpr,
   type WSlot,
@@ -201,28 +204,44 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
       return;
     }
     const start = j === k ? elementsInLanes(b, n) : undefined;
+    // The lets that begin an element, and what comes after them: the next level, or the terminal's value (`tail`).
+    const lets: Let[] = j < k ? [...levels[j]!.lets] : [];
+    let tail = terminal;
+    if (j === k) for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+    const zb = j === k && termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
+    // An element of a loop at the top that runs loops, none of them in lanes: its lets, and a terminal's value too
+    // (bound to `value`), are a function of their own called once per element (./outline.ts).
+    const withValue = j === k && zb === undefined;
+    const inFunction =
+      j === 0 &&
+      start === undefined &&
+      em.atTop() &&
+      em.bounds.isDimension(slotKey(n)) &&
+      (lets.some((l) => holdsLoop(l.rhs)) || (withValue && holdsLoop(tail)));
+    const value = inFunction && withValue ? freshVar("element", typeOf(tail)) : undefined;
+    const outlined = value === undefined ? lets : [...lets, mkLet(value, tail, value)];
+    const rest = j < k ? levels[j + 1]!.build : (value ?? tail);
+    const bindLets = (): boolean => {
+      if (inFunction && em.outlineLets?.(outlined, liveAfter(outlined, rest)) === true) return true;
+      for (const l of lets) em.letBinding(l);
+      return false;
+    };
     em.countedLoop(
       t,
       n,
       () => {
         let element: WSlots;
         if (j < k) {
-          for (const l of levels[j]!.lets) em.letBinding(l);
+          bindLets();
           level(j + 1);
           element = [sizes[j + 1]!, ...records[j + 1]!];
+        } else if (zb === undefined) {
+          const slots = bindLets() ? em.atom(value!) : em.expr(tail);
+          element = terminalWrite(slots);
+          if (folding) fold.scalar(slots[0]!);
         } else {
-          const lets: Let[] = [];
-          let tail = terminal;
-          for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
-          const zb = termLeaves.length === 1 && termArrays.length === 1 ? zeroBranch(tail) : undefined;
-          if (zb === undefined) {
-            const value = em.expr(terminal);
-            element = terminalWrite(value);
-            if (folding) fold.scalar(value[0]!);
-          } else {
-            for (const l of lets) em.letBinding(l);
-            element = zeroOrValue(zb);
-          }
+          bindLets();
+          element = zeroOrValue(zb);
         }
         if (recordLength > 0) {
           fb.if(op("i32.eqz", slotCode(t)));
@@ -371,4 +390,10 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
     termDims = termDims.slice(leaf.rank);
     return [buffers[l]!, ZERO, sizes[0]!, ...common, ...own];
   });
+}
+
+/** The variables bound by `lets` that `rest` reads, in the order they are bound. */
+function liveAfter(lets: readonly Let[], rest: Expr): Var[] {
+  const read = freeVars(rest);
+  return lets.map((l) => l.v).filter((v) => read.has(v.id));
 }

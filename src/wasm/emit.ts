@@ -95,6 +95,11 @@ export class WasmEmitter {
    * when it cannot (nothing written).
    */
   outline?: (e: Ifold, count: WSlot, state: WSlots) => boolean;
+  /**
+   * Binds the variables `live` of the lets that begin an element of a loop at the top, written as a function of its
+   * own called once per element (./outline.ts); false when it cannot (nothing written).
+   */
+  outlineLets?: (lets: readonly Let[], live: readonly Var[]) => boolean;
   /** How many loops were written as functions of their own (./outline.ts; shown in the code listing). */
   outlined = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
@@ -484,16 +489,21 @@ export class WasmEmitter {
       start = combineInLanes(this, combine, count, state);
       this.laneLoops++;
     }
-    // A loop at the top over the elements of an array whose body runs loops, none of it in lanes: a function of its
-    // own (./outline.ts).
-    // Also one level down in a top-level loop of a few iterations: the chunks of an accumulation
-    // (src/opt/chunk-accumulations.ts), run on the calling thread, each a loop over the points.
-    const atTop = this.loopDepth === 0 || (this.loopDepth === 1 && this.inFewAtTop);
-    const outline = start === undefined && atTop && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
+    // A loop at the top (atTop) over the elements of an array whose body runs loops, none of it in lanes: a function
+    // of its own (./outline.ts).
+    const outline = start === undefined && this.atTop() && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
     const i = this.loopVariable(e.index, count);
     this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
     return state;
+  }
+
+  /**
+   * Whether a loop written here is at the top: in no loop, or in a top-level loop of a few iterations (the chunks of
+   * an accumulation, src/opt/chunk-accumulations.ts, run on the calling thread, each a loop over the points).
+   */
+  atTop(): boolean {
+    return this.loopDepth === 0 || (this.loopDepth === 1 && this.inFewAtTop);
   }
 
   /** Whether every update of a tuple update plan is in place, and no inner loop copies its state on entry. */

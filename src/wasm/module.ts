@@ -29,7 +29,7 @@ import {
 } from "./memory.js";
 import { emitParallelSite, parallelSites } from "./parallel.js";
 import { addPartArena } from "./part-arena.js";
-import { emitOutlinedLoop } from "./outline.js";
+import { emitOutlinedLets, emitOutlinedLoop } from "./outline.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -209,6 +209,7 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
   const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
   if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
   em.outline = (e, count, state) => emitOutlinedLoop(em, mb, e, count, state);
+  em.outlineLets = (lets, live) => emitOutlinedLets(em, mb, lets, live);
 
   let at = 0;
   for (const p of fn.params) {

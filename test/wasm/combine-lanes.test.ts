@@ -51,8 +51,11 @@ function closestByHand(M: DenseArray, p: Float64Array): [number, number] {
 describe("combine loops in SIMD lanes", () => {
   test("a closest row and its index: in lanes, bit for bit js, the interpreter and a hand loop", () => {
     const spec = prog.specialise("assign", [MATRIX, MATRIX], "wasm");
-    // The loop over rows runs in outer lanes, once reading M's transpose and once M (chosen at run time).
-    expect(spec.code?.text).toMatch(/loops in SIMD lanes \(2 of them in outer lanes\)$/);
+    // The loop over rows runs in outer lanes, once reading M's transpose and once M (chosen at run time), each in the
+    // function of its own a point's element is (src/wasm/outline.ts).
+    expect(spec.code?.text).toMatch(
+      /loops in SIMD lanes \(2 of them in outer lanes\); 2 loops as functions of their own$/,
+    );
     expect(printIr(transposeLaneRows(spec.optimised))).toMatch(/let MT =/);
     for (const [k, d, n] of [
       [0, 3, 2],

@@ -1,8 +1,9 @@
 // Loops as functions of their own (src/wasm/outline.ts): an ifold at the top of a function over an array's elements
-// whose body runs loops is a wasm function that `main` calls on chunks of iterations (the module listing counts
-// them), and that changes nothing a user sees — values bit for bit the js back end's and the interpreter's, loop
-// states of scalars, arrays updated in place and tuples (parts of them passed on unchanged), and index errors raised
-// inside the body at the same element with the same message.
+// whose body runs loops is a wasm function that `main` calls on chunks of iterations, and the element of a build at
+// the top that runs loops (its lets, and a terminal's value) a function `main` calls once per element (the module
+// listing counts both), and that changes nothing a user sees — values bit for bit the js back end's and the
+// interpreter's, loop states of scalars, arrays updated in place and tuples (parts of them passed on unchanged),
+// elements that are tuples and arrays, and index and shape errors raised at the same element with the same message.
 
 import { describe, expect, it } from "vitest";
 import { loadProgram } from "../../src/api/program.js";
@@ -125,5 +126,83 @@ let f = fun (alphas: Vector) (means: Matrix) (x: Matrix) ->
     const grad = (engine: "js" | "wasm") => gmm.derivative("f", types, [0, 1], engine, undefined, "gradient");
     expect(grad("wasm").code?.text).toMatch(/loops as functions of their own/);
     expect(grad("wasm").run(args)).toEqual(grad("js").run(args));
+  });
+
+  describe("the elements of a build at the top", () => {
+    const builds = loadProgram({
+      name: "outline-builds.smooth",
+      text: `
+let positives = fun (m: Matrix) ->
+  build (length m) (fun i -> double (ifold (fun c j -> if m[i][j] > 0. then c + 1 else c) 0 (length m[i])))
+let scaled = fun (m: Matrix) ->
+  build (length m) (fun i ->
+    let s = ifold (fun t j -> t + m[i][j] * m[i][j]) 0. (length m[i])
+    build (length m[i]) (fun j -> m[i][j] / (1. + s)))
+let fresh = fun (m: Matrix) ->
+  build (length m) (fun i ->
+    let r = build (length m[i]) (fun j -> m[i][j] * 2.)
+    let total = vectorSum r
+    build (length r) (fun j -> r[j] + total))
+let pairs = fun (m: Matrix) (v: Vector) ->
+  build (length m) (fun i ->
+    let c = ifold (fun c j -> if m[i][j] > v[j] then c + 1 else c) 0 (length m[i])
+    (double c * 0.5, c))
+let shifted = fun (m: Matrix) (k: Index) ->
+  build (length m) (fun i -> ifold (fun t j -> t + m[i][j + k]) 0. (length m[i]))
+let ragged = fun (m: Matrix) ->
+  build (length m) (fun i ->
+    let s = vectorSum m[i]
+    build (i + 1) (fun j -> s * 2.))
+let plain = fun (m: Matrix) -> build (length m) (fun i -> m[i][0] * 2.)
+`,
+    });
+    const code = (name: string, types: Type[]) => builds.specialise(name, types, "wasm").code?.text ?? "";
+    const on = (name: string, types: Type[], engine: "interp" | "js" | "wasm", args: Value[]) =>
+      builds.specialise(name, types, engine).run(args);
+    const failure = (name: string, types: Type[], engine: "interp" | "js" | "wasm", args: Value[]) =>
+      error(() => on(name, types, engine, args));
+
+    it("are functions of their own when they run loops, and stay in main when they do not", () => {
+      for (const [name, types] of [
+        ["positives", [MATRIX]],
+        ["scaled", [MATRIX]],
+        ["fresh", [MATRIX]],
+        ["pairs", [MATRIX, VECTOR]],
+        ["ragged", [MATRIX]],
+      ] as const)
+        expect(code(name, [...types]), name).toMatch(/; 1 loops as functions of their own$/);
+      expect(code("plain", [MATRIX])).not.toMatch(/functions of their own/);
+    });
+
+    it("compute what the js back end and the interpreter compute, bit for bit", () => {
+      const cases: [string, Type[], Value[]][] = [
+        ["positives", [MATRIX], [matrix(37, 11, 1)]],
+        ["positives", [MATRIX], [matrix(0, 4, 1)]],
+        ["scaled", [MATRIX], [matrix(9, 5, 2)]],
+        ["fresh", [MATRIX], [matrix(6, 7, 3)]],
+        ["pairs", [MATRIX, VECTOR], [matrix(8, 3, 4), vector(3, 5)]],
+        ["shifted", [MATRIX, INT], [matrix(5, 6, 6), 0]],
+        ["ragged", [MATRIX], [matrix(1, 3, 7)]],
+      ];
+      for (const [name, types, args] of cases) {
+        const wasm = on(name, types, "wasm", args);
+        expect(wasm).toEqual(on(name, types, "js", args));
+        expect(wasm).toEqual(on(name, types, "interp", args));
+      }
+    });
+
+    it("raise index and shape errors as the other back ends do", () => {
+      const shiftedArgs = [matrix(5, 6, 6), 1];
+      const index = failure("shifted", [MATRIX, INT], "wasm", shiftedArgs);
+      expect(index).toMatch(/index/);
+      expect(index).toEqual(failure("shifted", [MATRIX, INT], "js", shiftedArgs));
+      expect(index).toEqual(failure("shifted", [MATRIX, INT], "interp", shiftedArgs));
+      // Rows of 1, 2, 3 elements: not a matrix.
+      const raggedArgs = [matrix(3, 2, 8)];
+      const shape = failure("ragged", [MATRIX], "wasm", raggedArgs);
+      expect(shape).toMatch(/row|shape|irregular|length/i);
+      expect(shape).toEqual(failure("ragged", [MATRIX], "js", raggedArgs));
+      expect(shape).toEqual(failure("ragged", [MATRIX], "interp", raggedArgs));
+    });
   });
 });
