@@ -12,15 +12,14 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { PRIMS, primResultType } from "../prims/table.js";
 import type { PrimName } from "../prims/names.js";
-import { BINOP_PRIMS, BUILTINS, type Builtin } from "../types/builtins.js";
+import { BINOP_PRIMS, BUILTINS } from "../types/builtins.js";
 import type { CheckedDef, CheckedProgram } from "../types/infer.js";
 import { concretize, matchConcrete, prune, TypeNamer, type MType, type TVar } from "../types/mtype.js";
 import { BOOL, containsFun, DOUBLE, INT, showType, type Type } from "../types/types.js";
-import { dualType } from "../ad/dual-types.js";
-import { overPositions } from "../ad/seed.js";
 import { AnfBuilder } from "./builder.js";
-import { binder1, binder2, binderWhile, Scope, type Arg, type Env, type Lower, type Scopes } from "./lower-binders.js";
-import { freshVar, lit, mkLam, mkTuple, vjpType, type Atom, type Expr, type IrFunction } from "./ir.js";
+import { Scope, type Env, type Lower, type Scopes } from "./lower-binders.js";
+import { freshVar, lit, mkLam, mkTuple, type Atom, type Expr, type IrFunction } from "./ir.js";
+import { builtinValue, deriv, isDeriv, saturated, type BuiltinHost } from "./lower-builtins.js";
 import { RecLowering } from "./lower-rec.js";
 import { runNested } from "../syntax/trampoline.js";
 
@@ -96,14 +95,14 @@ function countParams(t: MType): number {
   return n;
 }
 
-class Lowering {
+class Lowering implements BuiltinHost {
   /** Where the top-level definitions the code being lowered uses are bound (the entry's, or a function's own). */
   preamble = new AnfBuilder();
   private specs = new Map<CheckedDef, Map<string, Atom>>();
   subst: ReadonlyMap<TVar, Type> = new Map();
   readonly rec: RecLowering = new RecLowering(this);
 
-  constructor(private readonly program: CheckedProgram) {}
+  constructor(readonly program: CheckedProgram) {}
 
   /** Lowers a function's body with its own preamble: the top-level definitions it uses are bound inside it. */
   inFunction(body: (blk: AnfBuilder) => Atom): Expr {
@@ -188,7 +187,7 @@ class Lowering {
         if (local) return local;
         const global = this.program.globalRefs.get(e);
         if (global) return yield* this.specialise(global, this.typeOfNode(e), e.span);
-        return yield* this.builtinValue(e, blk);
+        return yield* builtinValue(this, e, blk);
       }
       case "num": {
         const isIndex = this.typeOfNode(e).k === "int";
@@ -282,7 +281,7 @@ class Lowering {
   }
 
   /** What the binders of loops (./lower-binders.ts) need of the lowering. */
-  private readonly scopes: Scopes = {
+  readonly scopes: Scopes = {
     subBlock: (e, env, type) => this.subBlock(e, env, type),
     lower: (e, env, blk, name) => this.lower(e, env, blk, name),
   };
@@ -309,7 +308,7 @@ class Lowering {
     return yield this.lower(e, inner, blk, name);
   }
 
-  private *subBlock(e: SExpr, env: Env, type: Type, name = "r"): Lower<Expr> {
+  *subBlock(e: SExpr, env: Env, type: Type, name = "r"): Lower<Expr> {
     const blk = new AnfBuilder();
     const a = this.coerce(yield this.lower(e, env, blk, name), type, blk);
     return blk.finish(a);
@@ -350,7 +349,7 @@ class Lowering {
     return a;
   }
 
-  private prim(op: PrimName, args: Atom[], span?: Span, nodeType?: Type): Expr {
+  prim(op: PrimName, args: Atom[], span?: Span, nodeType?: Type): Expr {
     // A tape pop's type is what its context (a type ascription) says it pops.
     if (PRIMS[op].resultFromNode !== undefined && nodeType !== undefined)
       return { kind: "prim", op, args, type: nodeType };
@@ -366,15 +365,7 @@ class Lowering {
   /**
    * A binary numeric primitive, promoting an Index operand that meets a Double, and the result if it must be Double.
    */
-  private numericPrim(
-    op: PrimName,
-    a: Atom,
-    b: Atom,
-    resultType: Type,
-    blk: AnfBuilder,
-    name: string,
-    span: Span,
-  ): Atom {
+  numericPrim(op: PrimName, a: Atom, b: Atom, resultType: Type, blk: AnfBuilder, name: string, span: Span): Atom {
     const common = a.type.k === "double" || b.type.k === "double" ? DOUBLE : a.type;
     const x = this.coerce(a, common, blk);
     const y = this.coerce(b, common, blk);
@@ -383,7 +374,7 @@ class Lowering {
   }
 
   private *app(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Lower {
-    if (this.isDeriv(e, env)) return yield* this.deriv(e, env, blk, name);
+    if (isDeriv(this, e, env)) return yield* deriv(this, e, env, blk, name);
     const spine: (SExpr & { kind: "app" })[] = [];
     let head: SExpr = e;
     while (head.kind === "app") {
@@ -409,7 +400,7 @@ class Lowering {
       const call = spine[builtin.arity - 1]!;
       const args = spine.slice(0, builtin.arity).map((s) => ({ expr: s.arg }));
       const [builtinType, type] = [this.typeOfNode(head), this.typeOfNode(call)];
-      acc = yield* this.saturated(builtin, builtinType, type, args, env, blk, name, call.span);
+      acc = yield* saturated(this, builtin, builtinType, type, args, env, blk, name, call.span);
       next = builtin.arity;
     } else {
       acc = yield this.lower(head, env, blk, "f");
@@ -441,169 +432,6 @@ class Lowering {
       acc = blk.bind(name, { kind: "app", fn: acc, arg, type: ft.result, span });
     }
     return acc;
-  }
-
-  /**
-   * A builtin applied to all its arguments: a primitive, a build/ifold construct, a projection or a pair.
-   * An argument is either surface syntax (a lambda given to build/ifold then binds directly) or an atom already
-   * lowered.
-   */
-  private *saturated(
-    b: Builtin,
-    builtinType: Type,
-    type: Type,
-    args: readonly Arg[],
-    env: Env,
-    blk: AnfBuilder,
-    name: string,
-    span: Span,
-  ): Lower {
-    const paramTypes = this.paramTypes(builtinType, b.arity);
-    const lowerArg = (i: number): Lower => this.lowerArg(args[i]!, paramTypes[i]!, env, blk);
-    switch (b.lowering.kind) {
-      case "prim": {
-        const op = b.lowering.op;
-        const xs: Atom[] = [];
-        for (let i = 0; i < args.length; i++) xs.push(yield* lowerArg(i));
-        if (op === "max" || op === "min") return this.numericPrim(op, xs[0]!, xs[1]!, type, blk, name, span);
-        return blk.bind(name, this.prim(op, xs, span, type));
-      }
-      case "proj": {
-        const t = yield* lowerArg(0);
-        if (t.type.k !== "tuple") throw new Error("projection of a non-tuple");
-        return blk.bind(name, { kind: "proj", index: b.lowering.index, arg: t, type: t.type.elems[b.lowering.index]! });
-      }
-      case "pair": {
-        const first = yield* lowerArg(0);
-        return blk.bind(name, mkTuple([first, yield* lowerArg(1)]));
-      }
-      case "build": {
-        if (type.k !== "array") throw new Error("build without an array type");
-        if (containsFun(type.elem))
-          fail("type", "the elements of an array cannot be functions", span, { found: showType(type.elem) });
-        const size = yield* lowerArg(0);
-        const [index, body] = yield* binder1(this.scopes, args[1]!, type.elem, env);
-        return blk.bind(name, { kind: "build", size, index, body, type, span });
-      }
-      case "jvp": {
-        const f = yield* lowerArg(0);
-        return blk.bind(name, { kind: "jvp", fn: f, type: dualType(f.type) });
-      }
-      case "vjp": {
-        const f = yield* lowerArg(0);
-        return blk.bind(name, { kind: "jvp", reverse: true, fn: f, type: vjpType(f.type) });
-      }
-      case "diff":
-      case "grad":
-      case "mgrad": {
-        const f = yield* lowerArg(0);
-        return this.seeded(f, yield* lowerArg(1), blk, name, span);
-      }
-      case "while": {
-        if (containsFun(type))
-          fail("type", "the state of a while loop cannot be a function", span, { found: showType(type) });
-        const init = yield* lowerArg(2);
-        const [acc, cond, body] = yield* binderWhile(this.scopes, args[0]!, args[1]!, type, env);
-        return blk.bind(name, { kind: "while", init, acc, cond, body, type, span });
-      }
-      case "custom": {
-        const fn = yield* lowerArg(0);
-        const rules: Atom[] = [];
-        for (let i = 1; i < args.length; i++) rules.push(yield* lowerArg(i));
-        if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
-        if (containsFun(fn.type.param) || containsFun(fn.type.result))
-          fail(
-            "type",
-            `a function with custom derivative rules must take one argument and return a value, without functions in either (a tuple for several arguments)`,
-            span,
-            { found: showType(fn.type) },
-          );
-        const mode = b.lowering.mode;
-        return blk.bind(name, { kind: "custom", mode, fn, rules, type: fn.type, span });
-      }
-      case "ifold": {
-        if (containsFun(type))
-          fail("type", "the state of an ifold cannot be a function", span, { found: showType(type) });
-        const init = yield* lowerArg(1);
-        const count = yield* lowerArg(2);
-        const [acc, index, body] = yield* binder2(this.scopes, args[0]!, type, env);
-        return blk.bind(name, { kind: "ifold", init, count, acc, index, body, type, span });
-      }
-    }
-  }
-
-  /** An argument of a builtin, lowered (unless it is an atom already) and coerced to the parameter's type. */
-  private *lowerArg(a: Arg, paramType: Type, env: Env, blk: AnfBuilder): Lower {
-    return this.coerce("atom" in a ? a.atom : yield this.lower(a.expr, env, blk), paramType, blk);
-  }
-
-  /**
-   * The derivative API of paper 000 Fig. 5 / Algorithm 1: `jvp f` applied to the point `x` paired with one-hot
-   * tangents,
-   * vectorised over the positions of x (a build for a Vector, two for a Matrix; none for a Double).
-   */
-  private seeded(f: Atom, x: Atom, blk: AnfBuilder, name: string, span: Span): Atom {
-    const jf = blk.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
-    return overPositions(blk, x, (b, seed) => b.app(jf, seed, name), "this argument", span);
-  }
-
-  private paramTypes(t: Type, n: number): Type[] {
-    const out: Type[] = [];
-    for (let i = 0; i < n; i++) {
-      if (t.k !== "fun") throw new Error("builtin type has too few parameters");
-      out.push(t.param);
-      t = t.result;
-    }
-    return out;
-  }
-
-  private isDeriv(e: SExpr & { kind: "app" }, env: Env): boolean {
-    const inner = e.fn;
-    return (
-      inner.kind === "app" &&
-      inner.fn.kind === "var" &&
-      inner.fn.name === "deriv" &&
-      !env.has("deriv") &&
-      !this.program.globalRefs.has(inner.fn)
-    );
-  }
-
-  /**
-   * `deriv e x` (paper 000 Algorithm 1): `fun x -> e` differentiated at x with one-hot tangents; other free variables
-   * are constants.
-   */
-  private *deriv(e: SExpr & { kind: "app" }, env: Env, blk: AnfBuilder, name: string): Lower {
-    const body = (e.fn as SExpr & { kind: "app" }).arg;
-    const x = yield this.lower(e.arg, env, blk, "x");
-    const param = freshVar(e.arg.kind === "var" ? e.arg.name : "x", x.type);
-    const inner = Scope.extending(env);
-    inner.set((e.arg as SExpr & { kind: "var" }).name, param);
-    const fn = blk.bind("f", mkLam(param, yield* this.subBlock(body, inner, this.typeOfNode(e.fn))));
-    return this.seeded(fn, x, blk, name, e.span);
-  }
-
-  /** A builtin used as a value (not fully applied): its eta-expansion `fun x y -> builtin x y`. */
-  private *builtinValue(e: SExpr & { kind: "var" }, blk: AnfBuilder): Lower {
-    const b = BUILTINS.get(e.name);
-    if (!b) throw new Error(`lowering: unresolved name ${e.name}`);
-    const t = this.typeOfNode(e);
-    const params = this.paramTypes(t, b.arity).map((pt, i) => freshVar(`x${i + 1}`, pt));
-    let resultType = t;
-    for (let i = 0; i < b.arity; i++) resultType = (resultType as Type & { k: "fun" }).result;
-    const body = new AnfBuilder();
-    const r = yield* this.saturated(
-      b,
-      t,
-      resultType,
-      params.map((atom) => ({ atom })),
-      new Map(),
-      body,
-      "r",
-      e.span,
-    );
-    let lam: Expr = body.finish(r);
-    for (let i = params.length - 1; i >= 0; i--) lam = mkLam(params[i]!, lam);
-    return blk.bind(e.name, lam);
   }
 }
 
