@@ -27,7 +27,8 @@ import {
   type ErrorRaisers,
   type Layout,
 } from "./memory.js";
-import { emitParallelSite, parallelSites } from "./parallel.js";
+import { emitParallelSite } from "./parallel.js";
+import { parallelSites } from "./parallel-sites.js";
 import { addPartArena } from "./part-arena.js";
 import { emitOutlinedLets, emitOutlinedLoop } from "./outline.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
