@@ -171,6 +171,16 @@ export function derivativeFunction(
     const fn: IrFunction = { name: `${primal.name}'`, params, body: b.finish(b.tuple([value, ...parts], "vg")) };
     return withProgramFunctions(fn, functionsOfAll([firstOrder, grads]));
   }
+  return timed("reverse-ad", () => reverseDerivative(firstOrder, kind, wrt, paramNames));
+}
+
+/** The reverse-mode derivative `kind` of the first-order primal `firstOrder`. */
+function reverseDerivative(
+  firstOrder: IrFunction,
+  kind: Exclude<DerivativeKind, "forward">,
+  wrt: readonly number[],
+  paramNames: readonly (string | undefined)[],
+): IrFunction {
   switch (kind) {
     case "gradient":
       return reverseGradient(firstOrder, { wrt });
