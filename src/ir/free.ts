@@ -220,7 +220,9 @@ export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
 
 /**
  * `e` (not a let) with every operand mapped by `atom` and every nested scope (lambda and loop bodies, branches) by
- * `scope`; binders are kept. Passes that substitute and recurse override the cases they treat specially.
+ * `scope`; binders are kept. Passes that substitute and recurse override the cases they treat specially. A node
+ * whose operands and scopes all map to themselves is `e` itself, not a copy (the IR is immutable; most nodes a pass
+ * walks it leaves as they are).
  */
 export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => Atom, scope: (body: Expr) => Expr): Expr {
   switch (e.kind) {
@@ -228,27 +230,62 @@ export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => At
     case "lit":
       return atom(e);
     case "prim":
-    case "call":
-      return { ...e, args: e.args.map(atom) };
-    case "tuple":
-      return { ...e, elems: e.elems.map(atom) };
-    case "proj":
-      return { ...e, arg: atom(e.arg) };
-    case "app":
-      return { ...e, fn: atom(e.fn), arg: atom(e.arg) };
-    case "jvp":
-      return { ...e, fn: atom(e.fn) };
-    case "lam":
-      return { ...e, body: scope(e.body) };
-    case "if":
-      return { ...e, cond: atom(e.cond), then: scope(e.then), else: scope(e.else) };
-    case "build":
-      return { ...e, size: atom(e.size), body: scope(e.body) };
-    case "ifold":
-      return { ...e, init: atom(e.init), count: atom(e.count), body: scope(e.body) };
-    case "while":
-      return { ...e, init: atom(e.init), cond: scope(e.cond), body: scope(e.body) };
-    case "custom":
-      return { ...e, fn: atom(e.fn), rules: e.rules.map(atom) };
+    case "call": {
+      const args = mapAtoms(e.args, atom);
+      return args === e.args ? e : { ...e, args };
+    }
+    case "tuple": {
+      const elems = mapAtoms(e.elems, atom);
+      return elems === e.elems ? e : { ...e, elems };
+    }
+    case "proj": {
+      const arg = atom(e.arg);
+      return arg === e.arg ? e : { ...e, arg };
+    }
+    case "app": {
+      const [fn, arg] = [atom(e.fn), atom(e.arg)];
+      return fn === e.fn && arg === e.arg ? e : { ...e, fn, arg };
+    }
+    case "jvp": {
+      const fn = atom(e.fn);
+      return fn === e.fn ? e : { ...e, fn };
+    }
+    case "lam": {
+      const body = scope(e.body);
+      return body === e.body ? e : { ...e, body };
+    }
+    case "if": {
+      const [cond, then, els] = [atom(e.cond), scope(e.then), scope(e.else)];
+      return cond === e.cond && then === e.then && els === e.else ? e : { ...e, cond, then, else: els };
+    }
+    case "build": {
+      const [size, body] = [atom(e.size), scope(e.body)];
+      return size === e.size && body === e.body ? e : { ...e, size, body };
+    }
+    case "ifold": {
+      const [init, count, body] = [atom(e.init), atom(e.count), scope(e.body)];
+      return init === e.init && count === e.count && body === e.body ? e : { ...e, init, count, body };
+    }
+    case "while": {
+      const [init, cond, body] = [atom(e.init), scope(e.cond), scope(e.body)];
+      return init === e.init && cond === e.cond && body === e.body ? e : { ...e, init, cond, body };
+    }
+    case "custom": {
+      const [fn, rules] = [atom(e.fn), mapAtoms(e.rules, atom)];
+      return fn === e.fn && rules === e.rules ? e : { ...e, fn, rules };
+    }
   }
+}
+
+/** `as` mapped by `atom`, in order: `as` itself when every atom maps to itself. */
+function mapAtoms<A extends readonly Atom[]>(as: A, atom: (a: Atom) => Atom): A | Atom[] {
+  for (let i = 0; i < as.length; i++) {
+    const a = atom(as[i]!);
+    if (a === as[i]) continue;
+    const out = as.slice(0, i);
+    out.push(a);
+    for (let j = i + 1; j < as.length; j++) out.push(atom(as[j]!));
+    return out;
+  }
+  return as;
 }

@@ -5,6 +5,7 @@
 // end up in the same function as the original (inlining a lambda body, fusing a build body into each of its uses)
 // must use `copyFresh`, which gives every binder inside a new id and so keeps binders unique.
 
+import { mapNode } from "./free.js";
 import { renameVar, type Atom, type Expr, type IrFunction, type Let, type Var } from "./ir.js";
 
 /**
@@ -20,94 +21,27 @@ export function substitute(e: Expr, subst: ReadonlyMap<number, Atom>): Expr {
 class Substituter {
   constructor(private readonly map: ReadonlyMap<number, Atom>) {}
 
-  private atom(a: Atom): Atom {
-    return a.kind === "lit" ? a : (this.map.get(a.id) ?? a);
-  }
-
-  /** The atoms substituted, or `as` itself when none changes. */
-  private atoms(as: readonly Atom[]): readonly Atom[] {
-    for (let i = 0; i < as.length; i++) {
-      const a = as[i]!;
-      const b = this.atom(a);
-      if (b !== a) {
-        const out = as.slice(0, i);
-        out.push(b);
-        for (let j = i + 1; j < as.length; j++) out.push(this.atom(as[j]!));
-        return out;
-      }
-    }
-    return as;
-  }
+  private readonly atom = (a: Atom): Atom => (a.kind === "lit" ? a : (this.map.get(a.id) ?? a));
+  private readonly scope = (e: Expr): Expr => this.expr(e);
 
   expr(e: Expr): Expr {
-    switch (e.kind) {
-      case "var":
-      case "lit":
-        return this.atom(e);
-      case "let": {
-        // Iterative over the chain; the unchanged end of the chain is kept as it is.
-        const lets: Let[] = [];
-        const rhss: Expr[] = [];
-        let cur: Expr = e;
-        for (; cur.kind === "let"; cur = cur.body) {
-          lets.push(cur);
-          rhss.push(this.expr(cur.rhs));
-        }
-        let out = this.expr(cur);
-        let same = out === cur;
-        for (let i = lets.length - 1; i >= 0; i--) {
-          const l = lets[i]!;
-          same &&= rhss[i] === l.rhs;
-          out = same ? l : { kind: "let", v: l.v, rhs: rhss[i]!, body: out };
-        }
-        return out;
-      }
-      case "prim":
-      case "call": {
-        const args = this.atoms(e.args);
-        return args === e.args ? e : { ...e, args };
-      }
-      case "tuple": {
-        const elems = this.atoms(e.elems);
-        return elems === e.elems ? e : { ...e, elems };
-      }
-      case "proj": {
-        const arg = this.atom(e.arg);
-        return arg === e.arg ? e : { ...e, arg };
-      }
-      case "app": {
-        const [fn, arg] = [this.atom(e.fn), this.atom(e.arg)];
-        return fn === e.fn && arg === e.arg ? e : { ...e, fn, arg };
-      }
-      case "jvp": {
-        const fn = this.atom(e.fn);
-        return fn === e.fn ? e : { ...e, fn };
-      }
-      case "lam": {
-        const body = this.expr(e.body);
-        return body === e.body ? e : { ...e, body };
-      }
-      case "if": {
-        const [cond, then, els] = [this.atom(e.cond), this.expr(e.then), this.expr(e.else)];
-        return cond === e.cond && then === e.then && els === e.else ? e : { ...e, cond, then, else: els };
-      }
-      case "build": {
-        const [size, body] = [this.atom(e.size), this.expr(e.body)];
-        return size === e.size && body === e.body ? e : { ...e, size, body };
-      }
-      case "ifold": {
-        const [init, count, body] = [this.atom(e.init), this.atom(e.count), this.expr(e.body)];
-        return init === e.init && count === e.count && body === e.body ? e : { ...e, init, count, body };
-      }
-      case "while": {
-        const [init, cond, body] = [this.atom(e.init), this.expr(e.cond), this.expr(e.body)];
-        return init === e.init && cond === e.cond && body === e.body ? e : { ...e, init, cond, body };
-      }
-      case "custom": {
-        const [fn, rules] = [this.atom(e.fn), this.atoms(e.rules)];
-        return fn === e.fn && rules === e.rules ? e : { ...e, fn, rules };
-      }
+    if (e.kind !== "let") return mapNode(e, this.atom, this.scope);
+    // Iterative over the chain; the unchanged end of the chain is kept as it is.
+    const lets: Let[] = [];
+    const rhss: Expr[] = [];
+    let cur: Expr = e;
+    for (; cur.kind === "let"; cur = cur.body) {
+      lets.push(cur);
+      rhss.push(this.expr(cur.rhs));
     }
+    let out = this.expr(cur);
+    let same = out === cur;
+    for (let i = lets.length - 1; i >= 0; i--) {
+      const l = lets[i]!;
+      same &&= rhss[i] === l.rhs;
+      out = same ? l : { kind: "let", v: l.v, rhs: rhss[i]!, body: out };
+    }
+    return out;
   }
 }
 
