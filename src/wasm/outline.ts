@@ -114,8 +114,8 @@ export function emitOutlinedLets(
   fb.emit(...live.flatMap((v) => sub.atom(v).map(slotCode)));
   addCounts(em, sub);
   em.fb.emit(call(fb.index, ...passed.map(slotCode)));
-  const out = results.map((t) => em.local(t));
-  for (let k = out.length - 1; k >= 0; k--) em.fb.emit(localSet((out[k] as { local: number }).local, []));
+  const out = results.map((type) => ({ local: em.fb.local(type), type }));
+  for (let k = out.length - 1; k >= 0; k--) em.fb.emit(localSet(out[k]!.local, []));
   let at = 0;
   for (const v of live) {
     const slots = out.slice(at, (at += slotTypes(v.type, em.real).length));
