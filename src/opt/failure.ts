@@ -16,6 +16,42 @@ import type { Facts } from "./facts.js";
 import { PRIMS, primMayFail } from "../prims/table.js";
 
 /**
+ * Whether `sameSize a b`, in front of a loop over a count in `zero` that may run no iteration, is still a precondition
+ * of the program's arguments (what lets it move there): not when the loop surely runs none (its count is 0: the call
+ * it comes from never happens), not when it surely fails (two different literals), and not when an operand is
+ * computed through a branch, such as the made-up value a read hoisted under its loop's guard takes when the loop does
+ * not run (../licm.ts: `if 0 < n then xs[0] else build 0 ...`; a random program's `build 0` of rows read `p[0]` and
+ * compared its length with 3). Found by the fuzzer: the compiled code raised a shape error the interpreter did not.
+ */
+function argumentCheck(a: Atom, b: Atom, facts: Facts, zero: readonly Atom[]): boolean {
+  if (zero.some((z) => facts.lessOrEqual(z, lit(0, INT)))) return false;
+  if (a.kind === "lit" && b.kind === "lit") return false;
+  return !throughBranch(a, facts, 0) && !throughBranch(b, facts, 0);
+}
+
+/** Whether `a`'s value may come from a branch (a conditional, or a loop's state) on the way from its definition. */
+function throughBranch(a: Atom, facts: Facts, depth: number): boolean {
+  if (a.kind === "lit") return false;
+  const d = facts.definitionOf(a);
+  if (d === undefined) return false;
+  if (depth > 16) return true;
+  switch (d.kind) {
+    case "var":
+    case "lit":
+      return throughBranch(d, facts, depth + 1);
+    case "prim":
+    case "tuple":
+      return (d.kind === "prim" ? d.args : d.elems).some((x) => throughBranch(x, facts, depth + 1));
+    case "proj":
+      return throughBranch(d.arg, facts, depth + 1);
+    case "build":
+      return throughBranch(d.size, facts, depth + 1);
+    default:
+      return true;
+  }
+}
+
+/**
  * An update of one Double (or Index) element whose path is provably in range of its array's first one or two
  * dimensions, the array's shape known through ./facts.ts `shapeRoot` (an adjoint accumulated in a loop keeps the shape
  * of the zeros it started from): it cannot fail. Anything else (a row replaced, a deeper path) may.
@@ -64,7 +100,8 @@ function nodeMayFail(e: Expr, facts: Facts, zero: readonly Atom[]): boolean {
       // A prelude shape check is a precondition on the arguments of the whole computation it guards: it may move in
       // front of a loop (`zero` given) even one that would run no iteration — the call it comes from fails on such
       // arguments anyway. This keeps a vectorised derivative's primal out of its loop over positions.
-      if (e.op === "sameSize") return zero.length === 0 && !facts.sameValue(a!, b!);
+      if (e.op === "sameSize")
+        return !facts.sameValue(a!, b!) && (zero.length === 0 || !argumentCheck(a!, b!, facts, zero));
       if (e.op === "addAt" || e.op === "setAt") return !updateInRange(e, facts);
       return primMayFail(e.op, e.type);
     }
