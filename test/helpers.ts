@@ -1,6 +1,7 @@
 // Helpers shared by the test suites.
 
 import { expect } from "vitest";
+import type { Value } from "../src/runtime/value.js";
 import { SmoothError } from "../src/syntax/diagnostics.js";
 
 /** The SmoothError thrown by `run`; any other exception is rethrown, and returning normally fails the test. */
@@ -22,3 +23,19 @@ export function random(n: number, seed: number): number[] {
     return (2 * s) / 2147483648 - 1;
   });
 }
+
+/** A dense Vector value of these numbers. */
+export const vector = (xs: readonly number[]): Value => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [xs.length],
+  data: Float64Array.from(xs),
+});
+
+/** A dense rows x cols Matrix value of these numbers, row by row. */
+export const matrix = (rows: number, cols: number, xs: readonly number[]): Value => ({
+  tag: "dense",
+  elemKind: "double",
+  shape: [rows, cols],
+  data: Float64Array.from(xs),
+});

@@ -11,7 +11,7 @@ import { PASSES } from "../../src/opt/pipeline.js";
 import type { Value } from "../../src/runtime/value.js";
 import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
-import { random } from "../helpers.js";
+import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
 // Per point i of chunk c: an inner loop over the point's row, a row added into a Matrix at the point's bucket, a
@@ -117,18 +117,6 @@ let fromV = fun (X: Matrix) (v: Vector) ->
       else s) v n)
 `;
 
-const vector = (xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [xs.length],
-  data: Float64Array.from(xs),
-});
-const matrix = (rows: number, cols: number, xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [rows, cols],
-  data: Float64Array.from(xs),
-});
 /** Every number of a value (fields of an array of tuples in order), and its shapes. */
 function flat(v: Value): (number | string)[] {
   if (typeof v === "number" || typeof v === "boolean") return [Number(v)];

@@ -9,7 +9,7 @@ import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
 import { MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
-import { random } from "../helpers.js";
+import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
 // A sum of terms that each run a loop (no allocation).
@@ -39,18 +39,6 @@ let nested = fun (W: Matrix) ->
   r + 1.
 `;
 
-const vector = (xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [xs.length],
-  data: Float64Array.from(xs),
-});
-const matrix = (rows: number, cols: number, xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [rows, cols],
-  data: Float64Array.from(xs),
-});
 const numbers = (v: Value): number[] => (typeof v === "number" ? [v] : [...(v as { data: Float64Array }).data]);
 
 /** A fresh program (specialisations are cached per program) compiled with `threads` and a site `threshold`. */

@@ -11,7 +11,7 @@ import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { setWasmThreads } from "../../src/wasm/parallel-run.js";
 import { generateModule } from "../../src/wasm/module.js";
 import { RAISE } from "../../src/wasm/runtime.js";
-import { random } from "../helpers.js";
+import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
 let matVec = fun (W: Matrix) (x: Vector) -> build (length W) (fun i -> vectorDot W[i] x)
@@ -47,18 +47,6 @@ let oneHots = fun (W: Matrix) (x: Vector) (s: Index) ->
     build 4 (fun k -> if k = (i + s) - (i + s) / 4 * 4 then a else 0.))
 `;
 
-const vector = (xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [xs.length],
-  data: Float64Array.from(xs),
-});
-const matrix = (rows: number, cols: number, xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [rows, cols],
-  data: Float64Array.from(xs),
-});
 const numbers = (v: Value): number[] => (typeof v === "number" ? [v] : [...(v as { data: Float64Array }).data]);
 
 /** A fresh program (specialisations are cached per program) compiled with `threads`. */

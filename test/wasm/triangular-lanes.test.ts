@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
 import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
-import { random } from "../helpers.js";
+import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
 let lowerAt = fun (d: Index) (r: Index) (c: Index) ->
@@ -27,18 +27,6 @@ let lagged = fun (a: Vector) (w: Vector) (n: Index) (k: Index) ->
 `;
 const prog = loadProgram({ name: "triangular.smooth", text: SOURCE });
 
-const vector = (xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [xs.length],
-  data: Float64Array.from(xs),
-});
-const matrix = (rows: number, cols: number, xs: readonly number[]): Value => ({
-  tag: "dense",
-  elemKind: "double",
-  shape: [rows, cols],
-  data: Float64Array.from(xs),
-});
 const numbers = (v: Value): number[] => (typeof v === "number" ? [v] : [...(v as { data: Float64Array }).data]);
 const listing = (name: string, types: Type[], engine: Engine = "wasm") =>
   prog.specialise(name, types, engine).code?.text ?? "";
