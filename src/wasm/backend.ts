@@ -13,7 +13,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { transposeLaneRows } from "../lowering/transpose-rows.js";
 import { generateModule } from "./module.js";
 import { instantiate, RAISE } from "./runtime.js";
-import { wasmThreads } from "./parallel-run.js";
+import { startWorkers, wasmThreads } from "./parallel-run.js";
 import type { Real } from "./slots.js";
 import { timed } from "../opt/stage-times.js";
 
@@ -35,7 +35,10 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
   // Recursive functions (calls, and the tapes their derivatives pass) are not lowered to wasm yet.
   if (fn.functions !== undefined && fn.functions.length > 0) return notWasm(fn, real, "recursive functions");
   const rows = timed("transpose-rows", () => transposeLaneRows(fn));
-  const program = timed("generate module", () => generateModule(rows, RAISE, real, wasmThreads()));
+  const threads = wasmThreads();
+  const program = timed("generate module", () =>
+    generateModule(rows, RAISE, real, threads, () => startWorkers(threads)),
+  );
   // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
   // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
   // JavaScript, which keeps such a function's locals on the heap (src/codegen/).

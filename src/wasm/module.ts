@@ -83,9 +83,16 @@ const F64_TO_F64 = { params: ["f64"], results: ["f64"] } as const satisfies { pa
 
 /**
  * `threads` > 1 lets the large builds and sums at the top of `fn` run across threads (./parallel.ts); with 1 (or
- * none found) the module is the single-threaded one, byte for byte.
+ * none found) the module is the single-threaded one, byte for byte. `foundSites` is called before the module is
+ * written when it has parallel sites (the back end starts the worker threads then, to boot while it writes).
  */
-export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real = "f64", threads = 1): WasmProgram {
+export function generateModule(
+  fn: IrFunction,
+  raise: ErrorRaisers,
+  real: Real = "f64",
+  threads = 1,
+  foundSites?: () => void,
+): WasmProgram {
   const paramTypes = fn.params.map((p) => p.type);
   const resultType = typeOf(fn.body);
   const argSlots = paramTypes.flatMap((t) => slotTypes(t, real));
@@ -100,7 +107,10 @@ export function generateModule(fn: IrFunction, raise: ErrorRaisers, real: Real =
     pow: mb.importFunction("Math", "pow", { params: ["f64", "f64"], results: ["f64"] }),
   };
   const sites = threads > 1 ? parallelSites(fn) : [];
-  if (sites.length > 0) mb.sharedMemory = true;
+  if (sites.length > 0) {
+    mb.sharedMemory = true;
+    foundSites?.();
+  }
   const dispatch =
     sites.length > 0 ? mb.importFunction("env", "parallel", { params: ["i32", "i32", "i32"], results: [] }) : -1;
   const worth = sites.length > 0 ? mb.importFunction("env", "worth", { params: ["i32", "i32"], results: ["i32"] }) : -1;

@@ -1,14 +1,15 @@
 // Running the parallel sites of a wasm module (./parallel.ts) on worker threads (Node's worker_threads).
 //
-// One pool of workers serves every compiled function. It is made at the first parallel call, and its workers are
-// unref()'d: they never keep the process alive. A worker gets each module and its shared memory once, by message,
-// and instantiates it; then every call is a few numbers in a shared control block and an Atomics.notify: the worker
-// runs part_k and notifies back. The calling thread runs part_k too, then waits (Node's main thread may
-// Atomics.wait). The threads take chunks of elements from a claim word in the site's env block (one atomic add
-// each), so a thread whose elements are cheaper takes more of them; a worker that has not started by the time the
-// calling thread finds no element left is not waited for (its call is cancelled). When any chunk fails, the whole
-// site runs again on the calling thread: its first failure is the single-threaded error (that of the lowest failing
-// element), and running the body again is harmless (it only writes its own elements).
+// One pool of workers serves every compiled function. It is started when the back end first generates a module with
+// a parallel site (startWorkers), so that its threads boot while the module is generated and compiled; until a worker
+// has booted, calls leave it out. Workers are unref()'d: they never keep the process alive. A worker gets each module
+// and its shared memory once, by message, and instantiates it; then every call is a few numbers in a shared control
+// block and an Atomics.notify: the worker runs part_k and notifies back. The calling thread runs part_k too, then
+// waits (Node's main thread may Atomics.wait). The threads take chunks of elements from a claim word in the site's
+// env block (one atomic add each), so a thread whose elements are cheaper takes more of them; a worker that has not
+// started by the time the calling thread finds no element left is not waited for (its call is cancelled). When any
+// chunk fails, the whole site runs again on the calling thread: its first failure is the single-threaded error (that
+// of the lowest failing element), and running the body again is harmless (it only writes its own elements).
 //
 // The setting: the number of threads, by default the machine's cores (os.availableParallelism()), SMOOTH_THREADS in
 // the environment, `--threads`, the library's `threads` option, or setWasmThreads(n); 1, or a host without
@@ -41,10 +42,12 @@ function workerThreads(): WorkerThreads | undefined {
 const MAX_WORKERS = 256;
 
 /** The settings: threads (undefined: SMOOTH_THREADS, else the cores) and the work that pays for waking threads. */
-const settings: { threads: number | undefined; threshold: number; callerWorks: boolean } = {
+const settings: { threads: number | undefined; threshold: number; callerWorks: boolean; bootDelayMs: number } = {
   threads: undefined,
   // Whether the calling thread computes elements too (tests turn it off: then the workers compute every element).
   callerWorks: true,
+  // Tests: how long a worker started from now waits before it says it has booted.
+  bootDelayMs: 0,
   // In cost units (IR nodes of an element's body, loops weighted: ./parallel.ts) times elements. A wake and wait of a
   // worker costs some 15-40 µs; a cost unit is a few nanoseconds, so 100,000 units is several hundred µs of work.
   threshold: 100_000,
@@ -54,12 +57,18 @@ const settings: { threads: number | undefined; threshold: number; callerWorks: b
  * Sets how many threads compiled wasm functions use (1: single-threaded) and, for tests, the threshold of work
  * (elements times estimated cost per element) from which a site runs across threads. Functions compiled earlier
  * keep the number of threads they were compiled for. `callerWorks` false (tests): the calling thread leaves every
- * element to the workers.
+ * element to the workers. `bootDelayMs` (tests): workers started from now on take that much longer to boot.
  */
-export function setWasmThreads(threads: number | undefined, threshold?: number, callerWorks?: boolean): void {
+export function setWasmThreads(
+  threads: number | undefined,
+  threshold?: number,
+  callerWorks?: boolean,
+  bootDelayMs?: number,
+): void {
   settings.threads = threads === undefined ? undefined : checkThreads(threads);
   if (threshold !== undefined) settings.threshold = threshold;
   if (callerWorks !== undefined) settings.callerWorks = callerWorks;
+  if (bootDelayMs !== undefined) settings.bootDelayMs = bootDelayMs;
 }
 
 /** The error for a thread count that is not a positive integer (the library's option, the CLI's flag, tests). */
@@ -95,8 +104,9 @@ export function wasmThreads(): number {
 // resolved: taken by the worker (which then runs it and sets DONE to it) or cancelled by the calling thread, which
 // takes back a call the worker has not started when it has run out of elements itself (on a loaded machine a worker
 // may wake long after the work is done). Whoever moves TAKEN from g - 1 to g (compareExchange) owns call g.
+// READY is set by the worker once it has started (a new thread takes 20-50 ms to boot).
 const SLOT = 10;
-const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED, TAKEN] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+const [GEN, DONE, MODULE, SITE, COUNT, GRAIN, ENV, FAILED, TAKEN, READY] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 // The worker: waits for its generation number to change, takes the call unless it was cancelled, runs the part it
 // is given, reports. Modules arrive by message before the first call that needs them; the worker takes them
@@ -107,6 +117,9 @@ const c = new Int32Array(workerData.control);
 const base = workerData.slot * ${SLOT};
 const instances = new Map();
 let seen = 0;
+if (workerData.bootDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.bootDelayMs);
+Atomics.store(c, base + ${READY}, 1);
+Atomics.notify(c, base + ${READY});
 for (;;) {
   Atomics.wait(c, base + ${GEN}, seen);
   seen = Atomics.load(c, base + ${GEN});
@@ -153,12 +166,34 @@ function workers(count: number, threads: WorkerThreads): Pool {
     const slot = pool.workers.length;
     const worker = new threads.Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { control: pool.control.buffer, slot },
+      workerData: { control: pool.control.buffer, slot, bootDelayMs: settings.bootDelayMs },
     });
     worker.unref();
     pool.workers.push({ worker, modules: new Set() });
   }
   return pool;
+}
+
+/**
+ * Starts the workers for `threads` now, without work (the wasm back end calls it as soon as it finds a parallel site,
+ * so that they boot while the rest of the module is generated and compiled, and help from the next calls on).
+ */
+export function startWorkers(threads: number): void {
+  const wt = workerThreads();
+  if (threads > 1 && wt !== undefined) workers(threads - 1, wt);
+}
+
+/**
+ * Starts the workers for `threads` and waits until they have booted, at most `timeoutMs` each (tests: a call right
+ * after it runs across threads); whether they all have.
+ */
+export function waitForWorkers(threads: number, timeoutMs = 10_000): boolean {
+  startWorkers(threads);
+  if (pool === undefined) return threads < 2;
+  const c = pool.control;
+  for (let w = 0; w < Math.min(threads - 1, pool.workers.length); w++)
+    if (Atomics.wait(c, w * SLOT + READY, 0, timeoutMs) === "timed-out") return false;
+  return true;
 }
 
 /** A shared memory for a module with parallel sites, and its `parallel` import (./runtime.ts instantiates it). */
@@ -193,12 +228,22 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       part(n, n, env);
       return;
     }
-    calls++;
-    const helpers = Math.min(threads, n) - 1;
-    const grain = Math.max(1, Math.ceil(n / ((helpers + 1) * CHUNKS_PER_THREAD)));
-    const p = workers(helpers, wt);
+    const wanted = Math.min(threads, n) - 1;
+    const p = workers(wanted, wt);
     const c = p.control;
-    for (let w = 0; w < helpers; w++) {
+    const callerWorks = settings.callerWorks;
+    // The workers that take part: with the calling thread working, only those that have started (one still booting
+    // would be woken only to be cancelled, and the call would wait for nothing); else (tests) all of them.
+    const active: number[] = [];
+    for (let w = 0; w < wanted; w++) if (!callerWorks || Atomics.load(c, w * SLOT + READY) === 1) active.push(w);
+    if (active.length === 0) {
+      part(n, n, env);
+      return;
+    }
+    calls++;
+    const helpers = active.length;
+    const grain = Math.max(1, Math.ceil(n / ((helpers + 1) * CHUNKS_PER_THREAD)));
+    for (const w of active) {
       const { worker, modules } = p.workers[w]!;
       if (!modules.has(id)) {
         worker.postMessage({ id, module, memory });
@@ -214,13 +259,12 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       Atomics.notify(c, base + GEN);
     }
     let failed = false;
-    const callerWorks = settings.callerWorks;
     try {
       if (callerWorks) part(n, grain, env);
     } catch {
       failed = true;
     }
-    for (let w = 0; w < helpers; w++) {
+    for (const w of active) {
       const base = w * SLOT;
       const gen = Atomics.load(c, base + GEN);
       // Not started yet: the calling thread has claimed every element, nothing is left for it.

@@ -10,7 +10,7 @@ import { loadProgram, type Engine } from "../../src/api/program.js";
 import { PASSES } from "../../src/opt/pipeline.js";
 import type { Value } from "../../src/runtime/value.js";
 import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
-import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
+import { parallelCalls, setWasmThreads, waitForWorkers } from "../../src/wasm/parallel-run.js";
 import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
@@ -143,7 +143,11 @@ const outcome = (threads: number, name: string, types: Type[], args: Value[], en
 };
 
 describe.each([true, false])("chunk sites (wasm, two threads; the calling thread works: %s)", (callerWorks) => {
-  beforeAll(() => setWasmThreads(2, 0, callerWorks));
+  // Calls leave out a worker that is still booting: every call below should run across threads.
+  beforeAll(() => {
+    setWasmThreads(2, 0, callerWorks);
+    expect(waitForWorkers(2)).toBe(true);
+  });
   afterAll(() => setWasmThreads(undefined, 100_000, true));
 
   const X = matrix(203, 37, random(203 * 37, 3));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
 import { MATRIX, VECTOR, type Type } from "../../src/types/types.js";
-import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
+import { parallelCalls, setWasmThreads, waitForWorkers } from "../../src/wasm/parallel-run.js";
 import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
@@ -58,7 +58,11 @@ const outcome = (threads: number, name: string, types: Type[], args: Value[], en
 // The calling thread computes elements too (and does not wait for a worker that has not started when none are left),
 // or leaves them all to the workers, so that every result crossed threads.
 describe.each([true, false])("parallel sums (wasm, two threads; the calling thread works: %s)", (callerWorks) => {
-  beforeAll(() => setWasmThreads(2, 0, callerWorks));
+  // Calls leave out a worker that is still booting: every call below should run across threads.
+  beforeAll(() => {
+    setWasmThreads(2, 0, callerWorks);
+    expect(waitForWorkers(2)).toBe(true);
+  });
   afterAll(() => setWasmThreads(undefined, 100_000, true));
 
   const W = matrix(203, 37, random(203 * 37, 3));
