@@ -16,6 +16,7 @@ import type { Type } from "../types/types.js";
 import { slotsToValue, type Slot } from "../lowering/leaves.js";
 import type { ErrorRaisers } from "./memory.js";
 import type { WasmProgram } from "./module.js";
+import { compileOptimised } from "./compile-tier.js";
 import { parallelHost } from "./parallel-run.js";
 
 /** The errors generated code raises, with the interpreter's messages (spans and types come from the error sites). */
@@ -67,7 +68,7 @@ export const unsharedTwinCalls = (): number => twinCalls;
 /** A compiled module, instantiated: `run(args, borrowed)` as the JavaScript back end's compiled functions. */
 export function instantiate(program: WasmProgram): (args: readonly Value[], borrowed: boolean) => Value {
   const api = wasmApi();
-  const module = new api.Module(program.bytes);
+  const module = compileOptimised(api.Module, program.bytes);
   if (program.parallelCosts.length === 0) return caller(program, new api.Instance(module, { Math }).exports);
   // A module with parallel sites imports a shared memory and the function that runs a site across threads.
   const host = parallelHost(module, program.parallelCosts, program.threads);
@@ -100,7 +101,10 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
       },
       worth: notWorth,
     };
-    unshared = caller(program, new api.Instance(new api.Module(program.unsharedBytes), { Math, env }).exports);
+    unshared = caller(
+      program,
+      new api.Instance(compileOptimised(api.Module, program.unsharedBytes), { Math, env }).exports,
+    );
   };
   return (args, borrowed) => {
     const onTwin = unshared !== undefined && !wanted;

@@ -15,11 +15,13 @@ describe("the browser bundle", () => {
     // The only mentions of Node modules: the plain-TypeScript reader asks `process.getBuiltinModule` for the inspector
     // (to read closures) and for `createRequire` (to load the optional `typescript` package) where the host has them,
     // and does without them in a browser; the wasm back end asks for worker_threads and os (parallel builds,
-    // src/wasm/parallel-run.ts) and runs single-threaded without them.
+    // src/wasm/parallel-run.ts) and runs single-threaded without them, and for v8 (its modules compiled by the
+    // optimising compiler at once, src/wasm/compile-tier.ts) and leaves the engine's tiering as it is without it.
     expect([...new Set(bundle.match(/["'`]node:[\w/]+["'`]/g))].sort()).toEqual([
       '"node:inspector"',
       '"node:module"',
       '"node:os"',
+      '"node:v8"',
       '"node:worker_threads"',
     ]);
     expect(bundle.match(/getBuiltin\?\.\("node:(inspector|module)"\)/g)).toHaveLength(2);
