@@ -27,10 +27,14 @@ export async function gradbenchMain(): Promise<void> {
   await serve(lines, (line) => process.stdout.write(line), tool);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** The tool as a command: its failures reported on stderr with exit code 1. */
+export function runGradbenchTool(): void {
   gradbenchMain().catch((e: unknown) => {
     const text = e instanceof SmoothError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
     process.stderr.write(`smooth gradbench: ${text}\n`);
     process.exitCode = 1;
   });
 }
+
+// Run as a script (dist/gradbench/main.js); the package's bundled gradbench.js calls runGradbenchTool itself.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) runGradbenchTool();

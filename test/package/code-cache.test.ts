@@ -1,0 +1,91 @@
+// The code cache of the compiler in Node (src/node-entry/loader.ts), as the package's bundle uses it: fresh processes
+// import dist/bundle/index.js with SMOOTH_CODE_CACHE naming a directory of the test's own, compile and call a gradient,
+// and print what the loader did with the cache (its report) and the gradient.
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const index = fileURLToPath(new URL("../../dist/bundle/index.js", import.meta.url));
+
+/** The gradient of v ↦ v·v + sin v₀ at (1, 2, 3), written by hand: (2 + cos 1, 4, 6). */
+const EXPECTED = [2 + Math.cos(1), 4, 6];
+
+const SCRIPT = `
+const { smooth, grad } = await import(${JSON.stringify(index)});
+const report = globalThis[Symbol.for("smooth-ad.codeCache")];
+let gradient = null;
+if (process.argv[1] === "compile") {
+  const m = smooth(["let f = fun (v: Vector) -> vectorDot v v + sin v[0]"]);
+  gradient = [...grad(m.f)(new Float64Array([1, 2, 3]))];
+}
+console.log(JSON.stringify({ status: report.status, gradient }));
+`;
+
+interface Outcome {
+  readonly status: string;
+  readonly gradient: number[] | null;
+}
+
+function run(cache: string, what: "compile" | "import"): Outcome {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", SCRIPT, what], {
+    encoding: "utf8",
+    env: { ...process.env, SMOOTH_CODE_CACHE: cache },
+    timeout: 60_000,
+  });
+  return JSON.parse(out.trim()) as Outcome;
+}
+
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".v8cache"));
+/** The first byte of the one cache file: 1 when written by a process that compiled, 0 by one that only imported. */
+const writtenBy = (dir: string) => readFileSync(join(dir, cacheFiles(dir)[0]!))[0];
+const fresh = () => mkdtempSync(join(tmpdir(), "smooth-code-cache-"));
+
+describe("the compiler's code cache", () => {
+  it("is written by the first process, when it exits, and accepted by the next; the answers are the same", () => {
+    const dir = fresh();
+    const first = run(dir, "compile");
+    expect(first.status).toBe("absent");
+    expect(cacheFiles(dir)).toHaveLength(1);
+    expect(writtenBy(dir)).toBe(1);
+    const second = run(dir, "compile");
+    expect(second.status).toBe("accepted");
+    for (const g of [first.gradient!, second.gradient!]) g.forEach((x, i) => expect(x).toBeCloseTo(EXPECTED[i]!, 12));
+    expect(second.gradient).toEqual(first.gradient);
+  });
+
+  it("written by a process that only imported, it is written again by the first that compiles", () => {
+    const dir = fresh();
+    expect(run(dir, "import").status).toBe("absent");
+    expect(writtenBy(dir)).toBe(0);
+    expect(run(dir, "compile").status).toBe("accepted");
+    expect(writtenBy(dir)).toBe(1);
+    expect(run(dir, "compile").status).toBe("accepted");
+  });
+
+  it("a damaged cache is rejected by V8, the process computes the same, and the cache is written anew", () => {
+    const dir = fresh();
+    run(dir, "compile");
+    const file = join(dir, cacheFiles(dir)[0]!);
+    const bytes = readFileSync(file);
+    bytes.fill(0, 1, 33);
+    writeFileSync(file, bytes);
+    const damaged = run(dir, "compile");
+    expect(damaged.status).toBe("rejected");
+    damaged.gradient!.forEach((x, i) => expect(x).toBeCloseTo(EXPECTED[i]!, 12));
+    expect(run(dir, "compile").status).toBe("accepted");
+  });
+
+  it("is not used from a directory others may write to, nor when turned off", () => {
+    const dir = fresh();
+    chmodSync(dir, 0o777);
+    const shared = run(dir, "compile");
+    expect(shared.status).toBe("unsafe");
+    expect(cacheFiles(dir)).toHaveLength(0);
+    shared.gradient!.forEach((x, i) => expect(x).toBeCloseTo(EXPECTED[i]!, 12));
+    expect(run("off", "compile").status).toBe("off");
+  });
+});
