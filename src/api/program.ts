@@ -232,10 +232,6 @@ export function prepare(
   );
 }
 
-/** How many functions this process has compiled for a back end (asked by the code cache: ../node-entry/loader.ts). */
-let functionsCompiled = 0;
-export const compiledFunctions = (): number => functionsCompiled;
-
 /** `prepare` of a program already through its pipeline (`optimised`). */
 function prepareOptimised(
   lowered: IrFunction,
@@ -247,7 +243,6 @@ function prepareOptimised(
   const compiled = timed(`back end ${engine}`, () =>
     backend.compile(backend.input === "optimised" ? optimised : lowered),
   );
-  functionsCompiled++;
   const code = compiled.code;
   return {
     name: lowered.name,

@@ -5,4 +5,4 @@
 export * from "../node.js";
 export { runCli } from "../cli/run.js";
 export { runGradbenchTool } from "../gradbench/main.js";
-export { compiledFunctions } from "../api/program.js";
+export { stagesRun } from "../opt/stage-times.js";

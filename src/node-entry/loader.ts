@@ -7,17 +7,19 @@
 // is what Node 22's module.enableCompileCache does for every module; Node 20 has no such switch, so the core is one
 // CommonJS file compiled here through vm.Script, which takes and makes a cache.
 //
-// The cache is written when the process exits, so that it holds the functions a compile used (a cache made right
-// after loading would hold only what the import ran): by the first process that finds none (or finds it rejected),
-// and again by the first that compiles a function after a cache was written by a process that did not. Its first
-// byte says which kind of process wrote it.
+// The cache is written when the process exits, so that it holds the functions the process ran (a cache made right
+// after loading would hold only what the import ran), with the names of the compiler's stages that ran (parsing,
+// each pass, reverse mode, each back end: ../opt/stage-times.ts) before it. A process writes it when it found none,
+// or one V8 rejected, or when it ran a stage the cache's writer had not: the functions read from the cache are in
+// the one it writes too, so the cache grows to hold what the processes using it run (a CLI run of a small program
+// through the js back end, then a wasm gradient, ...).
 //
 // Where: SMOOTH_CODE_CACHE names a directory, or `off` turns the cache off; by default a directory of this user's
 // in the system's temporary directory. The cache is code this process will run, so a directory is used only when it
 // is a real directory (not a link) owned by this user that no one else may write to; otherwise nothing is cached.
 // Every failure to read or write the cache only means running without it.
 
-import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -35,11 +37,9 @@ export interface CodeCacheReport {
 
 /** What the core exports that the loader itself uses. */
 interface Core {
-  compiledFunctions(): number;
+  stagesRun(): readonly string[];
 }
 
-const WRITTEN_AFTER_IMPORT = 0;
-const WRITTEN_AFTER_COMPILE = 1;
 const REPORT = Symbol.for("smooth-ad.codeCache");
 
 /** The directory to cache in, or why there is none. */
@@ -66,6 +66,25 @@ function cacheFile(dir: string, core: string): string {
   return join(dir, `core-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.v8cache`);
 }
 
+/** Removes the caches of other builds not written for 30 days, and half-written files a day old. */
+function removeStale(dir: string, keep: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const days = (now - statSync(path).mtimeMs) / 86_400_000;
+    if ((name.endsWith(".v8cache") && path !== keep && days > 30) || (name.endsWith(".partial") && days > 1))
+      rmSync(path, { force: true });
+  }
+}
+
+/** A cache file: the length of its header (4 bytes), the header (the stages its writer had run, as JSON), V8's data. */
+function readCache(bytes: Buffer): { stages: readonly string[]; data: Buffer } {
+  const length = bytes.readUInt32LE(0);
+  const stages: unknown = JSON.parse(bytes.subarray(4, 4 + length).toString("utf8"));
+  if (!Array.isArray(stages) || !stages.every((s) => typeof s === "string")) throw new Error("not a cache file");
+  return { stages, data: bytes.subarray(4 + length) };
+}
+
 /** Loads the CommonJS module `core` (a path), through the code cache where there is one. */
 export function loadCore<T extends Core>(core: string): T {
   const source = readFileSync(core, "utf8");
@@ -73,13 +92,11 @@ export function loadCore<T extends Core>(core: string): T {
   const where = cacheDirectory();
   let file: string | undefined;
   let cached: Buffer | undefined;
-  let writtenAfter = WRITTEN_AFTER_IMPORT;
+  let stagesCached: readonly string[] = [];
   if ("dir" in where) {
     try {
       file = cacheFile(where.dir, core);
-      const bytes = readFileSync(file);
-      writtenAfter = bytes[0] ?? WRITTEN_AFTER_IMPORT;
-      cached = bytes.subarray(1);
+      ({ stages: stagesCached, data: cached } = readCache(readFileSync(file)));
     } catch {
       cached = undefined;
     }
@@ -108,14 +125,18 @@ export function loadCore<T extends Core>(core: string): T {
   if (file !== undefined) {
     const target = file;
     process.once("exit", () => {
-      const compiled = exports.compiledFunctions() > 0;
-      if (status === "accepted" && (writtenAfter === WRITTEN_AFTER_COMPILE || !compiled)) return;
+      const known = new Set(status === "accepted" ? stagesCached : []);
+      const ran = exports.stagesRun();
+      if (status === "accepted" && ran.every((stage) => known.has(stage))) return;
       try {
-        const kind = compiled ? WRITTEN_AFTER_COMPILE : WRITTEN_AFTER_IMPORT;
+        const header = Buffer.from(JSON.stringify([...new Set([...known, ...ran])].sort()));
+        const length = Buffer.alloc(4);
+        length.writeUInt32LE(header.length);
+        removeStale(dirname(target), target);
         // Written whole under another name, then renamed: a process reading it never sees half a file.
         const { threadId } = process.getBuiltinModule("node:worker_threads");
         const partial = `${target}.${process.pid}-${threadId}.partial`;
-        writeFileSync(partial, Buffer.concat([Buffer.from([kind]), script.createCachedData()]), { mode: 0o600 });
+        writeFileSync(partial, Buffer.concat([length, header, script.createCachedData()]), { mode: 0o600 });
         renameSync(partial, target);
       } catch {
         // No cache this time.

@@ -32,8 +32,13 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
+/** The names of the stages this process has run (timed or not): which of the compiler's code it has used. */
+const seen = new Set<string>();
+export const stagesRun = (): readonly string[] => [...seen];
+
 /** `f()`, timed as `stage` (inside the stages running now) when SMOOTH_PASS_TIMES=1. */
 export function timed<T>(stage: string, f: () => T): T {
+  seen.add(stage);
   if (!ENABLED) return f();
   path.push(stage);
   const key = path.join(" > ");
