@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import type * as CoreModule from "./core.js";
 
-/** What the loader did with the cache: where tests and `smooth dev` can read it. */
+/** What the loader did with the cache, as globalThis[Symbol.for("smooth-ad.codeCache")] (for tests). */
 export interface CodeCacheReport {
   /** off: disabled; unsafe: the directory is not this user's alone; absent / accepted / rejected: the file. */
   readonly status: "off" | "unsafe" | "absent" | "accepted" | "rejected";

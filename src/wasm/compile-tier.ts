@@ -10,7 +10,7 @@
 // at 9.5 ms against 3.5), and every call from the first runs at full speed.
 //
 // Left as V8 decides: a host without node:v8 (a browser), a process started with its own Liftoff or lazy-compilation
-// flags (they would be overwritten by the defaults), and SMOOTH_WASM_TIER=lazy in the environment.
+// or dynamic-tiering flags (they would be overwritten by the defaults), and SMOOTH_WASM_TIER=lazy in the environment.
 
 interface NodeV8 {
   setFlagsFromString(flags: string): void;
@@ -29,7 +29,8 @@ let v8ForTiering: NodeV8 | null | undefined;
 function tieringFlags(): NodeV8 | undefined {
   if (v8ForTiering === undefined) {
     const own = [...(nodeProcess?.execArgv ?? []), nodeProcess?.env.NODE_OPTIONS ?? ""].join(" ");
-    const allowed = nodeProcess?.env.SMOOTH_WASM_TIER !== "lazy" && !/liftoff|wasm-lazy-compilation/.test(own);
+    const allowed =
+      nodeProcess?.env.SMOOTH_WASM_TIER !== "lazy" && !/liftoff|wasm-lazy-compilation|wasm-dynamic-tiering/.test(own);
     v8ForTiering = allowed ? ((nodeProcess?.getBuiltinModule?.("node:v8") as NodeV8 | undefined) ?? null) : null;
   }
   return v8ForTiering ?? undefined;
