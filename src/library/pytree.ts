@@ -274,7 +274,14 @@ function shapeText(t: Tree): string {
 export function isPlainObject(x: unknown): x is Record<string, unknown> {
   if (typeof x !== "object" || x === null) return false;
   const proto: unknown = Object.getPrototypeOf(x);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || isForeignObjectPrototype(proto);
+}
+
+/** Another realm's Object.prototype: the end of a prototype chain whose constructor is that realm's Object. */
+function isForeignObjectPrototype(proto: unknown): boolean {
+  if (typeof proto !== "object" || proto === null || Object.getPrototypeOf(proto) !== null) return false;
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  return typeof ctor === "function" && ctor.name === "Object" && ctor.prototype === proto;
 }
 
 /** "argument 1 (`x`) of `f`", with the path inside it when there is one. */

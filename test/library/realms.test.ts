@@ -49,6 +49,15 @@ let pick = fun (v: Vector) (ix: Array<Index>) -> vectorSum (build (length ix) (f
     ]);
   });
 
+  it("an object of arrays (a pytree) from another realm", () => {
+    const p = foreign<Record<string, unknown>>("({ v: new Float64Array([1, 2, 3]), s: 2 })");
+    const h = smooth`let h = fun (p: Vector * Double) -> vectorDot (fst p) (fst p) * snd p`.h!;
+    const dp = grad(h)(p) as unknown as { v: Float64Array; s: number };
+    // d/dv (v.v s) = 2 s v, d/ds = v.v.
+    expect([...dp.v]).toEqual([4, 8, 12]);
+    expect(dp.s).toBe(14);
+  });
+
   it("other array views are refused by name", () => {
     expect(thrown(() => f(foreign<unknown>("new DataView(new ArrayBuffer(8))"))).message).toMatch(
       /parameter `v` of `f` cannot be passed to Smooth: it is a DataView/,
