@@ -89,7 +89,9 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
   // 36 us against 22), a fifth of a small kernel's call. A call after one that wanted threads runs on the shared one
   // (results are the same bits either way); a call on the twin whose site would pay runs it on one thread. The twin
   // is compiled synchronously: a compile in the background would only be seen by a caller that returns to the event
-  // loop between calls, which a loop of calls (a benchmark's, a training loop's) does not.
+  // loop between calls, which a loop of calls (a benchmark's, a training loop's) does not. It is compiled as V8 does
+  // by default (baseline code first), not by the optimising compiler at once like the module: its calls are the small
+  // ones, for which a 20 ms compile in the middle of a run of calls costs more than a few slower calls.
   let unshared: ((args: readonly Value[], borrowed: boolean) => Value) | undefined;
   let alone = 0;
   const twin = () => {
@@ -101,10 +103,7 @@ export function instantiate(program: WasmProgram): (args: readonly Value[], borr
       },
       worth: notWorth,
     };
-    unshared = caller(
-      program,
-      new api.Instance(compileOptimised(api.Module, program.unsharedBytes), { Math, env }).exports,
-    );
+    unshared = caller(program, new api.Instance(new api.Module(program.unsharedBytes), { Math, env }).exports);
   };
   return (args, borrowed) => {
     const onTwin = unshared !== undefined && !wanted;
