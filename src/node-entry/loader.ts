@@ -19,7 +19,17 @@
 // is a real directory (not a link) owned by this user that no one else may write to; otherwise nothing is cached.
 // Every failure to read or write the cache only means running without it.
 
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -66,7 +76,7 @@ function cacheFile(dir: string, core: string): string {
   return join(dir, `core-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.v8cache`);
 }
 
-/** Removes the caches of other builds not written for 30 days, and half-written files a day old. */
+/** Removes the caches of other builds not used for 30 days, and half-written files a day old. */
 function removeStale(dir: string, keep: string): void {
   const now = Date.now();
   for (const name of readdirSync(dir)) {
@@ -110,6 +120,15 @@ export function loadCore<T extends Core>(core: string): T {
         : script.cachedDataRejected
           ? "rejected"
           : "accepted";
+  // A cache in use is touched, so that the sweep of stale caches (removeStale) goes by use, not by writing.
+  if (status === "accepted" && file !== undefined) {
+    try {
+      const now = new Date();
+      utimesSync(file, now, now);
+    } catch {
+      // Only the sweep's view of it.
+    }
+  }
   const report: CodeCacheReport = file === undefined ? { status } : { status, file };
   (globalThis as Record<symbol, unknown>)[REPORT] = report;
 

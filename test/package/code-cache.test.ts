@@ -3,9 +3,9 @@
 // and print what the loader did with the cache (its report) and the gradient.
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -90,6 +90,26 @@ describe("the compiler's code cache", () => {
     expect(damaged.status).toBe("rejected");
     damaged.gradient!.forEach((x, i) => expect(x).toBeCloseTo(EXPECTED[i]!, 12));
     expect(run(dir).status).toBe("accepted");
+  });
+
+  it("caches of other builds unused for 30 days are removed when a cache is written; one in use is kept", () => {
+    const dir = fresh();
+    run(dir);
+    const ours = join(dir, cacheFiles(dir)[0]!);
+    const old = join(dir, "core-0123456789abcdef0123456789abcdef.v8cache");
+    const recent = join(dir, "core-fedcba9876543210fedcba9876543210.v8cache");
+    writeFileSync(old, "an old build's cache");
+    writeFileSync(recent, "a recent build's cache");
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    utimesSync(old, daysAgo(40), daysAgo(40));
+    utimesSync(recent, daysAgo(10), daysAgo(10));
+    // Our own cache, last written 40 days ago but read now: touched by the read, so kept.
+    utimesSync(ours, daysAgo(40), daysAgo(40));
+    expect(run(dir).status).toBe("accepted");
+    expect(Date.now() - statSync(ours).mtimeMs).toBeLessThan(86_400_000);
+    // A process that writes (here: one that ran the js back end, a stage the cache had not seen) sweeps.
+    expect(run(dir, "js").status).toBe("accepted");
+    expect(cacheFiles(dir).sort()).toEqual([basename(ours), basename(recent)].sort());
   });
 
   it("is not used from a directory others may write to, nor when turned off", () => {
