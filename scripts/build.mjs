@@ -37,31 +37,31 @@ const browser = await build({
 // The library's exports (those of src/index.ts), as esbuild found them.
 const libraryExports = Object.values(browser.metafile.outputs)[0].exports;
 
+// What both Node builds share: bundled for Node 20, npm packages left to `require`/`import`.
+const forNode = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  legalComments: "none",
+  logLevel: "warning",
+};
+
 // The compiler for Node. `import.meta.url` (the GradBench tool finds examples/ two folders up from its code; the
 // TypeScript front end resolves the optional `typescript` package from it) is core.cjs's own URL.
 await build({
   entryPoints: [`${root}src/node-entry/core.ts`],
   outfile: `${root}dist/bundle/core.cjs`,
-  bundle: true,
+  ...forNode,
   format: "cjs",
-  platform: "node",
-  target: "node20",
-  packages: "external",
   define: { "import.meta.url": "__smoothCoreUrl" },
   banner: { js: 'var __smoothCoreUrl = require("node:url").pathToFileURL(__filename).href;' },
-  legalComments: "none",
-  logLevel: "warning",
 });
 await build({
   entryPoints: [`${root}src/node-entry/loader.ts`],
   outfile: `${root}dist/bundle/loader.js`,
-  bundle: true,
+  ...forNode,
   format: "esm",
-  platform: "node",
-  target: "node20",
-  packages: "external",
-  legalComments: "none",
-  logLevel: "warning",
 });
 
 // The package's entry points: each takes what it exports (or runs) from the one compiler loader.js loaded.
