@@ -3,9 +3,9 @@
 // trace. Anything else is a bug in Smooth: exit code 2 with a short report.
 
 import { SmoothError } from "../syntax/diagnostics.js";
+import { registerCommands } from "./commands.js";
 
 type Commander = Pick<typeof import("commander"), "Command" | "CommanderError">;
-import { registerCommands } from "./commands.js";
 
 /**
  * Runs the command line `argv`. The caller passes commander in: the package's compiler bundle, which the library

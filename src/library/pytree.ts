@@ -142,23 +142,24 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
     const elems = keys.map((key, i) => describe(value[key], hints?.[i], where, `${path}.${key}`, depth + 1));
     return { k: "tuple", elems, keys };
   }
-  const foreign = foreignTypedArray(value);
-  if (foreign !== undefined)
+  // (This realm's typed arrays were taken above, without the name lookup: only another realm's reach here.)
+  const name = typedArrayName(value);
+  if (name !== undefined)
     return {
       k: "dense",
-      elem: foreign === "Int32Array" ? "int" : "double",
+      elem: name === "Int32Array" ? "int" : "double",
       shape: [(value as Float64Array).length],
-      style: foreign === "Float32Array" ? "float32" : "typed",
+      style: name === "Float32Array" ? "float32" : "typed",
     };
   return cannotPass(value, where, path);
 }
 
 /**
- * The name of a Float64Array, Float32Array or Int32Array made in another realm (an iframe's, a `vm` context's, a test
- * runner's sandbox), for which `instanceof` this realm's constructor is false; undefined for anything else. Such an
- * array is read element by element, into this realm's arrays (`encode`'s general case).
+ * The name of a Float64Array, Float32Array or Int32Array of this realm or another (an iframe's, a `vm` context's, a
+ * test runner's sandbox, for which `instanceof` this realm's constructor is false); undefined for anything else.
+ * Another realm's array is read element by element, into this realm's arrays (`encode`'s general case).
  */
-export function foreignTypedArray(value: unknown): "Float64Array" | "Float32Array" | "Int32Array" | undefined {
+export function typedArrayName(value: unknown): "Float64Array" | "Float32Array" | "Int32Array" | undefined {
   if (!ArrayBuffer.isView(value)) return undefined;
   // The typed arrays' own @@toStringTag getter reads the array's internal name, whichever realm made it.
   const name = Object.prototype.toString.call(value).slice(8, -1);

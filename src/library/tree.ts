@@ -6,7 +6,7 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import { NDArray } from "./ndarray.js";
-import { describe, foreignTypedArray, isPlainObject } from "./pytree.js";
+import { describe, typedArrayName, isPlainObject } from "./pytree.js";
 
 /** A leaf of a tree. */
 export type TreeLeaf =
@@ -29,9 +29,7 @@ const LEAF: TreeDef = { kind: "leaf" };
 
 function isLeaf(x: unknown): boolean {
   if (typeof x === "number" || typeof x === "boolean") return true;
-  if (x instanceof Float64Array || x instanceof Float32Array || x instanceof Int32Array || x instanceof NDArray)
-    return true;
-  if (foreignTypedArray(x) !== undefined) return true;
+  if (x instanceof NDArray || typedArrayName(x) !== undefined) return true;
   if (!Array.isArray(x)) return false;
   // A regular JS array of numbers (or of equally shaped rows) is one array value; anything else is a container.
   if (x.length === 0) return true;
