@@ -88,7 +88,6 @@ export function invariantShapePaths(loop: StateLoop): ShapeFlags {
 const pathAnswers = new WeakMap<StateLoop, ShapeFlags>();
 
 function shapePathsKept(loop: StateLoop): ShapeFlags {
-  const { tail } = splitLets(loop.body);
   // Definitions in the body and its branches (not in inner loops, whose variables are per iteration of those).
   const defs = new Map<number, Expr>();
   const collect = (e: Expr): void => {
@@ -158,8 +157,23 @@ function shapePathsKept(loop: StateLoop): ShapeFlags {
     const elems = value === undefined ? undefined : def(value);
     return t.elems.map((u, j) => flags(u, elems?.kind === "tuple" ? elems.elems[j] : undefined, [...path, j]));
   };
-  const result: Atom | undefined = tail.kind === "var" || tail.kind === "lit" ? tail : undefined;
-  if (tail.kind === "tuple")
-    return loop.acc.type.k === "tuple" ? loop.acc.type.elems.map((u, j) => flags(u, tail.elems[j], [j])) : false;
-  return flags(loop.acc.type, result, []);
+  /** The flags of `e`, the body or a branch of it, as the loop's next state. */
+  const resultFlags = (e: Expr, depth = 0): ShapeFlags => {
+    const t = splitLets(e).tail;
+    // A body that branches (a chunked loop's `if i < lo then s else ...`): a place keeps its shape in both branches.
+    if (t.kind === "if" && depth < 16) return bothFlags(resultFlags(t.then, depth + 1), resultFlags(t.else, depth + 1));
+    if (t.kind === "tuple")
+      return loop.acc.type.k === "tuple" ? loop.acc.type.elems.map((u, j) => flags(u, t.elems[j], [j])) : false;
+    // The state after an update in tail position (`addAt s at x`) has the shape of the state it updated.
+    const value = t.kind === "prim" && PRIMS[t.op].update === "in-shape" ? t.args[0]! : t;
+    return flags(loop.acc.type, value.kind === "var" || value.kind === "lit" ? value : undefined, []);
+  };
+  return resultFlags(loop.body);
+}
+
+/** The places that keep their shape in both `a` and `b`. */
+function bothFlags(a: ShapeFlags, b: ShapeFlags): ShapeFlags {
+  if (typeof a === "boolean") return a && allFlags(b);
+  if (typeof b === "boolean") return b && allFlags(a);
+  return a.map((x, j) => bothFlags(x, b[j] ?? false));
 }
