@@ -2,7 +2,7 @@
 // `smooth` template, take its gradient with `grad` (compiled at the first call) and call it; prints one JSON line of
 // milliseconds. Arguments: the back end ("wasm" or "js").
 const t0 = performance.now();
-const { smooth, grad } = await import("../../dist/bundle/index.js");
+const { smooth, grad } = await import(process.env.DISTIDX ?? "../../dist/bundle/index.js");
 const tImport = performance.now();
 const { readFileSync } = await import("node:fs");
 const example = (path) => readFileSync(new URL(`../../examples/${path}`, import.meta.url), "utf8");

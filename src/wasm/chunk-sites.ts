@@ -15,6 +15,7 @@
 
 import { freshVar, type Atom, type Build, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { freeVars, useCounts } from "../ir/free.js";
+import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
 import { elemKind, leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import type { Code } from "./encoder.js";
@@ -53,6 +54,12 @@ export interface ChunkPlan {
   readonly leaves: readonly ChunkLeaf[];
   /** The arrays whose zeros start the state and the sizes of zero builds (the element's dimensions): passed on. */
   readonly shapes: readonly Var[];
+  /**
+   * Every element has the destination's shape: the state starts from literals and zeros of arrays (dimensions never
+   * negative) and the loop keeps its shape (ir/invariant-shapes.ts: it only updates the state). Then no element
+   * can set the flag, and one thread runs the part too instead of a build of its own (./parallel.ts).
+   */
+  readonly keepsShape: boolean;
 }
 
 /**
@@ -117,7 +124,8 @@ export function chunkPlanOf(b: Build, outside: ReadonlyMap<number, Expr>): Chunk
     if (pure && !freeVars(body).has(v.id)) continue;
     body = { kind: "let", v, rhs: replaced, body };
   }
-  return { body, start, leaves, shapes: [...shapes.values()] };
+  const keepsShape = leaves.every((l) => l.kind !== "zeroBuild") && allFlags(invariantShapePaths(fold));
+  return { body, start, leaves, shapes: [...shapes.values()], keepsShape };
 }
 
 /**
@@ -223,19 +231,28 @@ export function writeChunkElement(
       return;
     }
     const [data, offset, ...dims] = result.slice(s, s + leafSlotCount(leaves[l]!));
+    if (plan.keepsShape) {
+      copyUnlessInPlace(em, address(data!, islot(offset!), shift), slice(l), bytes(l, dest.sizes[l]!));
+      return;
+    }
     const differs = dims
       .map((d, q) => op("i32.ne", slotCode(d), slotCode(dest.dims[l]![q]!)))
       .reduce((x, y) => op("i32.or", x, y));
     fb.if(differs);
     fb.emit(store("i32.store", flag, i32(1)));
     fb.else();
-    const from = em.define("i32", address(data!, islot(offset!), shift));
-    const to = em.define("i32", slice(l));
-    fb.if(op("i32.ne", slotCode(from), slotCode(to)));
-    fb.emit(op("memory.copy", slotCode(to), slotCode(from), bytes(l, dest.sizes[l]!)));
-    fb.end();
+    copyUnlessInPlace(em, address(data!, islot(offset!), shift), slice(l), bytes(l, dest.sizes[l]!));
     fb.end();
   });
+}
+
+/** Copies `bytes` from `source` to `target` unless the loop left its result there (its updates ran in place). */
+function copyUnlessInPlace(em: WasmEmitter, source: Code, target: Code, bytes: Code): void {
+  const from = em.define("i32", source);
+  const to = em.define("i32", target);
+  em.fb.if(op("i32.ne", slotCode(from), slotCode(to)));
+  em.fb.emit(op("memory.copy", slotCode(to), slotCode(from), bytes));
+  em.fb.end();
 }
 
 /** The slots `start` is bound to in a part: literals, and per array leaf [data, offset local, dims]. */

@@ -217,7 +217,7 @@ export function generateModule(
   em.copyOnEntry = owned.copyOnEntry;
   // Parts that allocate take their arrays from an arena of their own (./part-arena.ts).
   const partArena = sites.some((s) => s.allocates) ? addPartArena(mb, errorSite, layout.errorArea) : undefined;
-  const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Set<number>() };
+  const ctx = { mb, dispatch, worth, sites, arena, partArena, written: new Map<number, number>() };
   if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
   em.outline = (e, count, state) => emitOutlinedLoop(em, mb, e, count, state);
   em.outlineLets = (lets, live) => emitOutlinedLets(em, mb, lets, live);

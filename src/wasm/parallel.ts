@@ -63,8 +63,8 @@ export interface ParallelContext {
   /** `main`'s arena (its top is where parts' chunks start), and the parts' arena, when some site allocates. */
   readonly arena: ArenaGlobals;
   readonly partArena?: PartArena;
-  /** The sites whose part is written. */
-  readonly written: Set<number>;
+  /** The sites whose part is written: their part's function. */
+  readonly written: Map<number, number>;
 }
 
 /**
@@ -79,9 +79,10 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
   const b = site.build;
   const n = em.atom(b.size)[0]!;
   const free = partFree(site);
-  const passed = free.flatMap((v) => em.atom(v).filter(isLocal));
+  const passed = passedLocals(em, free);
   let result: WSlots;
-  if (site.chunk !== undefined) result = emitChunkSite(em, b, site.chunk, ctx, k, n, passed);
+  if (site.chunk?.keepsShape) result = emitChunkSiteOfParts(em, b, site.chunk, ctx, k, n, free, passed);
+  else if (site.chunk !== undefined) result = emitChunkSite(em, b, site.chunk, ctx, k, n, passed);
   else {
     const out = site.step === undefined ? em.local("i32") : em.local(em.real);
     const rowLength = site.row === undefined ? undefined : em.local("i32");
@@ -106,10 +107,15 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
     em.fb.end();
     result = site.step !== undefined ? [out] : rowLength === undefined ? [out, ZERO, n] : [out, ZERO, n, rowLength];
   }
-  // (A node the IR shares between two places is one site: its part is written once.)
-  if (!ctx.written.has(k)) writePart(em, ctx, k, free, passed.length);
-  ctx.written.add(k);
+  partOf(em, ctx, k, free, passed.length);
   return result;
+}
+
+/** Site k's part function, written the first time (a node the IR shares between two places is one site). */
+function partOf(em: WasmEmitter, ctx: ParallelContext, k: number, free: readonly Var[], passed: number): number {
+  let part = ctx.written.get(k);
+  if (part === undefined) ctx.written.set(k, (part = writePart(em, ctx, k, free, passed)));
+  return part;
 }
 
 /** The variables a site's part reads from the env block, in order: its element's free variables. */
@@ -122,8 +128,20 @@ function partFree(site: ParallelSite): Var[] {
 }
 
 /**
+ * The local slots of `free` in `main`, each once, in order: a local two variables share (`let n = length x`: n is x's
+ * dimension) is one local in the part too, so what `main` knows of it (a loop up to n reads x in range) holds there.
+ */
+function passedLocals(main: WasmEmitter, free: readonly Var[]): WSlot[] {
+  const passed = new Map<number, WSlot>();
+  for (const v of free) for (const s of main.atom(v)) if (isLocal(s) && !passed.has(s.local)) passed.set(s.local, s);
+  return [...passed.values()];
+}
+
+/**
  * The env block of a call of site k's parts (the destination `dest`, the claim word, the top of main's arena, then
- * `words`, then the free variables' slots that are locals: constants are written into the part), and the call.
+ * `words`, then the free variables' slots that are locals: constants are written into the part), and the call. With
+ * `part` (the part's function), the call is made only when n elements are worth threads (`worth`); otherwise `main`
+ * runs the part itself, over all n.
  */
 function callParts(
   em: WasmEmitter,
@@ -133,6 +151,7 @@ function callParts(
   dest: WSlot,
   words: readonly WSlot[],
   passed: readonly WSlot[],
+  part?: number,
 ): WSlot {
   const env = em.define("i32", call(em.helpers.alloc, f64(ENV_SLOTS + words.length + passed.length), i32(3), i32(0)));
   const storeSlot = (s: WSlot, q: number) =>
@@ -147,7 +166,16 @@ function callParts(
   storeSlot(dest, ENV_DEST / 8);
   em.fb.emit(store("i64.store", slotCode(env), op("i64.extend_i32_u", globalGet(ctx.arena.heap)), ENV_TOP));
   [...words, ...passed].forEach((s, q) => storeSlot(s, q + ENV_SLOTS));
-  em.fb.emit(call(ctx.dispatch, i32(k), slotCode(n), slotCode(env)));
+  if (part === undefined) em.fb.emit(call(ctx.dispatch, i32(k), slotCode(n), slotCode(env)));
+  else {
+    em.fb.if(call(ctx.worth, i32(k), slotCode(n)));
+    em.fb.emit(call(ctx.dispatch, i32(k), slotCode(n), slotCode(env)));
+    em.fb.else();
+    // No element claimed yet (the host's `parallel` clears the claim word itself).
+    em.fb.emit(store("i32.store", slotCode(env), i32(0), ENV_CLAIM));
+    em.fb.emit(call(part, slotCode(n), slotCode(n), slotCode(env)));
+    em.fb.end();
+  }
   if (ctx.sites[k]!.allocates) {
     // What the parts wrote, up to the top they reached, must be cleared before main's own arrays there are read.
     const top = op("i32.wrap_i64", load("i64.load", slotCode(env), ENV_TOP));
@@ -214,6 +242,42 @@ function emitChunkSite(
   return result;
 }
 
+/**
+ * A chunk site whose elements all have the destination's shape (`keepsShape`): the destination's leaves
+ * [n, ...the element's dimensions] (an allocation over the array limit fails as the build's own would), then the
+ * parts, across threads or, when n elements are not worth them, on this thread. No build of its own: one copy of the
+ * element's code (its loop over the points in a function of its own, ./outline.ts) serves both.
+ */
+function emitChunkSiteOfParts(
+  em: WasmEmitter,
+  b: Build,
+  plan: ChunkPlan,
+  ctx: ParallelContext,
+  k: number,
+  n: WSlot,
+  free: readonly Var[],
+  passed: readonly WSlot[],
+): WSlots {
+  const part = partOf(em, ctx, k, free, passed.length);
+  const { dims, sizes } = chunkShapes(em, plan);
+  em.checkCount(n, "build size", b.span);
+  const data = leavesOf(b.type).map((l, q) =>
+    em.define(
+      "i32",
+      call(
+        em.helpers.alloc,
+        op("f64.mul", op("f64.convert_i32_s", slotCode(n)), op("f64.convert_i32_s", slotCode(sizes[q]!))),
+        i32(elementShift(elemKind(l), em.real)),
+        i32(0),
+      ),
+    ),
+  );
+  callParts(em, ctx, k, n, data[0]!, [ZERO, ...data], passed, part);
+  const result = data.flatMap((d, q) => [d, ZERO, n, ...dims[q]!]);
+  em.markDimensions(result, b.type);
+  return result;
+}
+
 /** The sum site's result from its terms (the slots of an array): `ifold (fun acc i -> acc ⊕ terms[i]) z n`. */
 function sumTerms(em: WasmEmitter, f: Ifold, step: NonNullable<ParallelSite["step"]>, terms: WSlots): WSlots {
   const array = freshVar("terms", arrayOf(f.type));
@@ -231,7 +295,7 @@ function sumTerms(em: WasmEmitter, f: Ifold, step: NonNullable<ParallelSite["ste
 }
 
 /** The exported function part_k(n, grain, env): claims `grain` elements of site k at a time until none are left. */
-function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Build["index"][], passed: number): void {
+function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: readonly Var[], passed: number): number {
   const site = ctx.sites[k]!;
   const b = site.build;
   const fb = ctx.mb.addFunction({ params: ["i32", "i32", "i32"], results: [] });
@@ -253,9 +317,17 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
   const leafData = site.chunk === undefined ? [] : leavesOf(b.type).map((_, l) => loadSlot("i32", q + 1 + l));
   if (site.chunk !== undefined) q += 1 + leafData.length;
   const first = q;
+  // Each local of `main` once (as passedLocals stores them): the part's local for main's.
+  const loaded = new Map<number, WSlot>();
+  const partSlot = (s: WSlot): WSlot => {
+    if (!isLocal(s)) return s;
+    let mine = loaded.get(s.local);
+    if (mine === undefined) loaded.set(s.local, (mine = loadSlot(s.type, q++)));
+    return mine;
+  };
   for (const v of free) {
     const outer = main.atom(v);
-    const slots: WSlots = outer.map((s) => (isLocal(s) ? loadSlot(s.type, q++) : s));
+    const slots: WSlots = outer.map(partSlot);
     em.bind(v, slots);
     em.markDimensions(slots, v.type);
     // A count that is a dimension in `main` (`let n = length x`) is one here too (what ./outline.ts asks).
@@ -306,6 +378,7 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: Bui
   fb.end();
   fb.end();
   main.savedCount = Math.max(main.savedCount, em.savedCount);
+  return fb.index;
 }
 
 /**

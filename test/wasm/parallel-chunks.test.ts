@@ -11,6 +11,7 @@ import { PASSES } from "../../src/opt/pipeline.js";
 import type { Value } from "../../src/runtime/value.js";
 import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { parallelCalls, setWasmThreads, waitForWorkers } from "../../src/wasm/parallel-run.js";
+import { parallelSites } from "../../src/wasm/parallel-sites.js";
 import { matrix, random, vector } from "../helpers.js";
 
 const SOURCE = `
@@ -216,17 +217,31 @@ describe.each([true, false])("chunk sites (wasm, two threads; the calling thread
   });
 
   it("below the threshold of work the site runs on the calling thread: the same bits", () => {
+    const types = [MATRIX, MATRIX, VECTOR];
+    const X2 = matrix(203, 37, random(203 * 37, 9));
+    const expected = [X, X2].map((x) => outcome(1, "hist", types, [x, M, v], "interp"));
     setWasmThreads(2, 1e15);
-    const fn = loadProgram({ name: "chunks.smooth", text: SOURCE }).specialise(
-      "hist",
-      [MATRIX, MATRIX, VECTOR],
-      "wasm",
-    );
+    const fn = loadProgram({ name: "chunks.smooth", text: SOURCE }).specialise("hist", types, "wasm");
     expect(fn.code?.text).toMatch(/1 builds across 2 threads/);
     const before = parallelCalls();
-    const result = flat(fn.run([X, M, v]));
+    // Twice, the second call with other data in the memory the first left (its env block's claim word among it).
+    expect(flat(fn.run([X, M, v]))).toEqual(expected[0]);
+    expect(flat(fn.run([X2, M, v]))).toEqual(expected[1]);
     expect(parallelCalls()).toBe(before);
-    expect(result).toEqual(outcome(1, "hist", [MATRIX, MATRIX, VECTOR], [X, M, v], "interp"));
+  });
+
+  it("a site whose elements keep the zeros' shape runs its part on one thread too, with no build of its own", () => {
+    // The loop only updates its state, through the chunk's `if i < lo then s else ...` and an update in tail
+    // position (counts): the element's shape is the destination's. Zero builds (grid: their sizes could be
+    // negative) and loops that replace an array (shrinks, irregular) keep the single-threaded build.
+    const keeps = (name: string, types: Type[]) =>
+      parallelSites(compiled(2, name, types, "wasm").optimised).map((s) => s.chunk?.keepsShape);
+    expect(keeps("hist", [MATRIX, MATRIX, VECTOR])).toEqual([true]);
+    expect(keeps("counts", [MATRIX, VECTOR])).toEqual([true]);
+    expect(keeps("copies", [MATRIX, VECTOR])).toEqual([true]);
+    expect(keeps("grid", [MATRIX, MATRIX])).toEqual([false]);
+    expect(keeps("shrinks", [MATRIX, VECTOR])).toEqual([false]);
+    expect(keeps("irregular", [MATRIX, VECTOR, INT])).toEqual([false]);
   });
 
   it("a state that does not start from zeros is no chunk site", () => {
