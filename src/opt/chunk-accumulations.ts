@@ -1,25 +1,29 @@
 // Chunked accumulations (issue 16, all cores): a heavy accumulation loop at the top of a function (./accumulation.ts:
-// reverse mode's sweep over a dataset, adding each point's contribution to the parameters' adjoints) becomes CHUNKS
+// reverse mode's sweep over a dataset, adding each point's contribution to the parameters' adjoints) becomes `chunks`
 // loops, each adding its share of the iterations to zeros, then init plus the chunks' sums in order:
 //
 //   let r = ifold (fun s i -> B) init n
 //     ~>
-//   let parts = build CHUNKS (fun c ->
-//     let lo = c * n / CHUNKS in let hi = (c + 1) * n / CHUNKS in
+//   let parts = build chunks (fun c ->
+//     let lo = c * n / chunks in let hi = (c + 1) * n / chunks in
 //     ifold (fun s i -> if i < lo then s else if i < hi then B else s) (zeros of init's shape) n) in
-//   let r = (init_0 + parts_0[0] + ... + parts_0[CHUNKS - 1], ...)
+//   let r = (init_0 + parts_0[0] + ... + parts_0[chunks - 1], ...)
 //
 // The chunks are independent, so the wasm back end can compute them on several threads (src/wasm/parallel.ts); the
 // number of chunks is part of the program, not of the machine, so every back end and every thread count makes the same
-// additions in the same order. It changes the order of the loop's own additions (as any parallel sum must), which is
-// why it is applied only to heavy loops: a body that runs loops of its own, where the chunks' extra zeros and sums are
-// small beside the work. The skipped iterations cost a comparison each and keep i's range [0, n) for bounds facts.
-// A state component the body keeps at a literal (reverse mode's seed, `1.`) stays that literal.
+// additions in the same order. It is CHUNKS unless CHUNKS copies of the largest array the loop adds into would pass
+// the limit on one array's elements (`min CHUNKS (max 1 (limit / size))`, chunkCount): the chunks are the compiler's,
+// and must not turn a gradient the program may compute into a size error. It changes the order of the loop's own
+// additions (as any parallel sum must), which is why it is applied only to heavy loops: a body that runs loops of its
+// own, where the chunks' extra zeros and sums are small beside the work. The skipped iterations cost a comparison each
+// and keep i's range [0, n) for bounds facts. A state component the body keeps at a literal (reverse mode's seed, `1.`)
+// stays that literal.
 
 import { AnfBuilder, litIndex, mkIf, mkIfold, mkPrim, splitLets } from "../ir/builder.js";
 import { children } from "../ir/free.js";
 import { freshVar, lit, mkLet, type Atom, type Expr, type Ifold, type IrFunction, type Var } from "../ir/ir.js";
 import { BOOL, type Type } from "../types/types.js";
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import { accumulation, type Added } from "./accumulation.js";
 import type { Pass } from "./pass.js";
 import { initialLeaf, leafKeeps, statePaths } from "./state-leaves.js";
@@ -76,7 +80,10 @@ function chunkLoop(f: Ifold, v: Var, defs: ReadonlyMap<number, Expr>, b: AnfBuil
 
   const inits = components(f, types.length, definition, b);
   const n = f.count;
-  const chunks = litIndex(CHUNKS);
+  const chunks = chunkCount(
+    inits.filter((x, p) => kept[p] === undefined && x.type.k === "array"),
+    b,
+  );
   const parts = b.build(
     chunks,
     (c, e) => {
@@ -108,6 +115,30 @@ function chunkLoop(f: Ifold, v: Var, defs: ReadonlyMap<number, Expr>, b: AnfBuil
   });
   b.bindVar(v, types.length === 1 ? sums[0]! : { kind: "tuple", elems: sums, type: f.type });
   return true;
+}
+
+/**
+ * The number of chunks: CHUNKS, or fewer when CHUNKS copies of the largest array the loop adds into would pass the
+ * limit on one array's elements (the chunks' results are one array per leaf, CHUNKS rows of it), and at least 1: an
+ * adjoint of any size the program may hold is accumulated. It depends on the data only, never on the machine.
+ */
+function chunkCount(arrays: readonly Atom[], b: AnfBuilder): Atom {
+  let largest: Atom = litIndex(1);
+  for (const x of arrays) largest = b.prim("max", [largest, elementCount(x, b)], "largest");
+  const fit = b.prim("div", [litIndex(MAX_ARRAY_ELEMENTS), largest], "fit");
+  return b.prim("min", [litIndex(CHUNKS), b.prim("max", [litIndex(1), fit], "fit")], "chunks");
+}
+
+/** The number of Doubles in `x`, an array (of arrays) of Doubles: arrays are regular, so its dimensions multiplied. */
+function elementCount(x: Atom, b: AnfBuilder): Atom {
+  const rows = b.prim("length", [x], "rows");
+  if (x.type.k !== "array" || x.type.elem.k !== "array") return rows;
+  return b.if(
+    b.prim("gt", [rows, litIndex(0)], "some"),
+    (e) => e.prim("mul", [rows, elementCount(e.prim("get", [x, litIndex(0)], "row"), e)], "elements"),
+    () => litIndex(0),
+    "elements",
+  );
 }
 
 const rank = (t: Type): number => (t.k === "array" ? 1 + rank(t.elem) : 0);

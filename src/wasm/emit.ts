@@ -104,6 +104,8 @@ export class WasmEmitter {
   outlined = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
   loopDepth = 0;
+  /** Index slots never above FEW_ITERATIONS that are not literals (`min 8 m`). */
+  private readonly fewCounts = new Set<string>();
   /** Whether the one loop around the code being written is a top-level loop of a few iterations (literal count). */
   private inFewAtTop = false;
 
@@ -347,6 +349,9 @@ export class WasmEmitter {
 
   /** Index arithmetic as the reverse sweep writes it on loop variables (`last - k`, `i + 1`) keeps a known range. */
   private learnRange(e: Prim, args: WSlots, result: WSlot): void {
+    // `min 8 m`, the number of chunks of an accumulation (src/opt/chunk-accumulations.ts): a loop over it is few.
+    if (e.type.k === "int" && e.op === "min" && args.some((a) => "value" in a && a.value <= FEW_ITERATIONS))
+      this.fewCounts.add(slotKey(result));
     if (e.type.k !== "int" || (e.op !== "sub" && e.op !== "add")) return;
     this.bounds.arithmetic(e.op, slotKey(args[0]!), slotKey(args[1]!), slotKey(result));
   }
@@ -522,7 +527,8 @@ export class WasmEmitter {
     fb.loop("next");
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
     const few = this.inFewAtTop;
-    this.inFewAtTop = this.loopDepth === 0 && "value" in n && n.value <= FEW_ITERATIONS;
+    this.inFewAtTop =
+      this.loopDepth === 0 && (("value" in n && n.value <= FEW_ITERATIONS) || this.fewCounts.has(slotKey(n)));
     this.loopDepth++;
     body();
     this.loopDepth--;

@@ -3,7 +3,7 @@
 // chunked and which are left alone; values against the same gradient without the pass and against central finite
 // differences; the chunked program run by the interpreter, js and wasm bit for bit.
 
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { loadProgram } from "../../src/api/program.js";
 import { runFunction } from "../../src/eval/interpreter.js";
 import { printIr } from "../../src/ir/print.js";
@@ -11,6 +11,7 @@ import { CHUNKS } from "../../src/opt/chunk-accumulations.js";
 import { DERIVATIVE_PIPELINE, PASSES, STANDARD_PIPELINE } from "../../src/opt/pipeline.js";
 import type { Pipeline } from "../../src/opt/pass.js";
 import type { Value } from "../../src/runtime/value.js";
+import { MAX_ARRAY_ELEMENTS } from "../../src/runtime/limits.js";
 import { MATRIX, VECTOR } from "../../src/types/types.js";
 import { random } from "../helpers.js";
 import { parallelCalls, setWasmThreads } from "../../src/wasm/parallel-run.js";
@@ -62,12 +63,14 @@ describe("chunk-accumulations", () => {
   test("chunks the sweep over points into CHUNKS loops and adds their sums to the adjoints in order", () => {
     const text = printIr(gradient("fit").optimised);
     expect(CHUNKS).toBe(8);
+    // CHUNKS, or fewer when CHUNKS copies of the largest adjoint would pass the limit on an array's elements.
+    expect(text).toMatch(new RegExp(`let chunks = min 8 \\(max 1 \\(${MAX_ARRAY_ELEMENTS} / max `));
     expect(text).toMatch(
-      /build 8 \(fun chunk ->\s+let lo = chunk \* (\S+) \/ 8 in\s+let hi = \(chunk \+ 1\) \* \1 \/ 8 in/,
+      /build chunks \(fun chunk ->\s+let lo = chunk \* (\S+) \/ chunks in\s+let hi = \(chunk \+ 1\) \* \1 \/ chunks in/,
     );
     expect(text).toMatch(/if (\S+) < lo then\s+\S+\s+else\s+if \1 < hi then/);
-    expect(text).toMatch(/addArray acc \S+\[\S+\]\) \S+ 8/);
-    expect(text.match(/build 8/g)).toHaveLength(1);
+    expect(text).toMatch(/addArray acc \S+\[\S+\]\) \S+ chunks/);
+    expect(text.match(/build chunks/g)).toHaveLength(1);
   });
 
   test("leaves loops that own their rows, and loops no deeper than the arrays they add into", () => {
@@ -128,6 +131,32 @@ describe("chunk-accumulations", () => {
       }
     } finally {
       setWasmThreads(undefined, 100_000, true);
+    }
+  });
+
+  test("adjoints too large for CHUNKS copies within the array limit are accumulated in fewer chunks", async () => {
+    // With a limit of 100 elements: x's adjoint (6 x 5 = 30) in 8 chunks would be an array of 240 elements, an error
+    // of the compiler's making; 3 chunks (90) fit. The gradient is the one without chunks, on every back end.
+    vi.stubEnv("SMOOTH_MAX_ARRAY_ELEMENTS", "100");
+    vi.resetModules();
+    try {
+      const limited = await import("../../src/api/program.js");
+      const { DERIVATIVE_PIPELINE: pipeline } = await import("../../src/opt/pipeline.js");
+      const small = limited.loadProgram({ name: "limited.smooth", text: SOURCE });
+      const args = [matrix(3, 5, 11), matrix(6, 5, 12)];
+      const plain = numbers(gradient("fit", undefined, WITHOUT).run(args));
+      for (const engine of ["interp", "js", "wasm"] as const) {
+        const g = small.derivative("fit", [MATRIX, MATRIX], [0, 1], engine, pipeline, "gradient");
+        const chunked = numbers(g.run(args));
+        expect(chunked.length).toBe(plain.length);
+        chunked.forEach((x, k) => expect(Math.abs(x - plain[k]!)).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(x))));
+      }
+      expect(printIr(small.derivative("fit", [MATRIX, MATRIX], [0, 1], "js", pipeline, "gradient").optimised)).toMatch(
+        /min 8 \(max 1 \(100 \//,
+      );
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
     }
   });
 
