@@ -210,17 +210,7 @@ function emitChunkSite(
   const done = em.define("i32", i32(0));
   fb.if(op("i32.and", call(ctx.worth, i32(k), slotCode(n)), chunkFits(n, shapes)));
   em.checkCount(n, "build size", b.span);
-  const data = types.map((l, q) =>
-    em.define(
-      "i32",
-      call(
-        em.helpers.alloc,
-        op("f64.mul", op("f64.convert_i32_s", slotCode(n)), op("f64.convert_i32_s", slotCode(sizes[q]!))),
-        i32(elementShift(elemKind(l), em.real)),
-        i32(0),
-      ),
-    ),
-  );
+  const data = allocDestination(em, b, n, sizes);
   const env = callParts(em, ctx, k, n, data[0]!, [ZERO, ...data], passed);
   em.set(done, op("i32.eqz", load("i32.load", slotCode(env), 8 * ENV_SLOTS)));
   out.forEach((o, q) => {
@@ -261,7 +251,16 @@ function emitChunkSiteOfParts(
   const part = partOf(em, ctx, k, free, passed.length);
   const { dims, sizes } = chunkShapes(em, plan);
   em.checkCount(n, "build size", b.span);
-  const data = leavesOf(b.type).map((l, q) =>
+  const data = allocDestination(em, b, n, sizes);
+  callParts(em, ctx, k, n, data[0]!, [ZERO, ...data], passed, part);
+  const result = data.flatMap((d, q) => [d, ZERO, n, ...dims[q]!]);
+  em.markDimensions(result, b.type);
+  return result;
+}
+
+/** The leaves of a chunk site's destination: n elements of `sizes[leaf]` scalars each (uncleared: parts clear). */
+function allocDestination(em: WasmEmitter, b: Build, n: WSlot, sizes: readonly WSlot[]): WSlot[] {
+  return leavesOf(b.type).map((l, q) =>
     em.define(
       "i32",
       call(
@@ -272,10 +271,6 @@ function emitChunkSiteOfParts(
       ),
     ),
   );
-  callParts(em, ctx, k, n, data[0]!, [ZERO, ...data], passed, part);
-  const result = data.flatMap((d, q) => [d, ZERO, n, ...dims[q]!]);
-  em.markDimensions(result, b.type);
-  return result;
 }
 
 /** The sum site's result from its terms (the slots of an array): `ifold (fun acc i -> acc ⊕ terms[i]) z n`. */
