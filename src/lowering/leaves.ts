@@ -33,13 +33,49 @@ export function elemKind(l: Leaf): ScalarKind {
   return l.kind;
 }
 
-export function leavesOf(t: Type): Leaf[] {
+/** The leaves of a scalar type, one shared array each. */
+const SCALAR_LEAVES = {
+  double: [{ kind: "double", rank: 0 }],
+  int: [{ kind: "int", rank: 0 }],
+  bool: [{ kind: "bool", rank: 0 }],
+  tape: [{ kind: "tape", rank: 0 }],
+} as const satisfies Record<string, readonly Leaf[]>;
+
+/**
+ * The leaves and slot count of each tuple or array type asked about: the code generators ask again for every
+ * variable bound, read or updated (types are immutable, and shared by a variable's uses).
+ */
+const layouts = new WeakMap<Type, { readonly leaves: readonly Leaf[]; readonly slots: number }>();
+
+function layoutOf(t: Type): { readonly leaves: readonly Leaf[]; readonly slots: number } {
+  let layout = layouts.get(t);
+  if (layout === undefined) {
+    const leaves = computeLeaves(t);
+    layout = { leaves, slots: leaves.reduce((n, l) => n + leafSlotCount(l), 0) };
+    layouts.set(t, layout);
+  }
+  return layout;
+}
+
+export function leavesOf(t: Type): readonly Leaf[] {
   switch (t.k) {
     case "double":
     case "int":
     case "bool":
     case "tape":
-      return [{ kind: t.k, rank: 0 }];
+      return SCALAR_LEAVES[t.k];
+    default:
+      return layoutOf(t).leaves;
+  }
+}
+
+function computeLeaves(t: Type): readonly Leaf[] {
+  switch (t.k) {
+    case "double":
+    case "int":
+    case "bool":
+    case "tape":
+      return SCALAR_LEAVES[t.k];
     case "tuple":
       return t.elems.flatMap(leavesOf);
     case "array": {
@@ -58,7 +94,15 @@ export function leavesOf(t: Type): Leaf[] {
 export const leafSlotCount = (l: Leaf): number => (l.rank === 0 ? 1 : 2 + l.rank);
 
 export function slotCount(t: Type): number {
-  return leavesOf(t).reduce((n, l) => n + leafSlotCount(l), 0);
+  switch (t.k) {
+    case "double":
+    case "int":
+    case "bool":
+    case "tape":
+      return 1;
+    default:
+      return layoutOf(t).slots;
+  }
 }
 
 /** Where each leaf's slots start in the slot list of a type. */

@@ -59,11 +59,31 @@ export function scalarType(kind: ScalarKind, real: Real): ValType {
 }
 
 /** The wasm types of the slots of a value of type t, in leaf order. */
-export function slotTypes(t: Type, real: Real): ValType[] {
-  return leavesOf(t).flatMap((l) =>
-    l.rank === 0 ? [scalarType(elemKind(l), real)] : new Array<ValType>(2 + l.rank).fill("i32"),
-  );
+export function slotTypes(t: Type, real: Real): readonly ValType[] {
+  switch (t.k) {
+    case "double":
+      return real === "f64" ? ONE_F64 : ONE_F32;
+    case "int":
+    case "bool":
+      return ONE_I32;
+  }
+  // Asked for every primitive and loop written: made once per type.
+  const cache = real === "f64" ? slotTypesF64 : slotTypesF32;
+  let types = cache.get(t);
+  if (types === undefined) {
+    types = leavesOf(t).flatMap((l) =>
+      l.rank === 0 ? [scalarType(elemKind(l), real)] : new Array<ValType>(2 + l.rank).fill("i32"),
+    );
+    cache.set(t, types);
+  }
+  return types;
 }
+
+const ONE_F64: readonly ValType[] = ["f64"];
+const ONE_F32: readonly ValType[] = ["f32"];
+const ONE_I32: readonly ValType[] = ["i32"];
+const slotTypesF64 = new WeakMap<Type, readonly ValType[]>();
+const slotTypesF32 = new WeakMap<Type, readonly ValType[]>();
 
 /** log2 of the bytes of one element of this kind in linear memory. */
 export function elementShift(kind: ScalarKind, real: Real): number {
