@@ -79,11 +79,11 @@ export interface Ownership {
 export function ownership(fn: IrFunction, functions: ReadonlyMap<string, IrFunction> = new Map()): Ownership {
   const uses = new Uses();
   for (const p of fn.params) uses.depthOf.set(p.id, 0);
-  uses.counts = uses.walk(fn.body, 0);
+  uses.walk(fn.body, 0, uses.counts);
   const result = noOwnership();
   const fresh = new Freshness(uses, result, functions);
   fn.params.forEach((p, i) => {
-    if (fn.owned?.[i] === true) fresh.fresh.set(p.id, arraysFresh(p.type));
+    if (fn.owned?.[i] === true) fresh.bindFresh(p.id, arraysFresh(p.type));
   });
   const out = fresh.result(fn.body, Number.MAX_SAFE_INTEGER);
   if (fn.ownedResults !== undefined) {
@@ -110,7 +110,7 @@ function allFresh(f: Fresh): boolean {
 }
 
 class Uses {
-  counts: Counts = new Map();
+  readonly counts: Counts = new Map();
   readonly depthOf = new Map<number, number>();
   /** Position of the latest scalar read of each variable. */
   private readonly lastRead = new Map<number, number>();
@@ -148,8 +148,11 @@ class Uses {
     return r === undefined || r < at;
   }
 
-  walk(e: Expr, depth: number): Counts {
-    const out: Counts = new Map();
+  /**
+   * Adds the uses in `e` to `out`. Scopes write into their parent's counts, except the branches of an `if`, which
+   * count apart and then add the larger count of each.
+   */
+  walk(e: Expr, depth: number, out: Counts): void {
     const add = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
     const use = (a: Atom, k?: number) => {
       if (a.kind !== "var") return;
@@ -163,7 +166,6 @@ class Uses {
       const root = this.viewRoot.get(a.id);
       if (root !== undefined) add(whole(root), (this.depthOf.get(root) ?? 0) === depth ? 1 : MANY);
     };
-    const merge = (c: Counts) => c.forEach((n, key) => add(key, n));
     while (e.kind === "let") {
       this.depthOf.set(e.v.id, depth);
       const r = e.rhs;
@@ -175,7 +177,7 @@ class Uses {
         this.pos.set(r, this.clock++);
         use((r as Prim).args[1]!);
         this.end.set(r, this.clock++);
-      } else merge(this.walk(r, depth));
+      } else this.walk(r, depth, out);
       e = e.body;
     }
     this.pos.set(e, this.clock++);
@@ -219,11 +221,14 @@ class Uses {
         break;
       case "lam":
         this.depthOf.set(e.param.id, depth + 1);
-        merge(this.walk(e.body, depth + 1));
+        this.walk(e.body, depth + 1, out);
         break;
       case "if": {
         use(e.cond);
-        const [t, f] = [this.walk(e.then, depth), this.walk(e.else, depth)];
+        const t: Counts = new Map();
+        const f: Counts = new Map();
+        this.walk(e.then, depth, t);
+        this.walk(e.else, depth, f);
         for (const key of new Set([...t.keys(), ...f.keys()])) add(key, Math.max(t.get(key) ?? 0, f.get(key) ?? 0));
         break;
       }
@@ -231,20 +236,20 @@ class Uses {
         use(e.size);
         this.buildDepth.set(e, depth);
         this.depthOf.set(e.index.id, depth + 1);
-        merge(this.walk(e.body, depth + 1));
+        this.walk(e.body, depth + 1, out);
         break;
       case "ifold":
         use(e.init);
         use(e.count);
         this.depthOf.set(e.acc.id, depth + 1);
         this.depthOf.set(e.index.id, depth + 1);
-        merge(this.walk(e.body, depth + 1));
+        this.walk(e.body, depth + 1, out);
         break;
       case "while":
         use(e.init);
         this.depthOf.set(e.acc.id, depth + 1);
-        merge(this.walk(e.cond, depth + 1));
-        merge(this.walk(e.body, depth + 1));
+        this.walk(e.cond, depth + 1, out);
+        this.walk(e.body, depth + 1, out);
         break;
       case "custom":
         use(e.fn);
@@ -252,7 +257,6 @@ class Uses {
         break;
     }
     this.end.set(e, this.clock++);
-    return out;
   }
 }
 
@@ -260,18 +264,29 @@ class Uses {
 export type Fresh = boolean | readonly Fresh[];
 
 class Freshness {
-  /** Variable id -> freshness of its value. */
-  readonly fresh = new Map<number, Fresh>();
+  /** Variable id -> freshness of its value, for the variables bound in this walk; the others are the outer walk's. */
+  private readonly fresh = new Map<number, Fresh>();
 
   constructor(
     private readonly uses: Uses,
     private readonly found: Ownership,
     private readonly functions: ReadonlyMap<string, IrFunction>,
+    /** The walk of the code around a loop, when this one tries an assumption about the loop's state. */
+    private readonly outer?: Freshness,
   ) {}
+
+  /** The freshness of the value of a variable bound so far, if known. */
+  freshOf(id: number): Fresh | undefined {
+    return this.fresh.get(id) ?? this.outer?.freshOf(id);
+  }
+
+  bindFresh(id: number, f: Fresh): void {
+    this.fresh.set(id, f);
+  }
 
   /** `a` is fresh, shared by this use only, and read only before position `at`. */
   private owned(a: Atom, at: number): boolean {
-    if (a.kind !== "var" || this.fresh.get(a.id) !== true) return false;
+    if (a.kind !== "var" || this.freshOf(a.id) !== true) return false;
     return this.uses.count(whole(a.id)) === 1 && this.uses.readsBefore(a.id, at);
   }
 
@@ -282,7 +297,7 @@ class Freshness {
    */
   private passed(a: Atom, at: number): Fresh {
     if (a.kind !== "var") return false;
-    const f = this.fresh.get(a.id);
+    const f = this.freshOf(a.id);
     if (f === undefined || f === false || !this.uses.readsBefore(a.id, at)) return false;
     const wholeUses = this.uses.count(whole(a.id));
     if (typeof f === "boolean") return wholeUses === 1;
@@ -326,7 +341,7 @@ class Freshness {
       case "proj": {
         const a = e.arg;
         if (a.kind !== "var" || !this.uses.readsBefore(a.id, at)) return false;
-        const f = this.fresh.get(a.id);
+        const f = this.freshOf(a.id);
         const single = this.uses.count(component(a.id, e.index)) === 1;
         return single && Array.isArray(f) ? (f as readonly Fresh[])[e.index]! : false;
       }
@@ -366,7 +381,7 @@ class Freshness {
       for (const a of operands(n)) if (a.kind === "var") otherwise.add(a.id);
     });
     for (const [id, a] of readAtIndex) {
-      if (otherwise.has(id) || !isVector(a.type) || this.fresh.get(id) !== true) continue;
+      if (otherwise.has(id) || !isVector(a.type) || this.freshOf(id) !== true) continue;
       // Bound at the build's depth (not reused by a loop around it), never shared, not read after the build.
       if (this.uses.depthOf.get(id) !== depth || this.uses.count(whole(id)) !== 0) continue;
       if (this.uses.readsBefore(id, end + 1)) return a;
@@ -398,8 +413,8 @@ class Freshness {
     let assumed: Fresh = arraysFresh(e.acc.type);
     for (let round = 0; round < 8; round++) {
       const trial = noOwnership();
-      const sub = new Freshness(this.uses, trial, this.functions);
-      this.fresh.forEach((v, k) => sub.fresh.set(k, v));
+      // The trial walk reads the freshness known here through `outer` (no copy per loop and round).
+      const sub = new Freshness(this.uses, trial, this.functions, this);
       sub.fresh.set(e.acc.id, assumed);
       if (e.kind === "while") sub.expr(e.cond);
       const out = both(assumed, sub.result(e.body, end));
