@@ -116,6 +116,12 @@ export const fissionInvariant = rule({
   doc: "ifold (fun a i -> (e_0, .., e_n)) z n -> (ifold .. e_0 .., .., ifold .. e_n ..)   (independent; some e_k loop-invariant)",
   apply(node, ctx) {
     if (node.type.k !== "tuple") return undefined;
+    // Every component loop reads the count and (through new projections) the initial state, and reads nothing the
+    // whole loop does not: unless both are invariant none of them is, and if the whole loop is, all of them are.
+    // Checked first, as building the component loops costs several walks of the body.
+    if (!ctx.isLoopInvariant(node.count)) return undefined;
+    if (node.init.kind !== "lit" && !ctx.isLoopInvariant(node.init)) return undefined;
+    if (ctx.isLoopInvariant(node)) return undefined;
     const b = new AnfBuilder();
     const loops: Ifold[] = [];
     for (let k = 0; k < node.type.elems.length; k++) {
@@ -123,9 +129,7 @@ export const fissionInvariant = rule({
       if (loop === undefined) return undefined;
       loops.push(loop);
     }
-    // The component loops read the initial state through new projections: it must be invariant too.
-    const initInvariant = node.init.kind === "lit" || ctx.isLoopInvariant(node.init);
-    const invariant = loops.map((l) => initInvariant && ctx.isLoopInvariant(l));
+    const invariant = loops.map((l) => ctx.isLoopInvariant(l));
     if (!invariant.some((x) => x) || invariant.every((x) => x)) return undefined;
     return b.finish(mkTuple(loops.map((l, k) => b.bind(`s${k}`, l))));
   },
