@@ -49,17 +49,22 @@ function worthCopying(e: Expr): boolean {
 }
 
 function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
-  const bound = new Set<number>([loop.index.id]);
+  // The binders of the body and its lets' right-hand sides, collected at the first comparison (most bodies have none).
+  let bound: Set<number> | undefined;
   const defs = new Map<number, Expr>();
-  forEachNode(loop.body, (n) => {
-    if (n.kind === "let") {
-      bound.add(n.v.id);
-      defs.set(n.v.id, n.rhs);
-    }
-    if (n.kind === "build" || n.kind === "ifold") bound.add(n.index.id);
-    if (n.kind === "ifold" || n.kind === "while") bound.add(n.acc.id);
-    if (n.kind === "lam") bound.add(n.param.id);
-  });
+  const collect = (): Set<number> => {
+    const ids = new Set<number>([loop.index.id]);
+    forEachNode(loop.body, (n) => {
+      if (n.kind === "let") {
+        ids.add(n.v.id);
+        defs.set(n.v.id, n.rhs);
+      }
+      if (n.kind === "build" || n.kind === "ifold") ids.add(n.index.id);
+      if (n.kind === "ifold" || n.kind === "while") ids.add(n.acc.id);
+      if (n.kind === "lam") ids.add(n.param.id);
+    });
+    return ids;
+  };
   const isIndex = (a: Atom): boolean => {
     if (a.kind !== "var") return false;
     if (a.id === loop.index.id) return true;
@@ -67,9 +72,10 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
     return d?.kind === "prim" && d.op === "checkIndex" && d.args[0]!.kind === "var" && d.args[0]!.id === loop.index.id;
   };
   // q is an enclosing loop's index (or a parameter), not a computed value: the column of a vectorised derivative.
-  const outside = (a: Atom) => a.kind === "var" && !bound.has(a.id) && ctx.definition(a) === undefined;
+  const outside = (a: Atom) => a.kind === "var" && !bound!.has(a.id) && ctx.definition(a) === undefined;
   const oneHot = (rhs: Expr): boolean => {
     if (rhs.kind !== "prim" || rhs.op !== "eq") return false;
+    bound ??= collect();
     const [x, y] = rhs.args as [Atom, Atom];
     return (isIndex(x) && outside(y)) || (isIndex(y) && outside(x));
   };

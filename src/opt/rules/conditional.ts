@@ -53,6 +53,7 @@ export const ifBool = rule({
 export const logicUnit = rule({
   name: "logic-unit",
   head: "prim",
+  ops: ["and", "or"],
   doc: "true && c -> c;  false && c -> false;  false || c -> c;  true || c -> true   (either side)",
   apply(node) {
     if (node.op !== "and" && node.op !== "or") return undefined;
@@ -148,6 +149,7 @@ function mapLeaves(e: Expr, wrap: (a: Atom) => Expr): Expr {
 export const distributeOverIf = rule({
   name: "distribute-over-if",
   head: "prim",
+  ops: [...DISTRIBUTES, "neg"],
   doc: "x op (if c then a else b) -> if c then x op a else x op b   (small branches, one a literal; also on the left)",
   apply(node, ctx) {
     const arith = node.type.k === "double" || (node.type.k === "int" && node.op !== "div");

@@ -12,6 +12,7 @@ import { rule } from "./rule.js";
 export const stopDerivativeOf = rule({
   name: "stop-derivative-of",
   head: "prim",
+  ops: ["stopGradient"],
   doc: "stopGradient (withDerivativeOf a b) -> stopGradient a",
   apply(node, ctx) {
     if (node.op !== "stopGradient") return undefined;

@@ -62,21 +62,23 @@ function nearlyAView(e: Expr): boolean {
 function worthFusing(xs: Atom & { kind: "var" }, def: Build, ctx: RuleContext): boolean {
   const uses = ctx.uses(xs);
   if (uses === undefined || uses.asArray !== uses.total) return false;
+  // Each element read once: fused whatever it costs (asked first, as the tests below walk the body).
+  if (uses.gets === 1 && uses.getsOncePerElement === 1) return true;
   // A transcendental is recomputed at every read: fused only where each element is read once (not, say, from inside
   // a loop the array was built outside of).
-  const readOnce = uses.gets === 1 && uses.getsOncePerElement === 1;
-  if (hasTranscendental(def.body)) return readOnce;
+  if (hasTranscendental(def.body)) return false;
   if (!hasLoop(def.body)) return true;
   if (isPullOfCheap(def.body) && nearlyAView(def.body)) {
     const r = ctx.binder === undefined ? undefined : ctx.uses(ctx.binder);
     if (r !== undefined && r.asArray === r.total && !keepTransposedView(def, uses, r)) return true;
   }
-  return readOnce;
+  return false;
 }
 
 export const lengthOfBuild = rule({
   name: "length-of-build",
   head: "prim",
+  ops: ["length"],
   doc: "let xs = build n f in ... length xs -> n",
   apply(node, ctx) {
     if (node.op !== "length") return undefined;
@@ -88,6 +90,7 @@ export const lengthOfBuild = rule({
 export const lengthOfRowOfBuild = rule({
   name: "length-of-row-of-build",
   head: "prim",
+  ops: ["length"],
   doc: "length (build n (fun i -> build m g))[k] -> m   (m bound outside the build)",
   apply(node, ctx) {
     if (node.op !== "length") return undefined;
@@ -107,6 +110,7 @@ export const lengthOfRowOfBuild = rule({
 export const getOfBuild = rule({
   name: "get-of-build",
   head: "prim",
+  ops: ["get"],
   doc: "let xs = build n (fun i -> body) in ... xs[j] -> body[i := checkIndex j n]   (xs only indexed or measured; see cost guard)",
   apply(node, ctx) {
     if (node.op !== "get") return undefined;
@@ -180,6 +184,7 @@ function zeroedBody(body: Expr): Expr | undefined {
 export const zerosOfBuild = rule({
   name: "zeros-of-build",
   head: "prim",
+  ops: ["zerosLike"],
   doc: "zerosLike (build n (fun i -> .. build m (fun k -> e))) -> build n (fun i -> .. build m (fun k -> 0.))",
   apply(node, ctx) {
     if (node.op !== "zerosLike") return undefined;

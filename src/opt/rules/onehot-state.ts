@@ -108,6 +108,18 @@ class Translation {
   }
 }
 
+/**
+ * Whether `a` can be the initial value of a one-hot component for some p: 0., or bound to `if x = y then 1. else 0.`
+ * on Indexes (what a `Translation` outside the loop accepts). Asked before anything walks the loop body.
+ */
+function mayStartOneHot(a: Atom, ctx: RuleContext): boolean {
+  if (isDoubleLit(a, 0)) return true;
+  const d = ctx.definition(a);
+  if (d?.kind !== "if" || !isDoubleLit(d.then, 1) || !isDoubleLit(d.else, 0) || d.cond.kind !== "var") return false;
+  const c = ctx.definition(d.cond);
+  return c?.kind === "prim" && c.op === "eq" && c.args[0]!.type.k === "int";
+}
+
 /** The variables p of one-hot conditions `x = p` in `defs` that could be the invariant p (not bound in the loop). */
 function candidates(defs: Iterable<Expr>, boundInLoop: (id: number) => boolean): Var[] {
   const out = new Map<number, Var>();
@@ -128,6 +140,7 @@ export const onehotState = rule({
     const init = ctx.definition(node.init);
     const { bindings, tail } = splitLets(node.body);
     if (init?.kind !== "tuple" || tail.kind !== "tuple") return undefined;
+    if (!init.elems.some((a, j) => accType.elems[j]!.k === "double" && mayStartOneHot(a, ctx))) return undefined;
     const bodyDefs = allBindings(node.body);
     const boundInLoop = (id: number) => id === node.index.id || id === node.acc.id || bodyDefs.has(id);
     const initDefs: Expr[] = [];

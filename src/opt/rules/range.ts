@@ -30,6 +30,7 @@ export const compareByFacts = rule({
 export const maxOfNonNegative = rule({
   name: "max-of-non-negative",
   head: "prim",
+  ops: ["max"],
   doc: "max 0 n -> n   where n >= 0 is known (an Index: a length, a loop index)",
   apply(node, ctx) {
     if (node.op !== "max" || node.type.k !== "int") return undefined;
@@ -44,6 +45,7 @@ export const maxOfNonNegative = rule({
 export const checkIndexInRange = rule({
   name: "check-index-in-range",
   head: "prim",
+  ops: ["checkIndex"],
   doc: "checkIndex j n -> j   where 0 <= j < n is known",
   apply(node, ctx) {
     if (node.op !== "checkIndex") return undefined;
@@ -55,6 +57,7 @@ export const checkIndexInRange = rule({
 export const getChecked = rule({
   name: "get-checked",
   head: "prim",
+  ops: ["get"],
   doc: "a[checkIndex j (length a)] -> a[j]   (the get raises the same error)",
   apply(node, ctx) {
     if (node.op !== "get") return undefined;
@@ -68,6 +71,7 @@ export const getChecked = rule({
 export const lengthOfRow = rule({
   name: "length-of-row",
   head: "prim",
+  ops: ["length"],
   doc: "length a[k] -> length a[0]   where 0 <= k < length a is known (arrays are regular)",
   apply(node, ctx): Expr | undefined {
     if (node.op !== "length") return undefined;

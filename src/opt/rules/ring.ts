@@ -38,6 +38,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const addZero = rule({
     name: "add-zero",
     head: "prim",
+    ops: ["add"],
     doc: "e + 0 -> e;  0 + e -> e   (Double: with +0 only under the finite assumption)",
     apply(node) {
       if (node.op !== "add" || !isArith(node)) return undefined;
@@ -51,6 +52,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const subZero = rule({
     name: "sub-zero",
     head: "prim",
+    ops: ["sub"],
     doc: "e - 0 -> e;  0 - e -> -e   (Double: the second only under the finite assumption)",
     apply(node) {
       if (node.op !== "sub" || !isArith(node)) return undefined;
@@ -64,6 +66,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const mulOne = rule({
     name: "mul-one",
     head: "prim",
+    ops: ["mul", "div"],
     doc: "e * 1 -> e;  1 * e -> e;  e * -1 -> -e;  e / 1 -> e",
     apply(node) {
       const [a, b] = node.args as [Atom, Atom];
@@ -80,6 +83,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const mulZero = rule({
     name: "mul-zero",
     head: "prim",
+    ops: ["mul", "div"],
     doc: "e * 0 -> 0;  0 * e -> 0   (Index; on Double only for a zero tangent, a symbolic zero: 0 * ∞ = 0)",
     apply(node) {
       if (!isArith(node)) return undefined;
@@ -92,6 +96,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const negNeg = rule({
     name: "neg-neg",
     head: "prim",
+    ops: ["neg", "add", "sub"],
     doc: "--e -> e;  e + -f -> e - f;  e - -f -> e + f",
     apply(node, ctx) {
       if (node.op === "neg") return defOp(node.args[0]!, "neg", ctx)?.args[0];
@@ -108,6 +113,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const cancel = rule({
     name: "cancel",
     head: "prim",
+    ops: ["sub", "add"],
     doc: "e - e -> 0;  e + -e -> 0   (Index only: exact there)",
     apply(node, ctx) {
       if (node.type.k !== "int") return undefined;
@@ -125,6 +131,7 @@ export function ringRules(finite: boolean): AnyRule[] {
   const factor = rule({
     name: "factor",
     head: "prim",
+    ops: ["add"],
     doc: "e0*e1 + e0*e2 -> e0*(e1+e2)   (products used only here; Double: only under the finite assumption)",
     apply(node, ctx): Expr | undefined {
       if (node.op !== "add" || !isArith(node) || !assumed(node)) return undefined;

@@ -4,6 +4,7 @@
 // bodies are already rewritten, with a context that knows what each variable in scope is let-bound to.
 
 import type { Atom, Expr, Var } from "../../ir/ir.js";
+import type { PrimName } from "../../prims/names.js";
 import type { Facts } from "../facts.js";
 import type { UseInfo } from "../occurrences.js";
 
@@ -31,6 +32,8 @@ export interface Rule<H extends Head = Head> {
   readonly head: H;
   /** The rewrite, e.g. "length (build n f) -> n". */
   readonly doc: string;
+  /** On `prim`: the primitives the rule can rewrite, so that it is not tried on others (absent: any primitive). */
+  readonly ops?: readonly PrimName[];
   /** The replacement (of the same type, meaning the same), or undefined if the rule does not apply to `node`. */
   apply(node: NodeOf<H>, ctx: RuleContext): Expr | undefined;
 }
@@ -40,9 +43,11 @@ export type AnyRule = { [H in Head]: Rule<H> }[Head];
 /** Identity, for type inference of the head. */
 export const rule = <H extends Head>(r: Rule<H>): Rule<H> => r;
 
-/** Rules indexed by head construct, tried in the order given. */
+/** Rules indexed by head construct (and a primitive's by its op), tried in the order given. */
 export class RuleSet {
   private readonly byHead = new Map<Head, AnyRule[]>();
+  /** The rules of `prim` that can rewrite each op: a primitive is offered to a few rules, not to all of them. */
+  private readonly byOp = new Map<PrimName, AnyRule[]>();
 
   constructor(readonly rules: readonly AnyRule[]) {
     const names = new Set<string>();
@@ -55,9 +60,19 @@ export class RuleSet {
     }
   }
 
+  private rulesFor(node: Expr): readonly AnyRule[] {
+    if (node.kind !== "prim") return this.byHead.get(node.kind) ?? [];
+    let list = this.byOp.get(node.op);
+    if (list === undefined) {
+      list = (this.byHead.get("prim") ?? []).filter((r) => r.ops === undefined || r.ops.includes(node.op));
+      this.byOp.set(node.op, list);
+    }
+    return list;
+  }
+
   /** The first rule that applies to `node`, and its result. */
   apply(node: Expr, ctx: RuleContext): { rule: AnyRule; result: Expr } | undefined {
-    for (const r of this.byHead.get(node.kind) ?? []) {
+    for (const r of this.rulesFor(node)) {
       const result = (r.apply as (n: Expr, c: RuleContext) => Expr | undefined)(node, ctx);
       if (result !== undefined) return { rule: r, result };
     }

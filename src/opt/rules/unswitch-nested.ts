@@ -9,7 +9,7 @@
 // copies c is known). Loops with a tuple state are left to fission, which may split them first.
 
 import { mkIf } from "../../ir/builder.js";
-import { exprSize, forEachNode } from "../../ir/free.js";
+import { exprSize } from "../../ir/free.js";
 import type { Atom, Expr, Ifold } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
 import { rule } from "./rule.js";
@@ -17,20 +17,19 @@ import { rule } from "./rule.js";
 /** At most this many nodes in the loop body (it is copied once). */
 const MAX_BODY = 200;
 
-/** The first condition of a conditional in `node`'s body (outside nested loops and lambdas) bound outside the loop. */
+/**
+ * The first condition of a conditional in `node`'s body (outside nested loops and lambdas) bound outside the loop.
+ * A condition in scope there that is bound in the body is bound by a let met before it in this walk (binders are
+ * unique), so only those lets are collected, not every binder of the body.
+ */
 function invariantCondition(node: Ifold): Atom | undefined {
   const bound = new Set<number>([node.index.id, node.acc.id]);
-  forEachNode(node.body, (n) => {
-    if (n.kind === "let") bound.add(n.v.id);
-    if (n.kind === "build" || n.kind === "ifold") bound.add(n.index.id);
-    if (n.kind === "ifold" || n.kind === "while") bound.add(n.acc.id);
-    if (n.kind === "lam") bound.add(n.param.id);
-  });
   let found: Atom | undefined;
   const visit = (e: Expr): void => {
     if (found !== undefined) return;
     switch (e.kind) {
       case "let":
+        bound.add(e.v.id);
         visit(e.rhs);
         visit(e.body);
         return;
@@ -56,9 +55,9 @@ export const unswitchNested = rule({
   doc: "ifold (fun a i -> ...if c then e1 else e2...) z n -> if c then ifold (...e1...) z n else ifold (...e2...) z n   (c invariant)",
   apply(node, ctx) {
     // A tuple state is left to fission first (its components may split into loops of which only some need the copy).
-    if (node.type.k === "tuple" || exprSize(node.body) > MAX_BODY) return undefined;
+    if (node.type.k === "tuple") return undefined;
     const c = invariantCondition(node);
-    if (c === undefined || ctx.facts.known(c) !== undefined) return undefined;
+    if (c === undefined || exprSize(node.body) > MAX_BODY || ctx.facts.known(c) !== undefined) return undefined;
     return mkIf(c, copyFresh(node), copyFresh(node));
   },
 });

@@ -20,6 +20,7 @@ function allNegativeZero(a: Atom, ctx: RuleContext, depth = 0): boolean {
 export const addNegativeZero = rule({
   name: "add-negative-zero",
   head: "prim",
+  ops: ["addAt"],
   doc: "addAt a path v -> a   (every leaf of v a literal -0)",
   apply(node, ctx) {
     if (node.op !== "addAt") return undefined;
