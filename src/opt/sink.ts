@@ -8,7 +8,7 @@
 // that an error it would have raised when the branch is not taken is not raised, as with dead-code elimination.
 
 import { splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { binders, children, operands } from "../ir/free.js";
+import { forEachNode, operands } from "../ir/free.js";
 import { mkLet, type Expr, type If, type IrFunction } from "../ir/ir.js";
 import type { Pass } from "./pass.js";
 
@@ -22,7 +22,7 @@ export const sinkPass: Pass = {
   run: (fn) => sinkLets(fn).fn,
 };
 
-/** A conditional of the chain (a let's right-hand side, or the tail) and the uses in each of its branches. */
+/** A conditional of the chain (a right-hand side or the tail) and the uses of the chain's lets in its branches. */
 interface Target {
   node: If;
   thenUses: Map<number, number>;
@@ -34,33 +34,30 @@ interface Target {
 
 class Sinker {
   sunk = 0;
-  private readonly usesOf = new WeakMap<Expr, ReadonlyMap<number, number>>();
 
   scope(e: Expr): Expr {
     const { bindings, tail: t0 } = splitLets(e);
     const rhss = bindings.map((b) => this.node(b.rhs));
     const tail = this.node(t0);
-    // Binder ids are unique, so a chain variable's uses are its free uses in the later right-hand sides and the tail.
+    // The chain's conditionals by position (bindings.length for the tail): without one, nothing moves here.
+    const positions = [...rhss.keys()].filter((k) => rhss[k]!.kind === "if");
+    if (tail.kind === "if") positions.push(bindings.length);
+    if (positions.length === 0)
+      return wrapLets(
+        bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! })),
+        tail,
+      );
+    // Only the uses of the chain's own variables decide (binder ids are unique, so each is free in the later
+    // right-hand sides and the tail): counted by walks of this chain, not kept for every variable of every node.
+    const own = new Set(bindings.map((b) => b.v.id));
+    const uses = (x: Expr, into = new Map<number, number>()) => countUses(x, own, into);
     const counts = new Map<number, number>();
-    for (const x of [...rhss, tail]) addCounts(counts, this.uses(x));
-    // Targets by position in the chain (bindings.length for the tail).
+    for (const x of [...rhss, tail]) uses(x, counts);
     const targets = new Map<number, Target>();
-    const target = (x: Expr) =>
-      x.kind === "if"
-        ? {
-            node: x,
-            thenUses: new Map(this.uses(x.then)),
-            elseUses: new Map(this.uses(x.else)),
-            thenLets: [],
-            elseLets: [],
-          }
-        : undefined;
-    rhss.forEach((r, k) => {
-      const t = target(r);
-      if (t) targets.set(k, t);
-    });
-    const tailTarget = target(tail);
-    if (tailTarget) targets.set(bindings.length, tailTarget);
+    for (const pos of positions) {
+      const node = (pos === bindings.length ? tail : rhss[pos]!) as If;
+      targets.set(pos, { node, thenUses: uses(node.then), elseUses: uses(node.else), thenLets: [], elseLets: [] });
+    }
     const kept: (Binding | undefined)[] = bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! }));
     for (let k = bindings.length - 1; k >= 0; k--) {
       const { v, rhs } = kept[k]!;
@@ -72,8 +69,7 @@ class Sinker {
           (t.thenUses.get(v.id) ?? 0) === total ? "then" : (t.elseUses.get(v.id) ?? 0) === total ? "else" : undefined;
         if (side === undefined) continue;
         // The right-hand side's own uses now happen in that branch.
-        const into = side === "then" ? t.thenUses : t.elseUses;
-        addCounts(into, this.uses(rhs));
+        uses(rhs, side === "then" ? t.thenUses : t.elseUses);
         (side === "then" ? t.thenLets : t.elseLets).unshift(k);
         kept[k] = undefined;
         this.sunk++;
@@ -98,28 +94,6 @@ class Sinker {
     return out;
   }
 
-  /**
-   * How many times each variable free in `e` is used in it, remembered per node: sinking works from the innermost
-   * chains out, and counting each branch again at every enclosing level was quadratic in the nesting depth.
-   */
-  private uses(e: Expr): ReadonlyMap<number, number> {
-    const known = this.usesOf.get(e);
-    if (known !== undefined) return known;
-    const counts = new Map<number, number>();
-    if (e.kind === "let") {
-      const { bindings, tail } = splitLets(e);
-      for (const b of bindings) addCounts(counts, this.uses(b.rhs));
-      addCounts(counts, this.uses(tail));
-      for (const b of bindings) counts.delete(b.v.id);
-    } else {
-      for (const a of operands(e)) if (a.kind === "var") counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
-      for (const c of children(e)) addCounts(counts, this.uses(c));
-      for (const b of binders(e)) counts.delete(b.id);
-    }
-    this.usesOf.set(e, counts);
-    return counts;
-  }
-
   private node(e: Expr): Expr {
     switch (e.kind) {
       case "if":
@@ -136,6 +110,10 @@ class Sinker {
   }
 }
 
-function addCounts(into: Map<number, number>, from: ReadonlyMap<number, number>): void {
-  for (const [id, n] of from) into.set(id, (into.get(id) ?? 0) + n);
+/** Adds to `into` how many times each variable of `ids` is used in `e`; returns `into`. */
+function countUses(e: Expr, ids: ReadonlySet<number>, into: Map<number, number>): Map<number, number> {
+  forEachNode(e, (n) => {
+    for (const a of operands(n)) if (a.kind === "var" && ids.has(a.id)) into.set(a.id, (into.get(a.id) ?? 0) + 1);
+  });
+  return into;
 }
