@@ -76,8 +76,9 @@ function namedTail(e: Expr, name: string): { bindings: Binding[]; tail: Atom } {
 class Siblings {
   private readonly defs = new Map<number, Expr>();
   private readonly facts = new Facts((a) => (a.kind === "var" ? this.defs.get(a.id) : undefined));
-  /** The ids bound in the innermost enclosing loop (its binders and every let of its body); none at the top. */
-  private loopBound: ReadonlySet<number> | undefined;
+  /** How many loops enclose the chain being fused, and at which such depth each variable was bound (none: 0). */
+  private loopDepth = 0;
+  private readonly bindDepth = new Map<number, number>();
   fused = 0;
 
   scope(e: Expr): Expr {
@@ -85,6 +86,7 @@ class Siblings {
     const done = bindings.map(({ v, rhs }) => {
       const out = this.node(rhs);
       this.defs.set(v.id, out);
+      this.bindDepth.set(v.id, this.loopDepth);
       return { v, rhs: out };
     });
     return wrapLets(this.chain(done), this.node(tail));
@@ -104,15 +106,10 @@ class Siblings {
         };
       case "build":
       case "ifold": {
-        const outer = this.loopBound;
-        const bound = new Set<number>([e.index.id, ...(e.kind === "ifold" ? [e.acc.id] : [])]);
-        someNode(e.body, (x) => {
-          if (x.kind === "let") bound.add(x.v.id);
-          return false;
-        });
-        this.loopBound = bound;
+        this.loopDepth++;
+        for (const v of e.kind === "ifold" ? [e.index, e.acc] : [e.index]) this.bindDepth.set(v.id, this.loopDepth);
         const body = this.inside(() => this.facts.enterLoop(e.index, e.kind === "build" ? e.size : e.count), e.body);
-        this.loopBound = outer;
+        this.loopDepth--;
         return { ...e, body };
       }
       case "while":
@@ -129,13 +126,14 @@ class Siblings {
   /** The bindings of one chain, sibling pairs fused (the first of a pair takes the second's place too). */
   private chain(bindings: readonly Binding[]): Binding[] {
     const out = [...bindings];
+    const invariant = new Map<Expr, boolean>();
     let attempts = 0;
     for (let i = 0; i < out.length; i++) {
       const a = out[i]!;
       if (a.rhs.kind !== "ifold" && a.rhs.kind !== "if") continue;
       for (let j = i + 1; j < out.length && j - i <= MAX_DISTANCE && attempts < MAX_ATTEMPTS; j++) {
         const b = out[j]!;
-        if (!this.partners(a.rhs, b.rhs)) continue;
+        if (!this.partners(a.rhs, b.rhs, invariant)) continue;
         attempts++;
         const moved = this.movable(out.slice(i + 1, j), a.v, b.rhs);
         if (moved === undefined) continue;
@@ -169,15 +167,23 @@ class Siblings {
     return need.has(a.id) ? undefined : moved;
   }
 
-  private partners(a: Expr, b: Expr): boolean {
+  /** `known`: whether each right-hand side of the chain asked about is invariant in the innermost enclosing loop. */
+  private partners(a: Expr, b: Expr, known: Map<Expr, boolean>): boolean {
     if (a.kind === "ifold" && b.kind === "ifold") {
       if (!sameAtom(a.count, b.count)) return false;
     } else if (a.kind === "if" && b.kind === "if") {
       if (!sameAtom(a.cond, b.cond)) return false;
     } else return false;
-    const bound = this.loopBound;
-    if (bound === undefined) return true;
-    const invariant = (e: Expr) => ![...freeVars(e).keys()].some((id) => bound.has(id));
+    if (this.loopDepth === 0) return true;
+    // Variables made by fusion in the loop have no depth: they count as bound outside it (they always have).
+    const invariant = (e: Expr) => {
+      let out = known.get(e);
+      if (out === undefined) {
+        out = ![...freeVars(e).keys()].some((id) => (this.bindDepth.get(id) ?? 0) >= this.loopDepth);
+        known.set(e, out);
+      }
+      return out;
+    };
     return invariant(a) === invariant(b);
   }
 
