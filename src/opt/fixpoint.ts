@@ -31,8 +31,11 @@ export function runToFixpoint(
   limits: FixpointLimits,
 ): { fn: IrFunction; report: FixpointReport } {
   const fired: Record<string, number> = {};
-  let size = functionSize(fn);
-  const done = (reason: StopReason, iterations: number) => ({ fn, report: { reason, iterations, fired, size } });
+  let size: number | undefined;
+  const done = (reason: StopReason, iterations: number) => ({
+    fn,
+    report: { reason, iterations, fired, size: size ?? functionSize(fn) },
+  });
   for (let i = 1; i <= limits.maxIterations; i++) {
     const r = step(fn);
     fn = r.fn;

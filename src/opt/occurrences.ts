@@ -20,9 +20,6 @@ export interface UseInfo {
    * around the get: the consumer walks the array with its innermost loop (../rules/transposed-view.ts).
    */
   getsInInnerLoop: number;
-  /** Uses as the argument of a projection, and the components projected. */
-  projs: number;
-  readonly projected: Set<number>;
 }
 
 interface Frame {
@@ -48,8 +45,6 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
           gets: 0,
           getsOncePerElement: 0,
           getsInInnerLoop: 0,
-          projs: 0,
-          projected: new Set(),
         }),
       );
     return u;
@@ -87,13 +82,6 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
             if (frames.length > d0 && indexId !== undefined && frames[frames.length - 1]!.index === indexId)
               u.getsInInnerLoop++;
           }
-        }
-        break;
-      case "proj":
-        if (node.arg.kind === "var") {
-          const u = entry(node.arg.id);
-          u.projs++;
-          u.projected.add(node.index);
         }
         break;
       case "if":

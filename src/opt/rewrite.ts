@@ -99,8 +99,6 @@ export class Rewriter implements RuleContext {
       gets: a.gets + b.gets,
       getsOncePerElement: a.getsOncePerElement + b.getsOncePerElement,
       getsInInnerLoop: a.getsInInnerLoop + b.getsInInnerLoop,
-      projs: a.projs + b.projs,
-      projected: new Set([...a.projected, ...b.projected]),
     });
   }
 
