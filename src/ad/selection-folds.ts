@@ -23,7 +23,7 @@
 
 import { AnfBuilder, litIndex, mkIfold, mkPrim, splitLets, splitStep, wrapLets, type Binding } from "../ir/builder.js";
 import { freeVars, mapNode, useCounts } from "../ir/free.js";
-import { freshVar, mkTuple, type Atom, type Expr, type Ifold } from "../ir/ir.js";
+import { freshVar, mkTuple, type Atom, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { PRIMS } from "../prims/table.js";
 import { DOUBLE, INT, tupleOf } from "../types/types.js";
@@ -34,7 +34,9 @@ import { DOUBLE, INT, tupleOf } from "../types/types.js";
  */
 export function rewriteSelectionFolds(e: Expr): Expr {
   const { bindings, tail } = splitLets(e);
-  const differentiated = derivativeMatters(bindings, tail);
+  // Found when the chain has a fold on a Double state (most chains have none: the walk is not made for them).
+  let differentiated: Set<number> | undefined;
+  const matters = (v: Var) => (differentiated ??= derivativeMatters(bindings, tail)).has(v.id);
   const out: Binding[] = [];
   const defined = new Map<number, Expr>();
   const definition = (a: Atom) => (a.kind === "var" ? defined.get(a.id) : undefined);
@@ -42,7 +44,9 @@ export function rewriteSelectionFolds(e: Expr): Expr {
     const inner = rhs.kind === "let" ? rhs : mapNode(rhs, (a) => a, rewriteSelectionFolds);
     defined.set(v.id, inner);
     const rewritten =
-      inner.kind === "ifold" && differentiated.has(v.id) ? selectionFold(inner, definition(inner.init)) : undefined;
+      inner.kind === "ifold" && inner.acc.type.k === "double" && matters(v)
+        ? selectionFold(inner, definition(inner.init))
+        : undefined;
     // A rewritten fold is a let chain: its lets join this one (a let's right-hand side is never a let).
     const { bindings: lets, tail: value } = splitLets(rewritten ?? inner);
     out.push(...lets, { v, rhs: value });
