@@ -18,18 +18,31 @@ function atomKey(a: Atom): string {
   return `${a.type.k}:${Object.is(a.value, -0) ? "-0" : String(a.value)}`;
 }
 
+function atomsKey(as: readonly Atom[]): string {
+  let key = "";
+  for (let i = 0; i < as.length; i++) key += (i === 0 ? "" : ",") + atomKey(as[i]!);
+  return key;
+}
+
 /** A key equal for equal right-hand sides: exact for simple nodes, a bucket (then compared in full) for the others. */
 function key(e: Expr): string | undefined {
   switch (e.kind) {
     case "prim": {
-      const args = e.args.map(atomKey);
-      if (PRIMS[e.op].commutative === true) args.sort();
-      return `p:${e.op}:${e.type.k}:${args.join(",")}`;
+      // Most primitives take two operands: their key is made without an array (this runs on every let, every round).
+      const commutative = PRIMS[e.op].commutative === true;
+      if (e.args.length !== 2) {
+        const args = e.args.map(atomKey);
+        if (commutative) args.sort();
+        return `p:${e.op}:${e.type.k}:${args.join(",")}`;
+      }
+      const x = atomKey(e.args[0]!);
+      const y = atomKey(e.args[1]!);
+      return commutative && y < x ? `p:${e.op}:${e.type.k}:${y},${x}` : `p:${e.op}:${e.type.k}:${x},${y}`;
     }
     case "call": // a function of its arguments, like a primitive
-      return `c:${e.fn}:${e.args.map(atomKey).join(",")}`;
+      return `c:${e.fn}:${atomsKey(e.args)}`;
     case "tuple":
-      return `t:${e.elems.map(atomKey).join(",")}`;
+      return `t:${atomsKey(e.elems)}`;
     case "proj":
       return `j:${e.index}:${atomKey(e.arg)}`;
     case "if":

@@ -30,6 +30,9 @@ export class Rewriter implements RuleContext {
   private readonly bindDepth = new Map<number, number>();
   /** Rewrites counted and operands replaced so far: unchanged across a scope, the scope is returned as it was. */
   private changes = 0;
+  /** `atom` and `scope` as functions, made once: `mapNode` takes them for most nodes of every sweep. */
+  private readonly atomFn = (a: Atom) => this.atom(a);
+  private readonly scopeFn = (e: Expr) => this.scope(e);
 
   constructor(
     private readonly rules: RuleSet,
@@ -181,11 +184,7 @@ export class Rewriter implements RuleContext {
         return { ...e, init: this.atom(e.init), cond, body };
       }
       default:
-        return mapNode(
-          e,
-          (a) => this.atom(a),
-          (body) => this.scope(body),
-        );
+        return mapNode(e, this.atomFn, this.scopeFn);
     }
   }
 }
