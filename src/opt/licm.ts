@@ -80,16 +80,11 @@ class Licm {
       case "build":
       case "ifold": {
         const count = e.kind === "build" ? e.size : e.count;
-        const m = this.facts.mark();
-        this.facts.enterLoop(e.index, count);
-        const body = this.scope(e.body);
-        // Whether each let of the body can fail where it is (in the loop, knowing its index is in range).
-        const failsInLoop = new Set(
-          splitLets(body)
-            .bindings.filter((x) => mayFail(x.rhs, this.facts))
-            .map((x) => x.v.id),
-        );
-        this.facts.reset(m);
+        const inLoop = () => this.facts.enterLoop(e.index, count);
+        const body = this.inside(e.body, inLoop);
+        // Whether a let of the body can fail where it is (in the loop, knowing its index is in range): asked of the
+        // lets that stay, until one can.
+        const failsInLoop = (rhs: Expr) => this.facts.within(inLoop, () => mayFail(rhs, this.facts));
         const loopBinders = e.kind === "build" ? [e.index.id] : [e.index.id, e.acc.id];
         return { ...e, body: this.hoist(body, new Set(loopBinders), count, failsInLoop, b) };
       }
@@ -123,7 +118,7 @@ class Licm {
   }
 
   /** The body without its invariant lets, which are emitted into `b` (facts: those in front of the loop). */
-  private hoist(body: Expr, bound: Set<number>, count: Atom, failsInLoop: ReadonlySet<number>, b: AnfBuilder): Expr {
+  private hoist(body: Expr, bound: Set<number>, count: Atom, failsInLoop: (rhs: Expr) => boolean, b: AnfBuilder): Expr {
     const { bindings, tail } = splitLets(body);
     const kept: Binding[] = [];
     let earlierMayFail = false;
@@ -162,7 +157,7 @@ class Licm {
       }
       kept.push({ v, rhs });
       bound.add(v.id);
-      if (failsInLoop.has(v.id)) earlierMayFail = true;
+      if (!earlierMayFail && failsInLoop(rhs)) earlierMayFail = true;
     }
     return wrapLets(kept, tail);
   }
