@@ -5,7 +5,7 @@
 
 import { narrowResiduals } from "./residual-narrowing.js";
 import { AnfBuilder, litIndex, mkBuild, mkIfold, mkPrim, nested, splitLets, type Binding } from "../ir/builder.js";
-import { isFreeIn, someNode } from "../ir/free.js";
+import { freeVars, someNode } from "../ir/free.js";
 import { freshVar, mkTuple, type Atom, type Build, type Expr, type Var } from "../ir/ir.js";
 import { copyFresh, substitute } from "../ir/rename.js";
 import { arrayOf, DOUBLE, INT, isScalar, tupleOf, typeEq } from "../types/types.js";
@@ -126,7 +126,8 @@ export function storingNestedResiduals(
   });
   let reverseBody = readingResiduals(body, new Map(candidates.map((r) => [r.copy.id, r.stored])), copy.index);
   // A residual only needed to recompute another stored one is not read any more: it is not stored either.
-  const residuals = candidates.filter((r) => isFreeIn(r.stored, reverseBody));
+  const read = candidates.length > 0 ? freeVars(reverseBody) : undefined;
+  const residuals = candidates.filter((r) => read!.has(r.stored.id));
   if (residuals.length === 0) return undefined;
   if (residuals.length < candidates.length)
     reverseBody = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.stored])), copy.index);

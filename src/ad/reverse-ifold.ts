@@ -5,7 +5,7 @@
 // change is taped only while it keeps its shape, with a loop recomputing states from the start as the fallback.
 
 import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
-import { isFreeIn } from "../ir/free.js";
+import { freeVars, isFreeIn } from "../ir/free.js";
 import { freshVar, lit, mkTuple, type Atom, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { allFlags, invariantShapePaths } from "../ir/invariant-shapes.js";
@@ -142,7 +142,9 @@ export function prepareIfold(
   // An array component the reverse reads, which the body only updates in place: the reverse carries it and undoes
   // each iteration's updates from logs the primal writes, instead of reading a tape of whole arrays.
   // (Threaded through updates only, it keeps its shape, also where invariantShapePaths cannot tell.)
-  const undo = allowUndo ? undoPlan(e, parts, (c) => isFreeIn(tapes[c]!, taping.body)) : undefined;
+  let readWhileTaping: Map<number, Var> | undefined;
+  const tapeRead = (c: number) => (readWhileTaping ??= freeVars(taping.body)).has(tapes[c]!.id);
+  const undo = allowUndo ? undoPlan(e, parts, tapeRead) : undefined;
   if (undo !== undefined) {
     state = stateVar(undo);
     taping = reverseBody(false, state, k, undo);
@@ -175,11 +177,13 @@ export function prepareIfold(
   if (residuals.length > 0) {
     body = readingResiduals(body, new Map(residuals.map((r) => [r.copy.id, r.tape])), copy.index);
     // A residual only needed to recompute another stored one is not read any more: it is not stored either.
-    residuals = residuals.filter((r) => isFreeIn(r.tape, body));
+    const stillRead = freeVars(body);
+    residuals = residuals.filter((r) => stillRead.has(r.tape.id));
     // One read only in part records only the components read.
     ({ body, loopBody: walkBody, residuals } = narrowResiduals(body, walkBody!, residuals, copy.index));
   }
-  const taped = tapes.flatMap((tp, c) => (isFreeIn(tp, body) ? [{ tape: tp, component: c }] : []));
+  const read = freeVars(body);
+  const taped = tapes.flatMap((tp, c) => (read.has(tp.id) ? [{ tape: tp, component: c }] : []));
   // Undoing updates needs the iterations from the last to the first.
   const order = (x: Expr, st: Var, i: Var) =>
     !undo && stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
