@@ -43,6 +43,15 @@ export type AnyRule = { [H in Head]: Rule<H> }[Head];
 /** Identity, for type inference of the head. */
 export const rule = <H extends Head>(r: Rule<H>): Rule<H> => r;
 
+/**
+ * Tests set this: then a primitive is also offered to the rules whose `ops` leave its op out, and one that rewrites it
+ * is a bug (its `ops` would have kept a rewrite from happening).
+ */
+let checkingOps = false;
+export const checkRuleOps = (on: boolean): void => {
+  checkingOps = on;
+};
+
 /** Rules indexed by head construct (and a primitive's by its op), tried in the order given. */
 export class RuleSet {
   private readonly byHead = new Map<Head, AnyRule[]>();
@@ -76,6 +85,10 @@ export class RuleSet {
       const result = (r.apply as (n: Expr, c: RuleContext) => Expr | undefined)(node, ctx);
       if (result !== undefined) return { rule: r, result };
     }
+    if (checkingOps && node.kind === "prim")
+      for (const r of this.byHead.get("prim") ?? [])
+        if (r.ops !== undefined && !r.ops.includes(node.op) && r.apply(node as never, ctx) !== undefined)
+          throw new Error(`rule ${r.name} rewrites ${node.op}, which its ops [${r.ops.join(", ")}] leave out`);
     return undefined;
   }
 }
