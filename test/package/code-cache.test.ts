@@ -14,11 +14,20 @@ const index = fileURLToPath(new URL("../../dist/bundle/index.js", import.meta.ur
 /** The gradient of v ↦ v·v + sin v₀ at (1, 2, 3), written by hand: (2 + cos 1, 4, 6). */
 const EXPECTED = [2 + Math.cos(1), 4, 6];
 
+const example = (path: string) => readFileSync(new URL(`../../examples/${path}`, import.meta.url), "utf8");
+const GMM = example("adbench/gmm.smooth") + "\n" + example("gradbench/gmm.smooth");
+
 const SCRIPT = `
 const { smooth, grad } = await import(${JSON.stringify(index)});
 const report = globalThis[Symbol.for("smooth-ad.codeCache")];
 let gradient = null;
-if (process.argv[1] !== "import") {
+if (process.argv[1] === "gmm") {
+  // A larger program through the same stages: the GMM gradient at a small point, its first number.
+  const m = smooth([${JSON.stringify(GMM)}]);
+  const row = (n, s) => Float64Array.from({ length: n }, (_, j) => Math.sin(s + j) * 0.5);
+  const g = grad(m.gmmLogPosterior, { argnums: [0], backend: "wasm" });
+  gradient = [...g(row(2, 0), [row(2, 1), row(2, 2)], [row(3, 3), row(3, 4)], [row(2, 5), row(2, 6), row(2, 7)], 1, 0)[0]];
+} else if (process.argv[1] !== "import") {
   const m = smooth(["let f = fun (v: Vector) -> vectorDot v v + sin v[0]"]);
   gradient = [...grad(m.f, { backend: process.argv[1] })(new Float64Array([1, 2, 3]))];
 }
@@ -31,7 +40,7 @@ interface Outcome {
 }
 
 /** A process that imports the package, and compiles and calls a gradient with the `wasm` (or `js`) back end. */
-function run(cache: string, what: "wasm" | "js" | "import" = "wasm"): Outcome {
+function run(cache: string, what: "wasm" | "js" | "import" | "gmm" = "wasm"): Outcome {
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", SCRIPT, what], {
     encoding: "utf8",
     env: { ...process.env, SMOOTH_CODE_CACHE: cache },
@@ -75,6 +84,27 @@ describe("the compiler's code cache", () => {
     expect(run(dir, "js").status).toBe("accepted");
     expect(run(dir, "wasm").status).toBe("accepted");
     expect(readFileSync(file()).equals(written)).toBe(true);
+  });
+
+  it("is written again by a process that ran much more of the compiler through the same stages", () => {
+    const dir = fresh();
+    const file = () => join(dir, cacheFiles(dir)[0]!);
+    run(dir, "wasm");
+    const small = readFileSync(file());
+    const stages = stagesIn(dir);
+    const gmm = run(dir, "gmm");
+    expect(gmm.status).toBe("accepted");
+    // The mixture weights' gradient sums to zero (the posterior depends on them through a softmax).
+    expect(gmm.gradient).toHaveLength(2);
+    expect(Math.abs(gmm.gradient![0]!)).toBeGreaterThan(0.01);
+    expect(gmm.gradient![0]! + gmm.gradient![1]!).toBeCloseTo(0, 12);
+    // The GMM gradient's compile ran the stages the small one ran (and perhaps more), and far more of their code.
+    expect(stagesIn(dir)).toEqual(expect.arrayContaining(stages));
+    expect(readFileSync(file()).length).toBeGreaterThan(small.length * 1.05);
+    // The small program again adds nothing: the cache stays as the GMM process wrote it.
+    const large = readFileSync(file());
+    expect(run(dir, "wasm").status).toBe("accepted");
+    expect(readFileSync(file()).equals(large)).toBe(true);
   });
 
   it("a damaged cache is rejected by V8, the process computes the same, and the cache is written anew", () => {
