@@ -1,6 +1,7 @@
 // One fresh process of bench:latency's library rows: import the package's bundle, define the GMM program with the
 // `smooth` template, take its gradient with `grad` (compiled at the first call) and call it; prints one JSON line of
-// milliseconds. Arguments: the back end ("wasm" or "js").
+// milliseconds. Arguments: the back end ("wasm" or "js"). DISTIDX, a path, imports another build's bundle
+// index.js instead (A/B runs of two builds, alternated).
 const t0 = performance.now();
 const { smooth, grad } = await import(process.env.DISTIDX ?? "../../dist/bundle/index.js");
 const tImport = performance.now();
