@@ -57,7 +57,8 @@ function layoutOf(t: Type): { readonly leaves: readonly Leaf[]; readonly slots: 
   return layout;
 }
 
-export function leavesOf(t: Type): readonly Leaf[] {
+/** The one leaf of a scalar type, or undefined for a tuple, array or function type. */
+function scalarLeaves(t: Type): readonly Leaf[] | undefined {
   switch (t.k) {
     case "double":
     case "int":
@@ -65,8 +66,12 @@ export function leavesOf(t: Type): readonly Leaf[] {
     case "tape":
       return SCALAR_LEAVES[t.k];
     default:
-      return layoutOf(t).leaves;
+      return undefined;
   }
+}
+
+export function leavesOf(t: Type): readonly Leaf[] {
+  return scalarLeaves(t) ?? layoutOf(t).leaves;
 }
 
 function computeLeaves(t: Type): readonly Leaf[] {
@@ -75,7 +80,7 @@ function computeLeaves(t: Type): readonly Leaf[] {
     case "int":
     case "bool":
     case "tape":
-      return SCALAR_LEAVES[t.k];
+      return scalarLeaves(t)!;
     case "tuple":
       return t.elems.flatMap(leavesOf);
     case "array": {
@@ -94,15 +99,7 @@ function computeLeaves(t: Type): readonly Leaf[] {
 export const leafSlotCount = (l: Leaf): number => (l.rank === 0 ? 1 : 2 + l.rank);
 
 export function slotCount(t: Type): number {
-  switch (t.k) {
-    case "double":
-    case "int":
-    case "bool":
-    case "tape":
-      return 1;
-    default:
-      return layoutOf(t).slots;
-  }
+  return scalarLeaves(t) === undefined ? layoutOf(t).slots : 1;
 }
 
 /** Where each leaf's slots start in the slot list of a type. */
