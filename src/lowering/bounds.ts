@@ -25,6 +25,8 @@ export class BoundsFacts {
   private readonly loopBounds = new Map<string, string>();
   /** Locals that only ever hold array dimensions, so are never negative. */
   private readonly dimensions = new Set<string>();
+  /** Slots never above a literal (`min 8 m`), with that literal. */
+  private readonly upperBounds = new Map<string, number>();
   /** Slots holding `x - 1` and `x + 1` (Index), by x. */
   private readonly minusOne = new Map<string, string>();
   private readonly plusOne = new Map<string, string>();
@@ -58,6 +60,17 @@ export class BoundsFacts {
   nonNegative(n: string): boolean {
     const v = this.indexLiteral(n);
     return (v !== undefined && v >= 0) || this.dimensions.has(n) || this.loopBounds.has(n);
+  }
+
+  /** Learns from `result = min a b` (Index) with a literal operand: result is at most that literal. */
+  minimum(a: string, b: string, result: string): void {
+    const bounds = [a, b].map(this.indexLiteral).filter((v) => v !== undefined);
+    if (bounds.length > 0) this.upperBounds.set(result, Math.min(...bounds));
+  }
+
+  /** A bound `n` never exceeds, when one is known (`min 8 m`: the chunks of an accumulation), else undefined. */
+  atMost(n: string): number | undefined {
+    return this.upperBounds.get(n);
   }
 
   /** Learns from `result = a - b` or `result = a + b` (Index): reversed and shifted loop indexes keep a range. */

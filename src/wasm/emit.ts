@@ -104,8 +104,6 @@ export class WasmEmitter {
   outlined = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
   loopDepth = 0;
-  /** Index slots never above FEW_ITERATIONS that are not literals (`min 8 m`). */
-  private readonly fewCounts = new Set<string>();
   /** Whether the one loop around the code being written is a top-level loop of a few iterations (literal count). */
   private inFewAtTop = false;
 
@@ -347,11 +345,11 @@ export class WasmEmitter {
     return [result];
   }
 
-  /** Index arithmetic as the reverse sweep writes it on loop variables (`last - k`, `i + 1`) keeps a known range. */
+  /** Index arithmetic that keeps a known range: the reverse sweep's `last - k` and `i + 1`, and `min 8 m`. */
   private learnRange(e: Prim, args: WSlots, result: WSlot): void {
     // `min 8 m`, the number of chunks of an accumulation (src/opt/chunk-accumulations.ts): a loop over it is few.
-    if (e.type.k === "int" && e.op === "min" && args.some((a) => "value" in a && a.value <= FEW_ITERATIONS))
-      this.fewCounts.add(slotKey(result));
+    if (e.type.k === "int" && e.op === "min")
+      this.bounds.minimum(slotKey(args[0]!), slotKey(args[1]!), slotKey(result));
     if (e.type.k !== "int" || (e.op !== "sub" && e.op !== "add")) return;
     this.bounds.arithmetic(e.op, slotKey(args[0]!), slotKey(args[1]!), slotKey(result));
   }
@@ -528,7 +526,8 @@ export class WasmEmitter {
     fb.brIf("exit", op("i32.ge_s", slotCode(i), slotCode(n)));
     const few = this.inFewAtTop;
     this.inFewAtTop =
-      this.loopDepth === 0 && (("value" in n && n.value <= FEW_ITERATIONS) || this.fewCounts.has(slotKey(n)));
+      this.loopDepth === 0 &&
+      (("value" in n && n.value <= FEW_ITERATIONS) || (this.bounds.atMost(slotKey(n)) ?? Infinity) <= FEW_ITERATIONS);
     this.loopDepth++;
     body();
     this.loopDepth--;
