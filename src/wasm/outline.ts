@@ -28,7 +28,7 @@ import type { Expr, Ifold, Let, Var } from "../ir/ir.js";
 import type { FunctionBuilder, ModuleBuilder, ValType } from "./encoder.js";
 import { call, i32, localSet, op } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
-import { isLocal, slotCode, slotKey, slotTypes, type WSlot } from "./slots.js";
+import { distinctLocals, isLocal, slotCode, slotKey, slotTypes, type WSlot } from "./slots.js";
 
 /** The most iterations of one call: the chunks double up to it. */
 const CHUNK = 64;
@@ -140,13 +140,8 @@ function outlinedFunction(
   results: (param: ReadonlyMap<number, WSlot>) => ValType[],
 ): { fb: FunctionBuilder; sub: WasmEmitter; passed: WSlot[]; rename: (s: WSlot) => WSlot } | undefined {
   const sorted = [...free].sort((a, b) => a.id - b.id);
-  const passed: WSlot[] = [];
-  const param = new Map<number, WSlot>();
-  for (const s of [...sorted.flatMap((v) => em.atom(v)), ...extra])
-    if (isLocal(s) && !param.has(s.local)) {
-      param.set(s.local, { local: leading + passed.length, type: s.type });
-      passed.push(s);
-    }
+  const passed = distinctLocals([...sorted.flatMap((v) => em.atom(v)), ...extra]);
+  const param = new Map(passed.map((s, k) => [s.local, { local: leading + k, type: s.type }]));
   const resultTypes = results(param);
   if (leading + passed.length > MAX_PARAMS || resultTypes.length > MAX_PARAMS) return undefined;
   const fb = mb.addFunction({

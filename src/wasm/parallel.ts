@@ -31,6 +31,7 @@ import {
 } from "./part-arena.js";
 import {
   address,
+  distinctLocals,
   elementShift,
   iconst,
   imul,
@@ -79,7 +80,7 @@ export function emitParallelSite(em: WasmEmitter, e: Build | Ifold, ctx: Paralle
   const b = site.build;
   const n = em.atom(b.size)[0]!;
   const free = partFree(site);
-  const passed = passedLocals(em, free);
+  const passed = distinctLocals(free.flatMap((v) => em.atom(v)));
   let result: WSlots;
   if (site.chunk?.keepsShape) result = emitChunkSiteOfParts(em, b, site.chunk, ctx, k, n, free, passed);
   else if (site.chunk !== undefined) result = emitChunkSite(em, b, site.chunk, ctx, k, n, passed);
@@ -125,16 +126,6 @@ function partFree(site: ParallelSite): Var[] {
   for (const v of site.chunk?.shapes ?? []) free.set(v.id, v);
   if (site.chunk !== undefined) free.delete(site.chunk.start.id);
   return [...free.values()].filter((v) => v.id !== b.index.id).sort((a, c) => a.id - c.id);
-}
-
-/**
- * The local slots of `free` in `main`, each once, in order: a local two variables share (`let n = length x`: n is x's
- * dimension) is one local in the part too, so what `main` knows of it (a loop up to n reads x in range) holds there.
- */
-function passedLocals(main: WasmEmitter, free: readonly Var[]): WSlot[] {
-  const passed = new Map<number, WSlot>();
-  for (const v of free) for (const s of main.atom(v)) if (isLocal(s) && !passed.has(s.local)) passed.set(s.local, s);
-  return [...passed.values()];
 }
 
 /**
@@ -312,7 +303,7 @@ function writePart(main: WasmEmitter, ctx: ParallelContext, k: number, free: rea
   const leafData = site.chunk === undefined ? [] : leavesOf(b.type).map((_, l) => loadSlot("i32", q + 1 + l));
   if (site.chunk !== undefined) q += 1 + leafData.length;
   const first = q;
-  // Each local of `main` once (as passedLocals stores them): the part's local for main's.
+  // Each local of `main` once (as distinctLocals passes them): the part's local for main's.
   const loaded = new Map<number, WSlot>();
   const partSlot = (s: WSlot): WSlot => {
     if (!isLocal(s)) return s;

@@ -15,10 +15,10 @@ import { f32, f64, i32, localGet, op } from "./instructions.js";
 /** The floating-point type Doubles are computed in: f64, or f32 for a float32 function. */
 export type Real = "f64" | "f32";
 
-export type WSlot =
-  { readonly local: number; readonly type: ValType } | { readonly value: number; readonly type: ValType };
+export type LocalSlot = { readonly local: number; readonly type: ValType };
+export type WSlot = LocalSlot | { readonly value: number; readonly type: ValType };
 
-export const isLocal = (s: WSlot): s is { readonly local: number; readonly type: ValType } => "local" in s;
+export const isLocal = (s: WSlot): s is LocalSlot => "local" in s;
 
 export function slotCode(s: WSlot): Code {
   if (isLocal(s)) return localGet(s.local);
@@ -42,6 +42,16 @@ export function slotKey(s: WSlot): string {
   if (isLocal(s)) return `l${s.local}`;
   if (s.type === "i32") return s.value >= 0 ? String(s.value) : `n${-s.value}`;
   return `${s.type}:${Object.is(s.value, -0) ? "-0" : String(s.value)}`;
+}
+
+/**
+ * The local slots among `slots`, each once, in order: what a function of its own takes as parameters for code that
+ * reads them (a local two variables share, `let n = length x`, stays one local there, so what is known of it holds).
+ */
+export function distinctLocals(slots: readonly WSlot[]): LocalSlot[] {
+  const locals = new Map<number, LocalSlot>();
+  for (const s of slots) if (isLocal(s) && !locals.has(s.local)) locals.set(s.local, s);
+  return [...locals.values()];
 }
 
 export const sameSlot = (a: WSlot, b: WSlot): boolean => a.type === b.type && slotKey(a) === slotKey(b);
