@@ -345,9 +345,10 @@ export class Lanes {
     const c = this.offset(b);
     const moved = (this.values.get((b as { id: number }).id) as { shift?: WSlot }).shift;
     if (moved !== undefined) return this.shiftedLoad(data, offset, length, c, moved);
-    return this.keep("real", (g) =>
-      load("v128.load", address(data, iadd(iadd(islot(offset), islot(this.starts[g]!)), iconst(c)), shift)),
-    );
+    // Group g's elements are g * lanes after group 0's: one address, each group's load at its own constant offset
+    // (a register per group for the address of each read ran out of registers in GMM's triangular product).
+    const first = iadd(iadd(islot(offset), islot(this.starts[0]!)), iconst(c));
+    return this.keep("real", (g) => load("v128.load", address(data, first, shift), (g * this.lanes) << shift));
   }
 
   /**
@@ -366,7 +367,7 @@ export class Lanes {
     em.fb.br(LANES_STOP);
     em.fb.end();
     return this.keep("real", (g) =>
-      load("v128.load", address(data, iadd(iadd(islot(offset), islot(first)), iconst(g * this.lanes)), shift)),
+      load("v128.load", address(data, iadd(islot(offset), islot(first)), shift), (g * this.lanes) << shift),
     );
   }
 
