@@ -60,6 +60,7 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
         (program.outerLaneLoops > 0 ? ` (${program.outerLaneLoops} of them in outer lanes)` : "") +
         (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : "") +
         (program.buildsInPlace > 0 ? `; ${program.buildsInPlace} builds written over an array they read` : "") +
+        (program.steppedLoops > 0 ? `; ${program.steppedLoops} loops stepping index arithmetic by differences` : "") +
         (program.outlined > 0 ? `; ${program.outlined} loops as functions of their own` : ""),
     },
   };

@@ -55,6 +55,7 @@ import { tupleUpdateInLanes } from "./update-lanes.js";
 import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 import { holdsLoop } from "./outline.js";
+import { inductionLoop, inductionPlan } from "./induction.js";
 
 export type WSlots = readonly WSlot[];
 
@@ -221,8 +222,42 @@ export class WasmEmitter {
   }
 
   letBinding(l: Let): void {
-    this.bind(l.v, this.expr(l.rhs));
+    const stepped = this.inductions.get(l.v.id);
+    if (stepped === undefined) this.bind(l.v, this.expr(l.rhs));
+    else if (stepped !== null) this.bind(l.v, [stepped]);
   }
+
+  /**
+   * The lets of a loop's index arithmetic stepped by differences (./induction.ts), while its body is written: each
+   * bound to its variable's slot, or null when nothing but the chain reads it (not written at all).
+   */
+  readonly inductions = new Map<number, WSlot | null>();
+
+  /**
+   * `for (index = start; index < count; index++) write()` for a loop whose body is `body` (an ifold's or a fold's in
+   * lanes, `inLanes` its values that vary by lane): with its quadratic index arithmetic stepped by differences when it
+   * has some (./induction.ts).
+   */
+  indexLoop(
+    index: Var,
+    count: WSlot,
+    body: Expr,
+    write: () => void,
+    start?: WSlot,
+    inLanes: (id: number) => boolean = () => false,
+  ): void {
+    const plan = inductionPlan(body, index, (id) => this.isBound(id), inLanes);
+    if (plan !== undefined) {
+      this.steppedLoops.add(body);
+      inductionLoop(this, plan, index, count, start ?? { value: 0, type: "i32" }, write);
+      return;
+    }
+    const i = this.loopVariable(index, count);
+    this.countedLoop(i, count, write, start);
+  }
+
+  /** The bodies of the loops stepping index arithmetic by differences (their number is shown in the code listing). */
+  readonly steppedLoops = new Set<Expr>();
 
   /** Writes the instructions of `e` and returns its slots. */
   expr(e: Expr): WSlots {
@@ -496,8 +531,7 @@ export class WasmEmitter {
     // of its own (./outline.ts).
     const outline = start === undefined && this.atTop() && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
-    const i = this.loopVariable(e.index, count);
-    this.countedLoop(i, count, () => this.assign(state, this.expr(e.body)), start);
+    this.indexLoop(e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start);
     return state;
   }
 

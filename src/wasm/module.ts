@@ -55,6 +55,8 @@ export interface WasmProgram {
   readonly outerLaneLoops: number;
   readonly fusedFolds: number;
   readonly buildsInPlace: number;
+  /** How many loops step their index arithmetic by differences (./induction.ts). */
+  readonly steppedLoops: number;
   /** How many loops are functions of their own (./outline.ts). */
   readonly outlined: number;
   /**
@@ -280,6 +282,7 @@ export function generateModule(
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     buildsInPlace: em.buildsInPlace,
+    steppedLoops: em.steppedLoops.size,
     outlined: em.outlined,
     localCount: mb.mostLocals,
     parallelCosts: sites.map((s) => s.cost),

@@ -167,5 +167,6 @@ function addCounts(em: WasmEmitter, sub: WasmEmitter): void {
   em.outerLaneLoops += sub.outerLaneLoops;
   em.fusedFolds += sub.fusedFolds;
   em.buildsInPlace += sub.buildsInPlace;
+  for (const body of sub.steppedLoops) em.steppedLoops.add(body);
   em.savedCount = Math.max(em.savedCount, sub.savedCount);
 }

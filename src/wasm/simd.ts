@@ -161,12 +161,16 @@ export class Lanes {
       em.laneLoops++;
       em.outerLaneLoops++;
     }
-    em.scoped(() => {
-      const b = em.loopVariable(e.index, count);
-      em.countedLoop(b, count, () =>
-        this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
-      );
-    });
+    em.scoped(() =>
+      em.indexLoop(
+        e.index,
+        count,
+        body,
+        () => this.body(body).forEach(([next], g) => em.fb.emit(localSet(state.locals[g]!, next!))),
+        undefined,
+        (id) => this.plan.varying.has(id),
+      ),
+    );
     if (varying?.kind !== "index") return state;
     // Lane q of group g takes g * lanes + q more steps: step count + j for the lanes past j, the others keeping their
     // state (groups wholly past j take it unmasked, groups wholly before it not at all).
