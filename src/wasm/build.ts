@@ -29,7 +29,6 @@ import {
   elementShift,
   i32Const,
   iadd,
-  iconst,
   imul,
   ishl,
   islot,
@@ -289,14 +288,16 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
     const shift = elementShift("double", em.real);
     runInLanes(em, plan, m, (at, groups) => {
       const written = new Lanes(em, plan, at, groups, m);
+      // Group g's elements are g * lanes after group 0's: one address, a constant offset per group.
+      const where = iadd(islot(runStarts[k]!), islot(at));
       written.body(plan.body).forEach((leaves, g) => {
         const values = leaves.map((v) => {
           const local = fb.local("v128");
           fb.emit(localSet(local, v));
           return localGet(local);
         });
-        const where = iadd(iadd(islot(runStarts[k]!), islot(at)), iconst(g * written.lanes));
-        values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v)));
+        const bytes = (g * written.lanes) << shift;
+        values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v, bytes)));
         if (folding) fold.lanes(values);
       });
     });

@@ -90,10 +90,14 @@ export function updateInLanes(em: WasmEmitter, plan: UpdatePlan, n: WSlot, state
   runInLanes(em, plan, m, (at, groups) => {
     const lanes = new Lanes(em, plan, at, groups, m);
     for (const l of plan.lets) lanes.let(l);
+    // One address for all groups, each group's load and store at its own constant offset.
+    const addr = em.define("i32", address(data, iadd(islot(row), islot(at)), shift));
     for (let g = 0; g < groups; g++) {
       const x = lanes.real(plan.value, g);
-      const addr = em.define("i32", address(data, iadd(iadd(islot(row), islot(at)), iconst(g * lanes.lanes)), shift));
-      em.fb.emit(store("v128.store", slotCode(addr), op(`${shape}.add`, load("v128.load", slotCode(addr)), x)));
+      const bytes = (g * lanes.lanes) << shift;
+      em.fb.emit(
+        store("v128.store", slotCode(addr), op(`${shape}.add`, load("v128.load", slotCode(addr), bytes), x), bytes),
+      );
     }
   });
   return m;

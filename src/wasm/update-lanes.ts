@@ -7,7 +7,8 @@
 // elements; an inner loop's shared steps likewise, and its further steps (count j + c: lane q takes q more) per lane.
 
 import { freeVars } from "../ir/free.js";
-import type { Atom, Ifold } from "../ir/ir.js";
+import { wrapLets } from "../ir/builder.js";
+import { mkTuple, type Atom, type Expr, type Ifold } from "../ir/ir.js";
 import type { DirectUpdate, FoldUpdate, TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import type { Code } from "./encoder.js";
@@ -105,16 +106,32 @@ const WIDE_FROM = 32;
 const shape = (em: WasmEmitter) => (em.real === "f64" ? "f64x2" : "f32x4");
 const shift = (em: WasmEmitter) => (em.real === "f64" ? 3 : 2);
 
-/** Adds the lanes `x` to the elements from `first` of a row: one load, add and store. */
-function addLanes(em: WasmEmitter, row: Row, first: IExpr, x: Code): void {
-  const addr = em.define("i32", address(row.data, iadd(islot(row.start), first), shift(em)));
-  em.fb.emit(store("v128.store", slotCode(addr), op(`${shape(em)}.add`, load("v128.load", slotCode(addr)), x)));
+/**
+ * Adds the lanes `x` to the elements from `first` + `after` of a row: one load, add and store. The groups of lanes
+ * pass one `first` and their own `after` (a constant offset of the load and store, not an address each: fewer
+ * registers in the loop).
+ */
+function addLanes(em: WasmEmitter, row: Row, first: WSlot, x: Code, after = 0): void {
+  const addr = address(row.data, iadd(islot(row.start), islot(first)), shift(em));
+  const bytes = after << shift(em);
+  em.fb.emit(store("v128.store", addr, op(`${shape(em)}.add`, load("v128.load", addr, bytes), x), bytes));
 }
 
 function direct(em: WasmEmitter, lane: Lanes, l: DirectUpdate, row: Row, at: WSlot): void {
-  for (let g = 0; g < lane.groups; g++)
-    addLanes(em, row, iadd(islot(at), iconst(l.offset + g * lane.lanes)), lane.real(l.value, g));
+  const first = em.index(iadd(islot(at), iconst(l.offset)));
+  for (let g = 0; g < lane.groups; g++) addLanes(em, row, first, lane.real(l.value, g), g * lane.lanes);
 }
+
+/** An inner loop's body as an expression (its lets, then the index and value it adds), for ./induction.ts. */
+const foldBodies = new WeakMap<FoldUpdate, Expr>();
+const foldBody = (l: FoldUpdate): Expr => {
+  let body = foldBodies.get(l);
+  if (body === undefined) {
+    body = wrapLets(l.lets, mkTuple([l.index, l.value]));
+    foldBodies.set(l, body);
+  }
+  return body;
+};
 
 /** The element index (from the row's start) of the first lane of the current group at an index of the lanes. */
 function firstOf(lane: Lanes, index: Atom, at: WSlot): IExpr {
@@ -131,17 +148,21 @@ function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot):
   const count =
     l.countOffset === undefined ? em.atom(l.fold.count)[0]! : em.index(iadd(islot(at), iconst(l.countOffset)));
   const width = lane.lanes * lane.groups;
-  em.scoped(() => {
-    const b = em.loopVariable(l.fold.index, count);
-    em.countedLoop(b, count, () =>
-      em.scoped(() => {
-        for (const x of l.lets) lane.let(x);
-        const first = em.index(firstOf(lane, l.index, at));
-        for (let g = 0; g < lane.groups; g++)
-          addLanes(em, row, iadd(islot(first), iconst(g * lane.lanes)), lane.real(l.value, g));
-      }),
-    );
-  });
+  em.scoped(() =>
+    em.indexLoop(
+      l.fold.index,
+      count,
+      foldBody(l),
+      () =>
+        em.scoped(() => {
+          for (const x of l.lets) lane.let(x);
+          const first = em.index(firstOf(lane, l.index, at));
+          for (let g = 0; g < lane.groups; g++) addLanes(em, row, first, lane.real(l.value, g), g * lane.lanes);
+        }),
+      undefined,
+      (id) => lane.plan.varying.has(id),
+    ),
+  );
   if (l.countOffset === undefined) return;
   const real = em.real;
   for (let j = 0; j + 1 < width; j++)
@@ -153,7 +174,7 @@ function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot):
         const lead = g * lane.lanes;
         if (lead + lane.lanes - 1 <= j) continue;
         if (lead > j) {
-          addLanes(em, row, iadd(islot(first), iconst(lead)), lane.real(l.value, g));
+          addLanes(em, row, first, lane.real(l.value, g), lead);
           continue;
         }
         const value = em.define("v128", lane.real(l.value, g));
