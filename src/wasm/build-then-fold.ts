@@ -50,6 +50,7 @@ export function buildThenFold(em: WasmEmitter, first: Let, second: Let): boolean
     lanes: ([values]) => {
       for (let lane = 0; lane < laneCount(em.real); lane++) add(extractLane(shape, values!, lane));
     },
+    idempotent: body.op === "max" || body.op === "min",
   };
   em.bind(xs, emitBuild(em, build, taken));
   em.fusedFolds++;

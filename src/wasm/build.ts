@@ -60,6 +60,8 @@ function emitCopy(em: WasmEmitter, b: Build, get: Prim): WSlots {
 export interface ElementFold {
   scalar(value: WSlot): void;
   lanes(values: readonly Code[]): void;
+  /** Taking an element twice in a row changes nothing (max, min): the build's last group of lanes may overlap. */
+  readonly idempotent: boolean;
 }
 
 /** Whether emitBuild writes `b` element by element, so that a fold can see each (not a copy or a zero fill). */
@@ -225,39 +227,43 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
       for (const l of lets) em.letBinding(l);
       return false;
     };
-    em.countedLoop(
-      t,
-      n,
-      () => {
-        let element: WSlots;
-        if (j < k) {
-          bindLets();
-          level(j + 1);
-          element = [sizes[j + 1]!, ...records[j + 1]!];
-        } else if (zb === undefined) {
-          const slots = bindLets() ? em.atom(value!) : em.expr(tail);
-          element = terminalWrite(slots);
-          if (folding) fold.scalar(slots[0]!);
-        } else {
-          bindLets();
-          element = zeroOrValue(zb);
-        }
-        if (recordLength > 0) {
-          fb.if(op("i32.eqz", slotCode(t)));
-          record.forEach((r, q) => em.set(r, slotCode(element[q]!)));
-          fb.else();
-          const differs = element
-            .map((x, q) => op("i32.ne", slotCode(x), slotCode(record[q]!)))
-            .reduce((a, c) => op("i32.or", a, c));
-          fb.if(op("i32.and", op("i32.lt_s", slotCode(bad), i32(0)), differs));
-          em.set(bad, slotCode(t));
-          found.forEach((f, q) => em.set(f, slotCode(element[q]!)));
-          fb.end();
-          fb.end();
-        }
-      },
-      start,
-    );
+    const loop = () =>
+      em.countedLoop(
+        t,
+        n,
+        () => {
+          let element: WSlots;
+          if (j < k) {
+            bindLets();
+            level(j + 1);
+            element = [sizes[j + 1]!, ...records[j + 1]!];
+          } else if (zb === undefined) {
+            const slots = bindLets() ? em.atom(value!) : em.expr(tail);
+            element = terminalWrite(slots);
+            if (folding) fold.scalar(slots[0]!);
+          } else {
+            bindLets();
+            element = zeroOrValue(zb);
+          }
+          if (recordLength > 0) {
+            fb.if(op("i32.eqz", slotCode(t)));
+            record.forEach((r, q) => em.set(r, slotCode(element[q]!)));
+            fb.else();
+            const differs = element
+              .map((x, q) => op("i32.ne", slotCode(x), slotCode(record[q]!)))
+              .reduce((a, c) => op("i32.or", a, c));
+            fb.if(op("i32.and", op("i32.lt_s", slotCode(bad), i32(0)), differs));
+            em.set(bad, slotCode(t));
+            found.forEach((f, q) => em.set(f, slotCode(element[q]!)));
+            fb.end();
+            fb.end();
+          }
+        },
+        start,
+      );
+    // After lanes (start): the few elements they left.
+    if (start === undefined) loop();
+    else em.inRemainder(loop);
     if (recordLength > 0) {
       const elemType = b.type.k === "array" ? b.type.elem : b.type;
       em.failIf(op("i32.ge_s", slotCode(bad), i32(0)), [bad, ...record, ...found].map(savedSlot), ([index, ...dims]) =>
@@ -284,23 +290,35 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
     // A chain's later runs write at runStart + t: within the buffer only (an irregular chain may overrun it).
     const room =
       k === 0 ? undefined : em.define("i32", op("i32.sub", slotCode(capacities[0]!), slotCode(runStarts[k]!)));
-    const m = Lanes.bound(em, plan, n, room);
+    const { limit, bound: m } = Lanes.reach(em, plan, n, room);
     const shift = elementShift("double", em.real);
-    runInLanes(em, plan, m, (at, groups) => {
-      const written = new Lanes(em, plan, at, groups, m);
-      // Group g's elements are g * lanes after group 0's: one address, a constant offset per group.
-      const where = iadd(islot(runStarts[k]!), islot(at));
-      written.body(plan.body).forEach((leaves, g) => {
-        const values = leaves.map((v) => {
-          const local = fb.local("v128");
-          fb.emit(localSet(local, v));
-          return localGet(local);
+    // The last group may overlap the one before (./lane-loops.ts runInLanes) unless computing an element twice is
+    // seen: a fold of the elements as they are made takes it twice (harmless for max and min: logsumexp's maximum
+    // over GMM's components), and a build overwriting the dead vector it reads (ownership's buildInto) would read
+    // the element it already wrote.
+    const overlapLast = (folding && !fold.idempotent) || em.buildInto.has(outer) ? undefined : limit;
+    runInLanes(
+      em,
+      plan,
+      m,
+      (at, groups) => {
+        const written = new Lanes(em, plan, at, groups, m);
+        // Group g's elements are g * lanes after group 0's: one address, a constant offset per group.
+        const where = iadd(islot(runStarts[k]!), islot(at));
+        written.body(plan.body).forEach((leaves, g) => {
+          const values = leaves.map((v) => {
+            const local = fb.local("v128");
+            fb.emit(localSet(local, v));
+            return localGet(local);
+          });
+          const bytes = (g * written.lanes) << shift;
+          values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v, bytes)));
+          if (folding) fold.lanes(values);
         });
-        const bytes = (g * written.lanes) << shift;
-        values.forEach((v, l) => fb.emit(store("v128.store", address(buffers[l]!, where, shift), v, bytes)));
-        if (folding) fold.lanes(values);
-      });
-    });
+      },
+      undefined,
+      overlapLast,
+    );
     return m;
   };
 

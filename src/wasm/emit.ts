@@ -70,6 +70,14 @@ export interface Saved {
 
 export const savedSlot = (s: WSlot): Saved => ({ code: slotCode(s), type: s.type });
 
+/**
+ * The loops around a loop whose index arithmetic is stepped by differences (./induction.ts): the loop is written
+ * twice (stepped, and as before should the numbers be too large), worth it where it runs for each iteration of
+ * several loops around it (GMM's triangular product inside the loops over points, components and rows), not for a
+ * loop run a few times per call (the same product for each component's mean: module 4% larger, nothing faster).
+ */
+const STEPPED_DEPTH = 3;
+
 export class WasmEmitter {
   private readonly env = new Map<number, WSlots>();
   readonly bounds: BoundsFacts;
@@ -246,7 +254,10 @@ export class WasmEmitter {
     start?: WSlot,
     inLanes: (id: number) => boolean = () => false,
   ): void {
-    const plan = inductionPlan(body, index, (id) => this.isBound(id), inLanes);
+    const plan =
+      this.remainders === 0 && this.loopDepth >= STEPPED_DEPTH
+        ? inductionPlan(body, index, (id) => this.isBound(id), inLanes)
+        : undefined;
     if (plan !== undefined) {
       this.steppedLoops.add(body);
       inductionLoop(this, plan, index, count, start ?? { value: 0, type: "i32" }, write);
@@ -258,6 +269,22 @@ export class WasmEmitter {
 
   /** The bodies of the loops stepping index arithmetic by differences (their number is shown in the code listing). */
   readonly steppedLoops = new Set<Expr>();
+
+  /**
+   * How many plain loops finishing what SIMD lanes left (fewer iterations than a group's lanes) are around the code
+   * being written: no index arithmetic stepped in them, as it would be written twice for little (./induction.ts).
+   */
+  remainders = 0;
+
+  /** Writes `write` as code inside such a loop. */
+  inRemainder(write: () => void): void {
+    this.remainders++;
+    try {
+      write();
+    } finally {
+      this.remainders--;
+    }
+  }
 
   /** Writes the instructions of `e` and returns its slots. */
   expr(e: Expr): WSlots {
@@ -531,7 +558,9 @@ export class WasmEmitter {
     // of its own (./outline.ts).
     const outline = start === undefined && this.atTop() && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
-    this.indexLoop(e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start);
+    const loop = () => this.indexLoop(e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start);
+    if (start === undefined) loop();
+    else this.inRemainder(loop);
     return state;
   }
 

@@ -77,8 +77,22 @@ export class Lanes {
    * the lanes of all groups; `room` bounds it further, e.g. a build chain's buffer).
    */
   static bound(em: WasmEmitter, plan: LanePlan, n: WSlot, room?: WSlot, width = laneCount(em.real)): WSlot {
-    const m = em.define("i32", slotCode(n));
-    const lower = (limit: Code) => em.set(m, op("select", limit, slotCode(m), op("i32.lt_s", limit, slotCode(m))));
+    return Lanes.reach(em, plan, n, room, width).bound;
+  }
+
+  /**
+   * `bound` (above) and `limit`: the iterations whose reads are all in range, before rounding down to whole groups
+   * (0 when negative). A group at limit - lanes reads within range too (a build's last, overlapping group).
+   */
+  static reach(
+    em: WasmEmitter,
+    plan: LanePlan,
+    n: WSlot,
+    room?: WSlot,
+    width = laneCount(em.real),
+  ): { limit: WSlot; bound: WSlot } {
+    const limit = em.define("i32", slotCode(n));
+    const lower = (l: Code) => em.set(limit, op("select", l, slotCode(limit), op("i32.lt_s", l, slotCode(limit))));
     for (const b of plan.bounds) {
       const length =
         "array" in b.length ? em.atom(b.length.array)[2 + (b.length.dim ?? 0)]! : em.atom(b.length.atom)[0]!;
@@ -86,8 +100,8 @@ export class Lanes {
     }
     if (room !== undefined) lower(slotCode(room));
     // Negative (an array shorter than an offset) is no lanes; then whole groups only.
-    em.set(m, op("i32.and", op("select", slotCode(m), i32(0), op("i32.gt_s", slotCode(m), i32(0))), i32(-width)));
-    return m;
+    em.set(limit, op("select", slotCode(limit), i32(0), op("i32.gt_s", slotCode(limit), i32(0))));
+    return { limit, bound: em.define("i32", op("i32.and", slotCode(limit), i32(-width))) };
   }
 
   /** Writes the lets of a body; returns the lanes of its value: per group, one v128 per Double leaf of the tail. */

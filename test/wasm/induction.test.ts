@@ -1,30 +1,38 @@
 // Quadratic index arithmetic stepped by differences in the wasm back end (src/wasm/induction.ts): a packed
-// triangle's position `d + c (2d - c - 1) / 2 + (r - c - 1)` read in a loop over c is taken from the last iteration's
-// with two additions. The listing counts the loops that do; the values are bit for bit the interpreter's, in lanes
-// and in a plain loop, and where the conditions fail (a step that wraps around 32 bits, an odd dividend, a quotient
-// divided again) the loop runs as before: Index arithmetic still wraps and truncates as the interpreter's does.
+// triangle's position `d + c (2d - c - 1) / 2 + (r - c - 1)` read in a loop over c, three loops deep as in GMM, is
+// taken from the last iteration's with two additions. The listing counts the loops that do; the values are bit for
+// bit the interpreter's, in lanes and in a plain loop, and where the conditions fail (a step that wraps around 32
+// bits, an odd dividend, a quotient divided again) the loop runs as before: Index arithmetic still wraps and
+// truncates as the interpreter's does.
 
 import { describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
-import { INT, VECTOR, type Type } from "../../src/types/types.js";
-import { random, vector } from "../helpers.js";
+import { INT, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
+import { matrix, random } from "../helpers.js";
 
 const SOURCE = `
 let lowerAt = fun (d: Index) (r: Index) (c: Index) ->
   d + c * (2 * d - c - 1) / 2 + (r - c - 1)
-// Q v by rows: in SIMD lanes over r, the loop over c in outer lanes.
+// Q_k x_i for every point and component, as GMM's objective: the loop over c in outer lanes, inside the loops over
+// the points, the components and the rows.
 let qTimes = fun (icfk: Vector) (v: Vector) ->
   let d = length v
   build d (fun r -> ifold (fun s c -> s + icfk[lowerAt d r c] * v[c]) v[r] r)
-// The same triangle summed by a plain loop (its state a pair: no lanes).
+let qAll = fun (icf: Matrix) (X: Matrix) -> build (length X) (fun i -> build (length icf) (fun k -> qTimes icf[k] X[i]))
+// The same triangle summed by a plain loop (its state a pair: no lanes), three loops deep.
 let triangleSum = fun (icfk: Vector) (d: Index) ->
   fst (ifold (fun st c -> let (s, k) = st in (s + icfk[lowerAt d (d - 1) c] * double k, k + 1)) (0., 1) (d - 1))
+let triangleSums = fun (icf: Matrix) (d: Index) (w: Index) ->
+  build (length icf) (fun k -> build w (fun a -> build w (fun b -> triangleSum icf[k] d + double (a + b))))
 // Index arithmetic as data: the quadratic's values themselves, wrapping and truncating as the interpreter's.
-let quadratic = fun (n: Index) (m: Index) ->
-  ifold (fun s c -> let q = (c * (c + m)) / 2 - c * m in s * 0.5 + double q) 0. n
-let halvedTwice = fun (n: Index) (m: Index) ->
-  ifold (fun s c -> let q = (c * (c - 1) / 2 + c * m) / 2 in s * 0.5 + double q) 0. n
+// In three loops of w iterations (w = 2: a is 0 or 1).
+let quadratic = fun (n: Index) (m: Index) (w: Index) ->
+  build w (fun a -> build w (fun b -> build w (fun z ->
+    ifold (fun s c -> let q = (c * (c + m + a)) / 2 - c * m in s * 0.5 + double q) 0. n)))
+let halvedTwice = fun (n: Index) (m: Index) (w: Index) ->
+  build w (fun a -> build w (fun b -> build w (fun z ->
+    ifold (fun s c -> let q = (c * (c - 1) / 2 + c * (m + a)) / 2 in s * 0.5 + double q) 0. n)))
 `;
 const prog = loadProgram({ name: "induction.smooth", text: SOURCE });
 
@@ -48,30 +56,38 @@ function fold(n: number, value: (c: number) => number): number {
 
 describe("quadratic index arithmetic stepped by differences", () => {
   it("steps GMM's packed triangle in outer lanes and in a plain loop, bit for bit the interpreter's", () => {
-    // The loop over c in outer lanes, and as the plain loop that finishes rows the lanes leave (when d < 2).
-    expect(stepped("qTimes", [VECTOR, VECTOR])).toBe(2);
-    expect(stepped("triangleSum", [VECTOR, INT])).toBe(1);
+    // The loop over c in outer lanes (in the plain loop finishing a row the lanes leave, it is left as it was).
+    expect(stepped("qAll", [MATRIX, MATRIX])).toBe(1);
+    expect(stepped("triangleSums", [MATRIX, INT, INT])).toBe(1);
     for (const d of [1, 2, 3, 8, 13, 64]) {
-      const icfk = random(d + (d * (d - 1)) / 2, d);
-      const v = random(d, d + 1);
-      const qv = agree("qTimes", [VECTOR, VECTOR], [vector(icfk), vector(v)]);
-      // Row r: v[r] + sum_c L[r][c] v[c], the same additions in the same order.
-      const byHand = v.map((vr, r) => {
-        let s = vr;
-        for (let c = 0; c < r; c++) s += icfk[d + (c * (2 * d - c - 1)) / 2 + r - c - 1]! * v[c]!;
-        return s;
-      });
-      expect(qv).toEqual(byHand);
-      agree("triangleSum", [VECTOR, INT], [vector(icfk), d]);
+      const [K, n, width] = [3, 2, d + (d * (d - 1)) / 2];
+      const icf = random(K * width, d);
+      const X = random(n * d, d + 1);
+      const q = agree("qAll", [MATRIX, MATRIX], [matrix(K, width, icf), matrix(n, d, X)]);
+      // Row r of Q_k x_i: x_i[r] + sum_c L_k[r][c] x_i[c], the same additions in the same order.
+      const byHand: number[] = [];
+      for (let i = 0; i < n; i++)
+        for (let k = 0; k < K; k++)
+          for (let r = 0; r < d; r++) {
+            let s = X[i * d + r]!;
+            for (let c = 0; c < r; c++)
+              s += icf[k * width + d + (c * (2 * d - c - 1)) / 2 + r - c - 1]! * X[i * d + c]!;
+            byHand.push(s);
+          }
+      expect(q).toEqual(byHand);
+      agree("triangleSums", [MATRIX, INT, INT], [matrix(K, width, icf), d, 2]);
     }
   });
 
   it("runs the loop as before where a step would wrap around or a dividend is odd", () => {
-    expect(stepped("quadratic", [INT, INT])).toBe(1);
+    expect(stepped("quadratic", [INT, INT, INT])).toBe(1);
+    // Every (a, b, z): a's value for each of the four (b, z).
     const byHand = (n: number, m: number) =>
-      fold(n, (c) => (((Math.imul(c, (c + m) | 0) / 2) | 0) - Math.imul(c, m)) | 0);
-    // m even: c (c + m) is odd for odd c, so the division truncates: not a polynomial (the parity check fails).
-    // m odd: always even, stepped. m near 2^30: c m wraps around (the limit check fails).
+      [0, 0, 0, 0, 1, 1, 1, 1].map((a) =>
+        fold(n, (c) => (((Math.imul(c, (c + m + a) | 0) / 2) | 0) - Math.imul(c, m)) | 0),
+      );
+    // c (c + m + a) is always even when m + a is odd (then stepped), odd for odd c when m + a is even (the parity
+    // check fails: the division truncates); m near 2^30 or -2^31: c m wraps around (the limit check fails).
     for (const [n, m] of [
       [40, 6],
       [40, 7],
@@ -82,21 +98,26 @@ describe("quadratic index arithmetic stepped by differences", () => {
       [0, 3],
       [1, 3],
       [2, 3],
-    ] as const) {
-      const got = agree("quadratic", [INT, INT], [n, m]);
-      expect(got).toEqual([byHand(n, m)]);
-    }
+    ] as const)
+      expect(agree("quadratic", [INT, INT, INT], [n, m, 2])).toEqual(byHand(n, m));
   });
 
   it("steps a quotient but divides it again as before (the second dividend's parity repeats every 4, not 2)", () => {
-    expect(stepped("halvedTwice", [INT, INT])).toBe(1);
+    expect(stepped("halvedTwice", [INT, INT, INT])).toBe(1);
     for (const [n, m] of [
       [12, 1],
       [12, 2],
       [12, -3],
     ] as const)
-      expect(agree("halvedTwice", [INT, INT], [n, m])).toEqual([
-        fold(n, (c) => ((((Math.imul(c, c - 1) / 2) | 0) + Math.imul(c, m)) / 2) | 0),
-      ]);
+      expect(agree("halvedTwice", [INT, INT, INT], [n, m, 2])).toEqual(
+        [0, 0, 0, 0, 1, 1, 1, 1].map((a) =>
+          fold(n, (c) => ((((Math.imul(c, c - 1) / 2) | 0) + Math.imul(c, m + a)) / 2) | 0),
+        ),
+      );
+  });
+
+  it("leaves a loop fewer than three loops deep as it was (written twice for little)", () => {
+    expect(stepped("qTimes", [VECTOR, VECTOR])).toBe(0);
+    expect(stepped("triangleSum", [VECTOR, INT])).toBe(0);
   });
 });

@@ -118,9 +118,7 @@ describe("update lanes", () => {
   });
 
   it("run a triangular inner loop (gmm's L adjoint) in lanes: bit for bit the interpreter and float32's loop", () => {
-    // Its column's position c (2d - c - 1) / 2 stepped by differences (src/wasm/induction.ts), in the inner loop in
-    // lanes and in the plain loop.
-    expect(listing("triangle")).toMatch(/; 1 loops in SIMD lanes; 2 loops stepping index arithmetic by differences$/);
+    expect(listing("triangle")).toMatch(/; 1 loops in SIMD lanes$/);
     for (const d of LENGTHS) {
       const args = [wild(d, 5), wild(triangleSize(d), 6), wild(d, 7), wild(d, 8)];
       expect(run("triangle", "wasm", args)).toEqual(run("triangle", "interp", args));
@@ -168,9 +166,7 @@ describe("update lanes", () => {
     const grad = (engine: Engine) => prog.derivative("qNormSq", V4, [0, 1], engine, DERIVATIVE_PIPELINE, "gradient");
     // Its loop over r adds to dqDiag[r] and, by an inner loop over c < r, to dL at c's column + r; its terms hold the
     // triangular sum of Q v's row r (outer lanes, each lane its own count).
-    expect(grad("wasm").code?.text).toMatch(
-      /; 2 loops in SIMD lanes \(1 of them in outer lanes\); 4 loops stepping index arithmetic by differences$/,
-    );
+    expect(grad("wasm").code?.text).toMatch(/; 2 loops in SIMD lanes \(1 of them in outer lanes\)$/);
     for (const d of LENGTHS) {
       const args = [wild(d, 40), wild(triangleSize(d), 41), wild(d, 42), wild(d, 43)].map(vector);
       expect(numbers(grad("wasm").run(args))).toEqual(numbers(grad("interp").run(args)));

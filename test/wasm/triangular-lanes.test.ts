@@ -63,9 +63,7 @@ const triangle = (d: number) => d + (d * (d - 1)) / 2;
 
 describe("triangular outer lanes", () => {
   it("run Q v across its rows: bit for bit js and the interpreter, close to a hand-written Q v", () => {
-    expect(listing("qTimes", QV)).toMatch(
-      /; 2 loops in SIMD lanes \(1 of them in outer lanes\); 2 loops stepping index arithmetic by differences$/,
-    );
+    expect(listing("qTimes", QV)).toMatch(/; 2 loops in SIMD lanes \(1 of them in outer lanes\)$/);
     for (const d of [1, 2, 3, 7, 8, 9, 17, 64]) {
       const [qDiag, icfk, v] = [random(d, d), random(triangle(d), 2 * d + 1), random(d, 3 * d + 2)];
       const args = [vector(qDiag), vector(icfk), vector(v)];
