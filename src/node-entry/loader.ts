@@ -84,15 +84,29 @@ function cacheFile(dir: string, core: string): string {
   return join(dir, `core-${createHash("sha256").update(key).digest("hex").slice(0, 32)}.v8cache`);
 }
 
-/** Removes the caches of other builds not used for 30 days, and half-written files a day old. */
+/**
+ * The caches of other builds kept besides the one being written: those used last. Each is about 1.3 MB, one per build
+ * of the package (its path, size and time), so a developer rebuilding often had hundreds of them within the 30 days.
+ */
+const OTHER_CACHES_KEPT = 7;
+
+/**
+ * Removes the caches of other builds not used for 30 days, or beyond the OTHER_CACHES_KEPT used last, and
+ * half-written files a day old.
+ */
 function removeStale(dir: string, keep: string): void {
   const now = Date.now();
+  const others: { path: string; used: number }[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    const days = (now - statSync(path).mtimeMs) / 86_400_000;
+    const used = statSync(path).mtimeMs;
+    const days = (now - used) / 86_400_000;
     if ((name.endsWith(".v8cache") && path !== keep && days > 30) || (name.endsWith(".partial") && days > 1))
       rmSync(path, { force: true });
+    else if (name.endsWith(".v8cache") && path !== keep) others.push({ path, used });
   }
+  others.sort((a, b) => b.used - a.used);
+  for (const { path } of others.slice(OTHER_CACHES_KEPT)) rmSync(path, { force: true });
 }
 
 /** A cache file: the length of its header (4 bytes), the header (the stages its writer had run, as JSON), V8's data. */

@@ -142,6 +142,22 @@ describe("the compiler's code cache", () => {
     expect(cacheFiles(dir).sort()).toEqual([basename(ours), basename(recent)].sort());
   });
 
+  it("keeps the seven caches of other builds used last when a cache is written, not every build's", () => {
+    const dir = fresh();
+    run(dir);
+    const ours = join(dir, cacheFiles(dir)[0]!);
+    const hoursAgo = (n: number) => new Date(Date.now() - n * 3_600_000);
+    // Ten other builds' caches, used 1 to 10 hours ago (all within the 30 days).
+    const others = Array.from({ length: 10 }, (_, k) => {
+      const path = join(dir, `core-${String(k).padStart(32, "0")}.v8cache`);
+      writeFileSync(path, "another build's cache");
+      utimesSync(path, hoursAgo(k + 1), hoursAgo(k + 1));
+      return basename(path);
+    });
+    expect(run(dir, "js").status).toBe("accepted");
+    expect(cacheFiles(dir).sort()).toEqual([basename(ours), ...others.slice(0, 7)].sort());
+  });
+
   it("is not used from a directory others may write to, nor when turned off", () => {
     const dir = fresh();
     chmodSync(dir, 0o777);
