@@ -5,6 +5,7 @@
 // bits, an odd dividend, a quotient divided again) the loop runs as before: Index arithmetic still wraps and
 // truncates as the interpreter's does.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadProgram, type Engine } from "../../src/api/program.js";
 import type { Value } from "../../src/runtime/value.js";
@@ -26,6 +27,16 @@ let triangleSum = fun (icfk: Vector) (d: Index) ->
 let triangleSums = fun (icf: Matrix) (d: Index) (w: Index) ->
   build (length icf) (fun k -> build w (fun a -> build w (fun b -> triangleSum icf[k] d + double (a + b))))
 // Index arithmetic as data: the quadratic's values themselves, wrapping and truncating as the interpreter's.
+// Chains of several shapes, three loops deep, their values folded so that every iteration counts: random
+// coefficients below (property test), near the 32-bit limits too.
+let shapes = fun (n: Index) (m1: Index) (m2: Index) (m3: Index) (w: Index) ->
+  build w (fun a -> build w (fun b -> build w (fun z ->
+    ifold (fun s c ->
+      let q1 = (c * (c + m1)) / 2 + m2 * c - m3
+      let q2 = c * m1 * c - (m2 - c) * m3
+      let q3 = ((m1 * c + m2) * (c - m3)) / 2
+      let q4 = m1 - c * (2 * m2 - c - 1) / 2 + (m3 - c - 1)
+      s * 0.5 + double q1 + 0.25 * double q2 - double q3 + double (q4 + a - b)) 0. n)))
 // In three loops of w iterations (w = 2: a is 0 or 1).
 let quadratic = fun (n: Index) (m: Index) (w: Index) ->
   build w (fun a -> build w (fun b -> build w (fun z ->
@@ -114,6 +125,25 @@ describe("quadratic index arithmetic stepped by differences", () => {
           fold(n, (c) => ((((Math.imul(c, c - 1) / 2) | 0) + Math.imul(c, m + a)) / 2) | 0),
         ),
       );
+  });
+
+  it("agrees with the interpreter on random coefficients, the 32-bit limits included", () => {
+    expect(stepped("shapes", [INT, INT, INT, INT, INT])).toBe(1);
+    const shapes = prog.specialise("shapes", [INT, INT, INT, INT, INT], "wasm");
+    const reference = prog.specialise("shapes", [INT, INT, INT, INT, INT], "interp");
+    const coefficient = fc.oneof(
+      fc.integer({ min: -20, max: 20 }),
+      fc.integer({ min: -70_000, max: 70_000 }),
+      fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      fc.constantFrom(-(2 ** 31), 2 ** 31 - 1, 2 ** 30, -(2 ** 30), 16_384, 16_385, -16_385),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), coefficient, coefficient, coefficient, (n, m1, m2, m3) => {
+        const args = [n, m1, m2, m3, 2];
+        expect(numbers(shapes.run(args))).toEqual(numbers(reference.run(args)));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("leaves a loop fewer than three loops deep as it was (written twice for little)", () => {
