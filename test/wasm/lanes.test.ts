@@ -1,7 +1,8 @@
 // SIMD lanes in the wasm back end (src/lowering/lanes.ts finds the loops, src/wasm/simd.ts writes them): which loops
 // run two f64 lanes at a time (the module listing counts them), and that lanes change nothing a user sees — values
 // bit for bit the js back end's and within rounding of a hand-written reference, odd lengths (a build's last group of
-// lanes overlaps the one before; other loops' plain loop finishes the last element), and an index error raised at the same element with the same message.
+// lanes overlaps the one before; other loops' plain loop finishes the last element), and an index error raised at
+// the same element with the same message.
 
 import { describe, expect, it } from "vitest";
 import { loadProgram } from "../../src/api/program.js";
