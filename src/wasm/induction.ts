@@ -34,6 +34,8 @@ export interface InductionPlan {
   readonly kept: readonly Var[];
   /** The variables from outside the loop that the chain reads. */
   readonly reads: readonly Var[];
+  /** No step wraps around while the index and those variables are within [-limit, limit] (magnitudeLimit). */
+  readonly limit: number;
 }
 
 /**
@@ -74,7 +76,8 @@ export function inductionPlan(
   const reads = new Map<number, Var>();
   for (const l of chain)
     for (const a of (l.rhs as Prim).args) if (a.kind === "var" && !degree.has(a.id)) reads.set(a.id, a);
-  return { chain, degree, kept, reads: [...reads.values()] };
+  const limit = magnitudeLimit(chain, index);
+  return limit === undefined ? undefined : { chain, degree, kept, reads: [...reads.values()], limit };
 }
 
 /** The degree of a let of the chain (at most 2), or undefined when it is not one. */
@@ -107,7 +110,7 @@ export function inductionLoop(
   write: () => void,
 ): void {
   const fb = em.fb;
-  const limit = magnitudeLimit(plan, index);
+  const limit = plan.limit;
   // The chain at start + j: the kept values, and the dividends of the divisions whose degree is positive.
   const at = (j: number) => {
     const kept: WSlot[] = [];
@@ -178,15 +181,15 @@ export function inductionLoop(
 const copy = (em: WasmEmitter, s: WSlot): WSlot => em.define("i32", slotCode(s));
 
 /**
- * The largest power of two M such that, when the index and every variable the chain reads are within [-M, M], no
- * value of the chain exceeds 2^31 - 1 in magnitude (|a + b| <= |a| + |b|, |a b| = |a| |b|): then each is an exact
- * polynomial of the index. At least 1: the chain's values are bounded when the numbers they start from are.
+ * The largest power of two M (to 2^30) such that, when the index and every variable the chain reads are within
+ * [-M, M], no value of the chain exceeds 2^31 - 1 in magnitude (|a + b| <= |a| + |b|, |a b| = |a| |b|): then each is
+ * an exact polynomial of the index. Undefined when not even M = 1 does (literals large enough to wrap on their own).
  */
-function magnitudeLimit(plan: InductionPlan, index: Var): number {
+function magnitudeLimit(chain: readonly Let[], index: Var): number | undefined {
   const fits = (m: number): boolean => {
     const bounds = new Map<number, number>([[index.id, m]]);
     const boundOf = (a: Atom): number => (a.kind === "lit" ? Math.abs(a.value as number) : (bounds.get(a.id) ?? m));
-    for (const l of plan.chain) {
+    for (const l of chain) {
       const rhs = l.rhs as Prim;
       const [a, b] = rhs.args.map(boundOf) as [number, number];
       const bound = rhs.op === "mul" ? a * b : rhs.op === "neg" || rhs.op === "div" ? a : a + b;
@@ -195,6 +198,7 @@ function magnitudeLimit(plan: InductionPlan, index: Var): number {
     }
     return true;
   };
+  if (!fits(1)) return undefined;
   let m = 1;
   while (m < 2 ** 30 && fits(m * 2)) m *= 2;
   return m;

@@ -37,6 +37,10 @@ let shapes = fun (n: Index) (m1: Index) (m2: Index) (m3: Index) (w: Index) ->
       let q3 = ((m1 * c + m2) * (c - m3)) / 2
       let q4 = m1 - c * (2 * m2 - c - 1) / 2 + (m3 - c - 1)
       s * 0.5 + double q1 + 0.25 * double q2 - double q3 + double (q4 + a - b)) 0. n)))
+// A literal that makes a step wrap around whatever the index: not stepped (c c 2^31 is 0 or -2^31 by c's parity).
+let wraps = fun (n: Index) (w: Index) ->
+  build w (fun a -> build w (fun b -> build w (fun z ->
+    ifold (fun s c -> let q = (c * c * 1073741824 * 2) / 2 + c * c in s * 0.5 + double q) 0. n)))
 // In three loops of w iterations (w = 2: a is 0 or 1).
 let quadratic = fun (n: Index) (m: Index) (w: Index) ->
   build w (fun a -> build w (fun b -> build w (fun z ->
@@ -144,6 +148,12 @@ describe("quadratic index arithmetic stepped by differences", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("leaves a chain whose literals wrap around on their own as it was", () => {
+    expect(stepped("wraps", [INT, INT])).toBe(0);
+    const byHand = fold(9, (c) => ((Math.imul(Math.imul(Math.imul(c, c), 1073741824), 2) / 2) | 0) + c * c);
+    expect(agree("wraps", [INT, INT], [9, 2])).toEqual(Array.from({ length: 8 }, () => byHand));
   });
 
   it("leaves a loop fewer than three loops deep as it was (written twice for little)", () => {
