@@ -261,9 +261,7 @@ export function emitBuild(em: WasmEmitter, outer: Build, fold?: ElementFold, int
         },
         start,
       );
-    // After lanes (start): the few elements they left.
-    if (start === undefined) loop();
-    else em.inRemainder(loop);
+    em.stepping.afterLanes(start, loop);
     if (recordLength > 0) {
       const elemType = b.type.k === "array" ? b.type.elem : b.type;
       em.failIf(op("i32.ge_s", slotCode(bad), i32(0)), [bad, ...record, ...found].map(savedSlot), ([index, ...dims]) =>

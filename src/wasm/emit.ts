@@ -55,7 +55,7 @@ import { tupleUpdateInLanes } from "./update-lanes.js";
 import { tupleUpdateLanes, type TupleUpdatePlan } from "../lowering/update-lanes.js";
 import { reduceInLanes, updateInLanes } from "./lane-loops.js";
 import { holdsLoop } from "./outline.js";
-import { inductionLoop, inductionPlan } from "./induction.js";
+import { indexLoop, Stepping } from "./induction.js";
 
 export type WSlots = readonly WSlot[];
 
@@ -69,14 +69,6 @@ export interface Saved {
 }
 
 export const savedSlot = (s: WSlot): Saved => ({ code: slotCode(s), type: s.type });
-
-/**
- * The loops around a loop whose index arithmetic is stepped by differences (./induction.ts): the loop is written
- * twice (stepped, and as before should the numbers be too large), worth it where it runs for each iteration of
- * several loops around it (GMM's triangular product inside the loops over points, components and rows), not for a
- * loop run a few times per call (the same product for each component's mean: module 4% larger, nothing faster).
- */
-const STEPPED_DEPTH = 3;
 
 export class WasmEmitter {
   private readonly env = new Map<number, WSlots>();
@@ -230,61 +222,13 @@ export class WasmEmitter {
   }
 
   letBinding(l: Let): void {
-    const stepped = this.inductions.get(l.v.id);
+    const stepped = this.stepping.slotOf(l.v);
     if (stepped === undefined) this.bind(l.v, this.expr(l.rhs));
     else if (stepped !== null) this.bind(l.v, [stepped]);
   }
 
-  /**
-   * The lets of a loop's index arithmetic stepped by differences (./induction.ts), while its body is written: each
-   * bound to its variable's slot, or null when nothing but the chain reads it (not written at all).
-   */
-  readonly inductions = new Map<number, WSlot | null>();
-
-  /**
-   * `for (index = start; index < count; index++) write()` for a loop whose body is `body` (an ifold's or a fold's in
-   * lanes, `inLanes` its values that vary by lane): with its quadratic index arithmetic stepped by differences when it
-   * has some (./induction.ts).
-   */
-  indexLoop(
-    index: Var,
-    count: WSlot,
-    body: Expr,
-    write: () => void,
-    start?: WSlot,
-    inLanes: (id: number) => boolean = () => false,
-  ): void {
-    const plan =
-      this.remainders === 0 && this.loopDepth >= STEPPED_DEPTH
-        ? inductionPlan(body, index, (id) => this.isBound(id), inLanes)
-        : undefined;
-    if (plan !== undefined) {
-      this.steppedLoops.add(body);
-      inductionLoop(this, plan, index, count, start ?? { value: 0, type: "i32" }, write);
-      return;
-    }
-    const i = this.loopVariable(index, count);
-    this.countedLoop(i, count, write, start);
-  }
-
-  /** The bodies of the loops stepping index arithmetic by differences (their number is shown in the code listing). */
-  readonly steppedLoops = new Set<Expr>();
-
-  /**
-   * How many plain loops finishing what SIMD lanes left (fewer iterations than a group's lanes) are around the code
-   * being written: no index arithmetic stepped in them, as it would be written twice for little (./induction.ts).
-   */
-  remainders = 0;
-
-  /** Writes `write` as code inside such a loop. */
-  inRemainder(write: () => void): void {
-    this.remainders++;
-    try {
-      write();
-    } finally {
-      this.remainders--;
-    }
-  }
+  /** Index arithmetic stepped by differences in the loops being written (./induction.ts). */
+  readonly stepping = new Stepping();
 
   /** Writes the instructions of `e` and returns its slots. */
   expr(e: Expr): WSlots {
@@ -558,9 +502,9 @@ export class WasmEmitter {
     // of its own (./outline.ts).
     const outline = start === undefined && this.atTop() && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
-    const loop = () => this.indexLoop(e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start);
-    if (start === undefined) loop();
-    else this.inRemainder(loop);
+    this.stepping.afterLanes(start, () =>
+      indexLoop(this, e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start),
+    );
     return state;
   }
 

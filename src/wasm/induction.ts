@@ -12,7 +12,7 @@
 // The values at the first three indexes are computed by the chain itself; when a condition fails, the loop runs as
 // before (it is written twice: a branch per iteration instead made GMM's loop slower than no stepping at all, and
 // so did stepping only what reduction modulo 2^32 keeps, the dividend, with no condition: two more values live in
-// the loop). Only loops three deep are stepped (./emit.ts indexLoop): elsewhere the second copy costs compile time
+// the loop). Only loops three deep are stepped (indexLoop below): elsewhere the second copy costs compile time
 // for little.
 
 import { freeVars } from "../ir/free.js";
@@ -21,6 +21,74 @@ import { i32, op } from "./instructions.js";
 import type { Code } from "./encoder.js";
 import type { WasmEmitter } from "./emit.js";
 import { slotCode, type WSlot } from "./slots.js";
+
+/**
+ * The loops around a loop whose index arithmetic is stepped by differences (./induction.ts): the loop is written
+ * twice (stepped, and as before should the numbers be too large), worth it where it runs for each iteration of
+ * several loops around it (GMM's triangular product inside the loops over points, components and rows), not for a
+ * loop run a few times per call (the same product for each component's mean: module 4% larger, nothing faster).
+ */
+const STEPPED_DEPTH = 3;
+
+/**
+ * `for (index = start; index < count; index++) write()` for a loop whose body is `body` (an ifold's or a fold's in
+ * lanes, `inLanes` its values that vary by lane): with its quadratic index arithmetic stepped by differences when it
+ * has some, three loops deep and outside the plain loops that finish what lanes left (Stepping.afterLanes).
+ */
+export function indexLoop(
+  em: WasmEmitter,
+  index: Var,
+  count: WSlot,
+  body: Expr,
+  write: () => void,
+  start?: WSlot,
+  inLanes: (id: number) => boolean = () => false,
+): void {
+  const plan =
+    em.stepping.remainders === 0 && em.loopDepth >= STEPPED_DEPTH
+      ? inductionPlan(body, index, (id) => em.isBound(id), inLanes)
+      : undefined;
+  if (plan !== undefined) {
+    em.stepping.loops.add(body);
+    inductionLoop(em, plan, index, count, start ?? { value: 0, type: "i32" }, write);
+    return;
+  }
+  em.countedLoop(em.loopVariable(index, count), count, write, start);
+}
+
+/** What an emitter knows of stepped loops while it writes code. */
+export class Stepping {
+  /**
+   * The lets of a loop's index arithmetic stepped by differences, while its body is written: each bound to its
+   * variable's slot, or null when nothing but the chain reads it (not written at all).
+   */
+  readonly lets = new Map<number, WSlot | null>();
+
+  /** The bodies of the loops stepping index arithmetic (their number is shown in the code listing). */
+  readonly loops = new Set<Expr>();
+
+  /**
+   * How many plain loops finishing what SIMD lanes left (fewer iterations than a group's lanes) are around the code
+   * being written: no index arithmetic stepped in them, as it would be written twice for little.
+   */
+  remainders = 0;
+
+  /** The slot a let is bound to while its loop is written stepped (null: not written), else undefined. */
+  slotOf(v: Var): WSlot | null | undefined {
+    return this.lets.get(v.id);
+  }
+
+  /** Writes a loop (`write`), as such a plain loop when it continues from `start`, where lanes stopped. */
+  afterLanes(start: WSlot | undefined, write: () => void): void {
+    if (start === undefined) return write();
+    this.remainders++;
+    try {
+      write();
+    } finally {
+      this.remainders--;
+    }
+  }
+}
 
 /** The ops a chain is made of, and Index division by the literal 2. */
 const RING: ReadonlySet<string> = new Set(["add", "sub", "mul", "neg"]);
@@ -42,7 +110,7 @@ export interface InductionPlan {
  * The plan for a loop body over `index` (`outside`: bound before the loop), when a value the body reads is of degree 2
  * (affine positions cost one addition already); undefined otherwise.
  */
-export function inductionPlan(
+function inductionPlan(
   body: Expr,
   index: Var,
   outside: (id: number) => boolean,
@@ -101,7 +169,7 @@ const isTwo = (a: Atom): boolean => a.kind === "lit" && a.value === 2;
  * stepped when the conditions hold (always, in practice), as before when they do not; a branch per iteration instead
  * cost more than the arithmetic it saved.
  */
-export function inductionLoop(
+function inductionLoop(
   em: WasmEmitter,
   plan: InductionPlan,
   index: Var,
@@ -158,12 +226,12 @@ export function inductionLoop(
       () => {
         for (const l of stepped) {
           const k = plan.kept.indexOf(l.v);
-          em.inductions.set(l.v.id, k >= 0 ? steps[k]!.value : null);
+          em.stepping.lets.set(l.v.id, k >= 0 ? steps[k]!.value : null);
         }
         try {
           write();
         } finally {
-          for (const l of stepped) em.inductions.delete(l.v.id);
+          for (const l of stepped) em.stepping.lets.delete(l.v.id);
         }
         for (const s of steps) {
           em.set(s.value, op("i32.add", slotCode(s.value), slotCode(s.first)));

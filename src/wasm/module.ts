@@ -282,7 +282,7 @@ export function generateModule(
     outerLaneLoops: em.outerLaneLoops,
     fusedFolds: em.fusedFolds,
     buildsInPlace: em.buildsInPlace,
-    steppedLoops: em.steppedLoops.size,
+    steppedLoops: em.stepping.loops.size,
     outlined: em.outlined,
     localCount: mb.mostLocals,
     parallelCosts: sites.map((s) => s.cost),

@@ -167,6 +167,6 @@ function addCounts(em: WasmEmitter, sub: WasmEmitter): void {
   em.outerLaneLoops += sub.outerLaneLoops;
   em.fusedFolds += sub.fusedFolds;
   em.buildsInPlace += sub.buildsInPlace;
-  for (const body of sub.steppedLoops) em.steppedLoops.add(body);
+  for (const body of sub.stepping.loops) em.stepping.loops.add(body);
   em.savedCount = Math.max(em.savedCount, sub.savedCount);
 }

@@ -29,6 +29,7 @@ import {
   type OpName,
 } from "./instructions.js";
 import type { WasmEmitter } from "./emit.js";
+import { indexLoop } from "./induction.js";
 import { address, iadd, iconst, imul, islot, slotCode, type WSlot } from "./slots.js";
 
 /**
@@ -176,7 +177,8 @@ export class Lanes {
       em.outerLaneLoops++;
     }
     em.scoped(() =>
-      em.indexLoop(
+      indexLoop(
+        em,
         e.index,
         count,
         body,

@@ -14,6 +14,7 @@ import { leafSlotCount, leafStarts, leavesOf } from "../lowering/leaves.js";
 import type { Code } from "./encoder.js";
 import { extractLane, i32, load, op, store, type OpName } from "./instructions.js";
 import type { WasmEmitter, WSlots } from "./emit.js";
+import { indexLoop } from "./induction.js";
 import { runInLanes } from "./lane-loops.js";
 import { Lanes, laneCount } from "./simd.js";
 import { address, iadd, iconst, imul, islot, product, slotCode, type IExpr, type WSlot } from "./slots.js";
@@ -149,7 +150,8 @@ function fold(em: WasmEmitter, lane: Lanes, l: FoldUpdate, row: Row, at: WSlot):
     l.countOffset === undefined ? em.atom(l.fold.count)[0]! : em.index(iadd(islot(at), iconst(l.countOffset)));
   const width = lane.lanes * lane.groups;
   em.scoped(() =>
-    em.indexLoop(
+    indexLoop(
+      em,
       l.fold.index,
       count,
       foldBody(l),
