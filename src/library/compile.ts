@@ -1,13 +1,21 @@
 // `compile(f)`: a plain function over library values that runs compiled JavaScript, specialised once per argument
 // types (or shapes, for staged functions) and reused for every later call with arguments of the same kind.
 
-import { isStagedCall } from "../staging/index.js";
 import { fail } from "../syntax/diagnostics.js";
-import { stagedCall } from "./staged-call.js";
+import { isStagedCall, stagedCall } from "./staged-call.js";
 import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
 import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
-import { compiledProgram, libraryFunction, register, Specialisations, targetOf, type Target } from "./target.js";
+import {
+  compiledProgram,
+  isTransient,
+  libraryFunction,
+  register,
+  Specialisations,
+  targetOf,
+  withHidden,
+  type Target,
+} from "./target.js";
 
 export type { AnyFunction };
 
@@ -24,8 +32,11 @@ export function compiledFunction(
   const fn = (...args: unknown[]): unknown => {
     if (isStagedCall(args)) return stagedCall(target, description, args);
     const { inst, trees, values, inputs } = specs.lookup(args);
+    // Called on plain values in a trace, a closure over that trace's tensors is part of it (see ./staged-call.ts).
+    if (isTransient(inst)) return stagedCall(target, description, args, { trees, inst });
     const program = compiledProgram(inst, engine, threads);
-    const result = options?.borrowResult === true ? program.runBorrowed(values) : program.run(values);
+    const all = withHidden(inst, values);
+    const result = options?.borrowResult === true ? program.runBorrowed(all) : program.run(all);
     return decode(result, inst.resultType, inst.resultForm(trees), inputs);
   };
   return register(
@@ -33,6 +44,7 @@ export function compiledFunction(
     {
       target,
       description,
+      engine,
       compilations: () => specs.count,
       program: (args) => compiledProgram(specs.lookup(args).inst, engine, threads),
     },

@@ -4,7 +4,7 @@
 import type { Value } from "../runtime/value.js";
 import type { MType } from "../types/mtype.js";
 import type { Tree, Where } from "./pytree.js";
-import type { Instance, Target } from "./target.js";
+import { isTransient, type Instance, type Target } from "./target.js";
 
 export abstract class DerivedTarget implements Target {
   private readonly instances = new Map<string, Instance>();
@@ -45,7 +45,7 @@ export abstract class DerivedTarget implements Target {
     let inst = this.instances.get(key);
     if (!inst) {
       inst = this.make(trees, values);
-      this.instances.set(key, inst);
+      if (!isTransient(inst)) this.instances.set(key, inst);
     }
     return inst;
   }

@@ -9,6 +9,7 @@ import type { AnyFunction } from "./compile.js";
 import { keyOf, type Tree } from "./pytree.js";
 import { compiledProgram, describeArgs, targetOf, type Target } from "./target.js";
 import { grad } from "./transforms.js";
+import { fail } from "../syntax/diagnostics.js";
 
 export interface EmitOptions {
   /**
@@ -41,6 +42,10 @@ export function emitModuleWith(fn: AnyFunction, exampleArgs: readonly unknown[],
   // module computes exactly what the library does; results take the same forms (objects, nested arrays).
   const exported = (name: ModuleExport["name"], t: Target): ModuleExport => {
     const inst = t.instance(trees);
+    if (inst.hidden !== undefined)
+      fail("unsupported", `${what}: the function reads data from outside it, which a module cannot hold`, undefined, {
+        hint: "pass the data as an argument",
+      });
     const form: Tree | undefined = inst.resultForm(trees);
     return {
       name,

@@ -6,6 +6,7 @@
 
 import { hasTangent, dualType } from "../ad/dual-types.js";
 import { tangentOf } from "../ad/seed.js";
+import { constDual } from "../ad/forward.js";
 import { withFunctionsOf } from "../api/derivative-programs.js";
 import { AnfBuilder } from "../ir/builder.js";
 import { freshVar, mkLam, mkTuple, typeOf, type Atom, type Expr, type IrFunction } from "../ir/ir.js";
@@ -65,10 +66,13 @@ function primalOf(b: AnfBuilder, d: Atom, t: Type): Atom {
 export const tangentPositions = (argTypes: readonly Type[]): number[] =>
   argTypes.flatMap((t, k) => (hasTangent(t) ? [k] : []));
 
-/** `fn`'s value and its tangent for the given argument tangents (see the file comment). */
-export function jvpProgram(fn: IrFunction): IrFunction {
+/**
+ * `fn`'s value and its tangent for the given argument tangents (see the file comment). Only the first `argCount`
+ * parameters take tangents (the others, an instance's hidden parameters, are constants).
+ */
+export function jvpProgram(fn: IrFunction, argCount = fn.params.length): IrFunction {
   const params = fn.params.map((p) => freshVar(p.name, p.type));
-  const tangents = tangentPositions(params.map((p) => p.type)).map(
+  const tangents = tangentPositions(params.slice(0, argCount).map((p) => p.type)).map(
     (k) => [k, freshVar(`d${params[k]!.name}`, params[k]!.type)] as const,
   );
   const b = new AnfBuilder();
@@ -78,7 +82,7 @@ export function jvpProgram(fn: IrFunction): IrFunction {
   let out: Atom = b.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
   params.forEach((p, k) => {
     const dx = tangents.find(([j]) => j === k)?.[1];
-    out = b.app(out, dx ? zipDual(b, p, dx, p.type) : p, "r");
+    out = b.app(out, dx ? zipDual(b, p, dx, p.type) : constDual(p, b), "r");
   });
   const resultType = typeOf(fn.body);
   const value = primalOf(b, out, resultType);

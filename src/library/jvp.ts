@@ -1,29 +1,45 @@
-// jvp (forward mode with given tangents) and vjp (reverse mode with a reusable pullback). Both keep one compiled
-// program per function and argument types, across calls.
+// jvp (forward mode with given tangents) and vjp (reverse mode with a reusable pullback), as JAX's: jvp(f, primals,
+// tangents) is [f(...primals), J·tangents]; vjp(f, ...primals) is [f(...primals), pullback] with pullback(ct) the
+// adjoints Jᵀ·ct, one per primal. Tangents and cotangents have the structure of their values, null where a value has
+// none (./tangents.ts). Both keep one compiled program per function, argument types and back end (the function's:
+// `vjp(compile(f, { backend: "wasm" }), x)` runs on wasm), across calls.
 
 import { derivativeFunction } from "../api/derivatives.js";
-import { prepare, type Specialised } from "../api/program.js";
+import { optimisesFirst } from "../backends/registry.js";
+import { prepare, type Engine, type Specialised } from "../api/program.js";
 import { hasTangent } from "../ad/dual-types.js";
-import { tangentType } from "../ad/seed.js";
 import type { IrFunction } from "../ir/ir.js";
 import { DERIVATIVE_PIPELINE } from "../opt/pipeline.js";
-import { shapeOf, shapesEqual, showShape } from "../runtime/stack.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
-import { fromConcrete } from "../types/mtype.js";
-import { showType, typeEq, type Type } from "../types/types.js";
-import type { AnyFunction } from "./compile.js";
-import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
-import { decode, encode } from "./convert.js";
+import { showType } from "../types/types.js";
+import { NDArray } from "./ndarray.js";
 import { jvpProgram, tangentPositions } from "./jvp-program.js";
-import { describe, showTree, treeKey, treeType, type Tree } from "./pytree.js";
-import { compiledProgram, register, Specialisations, targetOf, type Instance, type Target } from "./target.js";
+import type { Tree } from "./pytree.js";
+import { decodeAdjoint, decodeTangent, readTangent } from "./tangents.js";
+import { decode } from "./convert.js";
+import {
+  compiledProgram,
+  engineOf,
+  register,
+  Specialisations,
+  targetOf,
+  withHidden,
+  type Instance,
+  type Target,
+} from "./target.js";
+import type { AnyFunction, Inputs, Output, Pullback, TangentOf, Tangents } from "./types.js";
 
-/** Optimises and compiles a derivative IR function (for the library's default back end). */
-const compileDerivative = (fn: IrFunction, argTypes: readonly Type[]): Specialised =>
-  prepare(fn, argTypes, DEFAULT_LIBRARY_BACKEND, DERIVATIVE_PIPELINE);
+/** Optimises and compiles a derivative IR function for `engine`. */
+export const compileDerivative = (fn: IrFunction, engine: Engine): Specialised =>
+  prepare(
+    fn,
+    fn.params.map((p) => p.type),
+    engine,
+    DERIVATIVE_PIPELINE,
+  );
 
-function requireTangentResult(target: Target, inst: Instance, what: string): void {
+export function requireTangentResult(target: Target, inst: Instance, what: string): void {
   if (!hasTangent(inst.resultType))
     fail(
       "argument",
@@ -35,108 +51,123 @@ function requireTangentResult(target: Target, inst: Instance, what: string): voi
     );
 }
 
-// One compiled program per instance and transform, kept for the instance's lifetime.
-const JVPS = new WeakMap<Instance, Specialised>();
-const VJPS = new WeakMap<Instance, { vjp: Specialised; wrt: number[] }>();
+/** One program per instance, transform and back end, kept for the instance's lifetime. */
+export class ProgramCache<E> {
+  private readonly table = new WeakMap<Instance, Map<string, E>>();
 
-function cached<E>(table: WeakMap<Instance, E>, inst: Instance, make: () => E): E {
-  let e = table.get(inst);
-  if (!e) table.set(inst, (e = make()));
-  return e;
+  get(inst: Instance, engine: Engine, make: () => E): E {
+    let byEngine = this.table.get(inst);
+    if (!byEngine) this.table.set(inst, (byEngine = new Map<string, E>()));
+    let e = byEngine.get(engine);
+    if (!e) byEngine.set(engine, (e = make()));
+    return e;
+  }
 }
 
-/** Specialisations of a target for jvp and vjp, one per function (so their instances are cached too). */
+const JVPS = new ProgramCache<Specialised>();
+const VJPS = new ProgramCache<{ vjp: Specialised; wrt: number[] }>();
+
+/** Specialisations of a target for jvp, vjp and linearize, one per function (so their instances are cached too). */
 const SPECS = new WeakMap<Target, Specialisations>();
-const specsOf = (target: Target): Specialisations => {
+export const specsOf = (target: Target): Specialisations => {
   let s = SPECS.get(target);
   if (!s) SPECS.set(target, (s = new Specialisations(target)));
   return s;
 };
 
-/** Reads a tangent (shaped like its primal, `like` a Tree) or a cotangent (shaped like the value, `like` a Value). */
-function readLike(
-  value: unknown,
-  type: Type,
-  like: { tree: Tree } | { value: Value },
-  what: string,
+/** The buffers of the typed arrays and NDArrays among `xs` (a result sharing one is copied: see decode). */
+export const buffersOf = (xs: readonly unknown[]): ArrayBufferLike[] =>
+  xs.flatMap((x) =>
+    x instanceof Float64Array || x instanceof Int32Array ? [x.buffer] : x instanceof NDArray ? [x.data.buffer] : [],
+  );
+
+/**
+ * The tangents of a call's arguments as runtime values, for the arguments that take one (the others' must be null).
+ */
+export function readTangents(
   target: Target,
-): Value {
-  const tree = describe(value, fromConcrete(type), { what, span: target.span });
-  const mismatch = (expected: string, found: string): never =>
-    fail("argument", `${what} must have the shape of ${"tree" in like ? "the argument" : "the value"}`, target.span, {
-      expected,
-      found,
-    });
-  if (!typeEq(type, treeType(tree))) mismatch(showType(type), showTree(tree));
-  if ("tree" in like && treeKey(like.tree, true) !== treeKey(tree, true)) mismatch(showTree(like.tree), showTree(tree));
-  const v = encode(value, tree, () => ({ what, span: target.span }));
-  if ("value" in like && !shapesEqual(shapeOf(v), shapeOf(like.value)))
-    mismatch(showShape(shapeOf(like.value)), showShape(shapeOf(v)));
-  return v;
+  inst: Instance,
+  trees: readonly Tree[],
+  values: readonly Value[],
+  tangents: readonly unknown[],
+): Value[] {
+  return inst.argTypes.flatMap((t, k) => {
+    const site = { what: `the tangent of ${target.where(k).what}`, of: "the argument", span: target.span };
+    const v = readTangent(tangents[k], t, values[k]!, trees[k], site);
+    return hasTangent(t) ? [v] : [];
+  });
 }
 
 /**
  * Forward mode: `[f(...primals), J·tangents]`, the value and the directional derivative along `tangents` (one per
- * primal, each of its primal's shape; ignored for Index and Bool arguments). The program is compiled once per
- * function and argument types.
+ * primal, each in its primal's structure and shapes; null for an argument, or a part of one, without a tangent: an
+ * Index, a Bool). The tangent of the result has the result's structure, null where it has no tangent. The program is
+ * compiled once per function and argument types.
  *
  * @example
  * const [y, dy] = jvp(m.f, [x], [dx]);
  */
-export function jvp(f: AnyFunction, primals: readonly unknown[], tangents: readonly unknown[]): [unknown, unknown] {
+export function jvp<F extends AnyFunction>(
+  f: F,
+  primals: Inputs<Parameters<F>>,
+  tangents: Tangents<Parameters<F>>,
+): [Output<ReturnType<F>>, TangentOf<ReturnType<F>>] {
   const target = targetOf(f, "jvp");
+  const engine = engineOf(f);
   const what = `jvp(${target.label})`;
   if (!Array.isArray(primals) || !Array.isArray(tangents) || primals.length !== tangents.length)
     fail("argument", `${what}: primals and tangents must be two arrays of the same length (one entry per argument)`);
-  const { inst, trees, values } = specsOf(target).lookup(primals);
-  const entry = cached(JVPS, inst, () => {
+  const { inst, trees, values, inputs } = specsOf(target).lookup(primals);
+  const program = JVPS.get(inst, engine, () => {
     requireTangentResult(target, inst, what);
-    return compileDerivative(jvpProgram(inst.lower(DEFAULT_LIBRARY_BACKEND)), inst.argTypes);
+    return compileDerivative(jvpProgram(inst.lower(engine), inst.argTypes.length), engine);
   });
-  const dxs = tangentPositions(inst.argTypes).map((k) =>
-    readLike(tangents[k], inst.argTypes[k]!, { tree: trees[k]! }, `the tangent of ${target.where(k).what}`, target),
-  );
-  const out = entry.run([...values, ...dxs]) as { elems: readonly Value[] };
-  const tType = tangentType(inst.resultType)!;
+  const dxs = readTangents(target, inst, trees, values, tangents);
+  const out = program.run([...withHidden(inst, values), ...dxs]) as { elems: readonly Value[] };
   const form = inst.resultForm(trees);
-  const tForm = typeEq(tType, inst.resultType) ? form : undefined;
-  return [decode(out.elems[0]!, inst.resultType, form), decode(out.elems[1]!, tType, tForm)];
+  const shared = [...inputs, ...buffersOf(tangents)];
+  return [
+    decode(out.elems[0]!, inst.resultType, form, inputs) as Output<ReturnType<F>>,
+    decodeTangent(out.elems[1]!, inst.resultType, form, shared) as TangentOf<ReturnType<F>>,
+  ];
 }
 
 /**
- * Reverse mode: `[f(...primals), pullback]`. `pullback(ct)` takes a cotangent of the value's shape and returns one
- * entry per primal: its adjoint (in the primal's form), or null for an Index or Bool argument. The pullback can be
- * called many times; its program is compiled once per function and argument types.
+ * Reverse mode: `[f(...primals), pullback]`. `pullback(ct)` takes a cotangent of the value's structure and shapes
+ * (null where the value has no tangent) and returns one entry per primal: its adjoint, in the primal's form (null for
+ * an argument, or a part of one, without a tangent: an Index, a Bool). The pullback can be called many times; its
+ * program is compiled once per function and argument types.
  *
  * @example
  * const [y, pullback] = vjp(m.f, x);
  * const [dx] = pullback(new Float64Array([1, 0, 0]));
  */
-export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunction] {
+export function vjp<F extends AnyFunction>(
+  f: F,
+  ...primals: Inputs<Parameters<F>>
+): [Output<ReturnType<F>>, Pullback<F>] {
   const target = targetOf(f, "vjp");
+  const engine = engineOf(f);
   const what = `vjp(${target.label})`;
   const specs = specsOf(target);
   const { inst, trees, values, inputs } = specs.lookup(primals);
-  const entry = cached(VJPS, inst, () => {
+  const entry = VJPS.get(inst, engine, () => {
     requireTangentResult(target, inst, what);
     const wrt = tangentPositions(inst.argTypes);
     if (wrt.length === 0) fail("argument", `${what}: no argument of ${target.label} contains a Double`, target.span);
-    const fn = derivativeFunction(inst.lower(DEFAULT_LIBRARY_BACKEND), "vjp", wrt, true, inst.paramNames);
-    return { vjp: compileDerivative(fn, [...inst.argTypes, inst.resultType]), wrt };
+    const fn = derivativeFunction(inst.lower(engine), "vjp", wrt, optimisesFirst(engine), inst.paramNames);
+    return { vjp: compileDerivative(fn, engine), wrt };
   });
-  const y = compiledProgram(inst).run(values);
+  const all = withHidden(inst, values);
+  const y = compiledProgram(inst, engine).run(all);
+  const form = inst.resultForm(trees);
+  const site = { what: `the cotangent given to the pullback of ${target.label}`, of: "the value", span: target.span };
   const pullback = (ct: unknown): unknown[] => {
-    const c = readLike(
-      ct,
-      inst.resultType,
-      { value: y },
-      `the cotangent given to the pullback of ${target.label}`,
-      target,
-    );
-    const out = entry.vjp.run([...values, c]) as { elems: readonly Value[] };
-    return inst.argTypes.map((t: Type, k: number) => {
+    const c = readTangent(ct, inst.resultType, y, form, site);
+    const out = entry.vjp.run([...all, c]) as { elems: readonly Value[] };
+    return inst.argTypes.map((t, k) => {
       const at = entry.wrt.indexOf(k);
-      return at < 0 ? null : decode(out.elems[at + 1]!, t, trees[k]);
+      return at < 0 ? null : decodeAdjoint(out.elems[at + 1]!, t, trees[k]);
     });
   };
   register(
@@ -144,5 +175,5 @@ export function vjp(f: AnyFunction, ...primals: unknown[]): [unknown, AnyFunctio
     { description: `the pullback of ${what}`, compilations: () => specs.count, program: () => entry.vjp },
     "pullback",
   );
-  return [decode(y, inst.resultType, inst.resultForm(trees), inputs), pullback];
+  return [decode(y, inst.resultType, form, inputs) as Output<ReturnType<F>>, pullback as Pullback<F>];
 }

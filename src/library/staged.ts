@@ -10,32 +10,10 @@ import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js
 import { mkLam, mkLet, type Expr, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { fail } from "../syntax/diagnostics.js";
-import { stageFunction, type JsFunction, type StaticType } from "../staging/index.js";
+import { stageFunction, type JsFunction } from "../staging/index.js";
+import { hiddenOf, staticOf } from "./captured.js";
 import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
-import type { Instance, Target } from "./target.js";
-
-/** The argument's type with its array lengths, which the traced program takes as constants. */
-function staticOf(t: Tree): StaticType {
-  switch (t.k) {
-    case "double":
-      return { k: "double" };
-    case "index":
-      return { k: "int" };
-    case "bool":
-      return { k: "bool" };
-    case "dense": {
-      // A dimension not known while tracing an enclosing function (see ./staged-call.ts) is NaN.
-      const known = (d: number) => (Number.isNaN(d) ? undefined : d);
-      let s: StaticType = { k: t.elem };
-      for (let d = t.shape.length - 1; d >= 0; d--) s = { k: "array", length: known(t.shape[d]!), elem: s };
-      return s;
-    }
-    case "tuple":
-      return { k: "tuple", elems: t.elems.map(staticOf) };
-    case "list":
-      return { k: "array", length: Number.isNaN(t.length) ? undefined : t.length, elem: staticOf(t.elem) };
-  }
-}
+import { isTransient, type Instance, type Target } from "./target.js";
 
 /** The argument as the user's function expects it: tuples the tracer gives as JS arrays become objects again. */
 function rebuild(param: unknown, tree: Tree): unknown {
@@ -117,9 +95,11 @@ class StagedTarget implements Target {
     const form = result?.keyed ? result.tree : undefined;
     // Library functions the traced one called: extra parameters, bound to their programs.
     const callees = def.externals.map((e) => e.payload as Instance);
-    const entryTypes = [...argTypes, ...def.externals.map((e) => e.type)];
+    const hidden = def.captures.map((c) => hiddenOf(c.type, c.payload));
+    const entryTypes = [...argTypes, ...hidden.map((h) => h.type), ...def.externals.map((e) => e.type)];
     const inst: Instance = {
       argTypes,
+      ...(hidden.length > 0 ? { hidden } : {}),
       resultType: def.resultType,
       paramNames: [],
       derivative: callees.some((c) => c.derivative),
@@ -130,7 +110,7 @@ class StagedTarget implements Target {
         ),
       resultForm: () => form,
     };
-    this.instances.set(key, inst);
+    if (!isTransient(inst)) this.instances.set(key, inst);
     return inst;
   }
 }

@@ -26,9 +26,25 @@ import { describe, type Tree, type Where } from "./pytree.js";
 import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 import { withWasmThreads } from "../wasm/parallel-run.js";
 
+/**
+ * A parameter an instance supplies itself, after the caller's arguments: data a traced function closed over, a tensor
+ * of a trace being recorded around it (a closure traced inside another function), the residuals of a linear map.
+ */
+export interface Hidden {
+  readonly type: Type;
+  /** Its value for a call (data is read at each call). */
+  value(): Value;
+  /** What a trace that calls the instance passes for it: a tensor, or a value it captures in its turn. */
+  readonly staged: unknown;
+  /** A tensor of a trace being recorded: the instance can be called only from that trace, and is not kept. */
+  readonly transient?: boolean;
+}
+
 /** A target specialised at its arguments' types: an IR function of those types. */
 export interface Instance {
   readonly argTypes: readonly Type[];
+  /** Parameters after argTypes that the instance supplies itself (its IR function takes argTypes ++ these). */
+  readonly hidden?: readonly Hidden[];
   readonly resultType: Type;
   /** Names of the parameters, for messages and derivative programs. */
   readonly paramNames: readonly (string | undefined)[];
@@ -83,6 +99,20 @@ export function encodeArgs(
   return { values, inputs };
 }
 
+/** The types of all parameters of the instance's IR function: the arguments', then the hidden ones. */
+export const paramTypes = (inst: Instance): Type[] => [...inst.argTypes, ...(inst.hidden ?? []).map((h) => h.type)];
+
+/** The call's values followed by the hidden parameters' (what the instance's program runs on). */
+export const withHidden = (inst: Instance, values: readonly Value[]): Value[] =>
+  inst.hidden === undefined ? [...values] : [...values, ...inst.hidden.map((h) => h.value())];
+
+/** The hidden parameters of `inner`, for an instance built on it (which takes them after its own arguments too). */
+export const hiddenOfInner = (inner: Instance): { hidden?: readonly Hidden[] } =>
+  inner.hidden === undefined ? {} : { hidden: inner.hidden };
+
+/** Whether the instance captured a tensor of a trace being recorded (it is specific to that trace, and not kept). */
+export const isTransient = (inst: Instance): boolean => inst.hidden?.some((h) => h.transient === true) ?? false;
+
 const COMPILED = new WeakMap<Instance, Map<string, Specialised>>();
 
 /**
@@ -102,7 +132,7 @@ export function compiledProgram(
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
     spec = withinCompilerStack("the function", () =>
-      withWasmThreads(threads, () => prepare(inst.lower(engine), inst.argTypes, engine, passes)),
+      withWasmThreads(threads, () => prepare(inst.lower(engine), paramTypes(inst), engine, passes)),
     );
     byEngine.set(key, spec);
   }
@@ -111,7 +141,7 @@ export function compiledProgram(
 
 /** The instance's program for the reference interpreter (tests compare it with the compiled one). */
 export function interpretedProgram(inst: Instance): Specialised {
-  return prepare(inst.lower("interp"), inst.argTypes, "interp", []);
+  return prepare(inst.lower("interp"), paramTypes(inst), "interp", []);
 }
 
 /** One call: the argument structures, their values, and the instance they select. */
@@ -138,7 +168,7 @@ export class Specialisations {
     let inst = this.entries.get(key);
     if (!inst) {
       inst = this.target.instance(trees, values);
-      this.entries.set(key, inst);
+      if (!isTransient(inst)) this.entries.set(key, inst);
       this.count++;
     }
     return { inst, trees, values: encoded.values, inputs: encoded.inputs };
@@ -155,6 +185,8 @@ export interface LibraryFunction {
   compilations(): number;
   /** The compiled program it runs for these arguments. */
   program(args: readonly unknown[]): Specialised;
+  /** The back end it runs on (jvp, vjp and linearize of it run there too). */
+  readonly engine?: Engine;
 }
 
 const LIBRARY = new WeakMap<JsFunction, LibraryFunction>();
@@ -168,6 +200,9 @@ export function register<F extends JsFunction>(fn: F, info: LibraryFunction, nam
 
 export const libraryFunction = (fn: unknown): LibraryFunction | undefined =>
   isJsFunction(fn) ? LIBRARY.get(fn) : undefined;
+
+/** The back end a transform of `fn` that runs programs itself (jvp, vjp, linearize) uses: fn's, or the default. */
+export const engineOf = (fn: unknown): Engine => libraryFunction(fn)?.engine ?? DEFAULT_LIBRARY_BACKEND;
 
 /** Targets of plain functions, one per function (so their translations and traces are cached). */
 const PLAIN = new WeakMap<JsFunction, Target>();

@@ -26,7 +26,7 @@ import { DerivedTarget } from "./derived-target.js";
 import { parseArgnums, type Argnums } from "./errors.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
 import { keyOf, type Tree } from "./pytree.js";
-import { compiledProgram, targetOf, type Instance, type Target } from "./target.js";
+import { compiledProgram, hiddenOfInner, targetOf, withHidden, type Instance, type Target } from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
 export interface ArgnumsOption extends BackendOption {
@@ -83,6 +83,7 @@ class GradTarget extends DerivedTarget {
     const { withValue, hasAux } = this;
     return {
       argTypes: inner.argTypes,
+      ...hiddenOfInner(inner),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,
@@ -162,7 +163,7 @@ class JacobianTarget extends DerivedTarget {
     // Without the call's values (inside another transform), a Double output counts 1 and any other as many.
     const output = () =>
       values
-        ? valueSize(compiledProgram(inner).run(values()))
+        ? valueSize(compiledProgram(inner).run(withHidden(inner, values())))
         : inner.resultType.k === "double"
           ? 1
           : Number.POSITIVE_INFINITY;
@@ -192,6 +193,7 @@ class JacobianTarget extends DerivedTarget {
     const resultType = packType(list.map((k) => prefixDims(inner.argTypes[k]!, outRank)));
     return {
       argTypes: inner.argTypes,
+      ...hiddenOfInner(inner),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,
@@ -263,6 +265,7 @@ class HessianTarget extends DerivedTarget {
       list.length === 1 ? entryType(0, 0) : tupleOf(list.map((_, a) => tupleOf(list.map((_, c) => entryType(a, c)))));
     return {
       argTypes: inner.argTypes,
+      ...hiddenOfInner(inner),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,

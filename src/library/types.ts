@@ -213,3 +213,58 @@ export type VmapFunction<F extends AnyFunction, O> = (
 
 /** The function `compile(f)` returns. */
 export type CompiledFunction<F extends AnyFunction> = (...args: Inputs<Parameters<F>>) => Output<ReturnType<F>>;
+
+/**
+ * The tangent (or cotangent, or adjoint) of a value of type T, as jvp, linearize and vjp give it: T's form, with null
+ * for a part that has no tangent (a Bool, an Int32Array; an Index is a `number` to TypeScript, so it is typed
+ * `number` although it is null at run time).
+ */
+export type TangentOf<T> =
+  IsAny<T> extends true
+    ? Untyped
+    : T extends Tensor
+      ? Untyped
+      : T extends number
+        ? number
+        : T extends boolean | Int32Array
+          ? null
+          : T extends Float64Array | Float32Array | NDArray
+            ? T
+            : T extends readonly unknown[]
+              ? { -readonly [K in keyof T]: TangentOf<T[K]> }
+              : T extends object
+                ? { -readonly [K in keyof T]: TangentOf<T[K]> }
+                : never;
+
+/**
+ * The tangent given for a value of type T (a primal's, or a vjp cotangent): T's form, with null (or undefined) where
+ * the value has no tangent; a number may be null, since an Index is a number to TypeScript.
+ */
+export type TangentIn<T> =
+  IsAny<T> extends true
+    ? Untyped
+    : T extends Tensor
+      ? Untyped
+      : T extends number
+        ? number | null
+        : T extends boolean | Int32Array
+          ? null | undefined
+          : T extends Float64Array | Float32Array | NDArray
+            ? Input<T>
+            : T extends readonly unknown[]
+              ? { readonly [K in keyof T]: TangentIn<T[K]> }
+              : T extends object
+                ? { readonly [K in keyof T]: TangentIn<T[K]> }
+                : T;
+
+/** One tangent per parameter. */
+export type Tangents<P extends readonly unknown[]> = { [K in keyof P]: TangentIn<P[K]> };
+
+/** One adjoint per parameter (null for one without a tangent). */
+export type Adjoints<P extends readonly unknown[]> = { -readonly [K in keyof P]: TangentOf<P[K]> };
+
+/** The pullback `vjp(f, ...primals)` returns: a cotangent of f's result to the adjoints of its arguments. */
+export type Pullback<F extends AnyFunction> = (cotangent: TangentIn<ReturnType<F>>) => Adjoints<Parameters<F>>;
+
+/** The linear map `linearize(f, ...primals)` returns: tangents of f's arguments to the tangent of its result. */
+export type LinearMap<F extends AnyFunction> = (...tangents: Tangents<Parameters<F>>) => TangentOf<ReturnType<F>>;

@@ -16,7 +16,7 @@ import type { AnyFunction, VmapFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
 import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
-import { targetOf, type Instance, type Target } from "./target.js";
+import { hiddenOfInner, targetOf, type Instance, type Target } from "./target.js";
 
 /** An axis of every array in an argument (negative: counted from the last), or null: the argument is not mapped. */
 export type Axis = number | null;
@@ -153,15 +153,19 @@ class VmapTarget extends DerivedTarget {
     });
     const split = outAxes.some((a) => a !== 0);
     const resultType = split && r.k === "tuple" ? tupleOf(r.elems.map(arrayOf)) : arrayOf(r);
-    const axes = argTypes.map((t, k) => this.axis(k));
+    const axes = [...argTypes.map((_, k) => this.axis(k)), ...(inner.hidden ?? []).map(() => null)];
+    const hidden = inner.hidden ?? [];
     return {
       argTypes,
+      ...hiddenOfInner(inner),
       resultType,
       paramNames: inner.paramNames,
       derivative: inner.derivative,
       lower: (engine) => {
         const fn = inner.lower(engine);
-        const params = argTypes.map((type, k) => ({ name: fn.params[k]?.name ?? `x${k}`, type }));
+        // The hidden parameters are passed to every call as they are.
+        const types = [...argTypes, ...hidden.map((h) => h.type)];
+        const params = types.map((type, k) => ({ name: fn.params[k]?.name ?? `x${k}`, type }));
         return functionOf(`vmapped_${fn.name}`, params, (b, xs) => {
           const mapped = xs.findIndex((_, k) => axes[k] !== null);
           const n = batchLength(b, xs[mapped]!, axes[mapped]!);

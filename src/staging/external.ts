@@ -5,24 +5,9 @@
 
 import { funOf, showType, type Type } from "../types/types.js";
 import { stagingFail } from "./errors.js";
-import { activeTrace, traceFor } from "./graph.js";
+import { traceFor } from "./graph.js";
 import { sameType, staticOfType, aStatic } from "./static-type.js";
-import { emit, Tensor, toOperand, type Staged } from "./tensor.js";
-
-/**
- * True while a function is traced and `args` holds a tensor somewhere (then a library function must stage its call).
- */
-export function isStagedCall(args: readonly unknown[]): boolean {
-  if (!activeTrace()) return false;
-  const staged = (x: unknown): boolean =>
-    x instanceof Tensor ||
-    (Array.isArray(x) && x.some(staged)) ||
-    (typeof x === "object" &&
-      x !== null &&
-      Object.getPrototypeOf(x) === Object.prototype &&
-      Object.values(x).some(staged));
-  return args.some(staged);
-}
+import { emit, toOperand, type Staged } from "./tensor.js";
 
 /**
  * Records `callee(...args)` (each argument a staged value of the parameter type, tuples as JavaScript arrays) and

@@ -112,6 +112,19 @@ export interface External {
   readonly payload: unknown;
 }
 
+/**
+ * A value from outside the function that the trace reads: a tensor of an enclosing trace (a closure traced inside
+ * another function's trace: `x => mul(x, grad(y => mul(x, y))(3))`) or data the function closed over (a Float64Array).
+ * The emitted definition takes it as a parameter after its arguments, which whoever calls the definition supplies (the
+ * enclosing trace passes its tensor, the library the data's current contents).
+ */
+export interface Capture {
+  /** The parameter standing for the value (in the root scope, unbound). */
+  readonly node: Node;
+  /** What the caller needs to supply it (opaque to the tracer): the enclosing trace's tensor, or the data. */
+  readonly payload: unknown;
+}
+
 /** One staging of one function: its scopes and a counter for fresh names. */
 export class Trace {
   private nextId = 0;
@@ -119,6 +132,19 @@ export class Trace {
   current: Scope;
   readonly externals: External[] = [];
   private readonly externalKeys = new Map<unknown, External>();
+  readonly captures: Capture[] = [];
+  private readonly captureKeys = new Map<unknown, Capture>();
+
+  /** The parameter for the outside value `key` (one per distinct value), of type `type`. */
+  capture(key: unknown, type: StaticType, payload: unknown): Node {
+    let c = this.captureKeys.get(key);
+    if (!c) {
+      c = { node: this.freshNode("c", type, `c${this.captures.length}`, this.root), payload };
+      this.captures.push(c);
+      this.captureKeys.set(key, c);
+    }
+    return c.node;
+  }
   /** How many operations have been recorded (bounded: a trace that does not end is stopped). */
   operations = 0;
 
@@ -234,12 +260,16 @@ export function patternNodes(p: Pattern): Node[] {
 }
 
 // The trace being recorded. Staging is synchronous; a function staged while another is being traced gets its own
-// Trace, and the outer one is restored afterwards.
+// Trace, and the outer one is restored afterwards. `enclosing` holds the traces being recorded around the active one.
 let active: Trace | undefined;
+const enclosing: Trace[] = [];
 
 export function activeTrace(): Trace | undefined {
   return active;
 }
+
+/** Whether `trace` is being recorded around the active trace (its tensors may be captured, see Capture). */
+export const isEnclosing = (trace: Trace): boolean => enclosing.includes(trace);
 
 /** The trace an operation records into; outside staging, an operation on tensors is an error naming it. */
 export function traceFor(op: string): Trace {
@@ -253,11 +283,13 @@ export function traceFor(op: string): Trace {
 
 export function withTrace<R>(trace: Trace, body: () => R): R {
   const outer = active;
+  if (outer) enclosing.push(outer);
   active = trace;
   try {
     return body();
   } finally {
     active = outer;
+    if (outer) enclosing.pop();
   }
 }
 
@@ -267,6 +299,7 @@ export function withTrace<R>(trace: Trace, body: () => R): R {
 export function checkVisible(node: Node, op: string): void {
   const trace = active;
   if (!trace || node.scope.trace !== trace) {
+    // (A tensor of an enclosing trace is captured before this check: see `localNode` in ./tensor.ts.)
     stagingFail(`\`${op}\`: a tensor from another staged function (or one whose tracing has finished) was used`);
   }
   if (!trace.current.sees(node.scope)) {

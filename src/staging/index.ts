@@ -97,5 +97,5 @@ export {
   vectorSum,
   vectorZeros,
 } from "./prelude-ops.js";
-export { callExternal, isStagedCall } from "./external.js";
+export { callExternal } from "./external.js";
 export type { External } from "./graph.js";

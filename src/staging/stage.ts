@@ -29,7 +29,12 @@ export interface StagedFunction {
   readonly name: string;
   /** The type of the definition's result. */
   readonly resultType: Type;
-  /** Functions the definition takes after its arguments (library functions the staged one called). */
+  /**
+   * Values from outside the function it read (see Capture): the definition takes them after its arguments, before the
+   * externals.
+   */
+  readonly captures: readonly { readonly type: Type; readonly payload: unknown }[];
+  /** Functions the definition takes after its arguments and captures (library functions the staged one called). */
   readonly externals: readonly External[];
 }
 
@@ -80,8 +85,11 @@ export function stageFunction(
     const out: unknown = (fn as (...a: unknown[]) => unknown)(...args);
     const result = toOperand(out, "stageFunction", "the result of the staged function");
     checkBoolsUsed(trace.root, result.operand);
-    const source = emitDefinition(name, params, { scope: trace.root, result: result.operand }, trace.externals);
-    return { source, name, resultType: typeOfStatic(result.type), externals: trace.externals };
+    const captured = trace.captures.map((c) => c.node);
+    const block = { scope: trace.root, result: result.operand };
+    const source = emitDefinition(name, [...params, ...captured], block, trace.externals);
+    const captures = trace.captures.map((c) => ({ type: typeOfStatic(c.node.type), payload: c.payload }));
+    return { source, name, resultType: typeOfStatic(result.type), captures, externals: trace.externals };
   });
 }
 

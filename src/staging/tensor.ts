@@ -5,7 +5,17 @@
 
 import { showType, type Type } from "../types/types.js";
 import { describeJsValue, stagingFail } from "./errors.js";
-import { checkVisible, traceFor, type Node, type Operand, type Pattern, type Rhs, type Trace } from "./graph.js";
+import {
+  activeTrace,
+  checkVisible,
+  isEnclosing,
+  traceFor,
+  type Node,
+  type Operand,
+  type Pattern,
+  type Rhs,
+  type Trace,
+} from "./graph.js";
 import {
   aStatic,
   describeStatic,
@@ -120,20 +130,63 @@ export interface TypedOperand {
 export const litOperand = (value: number, type: "double" | "int"): Operand => ({ kind: "lit", value, type });
 export const nodeOperand = (node: Node): Operand => ({ kind: "node", node });
 
+/** What the library makes of data a traced function reads (see `setDataCapture`). */
+export interface DataCapture {
+  /** Identifies the data: the same data read twice is one parameter. */
+  readonly key: unknown;
+  /** The data's type, with its lengths (the trace takes them as constants). */
+  readonly type: StaticType;
+  /** What the library needs to pass the data's contents at each call. */
+  readonly payload: unknown;
+}
+
+let dataCapture: (value: unknown) => DataCapture | undefined = () => undefined;
+
+/**
+ * Sets how data a traced function reads from outside (a Float64Array it closed over, an NDArray) becomes a parameter
+ * of the trace: the library describes it (its type and lengths) and passes its contents at each call, so the data is
+ * never written into the program. Values it returns undefined for are refused as before.
+ */
+export function setDataCapture(describe: (value: unknown) => DataCapture | undefined): void {
+  dataCapture = describe;
+}
+
+/**
+ * The node to use for tensor `t` in the active trace: t's own where the active trace made it (checked visible here),
+ * or the parameter capturing it when an enclosing trace made it (a closure traced inside another trace).
+ */
+function localNode(t: Tensor, op: string): Node {
+  const trace = activeTrace();
+  const home = t.node.scope.trace;
+  if (trace && home !== trace && isEnclosing(home)) return trace.capture(t.node, t.node.type, t);
+  checkVisible(t.node, op);
+  return t.node;
+}
+
+/** Data the active trace reads from outside, as the parameter capturing it (undefined: not data the library takes). */
+function capturedData(v: unknown): Node | undefined {
+  const trace = activeTrace();
+  if (!trace || typeof v !== "object" || v === null) return undefined;
+  const data = dataCapture(v);
+  return data && trace.capture(data.key, data.type, data.payload);
+}
+
 /**
  * A user's value as an operand of `op`, with its static type. Numbers are Double constants unless `hint` asks for an
  * Index and the number is an integer. `what` names the value in messages ("the first operand", "the result").
  */
 export function toOperand(v: unknown, op: string, what: string, hint?: StaticType): TypedOperand {
   if (v instanceof Tensor) {
-    checkVisible(v.node, op);
-    return { operand: nodeOperand(v.node), type: v.node.type };
+    const node = localNode(v, op);
+    return { operand: nodeOperand(node), type: node.type };
   }
   if (typeof v === "number") {
     const index = hint?.k === "int" && Number.isInteger(v) && Math.abs(v) <= 0x7fffffff;
     if (index) return { operand: litOperand(v, "int"), type: S_INT };
     return { operand: litOperand(v, "double"), type: S_DOUBLE };
   }
+  const data = Array.isArray(v) ? undefined : capturedData(v);
+  if (data) return { operand: nodeOperand(data), type: data.type };
   if (Array.isArray(v)) {
     if (v.length < 2) {
       stagingFail(
@@ -158,10 +211,12 @@ export function toOperand(v: unknown, op: string, what: string, hint?: StaticTyp
 /** A tensor argument of `op` (not a number or tuple), visible here. */
 export function tensorArg(v: unknown, op: string, what: string): Tensor {
   if (!(v instanceof Tensor)) {
+    const data = capturedData(v);
+    if (data) return new Tensor(data);
     return stagingFail(`\`${op}\`: ${what} must be a tensor, but it is ${describeJsValue(v)}`);
   }
-  checkVisible(v.node, op);
-  return v;
+  const node = localNode(v, op);
+  return node === v.node ? v : new Tensor(node);
 }
 
 /** An array tensor argument of `op`, with its static type. */
