@@ -2,7 +2,8 @@
 // transforms compile and compose (grad of a Jacobian is the gradient of this IR function):
 //  - gradients: the adjoints of the differentiated parameters (a tuple when several), optionally after the value, and
 //    with an auxiliary result (`hasAux`: the function returns (value, aux); aux is passed through);
-//  - Jacobians: per differentiated parameter a block with the output's dimensions first (O ++ I), in either mode;
+//  - Jacobians: per leaf of the output and per leaf of each differentiated parameter, a block with the output leaf's
+//    dimensions first (O ++ I), in either mode, in the structures of the output and the parameters (JAX's);
 //  - Hessians: blocks [i][j] of shape I_i ++ I_j; a parameter that is a tuple (an object of arrays) is taken apart
 //    into its leaves first, and its blocks are put back in its structure (blocks per pair of leaves).
 // Each is built on the raw derivative programs of ./derivatives.ts; the layouts are builds the optimiser fuses.
@@ -10,7 +11,7 @@
 import { doubleRank } from "../ad/seed.js";
 import { mapElements, permuteAxes, swapPermutation } from "../ir/axes.js";
 import { AnfBuilder } from "../ir/builder.js";
-import { freshVar, type Atom, type IrFunction, type Var } from "../ir/ir.js";
+import { freshVar, typeOf, type Atom, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFunction } from "../ir/rename.js";
 import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js";
 import { tupleOf, type Type } from "../types/types.js";
@@ -97,41 +98,55 @@ export function gradientFunction(
 }
 
 /**
- * The Jacobian blocks of `primal` (whose result has `outRank` array levels of Doubles): per parameter in `wrt`, the
- * block of shape O ++ I (a tuple of blocks when several). Reverse mode sweeps once per output position and gives the
- * blocks in that layout; forward mode gives I ++ O per parameter, whose axes are moved.
+ * The Jacobian of `primal` with respect to the parameters in `wrt`, in JAX's structure: the structure of the output
+ * (tuples whose leaves are Doubles or arrays of Doubles: callers check) whose leaf j is, per parameter (a tuple of
+ * them when there are several), the structure of the parameter whose leaf i is the block ∂out_j/∂x_i of shape
+ * O_j ++ I_i. Reverse mode sweeps once per output scalar and gives each block in that layout; forward mode gives,
+ * per input leaf, I_i ++ O_j, whose axes are moved.
  */
 export function jacobianFunction(
   primal: IrFunction,
   wrt: readonly number[],
   mode: Mode,
-  outRank: number,
   optimisePrimal: boolean,
   paramNames: readonly (string | undefined)[] = [],
 ): IrFunction {
-  const n = wrt.length;
-  if (mode === "reverse") {
-    const rows = derivativeFunction(primal, "jacobian-rows", wrt, optimisePrimal, paramNames);
-    if (n === 1) return rows;
-    // One build over the output positions of a tuple of adjoints: one block per parameter.
-    return mapResult(rows, rows.name, (b, r) =>
-      b.tuple(
-        wrt.map((_, i) => mapElements(b, r, outRank, (bb, e) => bb.proj(i, e, "adj"))),
+  const flat = flattenParams(primal, wrt);
+  const positions = flat.leafPositions.flat();
+  const inRanks = flat.leaves.flat().map((l) => doubleRank(l.type)!);
+  const outType = typeOf(primal.body);
+  const outLeaves = leavesOf(outType);
+  const outRanks = outLeaves.map((l) => doubleRank(l.type)!);
+  const [nIn, nOut] = [positions.length, outLeaves.length];
+  const kind = mode === "reverse" ? "jacobian-rows" : "forward";
+  const raw = derivativeFunction(flat.fn, kind, positions, optimisePrimal, paramNames);
+  return functionOf(raw.name, paramsOf(primal), (b, params) => {
+    const out = inlineCall(b, raw, flatArguments(b, primal, wrt, params), "jac");
+    const block = (j: number, i: number): Atom => {
+      if (mode === "reverse") {
+        // Rows of output leaf j: a build over its positions of the adjoints of every input leaf.
+        const rows = part(b, out, j, nOut);
+        return nIn === 1 ? rows : mapElements(b, rows, outRanks[j]!, (bb, e) => bb.proj(i, e, "adj"));
+      }
+      // Columns of input leaf i: a build over its positions of the output's tangent.
+      const columns = part(b, out, i, nIn);
+      const path = outLeaves[j]!.path;
+      const tangent =
+        path.length === 0
+          ? columns
+          : mapElements(b, columns, inRanks[i]!, (bb, e) => path.reduce<Atom>((x, k) => bb.proj(k, x, "t"), e));
+      const rank = inRanks[i]! + outRanks[j]!;
+      return permuteAxes(b, tangent, rank, swapPermutation(inRanks[i]!, rank));
+    };
+    const offsets = flat.leafPositions.map((ls) => positions.indexOf(ls[0]!));
+    const perOutput = (j: number): Atom =>
+      pack(
+        b,
+        wrt.map((k, a) => rebuildTuples(b, primal.params[k]!.type, (i) => block(j, offsets[a]! + i), "jrow")),
         "jac",
-      ),
-    );
-  }
-  const columns = derivativeFunction(primal, "forward", wrt, optimisePrimal, paramNames);
-  return mapResult(columns, columns.name, (b, r) =>
-    pack(
-      b,
-      wrt.map((k, i) => {
-        const inRank = doubleRank(primal.params[k]!.type)!;
-        return permuteAxes(b, part(b, r, i, n), inRank + outRank, swapPermutation(inRank, inRank + outRank));
-      }),
-      "jac",
-    ),
-  );
+      );
+    return rebuildTuples(b, outType, perOutput, "jac");
+  });
 }
 
 /** The Double-rank leaves of a type made of tuples, depth first, with their path of tuple positions. */
@@ -154,6 +169,8 @@ export function flattenParams(
   primal: IrFunction,
   wrt: readonly number[],
 ): { fn: IrFunction; leafPositions: number[][]; leaves: Leaf[][] } {
+  if (!wrt.some((k) => primal.params[k]!.type.k === "tuple"))
+    return { fn: primal, leafPositions: wrt.map((k) => [k]), leaves: wrt.map((k) => leavesOf(primal.params[k]!.type)) };
   const specs: { name: string; type: Type }[] = [];
   const leafPositions: number[][] = [];
   const leaves: Leaf[][] = [];
@@ -182,6 +199,14 @@ export function flattenParams(
   return { fn, leafPositions, leaves };
 }
 
+/** The arguments of flattenParams' function for `primal`'s parameters `params`: each differentiated one's leaves. */
+function flatArguments(b: AnfBuilder, primal: IrFunction, wrt: readonly number[], params: readonly Atom[]): Atom[] {
+  if (!wrt.some((k) => primal.params[k]!.type.k === "tuple")) return [...params];
+  return params.flatMap((p, k) =>
+    wrt.includes(k) ? leavesOf(p.type).map((l) => l.path.reduce<Atom>((x, i) => b.proj(i, x, "leaf"), p)) : [p],
+  );
+}
+
 /** A value of the structure of `t` (tuples of leaves) whose leaf i is `leaf(i)`. */
 function rebuildTuples(b: AnfBuilder, t: Type, leaf: (i: number) => Atom, name: string): Atom {
   let next = 0;
@@ -206,13 +231,7 @@ export function hessianFunction(
   const total = positions.length;
   const raw = derivativeFunction(flat.fn, "hessian", positions, optimisePrimal, paramNames);
   return functionOf(`${primal.name}''`, paramsOf(primal), (b, params) => {
-    // The flattened function's arguments: the leaves of each differentiated parameter.
-    const args: Atom[] = [];
-    params.forEach((p, k) => {
-      if (!wrt.includes(k)) args.push(p);
-      else for (const l of leavesOf(p.type)) args.push(l.path.reduce<Atom>((x, i) => b.proj(i, x, p.name), p));
-    });
-    const out = inlineCall(b, raw, args, "h");
+    const out = inlineCall(b, raw, flatArguments(b, primal, wrt, params), "h");
     // Column j: over x_j's positions, the tangent of every gradient (a tuple when several): I_j ++ I_i per i.
     const block = (i: number, j: number): Atom => {
       const column = part(b, out, j, total);

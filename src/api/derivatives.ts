@@ -20,7 +20,13 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { showType, type Type } from "../types/types.js";
 import { forwardDerivative } from "./derivative-programs.js";
-import { reverseGradient, reverseJacobian, vjpFunction } from "./reverse-programs.js";
+import {
+  jacobianLeaves,
+  reverseGradient,
+  reverseJacobian,
+  vjpFunction,
+  type JacobianLeaf,
+} from "./reverse-programs.js";
 
 /**
  * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
@@ -104,16 +110,33 @@ export function requireDoubleRank(subject: Subject, t: Type, which: string, cont
   return rank;
 }
 
+/**
+ * The leaves of a Jacobian's output (see jacobianLeaves): a Double, an array of Doubles, or a tuple of these (parts
+ * without a tangent, an Index or a Bool, are allowed and have no rows); anything else fails.
+ */
+export function requireJacobianResult(subject: Subject, t: Type, context: string): JacobianLeaf[] {
+  const leaves = jacobianLeaves(t);
+  if (leaves === undefined)
+    fail(
+      "unsupported",
+      `${context} needs the result of ${subject.label} to be a Double, an array of Doubles, or a tuple of these, but it is ${showType(t)}`,
+      subject.span,
+      { expected: "Double, Vector, Matrix, ..., or a tuple (an object) of them", found: showType(t) },
+    );
+  return leaves;
+}
+
 /** The hint of a gradient asked of a function with several outputs. */
 export const GRADIENT_HINT = "a gradient is of a function with one Double output: use jacobian (or vjp) for several";
 export const HESSIAN_HINT =
   "a Hessian is of a function with one Double output; reduce the outputs to one first (e.g. a sum)";
 
 /**
- * The Jacobian's mode. A requested mode is checked (reverse sweeps an output that is a Double or an array of Doubles;
- * forward seeds arguments that are). Otherwise: a reverse sweep per output scalar when there are fewer output scalars
- * than differentiated input scalars, else a forward sweep per input scalar; whichever is the only one possible when
- * the other is not. `outputSize` is asked only when both are possible (it may run the primal).
+ * The Jacobian's mode. A requested mode is checked (reverse sweeps an output that is a Double or an array of Doubles,
+ * or a tuple of these; forward seeds arguments that are Doubles or arrays of Doubles). Otherwise: a reverse sweep per
+ * output scalar when there are fewer output scalars than differentiated input scalars, else a forward sweep per input
+ * scalar; whichever is the only one possible when the other is not. `outputSize` is asked only when both are
+ * possible (it may run the primal).
  */
 export function chooseJacobianMode(
   requested: Mode | undefined,
@@ -124,14 +147,13 @@ export function chooseJacobianMode(
   sizes: { readonly inputs: number; output(): number },
   context: string,
 ): Mode {
-  const reverseOk = doubleRank(resultType) !== undefined;
+  const reverseOk = jacobianLeaves(resultType) !== undefined;
   const forwardOk = wrt.every((k) => doubleRank(argTypes[k]!) !== undefined);
-  if (requested === "reverse")
-    requireDoubleRank(subject, resultType, `the result of ${subject.label}`, `${context} in reverse mode`);
+  if (requested === "reverse") requireJacobianResult(subject, resultType, `${context} in reverse mode`);
   if (requested === "forward")
     for (const k of wrt) requireDoubleRank(subject, argTypes[k]!, subject.argument(k), `${context} in forward mode`);
   if (requested) return requested;
-  if (!reverseOk && !forwardOk) requireDoubleRank(subject, resultType, `the result of ${subject.label}`, context);
+  if (!reverseOk && !forwardOk) requireJacobianResult(subject, resultType, context);
   if (!reverseOk) return "forward";
   if (!forwardOk) return "reverse";
   return sizes.output() < sizes.inputs ? "reverse" : "forward";

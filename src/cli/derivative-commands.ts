@@ -3,8 +3,9 @@
 //
 // Output formats: grad prints {"value": v, "gradient": [g0, g1, ...]} with one entry per argument (the argument's
 // shape; null for an Index or Bool argument, or one not selected by --wrt); jacobian prints
-// {"value": ..., "jacobian": [[...], ...]}: one row per output scalar, one column per input scalar of the
-// differentiated arguments, both flattened in row-major order (the same in both modes); hessian prints
+// {"value": ..., "jacobian": [[...], ...]}: one row per output scalar (the Doubles of a tuple's parts in order; an
+// Index or Bool part has none), one column per input scalar of the differentiated arguments, both flattened in
+// row-major order (the same in both modes); hessian prints
 // {"value": v, "hessian": [[...], ...]}: one row and one column per input scalar of the differentiated arguments.
 
 import type { Command } from "commander";
@@ -28,6 +29,7 @@ import {
   GRADIENT_HINT,
   HESSIAN_HINT,
   requireDoubleResult,
+  requireJacobianResult,
   valueSize,
   type Mode,
 } from "../api/derivatives.js";
@@ -111,9 +113,12 @@ export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: un
     "smooth jacobian",
   );
   if (mode === "reverse") {
-    // A build over the output's positions of the row of adjoints: descend the output's rank, flatten each row.
+    // Per leaf of the output (one for an array, several for a tuple), a build over its positions of the row of
+    // adjoints: descend the leaf's rank, flatten each row.
+    const leaves = requireJacobianResult(cliSubject(prog, o.fn), primal.type, "smooth jacobian");
+    const parts = perParameter(runDerivative(prog, o, c, engine, "jacobian-rows"), leaves.length);
     const rows: unknown[][] = [];
-    collectLeaves(runDerivative(prog, o, c, engine, "jacobian-rows"), doubleRank(primal.type) ?? 0, rows);
+    leaves.forEach((leaf, j) => collectLeaves(parts[j], leaf.rank, rows));
     return { value: primal.value, jacobian: rows };
   }
   const columns = forwardColumns(perParameter(runDerivative(prog, o, c, engine, "forward"), c.wrt.length), c);

@@ -7,7 +7,6 @@
 import { optimisesFirst } from "../backends/registry.js";
 import {
   checkWrt,
-  chooseJacobianMode,
   GRADIENT_HINT,
   HESSIAN_HINT,
   requireDoubleRank,
@@ -152,31 +151,34 @@ class JacobianTarget extends DerivedTarget {
     super(inner, `jacobian(${inner.label})`);
   }
 
+  /** Checks what the Jacobian is of; the ranks of the output's leaves. */
+  private check(inner: Instance): number[] {
+    const { list } = this.argnums;
+    checkWrt(this.inner, inner.argTypes, list, this.label);
+    for (const k of list)
+      for (const leaf of leavesOf(inner.argTypes[k]!))
+        requireDoubleRank(this.inner, leaf.type, `every part of ${this.inner.argument(k)}`, this.label);
+    return leavesOf(inner.resultType).map((leaf) =>
+      requireDoubleRank(this.inner, leaf.type, `every part of the result of ${this.inner.label}`, this.label),
+    );
+  }
+
   private mode(trees: readonly Tree[], values?: () => readonly Value[]): Mode {
     const shapes = keyOf(trees, true);
     const known = this.modes.get(shapes);
     if (known) return known;
     const inner = this.inner.instance(trees, values);
-    const { list } = this.argnums;
-    checkWrt(this.inner, inner.argTypes, list, this.label);
-    const inputs = list.reduce((n, k) => n + sizeOf(trees[k]!), 0);
-    // Without the call's values (inside another transform), a Double output counts 1 and any other as many.
+    this.check(inner);
+    // Both modes can: reverse when there are fewer output scalars than input scalars. Without the call's values
+    // (inside another transform), a Double output counts 1 and any other as many.
+    const inputs = this.argnums.list.reduce((n, k) => n + sizeOf(trees[k]!), 0);
     const output = () =>
       values
         ? valueSize(compiledProgram(inner).run(withHidden(inner, values())))
         : inner.resultType.k === "double"
           ? 1
           : Number.POSITIVE_INFINITY;
-    const sizes = { inputs, output };
-    const mode = chooseJacobianMode(
-      this.requested,
-      this.inner,
-      inner.resultType,
-      inner.argTypes,
-      list,
-      sizes,
-      this.label,
-    );
+    const mode = this.requested ?? (output() < inputs ? "reverse" : "forward");
     this.modes.set(shapes, mode);
     return mode;
   }
@@ -189,23 +191,42 @@ class JacobianTarget extends DerivedTarget {
     const inner = this.inner.instance(trees, values);
     const mode = this.mode(trees, values);
     const { list, single } = this.argnums;
-    const outRank = requireDoubleRank(this.inner, inner.resultType, `the result of ${this.inner.label}`, this.label);
-    const resultType = packType(list.map((k) => prefixDims(inner.argTypes[k]!, outRank)));
+    const outRanks = this.check(inner);
+    // The output's structure, whose leaf j is per argument (a list of them for several) the argument's structure
+    // whose leaf i is the block of shape O_j ++ I_i.
+    const pack = <T>(parts: T[], tuple: (parts: T[]) => T): T => (single ? parts[0]! : tuple(parts));
+    let j = 0;
+    const resultType = rebuildType(inner.resultType, () => {
+      const rank = outRanks[j++]!;
+      // (A list of one position is that block itself in the program, and a list of it as a result: see decode.)
+      return packType(list.map((k) => rebuildType(inner.argTypes[k]!, (leaf) => prefixDims(leaf, rank))));
+    });
     return {
       argTypes: inner.argTypes,
       ...hiddenOfInner(inner),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,
-      lower: (engine) =>
-        jacobianFunction(inner.lower(engine), list, mode, outRank, optimisesFirst(engine), inner.paramNames),
+      lower: (engine) => jacobianFunction(inner.lower(engine), list, mode, optimisesFirst(engine), inner.paramNames),
       resultForm: (ts) => {
-        const blocks = list.map((k) => blockForm(ts[k]!, outRank));
-        return single ? blocks[0]! : { k: "tuple", elems: blocks };
+        const out = formOr(inner.resultForm(ts), inner.resultType);
+        let leaf = 0;
+        return rebuildForm(out, () => {
+          const rank = outRanks[leaf++]!;
+          const blocks = list.map((k) => {
+            const ins = formLeaves(ts[k]!);
+            return rebuildForm(ts[k]!, (i) => blockForm(ins[i]!, rank));
+          });
+          return pack<Tree>(blocks, (elems) => ({ k: "tuple", elems }));
+        });
       },
     };
   }
 }
+
+/** A type of the structure of `t` (its tuples) whose leaves are `leaf(leaf's type)`, depth first. */
+const rebuildType = (t: Type, leaf: (t: Type) => Type): Type =>
+  t.k === "tuple" ? tupleOf(t.elems.map((e) => rebuildType(e, leaf))) : leaf(t);
 
 /** Array^n<t>: a block with n dimensions in front of t's. */
 const prefixDims = (t: Type, outRank: number): Type => {
@@ -215,10 +236,14 @@ const prefixDims = (t: Type, outRank: number): Type => {
 };
 
 /**
- * The Jacobian of `f` (returning a Double or an array of Doubles) with respect to argument `argnums` (default 0).
- * For an output of shape O and an argument of shape I, the block has shape O ++ I (a Vector → Vector function gives
- * a matrix with one row per output), in the argument's form (rows of Float64Arrays, nested arrays or an NDArray); an
- * object argument gives an object of blocks. See {@link JacobianOptions} for the mode.
+ * The Jacobian of `f` with respect to argument `argnums` (default 0), in JAX's structure. For an output of shape O and
+ * an argument of shape I, the block has shape O ++ I (a Vector → Vector function gives a matrix with one row per
+ * output), in the argument's form (rows of Float64Arrays, nested arrays or an NDArray); an object argument gives an
+ * object of blocks, and an output that is an object (or a JS array of parts, or a Smooth tuple) gives that object
+ * with the blocks of each part in place: the Jacobian of `{a: number, b: Float64Array}` with respect to `{w, c}` is
+ * `{a: {w, c}, b: {w, c}}`. With a list of positions, each part of the output holds a list, one entry per argument.
+ * Every part of the output and of the arguments differentiated must be a Double or an array of Doubles. See
+ * {@link JacobianOptions} for the mode.
  */
 export function jacobian<F extends AnyFunction, const O extends JacobianOptions = JacobianOptions>(
   f: F,

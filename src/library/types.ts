@@ -110,7 +110,7 @@ export type Prefixed<X> =
             ? { -readonly [K in keyof X]: Prefixed<X[K]> }
             : Untyped;
 
-/** The Jacobian block of an output of type O with respect to an input of type I: I's form, O's dimensions first. */
+/** The Jacobian block of an output leaf of type O with respect to an input of type I: I's form, O's dims first. */
 export type JacobianBlock<O, I> =
   IsAny<O> extends true
     ? Untyped
@@ -124,11 +124,31 @@ export type JacobianBlock<O, I> =
             ? Prefixed<JacobianBlock<R, I>>
             : Untyped;
 
-type Blocks<P extends readonly unknown[], R, A> = A extends number
-  ? JacobianBlock<R, P[A]>
+/** Whether an output type is a structure of parts (an object, or a fixed-length tuple) rather than one array. */
+type IsTree<O> = O extends Float64Array | Float32Array | Int32Array | NDArray | Tensor
+  ? false
+  : O extends readonly unknown[]
+    ? number extends O["length"]
+      ? false
+      : true
+    : O extends object
+      ? true
+      : false;
+
+/** The blocks of one output leaf: for one argument position, its block; for a list, one block per position. */
+type LeafBlocks<P extends readonly unknown[], O, A> = A extends number
+  ? JacobianBlock<O, P[A]>
   : A extends readonly number[]
-    ? { -readonly [K in keyof A]: JacobianBlock<R, P[A[K] & number]> }
+    ? { -readonly [K in keyof A]: JacobianBlock<O, P[A[K] & number]> }
     : Untyped;
+
+/** The Jacobian of a result of type R: R's structure (objects, tuples) whose leaves hold their blocks (JAX's). */
+type Blocks<P extends readonly unknown[], R, A> =
+  IsAny<R> extends true
+    ? Untyped
+    : IsTree<R> extends true
+      ? { -readonly [K in keyof R]: Blocks<P, R[K], A> }
+      : LeafBlocks<P, R, A>;
 
 /** The function `jacobian(f, options)` returns. */
 export type JacobianFunction<F extends AnyFunction, O> = (

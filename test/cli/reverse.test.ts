@@ -131,12 +131,11 @@ describe("smooth jacobian --mode reverse", () => {
       "shape.smooth",
       "let few = fun (v: Vector) -> (v[0] * v[1], v[2])\nlet many = fun (s: Double) -> build 3 (fun i -> s * double i)",
     );
-    // g: 2 outputs of 3 inputs, reverse; many: 3 outputs of 1 input, forward; few: fewer outputs, but a tuple, which
-    // reverse mode cannot sweep, so forward.
+    // g: 2 outputs of 3 inputs, reverse; many: 3 outputs of 1 input, forward; few: fewer outputs (a tuple's), reverse.
     const rows = file("rows.smooth", "let g = fun (v: Vector) -> build 2 (fun i -> v[i] * v[2])");
     expect(smooth("show", rows, "--fn", "g", "--args", "[[1, 2, 3]]", "--jacobian").stdout).toMatch(/^let g_jac /);
     expect(smooth("show", p, "--fn", "many", "--args", "[2]", "--jacobian").stdout).toMatch(/^let many' /);
-    expect(smooth("show", p, "--fn", "few", "--args", "[[1, 2, 3]]", "--jacobian").stdout).toMatch(/^let few' /);
+    expect(smooth("show", p, "--fn", "few", "--args", "[[1, 2, 3]]", "--jacobian").stdout).toMatch(/^let few_jac /);
     // And the numbers: ∂(v_i v2)/∂v = (δ_i0 v2, δ_i1 v2, v_i).
     expect(json(smooth("jacobian", rows, "--fn", "g", "--args", "[[1, 2, 3]]"))).toEqual({
       value: [3, 6],
@@ -148,6 +147,23 @@ describe("smooth jacobian --mode reverse", () => {
     expect(json(smooth("jacobian", p, "--fn", "many", "--args", "[2]"))).toEqual({
       value: [0, 2, 4],
       jacobian: [[0], [1], [2]],
+    });
+  });
+
+  it.each(["forward", "reverse"])("a tuple result: one row per Double of its parts, in order (--mode %s)", (mode) => {
+    // t(v, s) = (v0 v1, (s v, n)) with n an Index: rows ∂(v0 v1), then ∂(s v_i); columns v0, v1, s.
+    const p = file(
+      "tuple.smooth",
+      "let t = fun (v: Vector) (s: Double) (n: Index) -> (v[0] * v[1], (vectorSMul v s, n + 1))",
+    );
+    const r = json(smooth("jacobian", p, "--fn", "t", "--args", "[[2, 3], 5, 7]", "--mode", mode));
+    expect(r).toEqual({
+      value: [6, [[10, 15], 8]],
+      jacobian: [
+        [3, 2, 0],
+        [5, 0, 2],
+        [0, 5, 3],
+      ],
     });
   });
 });
