@@ -17,7 +17,9 @@ export {
   type GradOptions,
   type JacobianOptions,
 } from "./library/transforms.js";
+export type { Adjoints, LinearMap, Pullback, TangentIn, TangentOf, Tangents } from "./library/types.js";
 export { jvp, vjp } from "./library/jvp.js";
+export { linearize } from "./library/linearize.js";
 export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
 export { customJvp, customVjp } from "./library/custom.js";
 export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";

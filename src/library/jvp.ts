@@ -109,8 +109,8 @@ export function readTangents(
  */
 export function jvp<F extends AnyFunction>(
   f: F,
-  primals: Inputs<Parameters<F>>,
-  tangents: Tangents<Parameters<F>>,
+  primals: Readonly<Inputs<Parameters<F>>>,
+  tangents: Readonly<Tangents<Parameters<F>>>,
 ): [Output<ReturnType<F>>, TangentOf<ReturnType<F>>] {
   const target = targetOf(f, "jvp");
   const engine = engineOf(f);

@@ -79,7 +79,7 @@ export function dot(a: Tensor, b: Tensor): Tensor {
     return callPrelude("dot", "vectorDot", [nodeOperand(x.t.node), nodeOperand(y.t.node)], x.type.elem);
   }
   // Lengths known only at run time (or different now: `mul` reports it): checked elementwise product, then the sum.
-  return sum(mul(a, b));
+  return sum(mul(x.t, y.t));
 }
 
 /** The array of f(x[0]), ..., f(x[n-1]); an element that is a tuple reaches f as a JavaScript array. */

@@ -170,7 +170,8 @@ function binary(name: BinaryName, a: unknown, b: unknown): Scalar | boolean {
   const x = operandOf(a, b, name, "the first operand");
   const y = operandOf(b, a, name, "the second operand");
   if (x.type.k === "array" || y.type.k === "array") {
-    return elementwise(name, a as Scalar, b as Scalar, x.type, y.type, (p, q) => binary(name, p, q) as Scalar);
+    const [p, q] = [local(x, a), local(y, b)];
+    return elementwise(name, p, q, x.type, y.type, (e, f) => binary(name, e, f) as Scalar);
   }
   const kx = x.type.k;
   const ky = y.type.k;
@@ -208,6 +209,13 @@ function operandOf(v: unknown, other: unknown, op: string, what: string): { oper
   return r;
 }
 
+/**
+ * The operand as the tensor the active trace uses for it: data the trace captured, or an enclosing trace's tensor,
+ * becomes the parameter standing for it (see toOperand); anything else stays as it was given.
+ */
+const local = (o: { operand: Operand }, given: unknown): Scalar =>
+  o.operand.kind === "node" ? new Tensor(o.operand.node) : (given as Scalar);
+
 /** `double x` for an Index operand (a literal is simply retyped). */
 function promote(op: string, o: Operand): Operand {
   if (o.kind === "lit") return litOperand(o.value, "double");
@@ -218,7 +226,7 @@ function unary(name: UnaryName, a: unknown): Scalar {
   const rule = UNARY[name];
   if (typeof a === "number") return rule.js(a);
   const { operand, type } = operandOf(a, undefined, name, "its argument");
-  if (type.k === "array") return mapElements(name, a as Tensor, (e) => unary(name, e));
+  if (type.k === "array") return mapElements(name, local({ operand }, a) as Tensor, (e) => unary(name, e));
   if (type.k === "bool") stagingFail(`\`${name}\` cannot take a Bool`);
   const arg = type.k === "int" && !rule.onIndex ? promote(name, operand) : operand;
   const result = type.k === "int" && rule.onIndex ? S_INT : S_DOUBLE;
