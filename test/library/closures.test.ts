@@ -14,6 +14,7 @@ import {
   grad,
   hessian,
   ifold,
+  jacobian,
   jvp,
   log,
   mul,
@@ -29,6 +30,7 @@ import { thrown } from "../helpers.js";
 import { expectClose, flat, numericGradient, rng } from "./helpers.js";
 
 const backends = ["js", "wasm"] as const;
+const dotOf = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe.each(backends)("a derivative over a closure inside a traced function (%s)", (backend) => {
   it("grad(x => x * grad(y => x * y)(3))(2) is 4: the inner x is a constant", () => {
@@ -134,8 +136,7 @@ describe("the Hessian-vector product jvp(w => grad(loss)(w, X, y), [w], [v]) wit
     const [, Hv1] = jvp(gradAt, [w], [v]);
     const [, pullback] = vjp(gradAt, w);
     const [Hc] = pullback(c) as [Float64Array];
-    const dot2 = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((s, x, i) => s + x * b[i]!, 0);
-    expect(dot2(Hv1 as Float64Array, c)).toBeCloseTo(dot2(v, Hc), 12);
+    expect(dotOf(Hv1 as Float64Array, c)).toBeCloseTo(dotOf(v, Hc), 12);
   });
 });
 
@@ -160,6 +161,18 @@ describe.each(backends)("data a traced function closes over (%s)", (backend) => 
     expectClose(flat(df(w)), byHand().gradient, 1e-14);
     expect(compilations(f)).toBe(1);
     expect(compilations(df)).toBe(1);
+    // Every transform passes the data on: vmap over rows; the Jacobian of w ↦ w ⊙ d is diag(d).
+    const rows = [w, w.map((x) => 2 * x)];
+    expectClose(
+      flat(vmap((u: Tensor) => dot(u, d), { backend })(rows)),
+      rows.map((r) => dotOf(r, data)),
+      1e-14,
+    );
+    expectClose(
+      flat(jacobian((u: Tensor) => mul(u, d), { backend })(w)),
+      [0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => (i === j ? data[i]! : 0))),
+      0,
+    );
   });
 
   it("a nested array of data given to a Smooth definition inside a traced function is data, not a tuple", () => {

@@ -2,7 +2,19 @@
 // function's
 // parameters. Each `@ts-expect-error` line must be an error, and every other line must not.
 
-import { compile, grad, hessian, jacobian, smoothModule, valueAndGrad, vmap, type NDArray } from "../../src/index.js";
+import {
+  compile,
+  grad,
+  hessian,
+  jacobian,
+  jvp,
+  linearize,
+  smoothModule,
+  valueAndGrad,
+  vjp,
+  vmap,
+  type NDArray,
+} from "../../src/index.js";
 import type { ModelDefinitions } from "./model.smooth.js";
 
 type Params = { w: Float64Array; b: number };
@@ -84,7 +96,74 @@ const dPredict: Float64Array[] = jacobian(model.predict, { argnums: 1 })([x, x],
 // @ts-expect-error -- `losses` is not a definition of the module
 void model.losses;
 
+// jvp: [value, tangent], typed from the function; tangents have the arguments' structures.
+const [jv, jt]: [number, number] = jvp(loss, [p, x], [{ w: x, b: 1 }, x]);
+// @ts-expect-error -- the tangent of p is an object {w, b}
+jvp(loss, [p, x], [x, x]);
+// @ts-expect-error -- the tangent of `b` must be a number (or null)
+jvp(loss, [p, x], [{ w: x, b: x }, x]);
+// @ts-expect-error -- the tangent of a number is a number, not an object
+const wrongTangent: Params = jvp(loss, [p, x], [p, x])[1];
+declare const objective: (p: Params) => { value: number; residuals: Float64Array; ok: boolean };
+const [ov, ot] = jvp(objective, [p], [{ w: x, b: 0 }]);
+const otr: Float64Array = ot.residuals;
+const otok: null = ot.ok; // a Bool has no tangent
+const ovv: number = ov.value;
+
+// vjp: the pullback takes a cotangent of the result's structure and gives one adjoint per argument.
+const [vv, pullback] = vjp(loss, p, x);
+const [adjP, adjX]: [Params, Float64Array] = pullback(1);
+// @ts-expect-error -- the cotangent of a number is a number
+pullback(x);
+const [, pullbackObj] = vjp(objective, p);
+const [adjObj]: [Params] = pullbackObj({ value: 1, residuals: x, ok: null });
+// @ts-expect-error -- a cotangent of the result's structure: `residuals` is missing
+pullbackObj({ value: 1, ok: null });
+
+// linearize: the value and the linear map, typed like jvp.
+const [lv, fJvp] = linearize(loss, p, x);
+const lt: number = fJvp({ w: x, b: 1 }, x);
+// @ts-expect-error -- one tangent per argument
+fJvp({ w: x, b: 1 });
+const [, fJvpObj] = linearize(objective, p);
+const ltr: Float64Array = fJvpObj({ w: x, b: 0.5 }).residuals;
+
+// jacobian of a function returning an object: the result's structure of the argument's structure of blocks.
+declare const parts: (q: Params) => { a: number; b: Float64Array };
+const Jab = jacobian(parts)(p);
+const Jaw: Float64Array = Jab.a.w;
+const Jab2: number = Jab.a.b;
+const Jbw: Float64Array[] = Jab.b.w;
+const Jbb: Float64Array = Jab.b.b;
+// @ts-expect-error -- ∂b/∂w is a matrix (rows), not a vector
+const wrongJbw: Float64Array = Jab.b.w;
+declare const pairOut: (v: Float64Array) => [number, Float64Array];
+const [Jp0, Jp1]: [Float64Array, Float64Array[]] = jacobian(pairOut)(x);
+const Jlist = jacobian(parts, { argnums: [0] })(p);
+const JlistA: [Params] = Jlist.a;
+
 export {
+  jv,
+  jt,
+  wrongTangent,
+  otr,
+  otok,
+  ovv,
+  vv,
+  adjP,
+  adjX,
+  adjObj,
+  lv,
+  lt,
+  ltr,
+  Jaw,
+  Jab2,
+  Jbw,
+  Jbb,
+  wrongJbw,
+  Jp0,
+  Jp1,
+  JlistA,
   modelLoss,
   modelPredict,
   total,
