@@ -153,6 +153,47 @@ describe("linearize's program", () => {
   });
 });
 
+describe("linearize where the split keeps primal work in the linear part", () => {
+  // A while loop, a recursive function, values inside branches and nested loops are not stored: the linear part
+  // computes them again. It must still be J·t.
+  const w = smooth`
+let sqrtTo = fun (a: Double) -> while (fun x -> abs (x * x - a) > 0.000000000001 * a) (fun x -> 0.5 * (x + a / x)) (a + 1)
+let rec fact (n: Index) (x: Double) : Double = if n = 0 then 1. else x * fact (n - 1) x
+let usesRec = fun (x: Double) -> fact 4 (sin x)
+let branchy = fun (v: Vector) -> build (length v) (fun i -> if v[i] > 0. then sin v[i] * v[i] else exp v[i])
+let matLoop = fun (M: Matrix) (x: Vector) ->
+  ifold (fun acc i -> vectorAdd acc (build (length x) (fun j -> tanh (M[i][j] * x[j])))) (build (length x) (fun j -> 0.)) (length M)
+`;
+  it.each([
+    ["sqrtTo", [2], [1]],
+    ["usesRec", [0.3], [1]],
+    ["branchy", [new Float64Array([1, -2, 3])], [new Float64Array([1, 0.5, -1])]],
+    [
+      "matLoop",
+      [
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        new Float64Array([0.1, 0.2]),
+      ],
+      [
+        [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+        new Float64Array([1, -1]),
+      ],
+    ],
+  ] as const)("%s: fJvp equals jvp's tangent", (name, point, t) => {
+    const f = w[name]!;
+    const [, fJvp] = linearize(f, ...point);
+    expectClose(flat(fJvp(...t)), flat(jvp(f, point, t)[1]), 1e-14);
+  });
+});
+
 describe("fJvp composes", () => {
   const x = vector(4);
 
