@@ -1,14 +1,17 @@
-// A plain JavaScript function given to a transform. With the TypeScript compiler at hand, its source is read: a
-// function that calls Smooth's tensor operations or library functions is traced (./staged.ts); any other is
-// translated from its source (./ts-target.ts, the TypeScript subset). Without the compiler, every plain function is
-// traced.
+// A plain JavaScript function given to a transform. Its source is read (acorn, src/tsfront/): a function that calls
+// Smooth's tensor operations or library functions is traced (./staged.ts); any other is translated from its source
+// (./ts-target.ts, the TypeScript subset), or refused with an error at the construct the translation cannot read.
+// A plain function is never traced for want of reading it: tracing runs the JavaScript on staged values, which a loop
+// over `v.length` and `v[i]` would silently turn into a constant.
 
+import type * as A from "acorn";
 import * as tensorOps from "../staging/index.js";
 import type { JsFunction } from "../staging/index.js";
 import { functionSource, resolveValue } from "../tsfront/closure.js";
-import { typescript, typescriptAvailable } from "../tsfront/compiler.js";
 import type { FunctionSource, Resolved } from "../tsfront/source.js";
+import { bare, declaredNames, keyName, type Expression } from "../tsfront/syntax.js";
 import { checkTensorConditions } from "../tsfront/tensor-conditions.js";
+import { walkTree } from "../tsfront/walk.js";
 import { stagedTarget } from "./staged.js";
 import { libraryFunction, type Target } from "./target.js";
 import { TsTarget } from "./ts-target.js";
@@ -20,6 +23,41 @@ const OP_NAMES: ReadonlySet<string> = new Set(
     .map(([k]) => k),
 );
 
+/** A call's callee as a name or `owner.name` (bundlers write `(0, ns.add)(...)`, which `bare` strips). */
+function calleeOf(e: Expression | A.Super): { name: string; owner?: string } | undefined {
+  if (e.type === "Super") return undefined;
+  const c = bare(e);
+  if (c.type === "Identifier") return { name: c.name };
+  if (c.type === "MemberExpression" && c.object.type !== "Super") {
+    const owner = bare(c.object);
+    const name = keyName(c.property, c.computed);
+    if (owner.type === "Identifier" && name !== undefined) return { name, owner: owner.name };
+  }
+  return undefined;
+}
+
+/** What a callee is, resolved in the function's scope: the member of a free object, or a free name. */
+function resolveCallee(src: FunctionSource, callee: { name: string; owner?: string }): Resolved | undefined {
+  if (callee.owner === undefined) return src.scope.lookup(callee.name);
+  const owner = src.scope.lookup(callee.owner);
+  if (owner?.k !== "object") return undefined;
+  const member = (owner.value as Record<string, unknown>)[callee.name];
+  return typeof member === "function" ? resolveValue(member, callee.name) : undefined;
+}
+
+const LOCALS = new WeakMap<FunctionSource, ReadonlySet<string>>();
+
+/**
+ * A free name the scope does not know, taken for a tensor operation by its name (where the closure cannot be read, or
+ * the operation is a global): not when the function declares the name itself (a local helper called `sum`).
+ */
+function opByName(src: FunctionSource, callee: { name: string; owner?: string }): string | undefined {
+  if (callee.owner !== undefined || !OP_NAMES.has(callee.name)) return undefined;
+  let locals = LOCALS.get(src);
+  if (!locals) LOCALS.set(src, (locals = declaredNames(src.node)));
+  return locals.has(callee.name) ? undefined : callee.name;
+}
+
 /**
  * Must the function be traced? When it (or a function of its module or closure that it calls) calls a tensor operation
  * or a function the library made (a module's definition, grad(g), ...): by value where the closure can be read, else
@@ -28,9 +66,9 @@ const OP_NAMES: ReadonlySet<string> = new Set(
 function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): boolean {
   if (seen.has(src)) return false;
   seen.add(src);
-  const ts = typescript();
-  const traced = (r: Resolved | undefined, name: string): boolean => {
-    if (r === undefined) return OP_NAMES.has(name);
+  const traced = (callee: { name: string; owner?: string }): boolean => {
+    const r = resolveCallee(src, callee);
+    if (r === undefined) return opByName(src, callee) !== undefined;
     if (r.k !== "function") return false;
     if (r.value !== undefined && (OPS.has(r.value) || libraryFunction(r.value))) return true;
     try {
@@ -40,52 +78,30 @@ function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): bo
     }
   };
   let found = false;
-  const visit = (n: import("typescript").Node): void => {
-    if (found) return;
-    if (ts.isCallExpression(n)) {
-      let callee: import("typescript").Expression = n.expression;
-      while (ts.isParenthesizedExpression(callee)) callee = callee.expression;
-      // `(0, ns.add)(...)`: how bundlers call an imported function.
-      if (ts.isBinaryExpression(callee) && callee.operatorToken.kind === ts.SyntaxKind.CommaToken)
-        callee = callee.right;
-      if (ts.isIdentifier(callee)) found = traced(src.scope.lookup(callee.text), callee.text);
-      else if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) {
-        const owner = src.scope.lookup(callee.expression.text);
-        if (owner?.k === "object") {
-          const member = (owner.value as Record<string, unknown>)[callee.name.text];
-          found = typeof member === "function" && traced(resolveValue(member, callee.name.text), callee.name.text);
-        }
-      }
+  walkTree(src.node, true, (n) => {
+    if (found) return undefined;
+    if (n.type === "CallExpression") {
+      const callee = calleeOf((n as A.CallExpression).callee);
+      if (callee && traced(callee)) found = true;
     }
-    ts.forEachChild(n, visit);
-  };
-  visit(src.node);
+    return found ? undefined : true;
+  });
   return found;
 }
 
 /** The tensor operation a callee names (`lt`, or `ns.lt` for a bundler's namespace), if it names one. */
-function tensorOpCalled(src: FunctionSource, callee: import("typescript").Expression): string | undefined {
-  const ts = typescript();
-  let c = callee;
-  while (ts.isParenthesizedExpression(c)) c = c.expression;
-  if (ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.CommaToken) c = c.right;
-  if (ts.isIdentifier(c)) {
-    const r = src.scope.lookup(c.text);
-    if (r === undefined) return OP_NAMES.has(c.text) ? c.text : undefined;
-    return r.k === "function" && OPS.has(r.value) ? c.text : undefined;
-  }
-  if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression)) {
-    const owner = src.scope.lookup(c.expression.text);
-    if (owner?.k === "object" && OPS.has((owner.value as Record<string, unknown>)[c.name.text])) return c.name.text;
-  }
-  return undefined;
+function tensorOpCalled(src: FunctionSource, e: Expression): string | undefined {
+  const callee = calleeOf(e);
+  if (!callee) return undefined;
+  const r = resolveCallee(src, callee);
+  if (r === undefined) return opByName(src, callee);
+  return r.k === "function" && OPS.has(r.value) ? callee.name : undefined;
 }
 
 /** The target of a plain function (one per function: see targetOf). */
 export function plainTarget(fn: JsFunction): Target {
-  if (!typescriptAvailable()) return stagedTarget(fn);
   const src = functionSource(fn as (...args: never[]) => unknown);
   if (!needsTracing(src)) return new TsTarget(src);
-  checkTensorConditions(typescript(), src, (callee) => tensorOpCalled(src, callee));
+  checkTensorConditions(src, (callee) => tensorOpCalled(src, callee));
   return stagedTarget(fn);
 }

@@ -14,14 +14,16 @@ export type TypeScriptModule = { readonly [name: string]: AnyFunction };
 
 /**
  * The top-level functions of a TypeScript or JavaScript module text (`function f(...) {...}` or `const f = (...) =>
- * ...`), read by the TypeScript compiler; messages name the text `fileName`. Imports are not followed: the functions
- * may call each other and read the module's numeric constants.
+ * ...`), read by acorn with its TypeScript plugin; messages name the text `fileName`. Imports are not followed: the
+ * functions may call each other and read the module's numeric constants.
  *
  * @example
  * const m = typescriptModule(`export function f(x: number) { return x * Math.sin(x); }`);
  * grad(m.f)(1); // sin 1 + cos 1
  */
 export function typescriptModule(text: string, options: { fileName?: string } = {}): TypeScriptModule {
+  if (typeof text !== "string")
+    fail("argument", `typescriptModule expects the module's text (a string), but it was given ${typeof text}`);
   const source = parseModule({ name: options.fileName ?? "<typescript>", text });
   if (source.functions.size === 0)
     fail("argument", `${source.file.name} declares no function at its top level`, undefined, {

@@ -1,4 +1,4 @@
-// A plain TypeScript function as a target: its source (read by the TypeScript compiler, src/tsfront/) translated into
+// A plain TypeScript function as a target: its source (read by acorn, src/tsfront/) translated into
 // a Smooth program once per argument types, then compiled and differentiated like any Smooth definition. Number
 // parameters it uses as indexes or lengths are Indexes (src/tsfront/hints.ts).
 
@@ -12,7 +12,6 @@ import { integerParams } from "../tsfront/hints.js";
 import { translateFunction } from "../tsfront/program.js";
 import { spanOf, type FunctionSource } from "../tsfront/source.js";
 import { smoothType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsfront/ts-types.js";
-import { typescript } from "../tsfront/compiler.js";
 import { defaultForm } from "./forms.js";
 import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import type { Instance, Target } from "./target.js";
@@ -56,14 +55,20 @@ export class TsTarget implements Target {
   readonly span: Span;
   private readonly integers: readonly boolean[];
   private readonly names: readonly (string | undefined)[];
+  /** How many arguments it needs (those after have default values). */
+  private readonly required: number;
   private readonly instances = new Map<string, Instance>();
 
   constructor(readonly src: FunctionSource) {
-    const ts = typescript();
     this.label = `the TypeScript function \`${src.name}\``;
     this.span = spanOf(src, src.node);
-    this.integers = integerParams(ts, src.node);
-    this.names = src.node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : undefined));
+    this.integers = integerParams(src.node);
+    this.names = src.node.params.map((p) => {
+      const target = p.type === "AssignmentPattern" ? p.left : p;
+      return target.type === "Identifier" ? target.name : undefined;
+    });
+    this.required = src.node.params.findIndex((p) => p.type === "AssignmentPattern" || p.type === "RestElement");
+    if (this.required < 0) this.required = this.names.length;
   }
 
   hint(k: number): MType | undefined {
@@ -81,12 +86,14 @@ export class TsTarget implements Target {
 
   checkArity(n: number): void {
     const m = this.names.length;
-    if (n !== m)
+    if (n < this.required || n > m) {
+      const takes = this.required === m ? `${m}` : `${this.required} to ${m}`;
       fail(
         "argument",
-        `${this.label} takes ${m} argument${m === 1 ? "" : "s"}, but ${n} ${n === 1 ? "was" : "were"} given`,
+        `${this.label} takes ${takes} argument${m === 1 ? "" : "s"}, but ${n} ${n === 1 ? "was" : "were"} given`,
         this.span,
       );
+    }
   }
 
   /** One translation per argument types: the program works for any sizes. */

@@ -4,6 +4,8 @@ export interface SourceFile {
   /** Name shown in messages (a path, or "<prelude>", "<input>"). */
   readonly name: string;
   readonly text: string;
+  /** What in the file it is, shown after a location in it (a function value's text: "in `f`"). */
+  readonly context?: string;
 }
 
 /** A half-open character range [start, end) in a source file. Line and column are 1-based. */
@@ -53,7 +55,8 @@ export function spanFrom(a: Span, b: Span): Span {
 /** "file:line:col" */
 export function formatLocation(span: Span): string {
   const { line, col } = lineCol(span.file, span.start);
-  return `${span.file.name}:${line}:${col}`;
+  const context = span.file.context === undefined ? "" : ` (${span.file.context})`;
+  return `${span.file.name}:${line}:${col}${context}`;
 }
 
 /** The source line of the span's start with a caret line under the span (clipped to that line). */

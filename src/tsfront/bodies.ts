@@ -1,13 +1,14 @@
 // Where paths meet: the state several exits of a branch or a loop end with, joined at one type (an Index that is a
 // Double on another path becomes one); and function bodies, callbacks and inlined local functions as one value.
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import { fill, Holes, type Env, type Fn } from "./context.js";
-import { bare, expr, packAs } from "./expressions.js";
+import { expr, packAs } from "./expressions.js";
 import { ptuple } from "./smooth-ast.js";
 import { bindPattern, stmts } from "./statements.js";
+import { bare, type Expression, type FunctionNode, type Node, type Pattern } from "./syntax.js";
 import { joinType, showTsType, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
 
@@ -17,7 +18,7 @@ export function stateOf(env: Env, names: readonly string[]): Val {
 }
 
 /** The common type of the states at several exits; fills each exit's hole with its state at that type. */
-export function joinStates(fn: Fn, holes: Holes, names: readonly string[], node: TS.Node, start?: TsType): TsType {
+export function joinStates(fn: Fn, holes: Holes, names: readonly string[], node: Node, start?: TsType): TsType {
   let type: TsType | undefined = start;
   for (const h of holes.items) {
     const t = typeOfVal(h.val);
@@ -93,16 +94,21 @@ export function bindState(
  * A function body (a block with returns, or an expression) as one expression of its result, whose type is the join
  * of the values returned. `env` holds the parameters.
  */
-export function translateBody(fn: Fn, body: TS.ConciseBody, env: Env, node: TS.Node): { expr: Expr; type: TsType } {
-  const ts = fn.ts;
-  if (!ts.isBlock(body)) {
+export function translateBody(
+  fn: Fn,
+  body: A.BlockStatement | Expression,
+  env: Env,
+  node: Node,
+): { expr: Expr; type: TsType } {
+  if (body.type !== "BlockStatement") {
     const lets = new Lets(fn.names);
     const v = expr(fn, body, env, lets);
     return { expr: lets.wrap(packAs(v, typeOfVal(v), fn.span(body))), type: typeOfVal(v) };
   }
   const holes = new Holes();
-  const e = stmts(fn, body.statements, 0, env, {
-    next: () => fn.fail(body.getLastToken() ?? body, "the function can end without returning a value"),
+  const closing = { type: "Punctuator", start: body.end - 1, end: body.end };
+  const e = stmts(fn, body.body, 0, env, {
+    next: () => fn.fail(closing, "the function can end without returning a value"),
     ret: (val, env2, n) => holes.add(val, env2, n),
   });
   if (holes.items.length === 0) return fn.fail(node, "the function never returns a value");
@@ -123,46 +129,66 @@ export function translateBody(fn: Fn, body: TS.ConciseBody, env: Env, node: TS.N
   return { expr: e, type: type! };
 }
 
-/** Parameters bound to values (identifiers or destructuring patterns). */
+/**
+ * Parameters bound to values (identifiers or destructuring patterns); a parameter without a value takes its default
+ * (`scale = 2`), computed from the parameters before it as JavaScript does.
+ */
 export function bindParams(
   fn: Fn,
-  params: readonly TS.ParameterDeclaration[],
+  params: readonly Pattern[],
   vals: readonly (Val | undefined)[],
   env: Env,
   lets: Lets,
 ): Env {
   let e = env;
-  params.forEach((p, k) => {
-    if (p.dotDotDotToken) fn.fail(p, "rest parameters are not supported");
-    if (p.initializer) fn.fail(p, "default values of parameters are not supported");
-    const v = vals[k];
+  params.forEach((p0, k) => {
+    const p = parameterPattern(fn, p0);
+    if (p.type === "RestElement") fn.fail(p, "rest parameters are not supported");
+    let v = vals[k];
+    if (!v && p.type === "AssignmentPattern") v = expr(fn, p.right, e, lets);
+    const target = p.type === "AssignmentPattern" ? p.left : p;
     if (!v) {
-      if (fn.ts.isIdentifier(p.name) && /^_/.test(p.name.text)) return; // an unused parameter (`_`)
+      if (target.type === "Identifier" && /^_/.test(target.name)) return; // an unused parameter (`_`)
       fn.fail(p, "this parameter has no value here");
     }
-    e = bindPattern(fn, p.name, v, e, lets, true, "foreign", p);
+    e = bindPattern(fn, target, v, e, lets, true, "foreign", p);
   });
   return e;
+}
+
+/** A parameter's pattern (a TypeScript constructor's `public x: number` is the parameter `x`). */
+export function parameterPattern(fn: Fn, p: Pattern): Pattern {
+  const parameter = (p as unknown as { type: string; parameter?: Pattern }).parameter;
+  if ((p as { type: string }).type === "TSParameterProperty" && parameter) return parameter;
+  return p;
+}
+
+/** How many arguments a function needs: its parameters before the first with a default value (or a rest). */
+export function requiredParameters(fn: Fn, params: readonly Pattern[]): number {
+  const k = params.findIndex((p) => {
+    const q = parameterPattern(fn, p);
+    return q.type === "AssignmentPattern" || q.type === "RestElement";
+  });
+  return k < 0 ? params.length : k;
 }
 
 /** A callback's value (of map, reduce, Array.from, forEach), its parameters bound to `args`. */
 export function callbackValue(
   fn: Fn,
-  callback: TS.Expression,
+  callback: Expression,
   args: readonly (Val | undefined)[],
   env: Env,
   lets: Lets,
 ): Val {
-  const ts = fn.ts;
-  const cb = bare(ts, callback);
-  let node: TS.ArrowFunction | TS.FunctionExpression | TS.FunctionDeclaration;
-  if (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)) node = cb;
-  else if (ts.isIdentifier(cb) && env.get(cb.text)?.kind === "function")
-    node = (env.get(cb.text) as { node: typeof node }).node;
+  const cb = bare(callback);
+  let node: FunctionNode;
+  if (cb.type === "ArrowFunctionExpression" || cb.type === "FunctionExpression") node = cb;
+  else if (cb.type === "Identifier" && env.get(cb.name)?.kind === "function")
+    node = (env.get(cb.name) as { node: FunctionNode }).node;
   else return fn.fail(callback, "the callback must be a function written here (x => ...) or declared in this function");
   const inner = env.enterCallback();
-  const bound = bindParams(fn, node.parameters, args, inner, lets);
-  const { expr: body, type } = translateBody(fn, node.body!, bound, node);
+  const bound = bindParams(fn, node.params, args, inner, lets);
+  const { expr: body, type } = translateBody(fn, node.body, bound, node);
   return lets.bind(body, type, "r", fn.span(node));
 }
 
@@ -171,21 +197,25 @@ const INLINING = new WeakSet<object>();
 /** A local function called: its body with its parameters bound to the arguments, in the caller's environment. */
 export function inlineFunction(
   fn: Fn,
-  node: TS.ArrowFunction | TS.FunctionExpression | TS.FunctionDeclaration,
-  args: readonly TS.Expression[],
+  node: FunctionNode,
+  args: readonly Expression[],
   env: Env,
   lets: Lets,
-  call: TS.Node,
+  call: Node,
 ): Val {
   if (INLINING.has(node)) return fn.fail(call, "a local function that calls itself is not supported (recursion)");
   const vals = args.map((a) => expr(fn, a, env, lets));
-  if (vals.length < node.parameters.length)
-    fn.fail(call, `the function takes ${node.parameters.length} arguments, but ${vals.length} are given`);
+  const required = requiredParameters(fn, node.params);
+  if (vals.length < required)
+    fn.fail(
+      call,
+      `the function takes ${required} argument${required === 1 ? "" : "s"}, but ${vals.length} ${vals.length === 1 ? "is" : "are"} given`,
+    );
   INLINING.add(node);
   try {
     const inner = env.enterCallback();
-    const bound = bindParams(fn, node.parameters, vals, inner, lets);
-    const { expr: body, type } = translateBody(fn, node.body!, bound, node);
+    const bound = bindParams(fn, node.params, vals, inner, lets);
+    const { expr: body, type } = translateBody(fn, node.body, bound, node);
     return lets.bind(body, type, "r", fn.span(call));
   } finally {
     INLINING.delete(node);

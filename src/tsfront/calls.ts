@@ -2,43 +2,54 @@
 // methods that are loops (map, reduce, fill, slice, Array.from), typed-array constructors, functions of the same module
 // or closure (each a Smooth definition per argument types) and functions declared inside the function (inlined).
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { bare, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
+import { expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
 import { arithmetic } from "./operators.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
 import { callbackValue, inlineFunction } from "./bodies.js";
+import type { FunctionSource } from "./source.js";
+import { bare, keyName, type Expression } from "./syntax.js";
 import { isNumber, joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
 
-type Call = TS.CallExpression | TS.NewExpression;
+type Call = A.CallExpression | A.NewExpression;
+type Argument = Expression | A.SpreadElement;
+
+/** The arguments of a call, none of them spread (`f(...xs)`). */
+function plainArguments(fn: Fn, args: readonly Argument[]): Expression[] {
+  return args.map((a) =>
+    a.type === "SpreadElement" ? fn.fail(a, "spread arguments (`...`) are not supported here") : a,
+  );
+}
 
 export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
-  const callee = bare(ts, e.expression);
-  const args = e.arguments ?? ts.factory.createNodeArray<TS.Expression>();
-  if (ts.isNewExpression(e)) return construct(fn, e, callee, args, env, lets);
-  if (ts.isPropertyAccessExpression(callee)) {
-    const owner = bare(ts, callee.expression);
-    const name = callee.name.text;
-    if (ts.isIdentifier(owner) && !env.get(owner.text)) {
-      if (owner.text === "Math") return math(fn, e, name, args, env, lets);
-      if (owner.text === "Array" && name === "from") return arrayFrom(fn, e, args, env, lets);
+  if (e.callee.type === "Super") return fn.fail(e, "`super` is not supported");
+  const callee = bare(e.callee);
+  if (e.type === "NewExpression") return construct(fn, e, callee, plainArguments(fn, e.arguments), env, lets);
+  if (callee.type === "MemberExpression" && !callee.computed && callee.object.type !== "Super") {
+    const owner = bare(callee.object);
+    const name = keyName(callee.property, false)!;
+    if (owner.type === "Identifier" && !env.get(owner.name)) {
+      if (owner.name === "Math") return math(fn, e, name, e.arguments, env, lets);
+      if (owner.name === "Array" && name === "from")
+        return arrayFrom(fn, e, plainArguments(fn, e.arguments), env, lets);
       const member = memberOfFree(fn, owner, name, env);
-      if (member?.k === "function") return userCall(fn, e, member.source(), args, env, lets);
+      if (member?.k === "function") return userCall(fn, e, member.source(), e.arguments, env, lets);
     }
-    return method(fn, e, callee.expression, name, args, env, lets);
+    return method(fn, e, callee.object, name, plainArguments(fn, e.arguments), env, lets);
   }
-  if (ts.isIdentifier(callee)) {
-    const name = callee.text;
+  if (callee.type === "Identifier") {
+    const name = callee.name;
     const local = env.get(name);
-    if (local?.kind === "function") return inlineFunction(fn, local.node, args, env, lets, e);
+    if (local?.kind === "function")
+      return inlineFunction(fn, local.node, plainArguments(fn, e.arguments), env, lets, e);
     if (local) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
-    if (name === "Number" && args.length === 1) return expr(fn, args[0]!, env, lets);
+    if (name === "Number" && e.arguments.length === 1) return expr(fn, plainArguments(fn, e.arguments)[0]!, env, lets);
     const r = fn.src.scope.lookup(name);
-    if (r?.k === "function") return userCall(fn, e, r.source(), args, env, lets);
+    if (r?.k === "function") return userCall(fn, e, r.source(), e.arguments, env, lets);
     if (r) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
     return fn.fail(callee, `the function \`${name}\` is not defined here`, {
       hint: fn.src.scope.limitation
@@ -52,15 +63,14 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
 /** A function of the module or closure: its Smooth definition at these argument types, applied. */
 function userCall(
   fn: Fn,
-  e: TS.CallExpression,
-  src: import("./source.js").FunctionSource,
-  args: readonly TS.Expression[],
+  e: A.CallExpression,
+  src: FunctionSource,
+  args: readonly Argument[],
   env: Env,
   lets: Lets,
 ): Val {
   const span = fn.span(e);
-  if (args.some((a) => fn.ts.isSpreadElement(a))) return fn.fail(e, "spread arguments (`...`) are not supported");
-  const vals = args.map((a) => expr(fn, a, env, lets));
+  const vals = plainArguments(fn, args).map((a) => expr(fn, a, env, lets));
   const { name, result } = fn.program.define(src, vals.map(typeOfVal), span);
   return lets.bind(
     app(
@@ -76,15 +86,14 @@ function userCall(
 
 function construct(
   fn: Fn,
-  e: TS.NewExpression,
-  callee: TS.Expression,
-  args: readonly TS.Expression[],
+  e: A.NewExpression,
+  callee: Expression,
+  args: readonly Expression[],
   env: Env,
   lets: Lets,
 ): Val {
-  const ts = fn.ts;
   const span = fn.span(e);
-  const kind = ts.isIdentifier(callee) ? callee.text : "";
+  const kind = callee.type === "Identifier" ? callee.name : "";
   if (kind === "Float64Array" || kind === "Float32Array" || kind === "Int32Array" || kind === "Array") {
     const elem = kind === "Int32Array" ? T_INT : T_DOUBLE;
     if (args.length !== 1) return fn.fail(e, `\`new ${kind}\` needs one argument: a length or an array to copy`);
@@ -111,7 +120,7 @@ function build(fn: Fn, n: Expr, body: (i: Expr) => Expr, span: Span, name = "i")
 }
 
 /** A number argument of Math.f, as a Double when `double` (Math's functions compute in Doubles). */
-function mathArg(fn: Fn, a: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+function mathArg(fn: Fn, a: Expression, env: Env, lets: Lets, what: string): Expr {
   const x = number(fn, a, env, lets, what);
   return x.type.k === "int" ? app("double", [x.expr], fn.span(a)) : x.expr;
 }
@@ -126,7 +135,7 @@ const UNARY: Record<string, string> = {
   tanh: "tanh",
 };
 
-function math(fn: Fn, e: TS.CallExpression, name: string, args: readonly TS.Expression[], env: Env, lets: Lets): Val {
+function math(fn: Fn, e: A.CallExpression, name: string, all: readonly Argument[], env: Env, lets: Lets): Val {
   const span = fn.span(e);
   const what = (k: number) => `argument ${k} of Math.${name}`;
   const arity = (n: number) => {
@@ -137,7 +146,9 @@ function math(fn: Fn, e: TS.CallExpression, name: string, args: readonly TS.Expr
       );
   };
   const d = (value: Expr) => lets.bind(value, T_DOUBLE, name, span);
-  const spread = args.length === 1 && fn.ts.isSpreadElement(args[0]!) ? args[0].expression : undefined;
+  const spread = all.length === 1 && all[0]!.type === "SpreadElement" ? all[0].argument : undefined;
+  if (spread && name !== "max" && name !== "min") return fn.fail(all[0]!, `Math.${name}(...xs) is not supported`);
+  const args = spread ? [] : plainArguments(fn, all);
   if (UNARY[name]) {
     arity(1);
     return d(app(UNARY[name], [mathArg(fn, args[0]!, env, lets, what(0))], span));
@@ -284,16 +295,21 @@ function reduceArray(fn: Fn, xs: Extract<Val, { kind: "atom" }>, op: "max" | "mi
   return lets.bind(loop, elem, op, span);
 }
 
-function arrayFrom(fn: Fn, e: TS.CallExpression, args: readonly TS.Expression[], env: Env, lets: Lets): Val {
-  const ts = fn.ts;
+function arrayFrom(fn: Fn, e: A.CallExpression, args: readonly Expression[], env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  const first = args[0] && bare(ts, args[0]);
+  const first = args[0] && bare(args[0]);
   // Array.from({ length: n }, (_, i) => ...)
-  if (first && ts.isObjectLiteralExpression(first)) {
-    const length = first.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === "length");
-    if (!length || first.properties.length !== 1 || !ts.isPropertyAssignment(length))
+  if (first?.type === "ObjectExpression") {
+    const length = first.properties[0];
+    if (
+      first.properties.length !== 1 ||
+      length?.type !== "Property" ||
+      length.kind !== "init" ||
+      length.method ||
+      keyName(length.key, length.computed) !== "length"
+    )
       return fn.fail(first, "Array.from reads `{ length: n }` or an array");
-    const n = indexOf(fn, length.initializer, env, lets, "the length");
+    const n = indexOf(fn, length.value, env, lets, "the length");
     if (!args[1]) return fn.fail(e, "Array.from({ length: n }) needs a function giving each element");
     return mapIndexes(fn, args[1], n, undefined, env, lets, span);
   }
@@ -308,7 +324,7 @@ function arrayFrom(fn: Fn, e: TS.CallExpression, args: readonly TS.Expression[],
 /** build n (fun i -> f(xs[i], i)), for map and Array.from (without xs: f(undefined, i)). */
 function mapIndexes(
   fn: Fn,
-  callback: TS.Expression,
+  callback: Expression,
   n: Expr,
   xs: Extract<Val, { kind: "atom" }> | undefined,
   env: Env,
@@ -329,24 +345,26 @@ function mapIndexes(
 
 function method(
   fn: Fn,
-  e: TS.CallExpression,
-  receiver: TS.Expression,
+  e: A.CallExpression,
+  receiver: Expression,
   name: string,
-  args: readonly TS.Expression[],
+  args: readonly Expression[],
   env: Env,
   lets: Lets,
 ): Val {
   const span = fn.span(e);
-  const ts = fn.ts;
   // new Array(n).fill(x) and Array(n).fill(x): an array of n copies.
-  const r = bare(ts, receiver);
+  const r = bare(receiver);
   if (
     name === "fill" &&
-    (ts.isNewExpression(r) || ts.isCallExpression(r)) &&
-    ts.isIdentifier(r.expression) &&
-    r.expression.text === "Array"
+    (r.type === "NewExpression" || r.type === "CallExpression") &&
+    r.callee.type === "Identifier" &&
+    r.callee.name === "Array"
   ) {
-    const n = indexOf(fn, r.arguments![0]!, env, lets, "the length");
+    const length = r.arguments[0];
+    if (r.arguments.length !== 1 || length?.type === "SpreadElement")
+      return fn.fail(r, "`new Array(n)` needs one argument, its length");
+    const n = indexOf(fn, length!, env, lets, "the length");
     const x = expr(fn, args[0]!, env, lets);
     return lets.bind(
       build(fn, n, () => pack(x, span), span),
@@ -408,9 +426,9 @@ function method(
 /** xs.reduce((acc, x, i) => ..., init): an ifold whose state type is the join of init's and the step's. */
 function reduce(
   fn: Fn,
-  e: TS.CallExpression,
+  e: A.CallExpression,
   xs: Extract<Val, { kind: "atom" }>,
-  args: readonly TS.Expression[],
+  args: readonly Expression[],
   env: Env,
   lets: Lets,
 ): Val {

@@ -2,26 +2,25 @@
 // the function being translated (its names, its source for spans and messages), the environment of TypeScript
 // names, and the continuations of statement translation.
 
-import type * as TS from "typescript";
 import type { Definition, Expr } from "../syntax/ast.js";
 import { fail, type ErrorKind } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import type { TypeScript } from "./compiler.js";
 import { spanOf, type FunctionSource } from "./source.js";
+import type { FunctionNode, Node } from "./syntax.js";
 import type { TsType } from "./ts-types.js";
 import type { Names, Val } from "./values.js";
 
 /** A function declared or bound inside the function being translated: inlined where it is called. */
 export interface LocalFunction {
   readonly kind: "function";
-  readonly node: TS.ArrowFunction | TS.FunctionExpression | TS.FunctionDeclaration;
+  readonly node: FunctionNode;
 }
 
 /** A translated function body's exits that must agree: holes filled once the common type is known. */
 export class Holes {
-  readonly items: { readonly hole: Expr; readonly val: Val; readonly env: Env; readonly node: TS.Node }[] = [];
+  readonly items: { readonly hole: Expr; readonly val: Val; readonly env: Env; readonly node: Node }[] = [];
 
-  add(val: Val, env: Env, node: TS.Node): Expr {
+  add(val: Val, env: Env, node: Node): Expr {
     const hole = { kind: "var", name: "", span: undefined } as unknown as Expr;
     this.items.push({ hole, val, env, node });
     return hole;
@@ -157,13 +156,12 @@ export class Env {
 /** Where control goes after a statement list: on, out of the function, out of or on to the next round of a loop. */
 export interface Ctx {
   readonly next: (env: Env) => Expr;
-  readonly ret: (val: Val, env: Env, node: TS.Node) => Expr;
-  readonly brk?: (env: Env, node: TS.Node) => Expr;
-  readonly cont?: (env: Env, node: TS.Node) => Expr;
+  readonly ret: (val: Val, env: Env, node: Node) => Expr;
+  readonly brk?: (env: Env, node: Node) => Expr;
+  readonly cont?: (env: Env, node: Node) => Expr;
 }
 
 export interface Program {
-  readonly ts: TypeScript;
   /** The definition of `src` at these argument types (made once, callees before callers). */
   define(src: FunctionSource, args: readonly TsType[], span: Span): { name: string; result: TsType };
   /** Names a generated program must not give to a user's variable (builtins and prelude definitions). */
@@ -179,17 +177,13 @@ export class Fn {
     readonly names: Names,
   ) {}
 
-  get ts(): TypeScript {
-    return this.program.ts;
-  }
-
-  span(node: TS.Node): Span {
+  span(node: Node): Span {
     return spanOf(this.src, node);
   }
 
   /** A located error at `node` of the TypeScript source. */
   fail(
-    node: TS.Node,
+    node: Node,
     summary: string,
     details: { hint?: string; expected?: string; found?: string } = {},
     kind: ErrorKind = "unsupported",
@@ -198,8 +192,9 @@ export class Fn {
   }
 
   /** The node's source text, for messages (shortened). */
-  text(node: TS.Node): string {
-    const t = node.getText().replace(/\s+/g, " ");
+  text(node: Node): string {
+    const span = this.span(node);
+    const t = span.file.text.slice(span.start, span.end).replace(/\s+/g, " ");
     return t.length > 40 ? `${t.slice(0, 37)}...` : t;
   }
 }

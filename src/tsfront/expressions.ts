@@ -2,95 +2,88 @@
 // property reads, object and array literals, and calls (./calls.ts). Each computed value is let-bound (Lets) in
 // evaluation order; the parts of `?:`, `&&` and `||` that may not run are translated inside their branch.
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import { call } from "./calls.js";
-import { arrayLiteral, binary, objectLiteral, prefix } from "./operators.js";
+import { arrayLiteral, binary, logical, objectLiteral, unary } from "./operators.js";
 import { resolveValue } from "./closure.js";
 import type { Resolved } from "./source.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, ifte, index, num, tuple } from "./smooth-ast.js";
+import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
 
-/**
- * Strips what does not change a value: parentheses, `as`, `!`, `satisfies`, type assertions, and the `(0, f)` bundlers
- * write around an imported function they call.
- */
-export function bare(ts: Fn["ts"], e: TS.Expression): TS.Expression {
-  for (;;) {
-    if (
-      ts.isParenthesizedExpression(e) ||
-      ts.isAsExpression(e) ||
-      ts.isNonNullExpression(e) ||
-      ts.isSatisfiesExpression(e) ||
-      ts.isTypeAssertionExpression(e)
-    )
-      e = e.expression;
-    else if (
-      ts.isBinaryExpression(e) &&
-      e.operatorToken.kind === ts.SyntaxKind.CommaToken &&
-      ts.isNumericLiteral(e.left)
-    )
-      e = e.right;
-    else return e;
-  }
-}
+export { bare };
 
 /** The value of `owner.name` where owner is a free name holding an object (a module namespace), if it is one. */
-export function memberOfFree(fn: Fn, owner: TS.Expression, name: string, env: Env): Resolved | undefined {
-  const ts = fn.ts;
-  const o = bare(ts, owner);
-  if (!ts.isIdentifier(o) || env.get(o.text)) return undefined;
-  const r = fn.src.scope.lookup(o.text);
+export function memberOfFree(fn: Fn, owner: Expression | A.Super, name: string, env: Env): Resolved | undefined {
+  if (owner.type === "Super") return undefined;
+  const o = bare(owner);
+  if (o.type !== "Identifier" || env.get(o.name)) return undefined;
+  const r = fn.src.scope.lookup(o.name);
   if (r?.k !== "object") return undefined;
   const value = (r.value as Record<string, unknown>)[name];
   return resolveValue(value, name);
 }
 
 /** The value of an expression. */
-export function expr(fn: Fn, node: TS.Expression, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
-  const e = bare(ts, node);
+export function expr(fn: Fn, node: Expression, env: Env, lets: Lets): Val {
+  const e = bare(node);
   const span = fn.span(e);
-  if (ts.isNumericLiteral(e)) {
-    const x = Number(e.text);
-    return atom(num(x, span), Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? T_INT : T_DOUBLE);
+  switch (e.type) {
+    case "Literal": {
+      if (typeof e.value === "number") {
+        const x = e.value;
+        return atom(num(x, span), Number.isInteger(x) && Math.abs(x) < 2 ** 31 ? T_INT : T_DOUBLE);
+      }
+      if (typeof e.value === "boolean") return atom(bool(e.value, span), T_BOOL);
+      if (typeof e.value === "string")
+        return fn.fail(e, "strings are not supported: Smooth computes with numbers, booleans and arrays");
+      return fn.fail(e, `\`${fn.text(e)}\` has no value in Smooth`);
+    }
+    case "Identifier":
+      return identifier(fn, e, env, lets);
+    case "UnaryExpression":
+      return unary(fn, e, env, lets);
+    case "BinaryExpression":
+      return binary(fn, e, env, lets);
+    case "LogicalExpression":
+      return logical(fn, e, env, lets);
+    case "ConditionalExpression":
+      return conditional(fn, e.test, e.consequent, e.alternate, env, lets, e);
+    case "MemberExpression":
+      return e.computed ? element(fn, e, env, lets) : property(fn, e, env, lets);
+    case "CallExpression":
+    case "NewExpression":
+      return call(fn, e, env, lets);
+    case "ObjectExpression":
+      return objectLiteral(fn, e, env, lets);
+    case "ArrayExpression":
+      return arrayLiteral(fn, e, env, lets);
+    case "UpdateExpression":
+    case "AssignmentExpression":
+      return fn.fail(e, "an assignment inside an expression is not supported", {
+        hint: "write it as a statement of its own",
+      });
+    case "ArrowFunctionExpression":
+    case "FunctionExpression":
+      return fn.fail(e, "a function is used as a value here", {
+        hint: "functions can be called, or given to map, reduce, forEach and Array.from",
+      });
+    case "TemplateLiteral":
+    case "TaggedTemplateExpression":
+      return fn.fail(e, "strings are not supported: Smooth computes with numbers, booleans and arrays");
+    default:
+      return fn.fail(e, `\`${fn.text(e)}\` is not in the TypeScript subset Smooth reads`, { hint: SUBSET_HINT });
   }
-  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword)
-    return atom(bool(e.kind === ts.SyntaxKind.TrueKeyword, span), T_BOOL);
-  if (ts.isIdentifier(e)) return identifier(fn, e, env, lets);
-  if (ts.isPrefixUnaryExpression(e)) return prefix(fn, e, env, lets);
-  if (ts.isBinaryExpression(e)) return binary(fn, e, env, lets);
-  if (ts.isConditionalExpression(e)) return conditional(fn, e.condition, e.whenTrue, e.whenFalse, env, lets, e);
-  if (ts.isElementAccessExpression(e)) return element(fn, e, env, lets);
-  if (ts.isPropertyAccessExpression(e)) return property(fn, e, env, lets);
-  if (ts.isCallExpression(e) || ts.isNewExpression(e)) return call(fn, e, env, lets);
-  if (ts.isObjectLiteralExpression(e)) return objectLiteral(fn, e, env, lets);
-  if (ts.isArrayLiteralExpression(e)) return arrayLiteral(fn, e, env, lets);
-  if (ts.isPostfixUnaryExpression(e) || (ts.isBinaryExpression(e) && isAssignment(ts, e)))
-    return fn.fail(e, "an assignment inside an expression is not supported", {
-      hint: "write it as a statement of its own",
-    });
-  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e))
-    return fn.fail(e, "a function is used as a value here", {
-      hint: "functions can be called, or given to map, reduce, forEach and Array.from",
-    });
-  if (ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e))
-    return fn.fail(e, "strings are not supported: Smooth computes with numbers, booleans and arrays");
-  return fn.fail(e, `\`${fn.text(e)}\` is not in the TypeScript subset Smooth reads`, { hint: SUBSET_HINT });
 }
 
 export const SUBSET_HINT =
-  "the subset: const/let, arithmetic and comparisons, Math.*, if/?:/&&/||, for and while loops, a[i], a.length, " +
-  "new Float64Array(n) written element by element, map/reduce/forEach, objects and arrays of numbers (README: " +
-  "Differentiating plain TypeScript)";
-
-export function isAssignment(ts: Fn["ts"], e: TS.BinaryExpression): boolean {
-  const k = e.operatorToken.kind;
-  return k >= ts.SyntaxKind.FirstAssignment && k <= ts.SyntaxKind.LastAssignment;
-}
+  "the subset: const/let, arithmetic and comparisons, Math.*, if/?:/&&/||, switch, for and while loops, a[i], " +
+  "a.length, new Float64Array(n) written element by element, push, map/reduce/forEach, objects and arrays of " +
+  "numbers, small classes (README: Differentiating plain TypeScript)";
 
 /** Binds a computed expression (an atom is kept as it is). */
 export function bindExpr(fn: Fn, lets: Lets, value: Expr, type: TsType, base: string, span: Span): Val {
@@ -99,8 +92,8 @@ export function bindExpr(fn: Fn, lets: Lets, value: Expr, type: TsType, base: st
 
 const GLOBALS: Record<string, number> = { Infinity: Infinity, NaN: NaN };
 
-function identifier(fn: Fn, e: TS.Identifier, env: Env, lets: Lets): Val {
-  const name = e.text;
+function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
+  const name = e.name;
   const span = fn.span(e);
   const b = env.get(name);
   if (b?.kind === "value") {
@@ -133,31 +126,31 @@ function identifier(fn: Fn, e: TS.Identifier, env: Env, lets: Lets): Val {
 const MAX_CONSTANT_ARRAY = 4096;
 
 /** A list of numbers from outside the function, written into the program (a Vector). */
-function constantArray(fn: Fn, e: TS.Identifier, values: readonly number[], lets: Lets): Val {
+function constantArray(fn: Fn, e: A.Identifier, values: readonly number[], lets: Lets): Val {
   const span = fn.span(e);
   if (values.length > MAX_CONSTANT_ARRAY || values.length === 0)
     fn.fail(
       e,
-      `\`${e.text}\` holds ${values.length} numbers: only constants of 1 to ${MAX_CONSTANT_ARRAY} numbers are read`,
+      `\`${e.name}\` holds ${values.length} numbers: only constants of 1 to ${MAX_CONSTANT_ARRAY} numbers are read`,
       {
         hint: "pass it as an argument instead",
       },
     );
   // build n (fun i -> if i = 0 then x0 else if i = 1 then x1 ...).
-  const i = fn.names.fresh(`${e.text}_i`);
+  const i = fn.names.fresh(`${e.name}_i`);
   let body: Expr = num(values[values.length - 1]!, span);
   for (let k = values.length - 2; k >= 0; k--)
     body = ifte(binop("=", { kind: "var", name: i, span }, num(k, span), span), num(values[k]!, span), body, span);
   return lets.bind(
     app("build", [num(values.length, span), { kind: "lam", params: [{ name: i, span }], body, span }], span),
     tArray(T_DOUBLE),
-    e.text,
+    e.name,
     span,
   );
 }
 
 /** An expression that must be a number. */
-export function number(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): { expr: Expr; type: TsType } {
+export function number(fn: Fn, node: Expression, env: Env, lets: Lets, what: string): { expr: Expr; type: TsType } {
   const x = expr(fn, node, env, lets);
   if (x.kind !== "atom" || !isNumber(x.type))
     fn.fail(node, `${what} must be a number, but it is ${showTsType(typeOfVal(x))}`, {}, "type");
@@ -165,7 +158,7 @@ export function number(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: 
 }
 
 /** An expression that must be a boolean. */
-export function boolean(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+export function boolean(fn: Fn, node: Expression, env: Env, lets: Lets, what: string): Expr {
   const x = expr(fn, node, env, lets);
   if (x.kind !== "atom" || x.type.k !== "bool")
     fn.fail(
@@ -180,7 +173,7 @@ export function boolean(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what:
 }
 
 /** An Index for an index or a count: an integer-valued number as it is, any other number read by toIndex. */
-export function indexOf(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what: string): Expr {
+export function indexOf(fn: Fn, node: Expression, env: Env, lets: Lets, what: string): Expr {
   const x = number(fn, node, env, lets, what);
   if (x.type.k === "int") return x.expr;
   const span = fn.span(node);
@@ -190,12 +183,12 @@ export function indexOf(fn: Fn, node: TS.Expression, env: Env, lets: Lets, what:
 /** `c ? a : b` (also used for `if` expressions of callbacks): each branch in its own scope; types joined. */
 export function conditional(
   fn: Fn,
-  c: TS.Expression,
-  whenTrue: TS.Expression,
-  whenFalse: TS.Expression,
+  c: Expression,
+  whenTrue: Expression,
+  whenFalse: Expression,
   env: Env,
   lets: Lets,
-  node: TS.Node,
+  node: Node,
 ): Val {
   const span = fn.span(node);
   const cond = boolean(fn, c, env, lets, "the condition of `?:`");
@@ -235,40 +228,34 @@ export function packAs(x: Val, t: TsType, span: Span): Expr {
 const leavesTypes = (t: TsType): TsType[] =>
   t.k === "record" ? t.fields.flatMap(leavesTypes) : t.k === "tuple" ? t.elems.flatMap(leavesTypes) : [t];
 
-function element(fn: Fn, e: TS.ElementAccessExpression, env: Env, lets: Lets): Val {
+function element(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  const a = expr(fn, e.expression, env, lets);
-  const key = bare(fn.ts, e.argumentExpression);
-  if (a.kind === "record" && (fn.ts.isStringLiteral(key) || fn.ts.isNoSubstitutionTemplateLiteral(key))) {
+  if (e.object.type === "Super") return fn.fail(e, "`super` is not supported");
+  const a = expr(fn, e.object, env, lets);
+  const key = e.property as Expression;
+  const name = stringLiteral(bare(key));
+  if (a.kind === "record" && name !== undefined) {
     // p["w"]: the property w.
-    const k = a.keys.indexOf(key.text);
-    if (k < 0) return fn.fail(key, `the object has no property \`${key.text}\``, {}, "type");
+    const k = a.keys.indexOf(name);
+    if (k < 0) return fn.fail(key, `the object has no property \`${name}\``, {}, "type");
     return a.fields[k]!;
   }
   if (a.kind === "tuple") {
-    const k = literalIndex(fn, e.argumentExpression);
+    const k = literalIndex(key);
     if (k === undefined || k < 0 || k >= a.elems.length)
       return fn.fail(
-        e.argumentExpression,
+        key,
         `a tuple of ${a.elems.length} (a JavaScript array of mixed values) is read at a position known only when the program runs`,
       );
     return a.elems[k]!;
   }
   if (a.kind !== "atom" || a.type.k !== "array")
-    return fn.fail(
-      e.expression,
-      `\`${fn.text(e.expression)}\` is ${showTsType(typeOfVal(a))}, not an array`,
-      {},
-      "type",
-    );
-  const i = indexOf(fn, e.argumentExpression, env, lets, "an index");
+    return fn.fail(e.object, `\`${fn.text(e.object)}\` is ${showTsType(typeOfVal(a))}, not an array`, {}, "type");
+  const i = indexOf(fn, key, env, lets, "an index");
   return lets.bind(index(a.expr, i, span), a.type.elem, "x", span);
 }
 
-export function literalIndex(fn: Fn, e: TS.Expression): number | undefined {
-  const b = bare(fn.ts, e);
-  return fn.ts.isNumericLiteral(b) ? Number(b.text) : undefined;
-}
+export const literalIndex = (e: Expression): number | undefined => numberLiteral(bare(e));
 
 const MATH_CONSTANTS: Record<string, number> = {
   PI: Math.PI,
@@ -289,27 +276,29 @@ const NUMBER_CONSTANTS: Record<string, number> = {
   MAX_SAFE_INTEGER: Number.MAX_SAFE_INTEGER,
 };
 
-function property(fn: Fn, e: TS.PropertyAccessExpression, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
+function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  const name = e.name.text;
-  const owner = bare(ts, e.expression);
-  if (ts.isIdentifier(owner) && !env.get(owner.text)) {
-    const table = owner.text === "Math" ? MATH_CONSTANTS : owner.text === "Number" ? NUMBER_CONSTANTS : undefined;
+  const name = keyName(e.property, false);
+  if (name === undefined || e.object.type === "Super")
+    return fn.fail(e, `\`${fn.text(e)}\` is not in the TypeScript subset Smooth reads`, { hint: SUBSET_HINT });
+  const owner = bare(e.object);
+  if (owner.type === "Identifier" && !env.get(owner.name)) {
+    const table = owner.name === "Math" ? MATH_CONSTANTS : owner.name === "Number" ? NUMBER_CONSTANTS : undefined;
     const x = table?.[name];
     if (x !== undefined) return atom(num(x, span), T_DOUBLE);
-    if (table) return fn.fail(e, `\`${owner.text}.${name}\` is not supported`);
+    if (table) return fn.fail(e, `\`${owner.name}.${name}\` is not supported`);
   }
-  const member = memberOfFree(fn, e.expression, name, env);
+  const member = memberOfFree(fn, e.object, name, env);
   if (member?.k === "number") return atom(num(member.value, span), Number.isInteger(member.value) ? T_INT : T_DOUBLE);
   if (member?.k === "boolean") return atom(bool(member.value, span), T_BOOL);
-  if (member?.k === "numbers" && ts.isIdentifier(e.name)) return constantArray(fn, e.name, member.value, lets);
-  const a = expr(fn, e.expression, env, lets);
+  if (member?.k === "numbers" && e.property.type === "Identifier")
+    return constantArray(fn, e.property, member.value, lets);
+  const a = expr(fn, e.object, env, lets);
   if (a.kind === "record") {
     const k = a.keys.indexOf(name);
     if (k < 0)
       return fn.fail(
-        e.name,
+        e.property,
         `the object has no property \`${name}\``,
         { expected: a.keys.map((x) => `\`${x}\``).join(", ") },
         "type",
@@ -320,7 +309,7 @@ function property(fn: Fn, e: TS.PropertyAccessExpression, env: Env, lets: Lets):
     if (a.kind === "tuple") return atom(num(a.elems.length, span), T_INT);
     if (a.kind === "atom" && a.type.k === "array") return lets.bind(app("length", [a.expr], span), T_INT, "n", span);
   }
-  return fn.fail(e.name, `\`.${name}\` of ${showTsType(typeOfVal(a))} is not supported`, {}, "type");
+  return fn.fail(e.property, `\`.${name}\` of ${showTsType(typeOfVal(a))} is not supported`, {}, "type");
 }
 
 /** The tuple of a list of values (for a call's or a loop's several results). */

@@ -3,15 +3,16 @@
 // number of iterations, computed once (as JavaScript would count them, also against a Double bound); any other for
 // loop is its initialiser and a while loop whose iteration runs the body and then the update (./loops.ts).
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
-import { assignedNames } from "./assignments.js";
+import { assignedNames, methodCall, rootName } from "./assignments.js";
 import type { Ctx, Env, Fn } from "./context.js";
-import { bare, boolean, expr, number } from "./expressions.js";
-import { runLoop, withParent } from "./loops.js";
+import { boolean, expr, number } from "./expressions.js";
+import { runLoop } from "./loops.js";
 import { app, binop, bool, neg, num } from "./smooth-ast.js";
 import { block } from "./statements.js";
+import { bare, isFunctionLike, keyName, numberLiteral, type Expression, type Node } from "./syntax.js";
 import { T_INT, type TsType } from "./ts-types.js";
 import { walkTree } from "./walk.js";
 import { Lets } from "./values.js";
@@ -19,45 +20,44 @@ import { Lets } from "./values.js";
 /** `for (let i = a; i < b; i++)` and the like: the counter, its start, its step and the number of iterations. */
 interface Counting {
   readonly name: string;
-  readonly start: TS.Expression;
-  readonly bound: TS.Expression;
+  readonly start: Expression;
+  readonly bound: Expression;
   /** The condition compares `i + shift` with the bound. */
   readonly shift: number;
   readonly op: "<" | "<=" | ">" | ">=";
   readonly step: number;
-  readonly decl: TS.VariableDeclaration;
+  readonly decl: A.VariableDeclarator;
 }
 
-function counting(fn: Fn, s: TS.ForStatement, env: Env): Counting | undefined {
-  const ts = fn.ts;
-  const init = s.initializer;
-  if (!init || !ts.isVariableDeclarationList(init)) return undefined;
+const integer = (e: Expression): number | undefined => {
+  const n = numberLiteral(bare(e));
+  return n !== undefined && Number.isInteger(n) ? n : undefined;
+};
+
+function counting(fn: Fn, s: A.ForStatement, env: Env): Counting | undefined {
+  const init = s.init;
+  if (init?.type !== "VariableDeclaration") return undefined;
   const decl = init.declarations[0]!;
-  if (!ts.isIdentifier(decl.name) || !decl.initializer) return undefined;
-  const name = decl.name.text;
-  const c = s.condition && bare(ts, s.condition);
-  if (!c || !ts.isBinaryExpression(c)) return undefined;
-  const K = ts.SyntaxKind;
-  const ops: Partial<Record<number, Counting["op"]>> = {
-    [K.LessThanToken]: "<",
-    [K.LessThanEqualsToken]: "<=",
-    [K.GreaterThanToken]: ">",
-    [K.GreaterThanEqualsToken]: ">=",
-  };
+  if (decl.id.type !== "Identifier" || !decl.init) return undefined;
+  const name = decl.id.name;
+  const c = s.test && bare(s.test);
+  if (c?.type !== "BinaryExpression") return undefined;
+  const ops: Partial<Record<string, Counting["op"]>> = { "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
   const flip: Record<Counting["op"], Counting["op"]> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
-  let op = ops[c.operatorToken.kind];
-  let bound: TS.Expression;
+  let op = ops[c.operator];
+  let bound: Expression;
   let shift: number;
-  const isI = (e: TS.Expression) => ts.isIdentifier(bare(ts, e)) && (bare(ts, e) as TS.Identifier).text === name;
+  const isI = (e: Node) => e.type !== "PrivateIdentifier" && isName(bare(e as Expression), name);
   /** `i`, or `i + c` / `i - c` with c a constant integer (the bound then moves by -c / +c). */
-  const counter = (e: TS.Expression): number | undefined => {
+  const counter = (e: Node): number | undefined => {
     if (isI(e)) return 0;
-    const b = bare(ts, e);
-    if (ts.isBinaryExpression(b) && isI(b.left)) {
-      const r = bare(ts, b.right);
-      if (!ts.isNumericLiteral(r) || !Number.isInteger(Number(r.text))) return undefined;
-      if (b.operatorToken.kind === ts.SyntaxKind.PlusToken) return Number(r.text);
-      if (b.operatorToken.kind === ts.SyntaxKind.MinusToken) return -Number(r.text);
+    if (e.type === "PrivateIdentifier") return undefined;
+    const b = bare(e as Expression);
+    if (b.type === "BinaryExpression" && isI(b.left)) {
+      const r = integer(b.right);
+      if (r === undefined) return undefined;
+      if (b.operator === "+") return r;
+      if (b.operator === "-") return -r;
     }
     return undefined;
   };
@@ -68,55 +68,89 @@ function counting(fn: Fn, s: TS.ForStatement, env: Env): Counting | undefined {
     bound = c.right;
     shift = left;
   } else if (right !== undefined) {
-    bound = c.left;
+    bound = c.left as Expression;
     shift = right;
     op = flip[op];
   } else return undefined;
-  const step = stepOf(fn, s.incrementor, name);
+  const step = stepOf(s.update, name);
   if (step === undefined) return undefined;
   if (step > 0 !== (op === "<" || op === "<=")) return undefined;
-  // The counter must not be assigned in the body, nor anything the bound reads.
+  // The counter must not be assigned in the body, nor anything the bound reads — but the length of an array whose
+  // elements the body writes does not change.
   const assigned = new Set(
-    assignedNames(fn, [s.statement], env.set(name, { kind: "function", node: undefined as never, decl: {}, level: 0 })),
+    assignedNames(fn, [s.body], env.set(name, { kind: "function", node: undefined as never, decl: {}, level: 0 })),
   );
   if (assigned.has(name)) return undefined;
-  let readsAssigned = false;
-  walkTree(ts, bound, true, (n) => {
-    if (ts.isIdentifier(n) && assigned.has(n.text)) readsAssigned = true;
-    return true;
-  });
+  const resized = resizedNames(s.body);
+  const reads = namesRead(bound);
+  const readsAssigned = [...reads.names].some((n) => assigned.has(n)) || [...reads.lengths].some((n) => resized.has(n));
   if (readsAssigned) return undefined;
-  return { name, start: decl.initializer, bound, shift, op, step, decl };
+  return { name, start: decl.init, bound, shift, op, step, decl };
+}
+
+/** The variables an expression reads: as values, and only for their length (`xs.length`). */
+function namesRead(e: Node): { names: Set<string>; lengths: Set<string> } {
+  const names = new Set<string>();
+  const lengths = new Set<string>();
+  walkTree(e, true, (n) => {
+    if (n.type === "Identifier") names.add((n as A.Identifier).name);
+    if (n.type !== "MemberExpression") return true;
+    const m = n as A.MemberExpression;
+    const owner = m.object.type === "Super" ? undefined : bare(m.object);
+    if (!m.computed && keyName(m.property, false) === "length" && owner?.type === "Identifier") {
+      lengths.add(owner.name);
+      return undefined;
+    }
+    // A property's name is not a variable: only the object (and a computed key) are read.
+    const inner = namesRead(m.object);
+    inner.names.forEach((x) => names.add(x));
+    inner.lengths.forEach((x) => lengths.add(x));
+    if (m.computed) namesRead(m.property).names.forEach((x) => names.add(x));
+    return undefined;
+  });
+  return { names, lengths };
+}
+
+const isName = (e: Node, name: string) => e.type === "Identifier" && (e as A.Identifier).name === name;
+
+/** The variables a statement may give another length: assigned as a whole, or pushed onto. */
+function resizedNames(body: Node): Set<string> {
+  const out = new Set<string>();
+  walkTree(body, true, (n) => {
+    if (n.type === "AssignmentExpression") {
+      const left = (n as A.AssignmentExpression).left;
+      if (left.type === "Identifier") out.add(left.name);
+      else if (left.type !== "MemberExpression")
+        walkTree(left, true, (x) => (x.type === "Identifier" ? void out.add((x as A.Identifier).name) : true));
+    }
+    const m = methodCall(n);
+    if (m?.name === "push") {
+      const r = rootName(m.receiver);
+      if (r) out.add(r.name);
+    }
+    return isFunctionLike(n) && n.type !== "ArrowFunctionExpression" ? undefined : true;
+  });
+  return out;
 }
 
 /** The constant step of `i++`, `i--`, `i += 2`, `i -= 2`, `i = i + 2`. */
-function stepOf(fn: Fn, e: TS.Expression | undefined, name: string): number | undefined {
-  const ts = fn.ts;
+function stepOf(e: Expression | null | undefined, name: string): number | undefined {
   if (!e) return undefined;
-  const u = bare(ts, e);
-  const isI = (x: TS.Expression) => ts.isIdentifier(bare(ts, x)) && (bare(ts, x) as TS.Identifier).text === name;
-  const constant = (x: TS.Expression): number | undefined => {
-    const b = bare(ts, x);
-    return ts.isNumericLiteral(b) && Number.isInteger(Number(b.text)) ? Number(b.text) : undefined;
-  };
-  if ((ts.isPostfixUnaryExpression(u) || ts.isPrefixUnaryExpression(u)) && isI(u.operand)) {
-    if (u.operator === ts.SyntaxKind.PlusPlusToken) return 1;
-    if (u.operator === ts.SyntaxKind.MinusMinusToken) return -1;
-  }
-  if (ts.isBinaryExpression(u) && isI(u.left)) {
-    const k = u.operatorToken.kind;
-    if (k === ts.SyntaxKind.PlusEqualsToken) return positive(constant(u.right));
-    if (k === ts.SyntaxKind.MinusEqualsToken) {
-      const c = positive(constant(u.right));
+  const u = bare(e);
+  if (u.type === "UpdateExpression" && isName(bare(u.argument), name)) return u.operator === "++" ? 1 : -1;
+  if (u.type === "AssignmentExpression" && isName(u.left, name)) {
+    if (u.operator === "+=") return positive(integer(u.right));
+    if (u.operator === "-=") {
+      const c = positive(integer(u.right));
       return c === undefined ? undefined : -c;
     }
-    if (k === ts.SyntaxKind.EqualsToken) {
-      const r = bare(ts, u.right);
-      if (ts.isBinaryExpression(r) && isI(r.left)) {
-        const c = positive(constant(r.right));
+    if (u.operator === "=") {
+      const r = bare(u.right);
+      if (r.type === "BinaryExpression" && isName(bare(r.left as Expression), name)) {
+        const c = positive(integer(r.right));
         if (c === undefined) return undefined;
-        if (r.operatorToken.kind === ts.SyntaxKind.PlusToken) return c;
-        if (r.operatorToken.kind === ts.SyntaxKind.MinusToken) return -c;
+        if (r.operator === "+") return c;
+        if (r.operator === "-") return -c;
       }
     }
   }
@@ -125,30 +159,26 @@ function stepOf(fn: Fn, e: TS.Expression | undefined, name: string): number | un
 
 const positive = (c: number | undefined) => (c !== undefined && c > 0 ? c : undefined);
 
-export function forLoop(fn: Fn, s: TS.ForStatement, env0: Env, ctx0: Ctx): Expr {
-  const ts = fn.ts;
+export function forLoop(fn: Fn, s: A.ForStatement, env0: Env, ctx0: Ctx): Expr {
   const span = fn.span(s);
   // `for (let i = 0, n = xs.length; ...)`: the variables after the first are declared first, seen only by the loop.
-  const init = s.initializer;
-  const extra = init && ts.isVariableDeclarationList(init) ? init.declarations.slice(1) : [];
+  const init = s.init;
+  const extra = init?.type === "VariableDeclaration" ? init.declarations.slice(1) : [];
   const prelude = new Lets(fn.names);
   let env = env0;
   for (const d of extra) {
-    if (!ts.isIdentifier(d.name) || !d.initializer) return fn.fail(d, "a for loop's variable needs an initial value");
-    const v = expr(fn, d.initializer, env, prelude);
+    if (d.id.type !== "Identifier" || !d.init) return fn.fail(d, "a for loop's variable needs an initial value");
+    const v = expr(fn, d.init, env, prelude);
     if (v.kind !== "atom") return fn.fail(d, "a for loop's variable is a number");
-    const mutable = ((init as TS.VariableDeclarationList).flags & ts.NodeFlags.Const) === 0;
-    env = env.declare(d.name.text, prelude.bind(v.expr, v.type, d.name.text, span), mutable, "foreign", d);
+    const mutable = (init as A.VariableDeclaration).kind !== "const";
+    env = env.declare(d.id.name, prelude.bind(v.expr, v.type, d.id.name, span), mutable, "foreign", d);
   }
   const ctx: Ctx = extra.length === 0 ? ctx0 : { ...ctx0, next: (after) => ctx0.next(after.exitTo(env0)) };
-  return prelude.wrap(
-    counted(fn, s, env, ctx, span) ?? whileShaped(fn, s, env, ctx, init, s.condition, s.statement, s.incrementor),
-  );
+  return prelude.wrap(counted(fn, s, env, ctx, span) ?? whileShaped(fn, s, env, ctx));
 }
 
 /** A counting for loop as an ifold, or undefined when it is not one. */
-function counted(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx, span: Span): Expr | undefined {
-  const ts = fn.ts;
+function counted(fn: Fn, s: A.ForStatement, env: Env, ctx: Ctx, span: Span): Expr | undefined {
   const c = counting(fn, s, env);
   if (c) {
     const lets = new Lets(fn.names);
@@ -156,13 +186,14 @@ function counted(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx, span: Span): Ex
     if (start.type.k === "int") {
       const a = (lets.bind(start.expr, T_INT, c.name, span) as { expr: Expr }).expr;
       const b = loopBound(fn, c, env, lets);
-      const bound = bare(ts, c.bound);
-      const isLength = ts.isPropertyAccessExpression(bound) && bound.name.text === "length";
+      const bound = bare(c.bound);
+      const isLength =
+        bound.type === "MemberExpression" && !bound.computed && keyName(bound.property, false) === "length";
       const count = (lets.bind(iterations(c, a, b, span, isLength), T_INT, "n", span) as { expr: Expr }).expr;
       return lets.wrap(
         runLoop(fn, env, ctx, {
           node: s,
-          body: s.statement,
+          body: s.body,
           count,
           iteration: (inner, k, iterCtx, l) => {
             const i = binop(
@@ -172,7 +203,7 @@ function counted(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx, span: Span): Ex
               span,
             );
             const iv = l.bind(i, T_INT, c.name, span);
-            return block(fn, s.statement, inner.declare(c.name, iv, false, "foreign", c.decl), iterCtx);
+            return block(fn, s.body, inner.declare(c.name, iv, false, "foreign", c.decl), iterCtx);
           },
         }),
       );
@@ -182,38 +213,34 @@ function counted(fn: Fn, s: TS.ForStatement, env: Env, ctx: Ctx, span: Span): Ex
 }
 
 /** A for loop that is not a counting one: `init; while (cond) { body; update }`, `continue` running the update. */
-function whileShaped(
-  fn: Fn,
-  s: TS.ForStatement,
-  env: Env,
-  ctx: Ctx,
-  initList: TS.ForInitializer | undefined,
-  cond: TS.Expression | undefined,
-  body: TS.Statement,
-  update: TS.Expression | undefined,
-): Expr {
-  const ts = fn.ts;
+function whileShaped(fn: Fn, s: A.ForStatement, env: Env, ctx: Ctx): Expr {
   const span = fn.span(s);
+  const { init: initList, test: cond, body, update } = s;
   // The loop's own variables (let i = ...) are declared first, as part of an enclosing scope.
   const lets = new Lets(fn.names);
   let e = env;
-  if (initList && !ts.isVariableDeclarationList(initList))
+  if (initList && initList.type !== "VariableDeclaration")
     return fn.fail(initList, "a for loop's initialiser must declare its variables (let i = 0)");
   if (initList) {
-    const mutable = (initList.flags & ts.NodeFlags.Const) === 0;
+    const mutable = initList.kind !== "const";
     // (The variables after the first were declared by forLoop.)
     for (const d of initList.declarations.slice(0, 1)) {
-      if (!ts.isIdentifier(d.name) || !d.initializer) return fn.fail(d, "a for loop's variable needs an initial value");
-      const v = expr(fn, d.initializer, e, lets);
+      if (d.id.type !== "Identifier" || !d.init) return fn.fail(d, "a for loop's variable needs an initial value");
+      const v = expr(fn, d.init, e, lets);
       if (v.kind !== "atom") return fn.fail(d, "a for loop's variable is a number");
-      e = e.declare(d.name.text, lets.bind(v.expr, v.type, d.name.text, span), mutable, "foreign", d);
+      e = e.declare(d.id.name, lets.bind(v.expr, v.type, d.id.name, span), mutable, "foreign", d);
     }
   }
   const withUpdate = (inner: Env, next: (e: Env) => Expr): Expr => {
     if (!update) return next(inner);
-    const u = ts.factory.createExpressionStatement(update);
     // The update as a statement of its own, in the iteration's environment.
-    return block(fn, withParent(u, s), inner, { next, ret: () => fn.fail(update, "unreachable") });
+    const u: A.ExpressionStatement = {
+      type: "ExpressionStatement",
+      expression: update,
+      start: update.start,
+      end: update.end,
+    };
+    return block(fn, u, inner, { next, ret: () => fn.fail(update, "unreachable") });
   };
   const loop = runLoop(
     fn,

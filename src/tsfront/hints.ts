@@ -3,36 +3,40 @@
 // as an Index (checking that it is an integer), so the program computes with it in Index arithmetic. (A loop bound may
 // be any number: `for (let i = 0; i < t; i++)` runs ceil(t) times.)
 
-import type * as TS from "typescript";
-import type { TypeScript } from "./compiler.js";
-import type { FunctionNode } from "./source.js";
+import type * as A from "acorn";
+import { bare, keyName, numberLiteral, type Expression, type FunctionNode } from "./syntax.js";
 import { walkTree } from "./walk.js";
 
-export function integerParams(ts: TypeScript, node: FunctionNode): boolean[] {
-  const names = node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : undefined));
+export function integerParams(node: FunctionNode): boolean[] {
+  const names = node.params.map((p) => {
+    const target = p.type === "AssignmentPattern" ? p.left : p;
+    return target.type === "Identifier" ? target.name : undefined;
+  });
   const found = new Set<string>();
-  const bare = (e: TS.Expression): TS.Expression => {
-    while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
-    return e;
-  };
   /** The parameter an integer position holds: `n`, or `n - 1`, `n + 2` (an integer plus a constant). */
-  const mark = (e: TS.Expression | undefined): void => {
+  const mark = (e: Expression | A.SpreadElement | undefined): void => {
+    if (e?.type === "SpreadElement") return;
     for (let b = e && bare(e); b !== undefined;) {
-      if (ts.isIdentifier(b)) found.add(b.text);
+      if (b.type === "Identifier") found.add(b.name);
       const plusConstant =
-        ts.isBinaryExpression(b) &&
-        (b.operatorToken.kind === ts.SyntaxKind.PlusToken || b.operatorToken.kind === ts.SyntaxKind.MinusToken) &&
-        ts.isNumericLiteral(bare(b.right));
-      b = plusConstant ? bare((b as TS.BinaryExpression).left) : undefined;
+        b.type === "BinaryExpression" &&
+        (b.operator === "+" || b.operator === "-") &&
+        numberLiteral(bare(b.right)) !== undefined;
+      b = plusConstant ? bare((b as A.BinaryExpression).left as Expression) : undefined;
     }
   };
-  if (node.body)
-    walkTree(ts, node.body, true, (n) => {
-      if (ts.isElementAccessExpression(n)) mark(n.argumentExpression);
-      if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && /Array$/.test(n.expression.text))
-        mark(n.arguments?.[0]);
-      if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && n.name.text === "length") mark(n.initializer);
-      return true;
-    });
+  walkTree(node.body, true, (n) => {
+    if (n.type === "MemberExpression" && (n as A.MemberExpression).computed)
+      mark((n as A.MemberExpression).property as Expression);
+    if (n.type === "NewExpression") {
+      const e = n as A.NewExpression;
+      if (e.callee.type === "Identifier" && /Array$/.test(e.callee.name)) mark(e.arguments[0]);
+    }
+    if (n.type === "Property") {
+      const p = n as A.Property;
+      if (keyName(p.key, p.computed) === "length") mark(p.value);
+    }
+    return true;
+  });
   return names.map((n) => n !== undefined && found.has(n));
 }

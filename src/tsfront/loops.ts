@@ -3,15 +3,16 @@
 // `xs.forEach`) is an `ifold` over the number of iterations; any other loop is the language's `while`. The state's
 // types are found by translating the body again until they do not change (an Index counter that becomes a Double).
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import { Holes, type Ctx, type Env, type Fn } from "./context.js";
-import { bare, boolean, expr } from "./expressions.js";
+import { boolean, expr } from "./expressions.js";
 import { app, binop, bool, ifte, index, lam, not, num, param, pvar } from "./smooth-ast.js";
 import { assignedNames } from "./assignments.js";
 import { bindParams, bindState, flatTuple, joinStates, stateOf } from "./bodies.js";
-import { block } from "./statements.js";
+import { bindPattern, block } from "./statements.js";
+import { bare, isFunctionLike, isLoop, type Expression, type Node } from "./syntax.js";
 import { sameType, showTsType, T_BOOL, T_INT, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
@@ -23,34 +24,33 @@ const RETURNED = "'returned";
 type Iteration = (env: Env, k: Expr | undefined, ctx: Ctx, lets: Lets) => Expr;
 
 export interface LoopShape {
-  readonly node: TS.Node;
-  readonly body: TS.Node;
+  readonly node: Node;
+  readonly body: Node;
   /** An ifold of this many iterations, or a while with this condition. */
   readonly count?: Expr;
   readonly cond?: (env: Env, lets: Lets) => Expr;
   readonly iteration: Iteration;
   /** Also assigned by the loop (a while-form for loop's update). */
-  readonly extra?: readonly (TS.Node | undefined)[];
+  readonly extra?: readonly (Node | null | undefined)[];
 }
 
 /** Does the loop's body leave it with `break` (one of its own) or `return`? */
-function exits(ts: Fn["ts"], body: TS.Node): { brk: boolean; ret: boolean } {
+function exits(body: Node): { brk: boolean; ret: boolean } {
   let brk = false;
   let ret = false;
-  walkTree(ts, body, false, (n, nested) => {
-    if (ts.isReturnStatement(n)) ret = true;
-    if (ts.isBreakStatement(n) && !nested) brk = true;
-    if (ts.isFunctionLike(n)) return undefined;
-    return nested || ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+  walkTree(body, false, (n, nested) => {
+    if (n.type === "ReturnStatement") ret = true;
+    if (n.type === "BreakStatement" && !nested) brk = true;
+    if (isFunctionLike(n)) return undefined;
+    return nested || isLoop(n) || n.type === "SwitchStatement";
   });
   return { brk, ret };
 }
 
 export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
-  const ts = fn.ts;
   const span = fn.span(shape.node);
   const names = assignedNames(fn, [shape.body, ...(shape.extra ?? [])], env);
-  const { brk, ret } = exits(ts, shape.body);
+  const { brk, ret } = exits(shape.body);
   const flagged = brk || ret;
   const keys = [...names, ...(flagged ? [DONE, RETURNED] : [])];
   const initVal: Val = {
@@ -74,7 +74,7 @@ export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
     const state = bindStateParam(fn, st, type, names, env, lets, span);
     const inner = state.env;
     const { done, returned } = state;
-    const exit = (e: Env, isDone: Expr, value: Val | undefined, node: TS.Node): Expr => {
+    const exit = (e: Env, isDone: Expr, value: Val | undefined, node: Node): Expr => {
       const s = stateOf(e.exitTo(inner), names) as { keys: readonly string[]; fields: readonly Val[] };
       const fields = flagged ? [...s.fields, atom(isDone, T_BOOL), value ?? returned!] : s.fields;
       return holes.add({ kind: "record", keys, fields }, e, node);
@@ -155,50 +155,38 @@ function bindStateParam(
 }
 
 /** `for (const x of xs)`: a counting loop over the elements. */
-export function forOfLoop(fn: Fn, s: TS.ForOfStatement, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
+export function forOfLoop(fn: Fn, s: A.ForOfStatement, env: Env, ctx: Ctx): Expr {
   const span = fn.span(s);
-  const init = s.initializer;
-  if (!ts.isVariableDeclarationList(init) || init.declarations.length !== 1)
+  const init = s.left;
+  if (s.await) return fn.fail(s, "for await is not supported");
+  if (init.type !== "VariableDeclaration" || init.declarations.length !== 1)
     return fn.fail(init, "a for-of loop declares its element (for (const x of xs))");
   const lets = new Lets(fn.names);
-  const xs = expr(fn, s.expression, env, lets);
+  const xs = expr(fn, s.right, env, lets);
   if (xs.kind !== "atom" || xs.type.k !== "array")
-    return fn.fail(s.expression, `for-of goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
+    return fn.fail(s.right, `for-of goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
   const count = (lets.bind(app("length", [xs.expr], span), T_INT, "n", span) as { expr: Expr }).expr;
   const decl = init.declarations[0]!;
   return lets.wrap(
     runLoop(fn, env, ctx, {
       node: s,
-      body: s.statement,
+      body: s.body,
       count,
       iteration: (inner, k, iterCtx, l) => {
         const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
-        const bound = bindParams(fn, [paramOf(fn, decl)], [x], inner, l);
-        return block(fn, s.statement, bound, iterCtx);
+        const bound = bindPattern(fn, decl.id, x, inner, l, init.kind !== "const", "foreign", decl);
+        return block(fn, s.body, bound, iterCtx);
       },
     }),
   );
 }
 
-/** Synthesised nodes get a parent, so that source positions and `getText` work on their children. */
-export function withParent<T extends TS.Node>(n: T, parent: TS.Node): T {
-  (n as { parent: TS.Node }).parent = parent;
-  return n;
-}
-
-/** A declaration as a parameter (to bind its pattern like one). */
-function paramOf(fn: Fn, d: TS.VariableDeclaration): TS.ParameterDeclaration {
-  const p = fn.ts.factory.createParameterDeclaration(undefined, undefined, d.name);
-  return withParent(p, d);
-}
-
 /** `xs.forEach((x, i) => { ... })`: a counting loop whose body is the callback's. */
-export function forEachLoop(fn: Fn, e: TS.CallExpression, receiver: TS.Expression, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
+export function forEachLoop(fn: Fn, e: A.CallExpression, receiver: Expression, env: Env, ctx: Ctx): Expr {
   const span = fn.span(e);
-  const cb = e.arguments[0] && bare(ts, e.arguments[0]);
-  if (!cb || !(ts.isArrowFunction(cb) || ts.isFunctionExpression(cb)))
+  const arg = e.arguments[0];
+  const cb = arg && arg.type !== "SpreadElement" ? bare(arg) : undefined;
+  if (!cb || !(cb.type === "ArrowFunctionExpression" || cb.type === "FunctionExpression"))
     return fn.fail(e, "forEach takes a function written here (x => { ... })");
   const lets = new Lets(fn.names);
   const xs = expr(fn, receiver, env, lets);
@@ -206,6 +194,7 @@ export function forEachLoop(fn: Fn, e: TS.CallExpression, receiver: TS.Expressio
     return fn.fail(receiver, `forEach goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
   const count = (lets.bind(app("length", [xs.expr], span), T_INT, "n", span) as { expr: Expr }).expr;
   const body = cb.body;
+  if (body.type !== "BlockStatement") return fn.fail(body, "forEach's callback is a block ({ ... }) of statements");
   return lets.wrap(
     runLoop(fn, env, ctx, {
       node: e,
@@ -213,47 +202,45 @@ export function forEachLoop(fn: Fn, e: TS.CallExpression, receiver: TS.Expressio
       count,
       iteration: (inner, k, iterCtx, l) => {
         const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
-        const bound = bindParams(fn, cb.parameters, [x, atom(k!, T_INT)], inner, l);
+        const bound = bindParams(fn, cb.params, [x, atom(k!, T_INT)], inner, l);
         // A `return` in the callback ends this iteration (as `continue`).
         const forEachCtx: Ctx = { ...iterCtx, ret: (_v, after) => iterCtx.next(after), brk: undefined };
-        if (!ts.isBlock(body)) return fn.fail(body, "forEach's callback is a block ({ ... }) of statements");
         return block(fn, body, bound, forEachCtx);
       },
     }),
   );
 }
 
-export function whileLoop(fn: Fn, s: TS.WhileStatement, env: Env, ctx: Ctx): Expr {
+export function whileLoop(fn: Fn, s: A.WhileStatement, env: Env, ctx: Ctx): Expr {
   return runLoop(fn, env, ctx, {
     node: s,
-    body: s.statement,
-    cond: (inner, l) => boolean(fn, s.expression, inner, l, "the condition of `while`"),
-    iteration: (inner, _k, iterCtx) => block(fn, s.statement, inner, iterCtx),
+    body: s.body,
+    cond: (inner, l) => boolean(fn, s.test, inner, l, "the condition of `while`"),
+    iteration: (inner, _k, iterCtx) => block(fn, s.body, inner, iterCtx),
   });
 }
 
 /** `do body while (c)`: the body once, then `while (c) body`. */
-export function doWhileLoop(fn: Fn, s: TS.DoStatement, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
-  if (containsJump(ts, s.statement))
+export function doWhileLoop(fn: Fn, s: A.DoWhileStatement, env: Env, ctx: Ctx): Expr {
+  if (containsJump(s.body))
     return fn.fail(s, "break, continue and return inside do-while are not supported", { hint: "use a while loop" });
-  return block(fn, s.statement, env, {
+  return block(fn, s.body, env, {
     ...ctx,
     next: (after) =>
       runLoop(fn, after, ctx, {
         node: s,
-        body: s.statement,
-        cond: (inner, l) => boolean(fn, s.expression, inner, l, "the condition of `do ... while`"),
-        iteration: (inner, _k, iterCtx) => block(fn, s.statement, inner, iterCtx),
+        body: s.body,
+        cond: (inner, l) => boolean(fn, s.test, inner, l, "the condition of `do ... while`"),
+        iteration: (inner, _k, iterCtx) => block(fn, s.body, inner, iterCtx),
       }),
   });
 }
 
-function containsJump(ts: Fn["ts"], node: TS.Node): boolean {
+function containsJump(node: Node): boolean {
   let found = false;
-  walkTree(ts, node, true, (n) => {
-    if (found || ts.isFunctionLike(n)) return undefined;
-    if (ts.isReturnStatement(n) || ts.isBreakStatement(n) || ts.isContinueStatement(n)) found = true;
+  walkTree(node, true, (n) => {
+    if (found || isFunctionLike(n)) return undefined;
+    if (n.type === "ReturnStatement" || n.type === "BreakStatement" || n.type === "ContinueStatement") found = true;
     return found ? undefined : true;
   });
   return found;

@@ -2,83 +2,66 @@
 // operands are integers, Double division and powers, JavaScript's remainder), comparisons, lazy `&&`/`||`, object
 // literals (records) and array literals (an array of numbers, or a tuple of mixed values).
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { bare, bindExpr, boolean, expr, isAssignment, number, packAs } from "./expressions.js";
+import { bindExpr, boolean, expr, number, packAs } from "./expressions.js";
 import { app, binop, ifte, neg, not, num } from "./smooth-ast.js";
+import { bare, keyName, type Expression } from "./syntax.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, toDouble, typeOfVal, type Val } from "./values.js";
 
-export function prefix(fn: Fn, e: TS.PrefixUnaryExpression, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
+export function unary(fn: Fn, e: A.UnaryExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
   switch (e.operator) {
-    case ts.SyntaxKind.MinusToken: {
-      const x = number(fn, e.operand, env, lets, "the operand of `-`");
+    case "-": {
+      const x = number(fn, e.argument, env, lets, "the operand of `-`");
       return bindExpr(fn, lets, neg(x.expr, span), x.type, "neg", span);
     }
-    case ts.SyntaxKind.PlusToken: {
-      const x = number(fn, e.operand, env, lets, "the operand of `+`");
+    case "+": {
+      const x = number(fn, e.argument, env, lets, "the operand of `+`");
       return atom(x.expr, x.type);
     }
-    case ts.SyntaxKind.ExclamationToken: {
-      const x = boolean(fn, e.operand, env, lets, "the operand of `!`");
+    case "!": {
+      const x = boolean(fn, e.argument, env, lets, "the operand of `!`");
       return bindExpr(fn, lets, not(x, span), T_BOOL, "not", span);
     }
     default:
-      return fn.fail(e, `the operator \`${ts.tokenToString(e.operator)}\` is not supported here`, {
-        hint: "`++` and `--` are statements of their own (or a for loop's update)",
-      });
+      return fn.fail(e, `the operator \`${e.operator}\` is not supported here`);
   }
 }
 
-const ARITH: Partial<Record<number, BinaryOp>> = {};
-const COMPARE: Partial<Record<number, BinaryOp>> = {};
+const ARITH: Partial<Record<string, BinaryOp>> = { "+": "+", "-": "-", "*": "*", "/": "/", "**": "**" };
+const COMPARE: Partial<Record<string, BinaryOp>> = {
+  "<": "<",
+  ">": ">",
+  "<=": "<=",
+  ">=": ">=",
+  "===": "=",
+  "==": "=",
+  "!==": "<>",
+  "!=": "<>",
+};
 
-function tables(ts: Fn["ts"]): void {
-  if (ARITH[ts.SyntaxKind.PlusToken]) return;
-  const K = ts.SyntaxKind;
-  Object.assign(ARITH, {
-    [K.PlusToken]: "+",
-    [K.MinusToken]: "-",
-    [K.AsteriskToken]: "*",
-    [K.SlashToken]: "/",
-    [K.AsteriskAsteriskToken]: "**",
-  });
-  Object.assign(COMPARE, {
-    [K.LessThanToken]: "<",
-    [K.GreaterThanToken]: ">",
-    [K.LessThanEqualsToken]: "<=",
-    [K.GreaterThanEqualsToken]: ">=",
-    [K.EqualsEqualsEqualsToken]: "=",
-    [K.EqualsEqualsToken]: "=",
-    [K.ExclamationEqualsEqualsToken]: "<>",
-    [K.ExclamationEqualsToken]: "<>",
-  });
-}
-
-export function binary(fn: Fn, e: TS.BinaryExpression, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
-  tables(ts);
-  const op = e.operatorToken.kind;
+/** `a && b`, `a || b`: lazy, the right operand translated inside the branch that runs it. */
+export function logical(fn: Fn, e: A.LogicalExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  if (op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken) {
-    // Lazy: the right operand is translated inside the branch that runs it.
-    const and = op === ts.SyntaxKind.AmpersandAmpersandToken;
-    const left = boolean(fn, e.left, env, lets, `the left operand of \`${and ? "&&" : "||"}\``);
-    const inner = new Lets(fn.names);
-    const right = boolean(fn, e.right, env, inner, `the right operand of \`${and ? "&&" : "||"}\``);
-    return bindExpr(fn, lets, binop(and ? "&&" : "||", left, inner.wrap(right), span), T_BOOL, "c", span);
-  }
-  if (isAssignment(ts, e))
-    return fn.fail(e, "an assignment inside an expression is not supported", {
-      hint: "write it as a statement of its own",
-    });
+  if (e.operator === "??") return fn.fail(e, "`??` is not supported: the subset's values are never null");
+  const and = e.operator === "&&";
+  const left = boolean(fn, e.left, env, lets, `the left operand of \`${e.operator}\``);
+  const inner = new Lets(fn.names);
+  const right = boolean(fn, e.right, env, inner, `the right operand of \`${e.operator}\``);
+  return bindExpr(fn, lets, binop(and ? "&&" : "||", left, inner.wrap(right), span), T_BOOL, "c", span);
+}
+
+export function binary(fn: Fn, e: A.BinaryExpression, env: Env, lets: Lets): Val {
+  const op = e.operator;
+  const span = fn.span(e);
+  const left = e.left as Expression;
   const cmp = COMPARE[op];
   if (cmp) {
-    const a = expr(fn, e.left, env, lets);
+    const a = expr(fn, left, env, lets);
     const b = expr(fn, e.right, env, lets);
     const ta = typeOfVal(a);
     const tb = typeOfVal(b);
@@ -101,36 +84,30 @@ export function binary(fn: Fn, e: TS.BinaryExpression, env: Env, lets: Lets): Va
       span,
     );
   }
-  if (op === ts.SyntaxKind.PercentToken) {
-    const a = number(fn, e.left, env, lets, "the left operand of `%`");
+  if (op === "%") {
+    const a = number(fn, left, env, lets, "the left operand of `%`");
     const b = number(fn, e.right, env, lets, "the right operand of `%`");
     return remainder(fn, lets, a, b, span);
   }
   if (ARITH[op]) {
     // A left-nested chain (`a + b + ... + z`, 10⁴ terms) in a loop: its innermost left operand first.
     const chain = [e];
-    for (let left = bare(ts, e.left); ts.isBinaryExpression(left) && ARITH[left.operatorToken.kind];) {
-      chain.push(left);
-      left = bare(ts, left.left);
+    for (let l = bare(left); l.type === "BinaryExpression" && ARITH[l.operator];) {
+      chain.push(l);
+      l = bare(l.left as Expression);
     }
     const innermost = chain[chain.length - 1]!;
-    let a = number(fn, innermost.left, env, lets, `the left operand of \`${ARITH[innermost.operatorToken.kind]!}\``);
+    let a = number(fn, innermost.left as Expression, env, lets, `the left operand of \`${innermost.operator}\``);
     for (let k = chain.length - 1; ; k--) {
       const node = chain[k]!;
-      const arith = ARITH[node.operatorToken.kind]!;
-      const b = number(fn, node.right, env, lets, `the right operand of \`${arith}\``);
+      const arith = ARITH[node.operator]!;
+      const b = number(fn, node.right, env, lets, `the right operand of \`${node.operator}\``);
       const value = arithmetic(fn, lets, arith, a, b, fn.span(node));
       if (k === 0) return value;
       a = value as { expr: Expr; type: TsType };
     }
   }
-  return fn.fail(
-    e.operatorToken,
-    `the operator \`${ts.tokenToString(op) ?? fn.text(e.operatorToken)}\` is not supported`,
-    {
-      hint: "bitwise operators have no derivative: for an integer half, write Math.floor(x / 2)",
-    },
-  );
+  return fn.fail(e, `the operator \`${op}\` is not supported`);
 }
 
 /** `a op b` as JavaScript computes it: in Index arithmetic when both are integers (except `/` and `**`). */
@@ -152,7 +129,7 @@ export function arithmetic(
 }
 
 /** JavaScript's `%`: the remainder with the sign of the dividend (truncated division). */
-function remainder(
+export function remainder(
   fn: Fn,
   lets: Lets,
   a: { expr: Expr; type: TsType },
@@ -174,20 +151,14 @@ function remainder(
   return bindExpr(fn, lets, binop("-", a.expr, binop("*", b.expr, trunc, span), span), T_DOUBLE, "r", span);
 }
 
-export function objectLiteral(fn: Fn, e: TS.ObjectLiteralExpression, env: Env, lets: Lets): Val {
-  const ts = fn.ts;
+export function objectLiteral(fn: Fn, e: A.ObjectExpression, env: Env, lets: Lets): Val {
   const keys: string[] = [];
   const fields: Val[] = [];
   for (const p of e.properties) {
-    let key: string | undefined;
-    let value: Val;
-    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) {
-      key = p.name.text;
-      value = expr(fn, p.initializer, env, lets);
-    } else if (ts.isShorthandPropertyAssignment(p)) {
-      key = p.name.text;
-      value = expr(fn, p.name, env, lets);
-    } else return fn.fail(p, "this kind of object property is not supported", { hint: "write `key: value` or `key`" });
+    const key = p.type === "Property" && p.kind === "init" && !p.method ? keyName(p.key, p.computed) : undefined;
+    if (p.type !== "Property" || key === undefined)
+      return fn.fail(p, "this kind of object property is not supported", { hint: "write `key: value` or `key`" });
+    const value = expr(fn, p.value, env, lets);
     if (keys.includes(key)) fn.fail(p, `the key \`${key}\` is given twice`);
     keys.push(key);
     fields.push(value);
@@ -197,11 +168,13 @@ export function objectLiteral(fn: Fn, e: TS.ObjectLiteralExpression, env: Env, l
 }
 
 /** `[a, b, c]`: an array when its elements are all numbers (or all arrays of one kind), else a tuple. */
-export function arrayLiteral(fn: Fn, e: TS.ArrayLiteralExpression, env: Env, lets: Lets): Val {
+export function arrayLiteral(fn: Fn, e: A.ArrayExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  if (e.elements.some((x) => fn.ts.isSpreadElement(x)))
-    return fn.fail(e, "spread (`...`) in an array is not supported");
-  const elems = e.elements.map((x) => expr(fn, x, env, lets));
+  const elems = e.elements.map((x) => {
+    if (x === null) return fn.fail(e, "an array with a hole (`[a, , b]`) is not supported");
+    if (x.type === "SpreadElement") return fn.fail(x, "spread (`...`) in an array is not supported");
+    return expr(fn, x, env, lets);
+  });
   if (elems.length === 0) return fn.fail(e, "an empty array has no element type", { hint: "use new Float64Array(n)" });
   let type: TsType | undefined = typeOfVal(elems[0]!);
   for (const x of elems.slice(1)) type = type && joinType(type, typeOfVal(x));

@@ -2,7 +2,6 @@
 // becomes a definition whose body the translator builds from the TypeScript tree; the program is the prelude and
 // those definitions, checked and lowered like any Smooth source (spans point into the TypeScript).
 
-import type * as TS from "typescript";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
 import { withinCompilerStack } from "../api/compiler-stack.js";
 import type { Definition, Expr } from "../syntax/ast.js";
@@ -11,11 +10,11 @@ import { KEYWORDS } from "../syntax/lexer.js";
 import { parseProgram } from "../syntax/parser.js";
 import type { Span } from "../syntax/source.js";
 import { BUILTINS } from "../types/builtins.js";
-import { typescript } from "./compiler.js";
 import { Env, Fn, type Program } from "./context.js";
 import { lam, param } from "./smooth-ast.js";
 import { spanOf, type FunctionSource } from "./source.js";
-import { bindParams, translateBody } from "./bodies.js";
+import { bindParams, parameterPattern, requiredParameters, translateBody } from "./bodies.js";
+import { returnTypeOf, type TypeNode } from "./syntax.js";
 import { sameType, showTsType, T_BOOL, T_DOUBLE, tArray, type TsType } from "./ts-types.js";
 import { Lets, Names, type Val } from "./values.js";
 
@@ -44,7 +43,6 @@ interface InProgress extends Made {
 const MAX_RESULT_ATTEMPTS = 3;
 
 class ProgramBuilder implements Program {
-  readonly ts = typescript();
   readonly defs: Definition[] = [];
   private readonly made = new Map<FunctionSource, Map<string, Made>>();
   private readonly inProgress = new Map<string, InProgress>();
@@ -74,7 +72,7 @@ class ProgramBuilder implements Program {
     const name = this.topNames.fresh(src.name);
     // A recursive function whose result is not a number is translated again with the type found (defs and cached
     // translations of the failed attempt are dropped: they may depend on the wrong assumption).
-    let guess: TsType = declaredResult(this.ts, src.node.type) ?? T_DOUBLE;
+    let guess: TsType = declaredResult(returnTypeOf(src.node)) ?? T_DOUBLE;
     for (let attempt = 1; ; attempt++) {
       const entry: InProgress = { name, result: guess, assumed: false };
       const [defsBefore, cacheBefore] = [this.defs.length, [...this.made].map(([f, m]) => [f, new Map(m)] as const)];
@@ -85,7 +83,7 @@ class ProgramBuilder implements Program {
         made = { name, result: this.translate(src, args, name) };
       } catch (e) {
         // A recursive call typed with a wrong assumption can make the translation fail before it finds the type.
-        if (e instanceof SmoothError && entry.assumed && src.node.type === undefined)
+        if (e instanceof SmoothError && entry.assumed && returnTypeOf(src.node) === undefined)
           throw e.withHint(
             `\`${src.name}\` calls itself, and its calls were taken to return ${showTsType(guess)}: annotate its return type`,
           );
@@ -166,26 +164,28 @@ class ProgramBuilder implements Program {
 
   /** Translates `src` into the definition `name`; returns its result type. */
   private translate(src: FunctionSource, args: readonly TsType[], name: string): TsType {
-    const ts = this.ts;
     const node = src.node;
     const span = spanOf(src, node);
-    const params = node.parameters;
-    if (args.length !== params.length)
+    const params = node.params;
+    const fn = new Fn(this, src, new Names(reserved));
+    const required = requiredParameters(fn, params);
+    if (args.length < required || args.length > params.length) {
+      const takes = required === params.length ? `${required}` : `${required} to ${params.length}`;
       fail(
         "argument",
-        `the TypeScript function \`${src.name}\` takes ${params.length} argument${params.length === 1 ? "" : "s"}, but ${args.length} ${args.length === 1 ? "is" : "are"} given`,
+        `the TypeScript function \`${src.name}\` takes ${takes} argument${params.length === 1 ? "" : "s"}, but ${args.length} ${args.length === 1 ? "is" : "are"} given`,
         span,
       );
-    if (node.asteriskToken) fail("unsupported", "generator functions are not supported", span);
-    if (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Async)
-      fail("unsupported", "async functions are not supported", span);
-    if (!node.body) fail("unsupported", `\`${src.name}\` has no body`, span);
-    const fn = new Fn(this, src, new Names(reserved));
+    }
+    if (node.generator) fail("unsupported", "generator functions are not supported", span);
+    if (node.async) fail("unsupported", "async functions are not supported", span);
     // Parameters: one Smooth parameter each (annotated with its type); objects and tuples taken apart in the body.
     const lets = new Lets(fn.names);
-    const smoothParams = params.map((p, k) => {
-      const base = ts.isIdentifier(p.name) ? p.name.text : `arg${k}`;
-      return { name: fn.names.fresh(base), type: args[k]!, span: spanOf(src, p) };
+    const smoothParams = args.map((type, k) => {
+      const p = parameterPattern(fn, params[k]!);
+      const target = p.type === "AssignmentPattern" ? p.left : p;
+      const base = target.type === "Identifier" ? target.name : `arg${k}`;
+      return { name: fn.names.fresh(base), type, span: spanOf(src, p) };
     });
     const vals: Val[] = smoothParams.map((p) =>
       lets.bind({ kind: "var", name: p.name, span: p.span }, p.type, p.name, p.span),
@@ -197,35 +197,35 @@ class ProgramBuilder implements Program {
       lets.wrap(body),
       span,
     );
-    this.defs.push({ name, nameSpan: nameSpan(ts, src, node) ?? span, value, span });
+    this.defs.push({ name, nameSpan: nameSpan(src) ?? span, value, span });
     return type;
   }
 }
 
 /** The result type a function declares, where it is one the translation reads at once (numbers and arrays of them). */
-function declaredResult(ts: typeof TS, t: TS.TypeNode | undefined): TsType | undefined {
+function declaredResult(t: TypeNode | undefined): TsType | undefined {
   if (t === undefined) return undefined;
-  if (t.kind === ts.SyntaxKind.NumberKeyword) return T_DOUBLE;
-  if (t.kind === ts.SyntaxKind.BooleanKeyword) return T_BOOL;
-  if (ts.isArrayTypeNode(t)) {
-    const elem = declaredResult(ts, t.elementType);
+  if (t.type === "TSNumberKeyword") return T_DOUBLE;
+  if (t.type === "TSBooleanKeyword") return T_BOOL;
+  if (t.type === "TSArrayType") {
+    const elem = declaredResult(t.elementType);
     return elem && tArray(elem);
   }
-  if (ts.isTypeReferenceNode(t) && ts.isIdentifier(t.typeName)) {
-    const name = t.typeName.text;
+  if (t.type === "TSTypeReference" && t.typeName?.type === "Identifier") {
+    const name = t.typeName.name;
     if (name === "Float64Array" || name === "Float32Array") return tArray(T_DOUBLE);
-    const arg = t.typeArguments?.[0];
+    const arg = (t.typeArguments ?? t.typeParameters)?.params[0];
     if ((name === "Array" || name === "ReadonlyArray") && arg) {
-      const elem = declaredResult(ts, arg);
+      const elem = declaredResult(arg);
       return elem && tArray(elem);
     }
   }
   return undefined;
 }
 
-function nameSpan(ts: typeof TS, src: FunctionSource, node: FunctionSource["node"]): Span | undefined {
-  const name = (node as { name?: TS.Node }).name;
-  return name && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) ? spanOf(src, name) : undefined;
+function nameSpan(src: FunctionSource): Span | undefined {
+  const id = src.node.id;
+  return id ? spanOf(src, id) : undefined;
 }
 
 export interface TranslatedFunction {

@@ -4,15 +4,25 @@
 // with a `return`, `break` or `continue` in it has the rest of the list in each branch that falls through, and loops
 // (./loops.ts) carry the variables they assign as their state.
 
-import type * as TS from "typescript";
+import type * as A from "acorn";
 import { surfaceChildren, type Expr } from "../syntax/ast.js";
 import { assignedNames, expressionStatement } from "./assignments.js";
 import { joinStates, bindState, stateOf } from "./bodies.js";
 import { Holes, type Ctx, type Env, type Fn, type Ownership } from "./context.js";
-import { bare, boolean, expr, SUBSET_HINT } from "./expressions.js";
+import { boolean, expr, SUBSET_HINT } from "./expressions.js";
 import { forLoop } from "./for-loops.js";
 import { doWhileLoop, forOfLoop, whileLoop } from "./loops.js";
 import { ifte, index } from "./smooth-ast.js";
+import {
+  bare,
+  isFunctionLike,
+  isLoop,
+  keyName,
+  type Expression,
+  type Node,
+  type Pattern,
+  type Statement,
+} from "./syntax.js";
 import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
@@ -25,7 +35,7 @@ import { walkTree } from "./walk.js";
  * them) has the rest translated again for each further path, as continuation-passing style does; one that never
  * continues (a `return`) ends the list, what follows it unreachable and not translated.
  */
-export function stmts(fn: Fn, list: readonly TS.Statement[], i: number, env: Env, ctx: Ctx): Expr {
+export function stmts(fn: Fn, list: readonly Statement[], i: number, env: Env, ctx: Ctx): Expr {
   const pieces: { piece: Expr; hole: Expr }[] = [];
   let out: Expr | undefined;
   for (; i < list.length; i++) {
@@ -88,110 +98,128 @@ function plug(piece: Expr, hole: Expr, rest: Expr): Expr {
 }
 
 /** A statement as a block of its own: what it declares is not seen after it. */
-export function block(fn: Fn, s: TS.Statement, env: Env, ctx: Ctx): Expr {
-  const list = fn.ts.isBlock(s) ? s.statements : [s];
+export function block(fn: Fn, s: Statement, env: Env, ctx: Ctx): Expr {
+  return blockOf(fn, s.type === "BlockStatement" ? s.body : [s], env, ctx);
+}
+
+/** Statements as a block: what they declare is not seen after them. */
+export function blockOf(fn: Fn, list: readonly Statement[], env: Env, ctx: Ctx): Expr {
   const inner: Ctx = {
     ...ctx,
     next: (e) => ctx.next(e.exitTo(env)),
-    ...(ctx.brk ? { brk: (e: Env, n: TS.Node) => ctx.brk!(e.exitTo(env), n) } : {}),
-    ...(ctx.cont ? { cont: (e: Env, n: TS.Node) => ctx.cont!(e.exitTo(env), n) } : {}),
+    ...(ctx.brk ? { brk: (e: Env, n: Node) => ctx.brk!(e.exitTo(env), n) } : {}),
+    ...(ctx.cont ? { cont: (e: Env, n: Node) => ctx.cont!(e.exitTo(env), n) } : {}),
   };
   return stmts(fn, list, 0, env, inner);
 }
 
-function statement(fn: Fn, s: TS.Statement, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
-  if (ts.isBlock(s)) return block(fn, s, env, ctx);
-  if (ts.isEmptyStatement(s)) return ctx.next(env);
-  if (ts.isVariableStatement(s)) return declarations(fn, s.declarationList, env, ctx);
-  if (ts.isExpressionStatement(s)) return expressionStatement(fn, s.expression, env, ctx);
-  if (ts.isIfStatement(s)) return ifStatement(fn, s, env, ctx);
-  if (ts.isReturnStatement(s)) {
-    if (!s.expression) return fn.fail(s, "a function of the subset returns a value");
-    const lets = new Lets(fn.names);
-    const v = expr(fn, s.expression, env, lets);
-    return lets.wrap(ctx.ret(v, env, s));
+function statement(fn: Fn, s: Statement, env: Env, ctx: Ctx): Expr {
+  switch (s.type) {
+    case "BlockStatement":
+      return block(fn, s, env, ctx);
+    case "EmptyStatement":
+      return ctx.next(env);
+    case "VariableDeclaration":
+      return declarations(fn, s, env, ctx);
+    case "ExpressionStatement":
+      return expressionStatement(fn, s.expression, env, ctx);
+    case "IfStatement":
+      return ifStatement(fn, s, env, ctx);
+    case "ReturnStatement": {
+      if (!s.argument) return fn.fail(s, "a function of the subset returns a value");
+      const lets = new Lets(fn.names);
+      const v = expr(fn, s.argument, env, lets);
+      return lets.wrap(ctx.ret(v, env, s));
+    }
+    case "ForStatement":
+      return forLoop(fn, s, env, ctx);
+    case "ForOfStatement":
+      return forOfLoop(fn, s, env, ctx);
+    case "WhileStatement":
+      return whileLoop(fn, s, env, ctx);
+    case "DoWhileStatement":
+      return doWhileLoop(fn, s, env, ctx);
+    case "BreakStatement":
+    case "ContinueStatement": {
+      const brk = s.type === "BreakStatement";
+      if (s.label) return fn.fail(s, "labelled break and continue are not supported");
+      const go = brk ? ctx.brk : ctx.cont;
+      if (!go) return fn.fail(s, `\`${brk ? "break" : "continue"}\` outside a loop`);
+      return go(env, s);
+    }
+    case "FunctionDeclaration":
+      // A function declared inside: inlined where it is called (it sees the variables as they are then).
+      return ctx.next(env.set(s.id.name, { kind: "function", node: s, decl: s, level: env.level }));
+    case "ForInStatement":
+      return fn.fail(s, "for-in loops are not supported", { hint: "use for (let i = 0; i < n; i++)" });
+    case "ThrowStatement":
+    case "TryStatement":
+      return fn.fail(s, "exceptions are not supported");
+    case "SwitchStatement":
+      return fn.fail(s, "switch is not supported", { hint: "use if / else if" });
+    default:
+      return fn.fail(s, "this statement is not in the TypeScript subset Smooth reads", { hint: SUBSET_HINT });
   }
-  if (ts.isForStatement(s)) return forLoop(fn, s, env, ctx);
-  if (ts.isForOfStatement(s)) return forOfLoop(fn, s, env, ctx);
-  if (ts.isWhileStatement(s)) return whileLoop(fn, s, env, ctx);
-  if (ts.isDoStatement(s)) return doWhileLoop(fn, s, env, ctx);
-  if (ts.isBreakStatement(s) || ts.isContinueStatement(s)) {
-    if (s.label) return fn.fail(s, "labelled break and continue are not supported");
-    const go = ts.isBreakStatement(s) ? ctx.brk : ctx.cont;
-    if (!go) return fn.fail(s, `\`${ts.isBreakStatement(s) ? "break" : "continue"}\` outside a loop`);
-    return go(env, s);
-  }
-  if (ts.isFunctionDeclaration(s) && s.name) {
-    // A function declared inside: inlined where it is called (it sees the variables as they are then).
-    return ctx.next(env.set(s.name.text, { kind: "function", node: s, decl: s, level: env.level }));
-  }
-  if (ts.isForInStatement(s))
-    return fn.fail(s, "for-in loops are not supported", { hint: "use for (let i = 0; i < n; i++)" });
-  if (ts.isThrowStatement(s) || ts.isTryStatement(s)) return fn.fail(s, "exceptions are not supported");
-  if (ts.isSwitchStatement(s)) return fn.fail(s, "switch is not supported", { hint: "use if / else if" });
-  return fn.fail(s, "this statement is not in the TypeScript subset Smooth reads", { hint: SUBSET_HINT });
 }
 
 /** `const` and `let` declarations (with destructuring of objects and tuples). */
-function declarations(fn: Fn, list: TS.VariableDeclarationList, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
+function declarations(fn: Fn, list: A.VariableDeclaration, env: Env, ctx: Ctx): Expr {
   // `var` (what a build for older targets writes) is read as `let`: visible in its block and after the declaration.
-  const mutable = (list.flags & ts.NodeFlags.Const) === 0;
+  const mutable = list.kind !== "const";
   const lets = new Lets(fn.names);
   let e = env;
   for (const d of list.declarations) {
-    if (!d.initializer) {
+    if (!d.init) {
       // `let y: number;`: a value comes with its first assignment (on every path before it is read).
-      if (!mutable || !ts.isIdentifier(d.name)) return fn.fail(d, "a const or a destructuring needs a value");
-      e = e.declare(d.name.text, atom({ kind: "var", name: "", span: fn.span(d) }, T_UNSET), true, "owned", d);
+      if (!mutable || d.id.type !== "Identifier") return fn.fail(d, "a const or a destructuring needs a value");
+      e = e.declare(d.id.name, atom({ kind: "var", name: "", span: fn.span(d) }, T_UNSET), true, "owned", d);
       continue;
     }
-    const init = bare(ts, d.initializer);
-    if (ts.isIdentifier(d.name) && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
-      e = e.set(d.name.text, { kind: "function", node: init, decl: d, level: e.level });
+    const init = bare(d.init);
+    if (d.id.type === "Identifier" && (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")) {
+      e = e.set(d.id.name, { kind: "function", node: init, decl: d, level: e.level });
       continue;
     }
-    const val = expr(fn, d.initializer, e, lets);
-    e = markShared(fn, d.initializer, e);
-    e = bindPattern(fn, d.name, val, e, lets, mutable, ownershipOf(fn, init, e), d);
+    const val = expr(fn, d.init, e, lets);
+    e = markShared(fn, d.init, e);
+    e = bindPattern(fn, d.id, val, e, lets, mutable, ownershipOf(init, e), d);
   }
   return lets.wrap(ctx.next(e));
 }
 
 /** An array or object this function makes is its own (writable element by element). */
-function ownershipOf(fn: Fn, init: TS.Expression, env: Env): Ownership {
-  const ts = fn.ts;
-  if (ts.isNewExpression(init) || ts.isArrayLiteralExpression(init) || ts.isObjectLiteralExpression(init))
+function ownershipOf(init: Expression, env: Env): Ownership {
+  if (init.type === "NewExpression" || init.type === "ArrayExpression" || init.type === "ObjectExpression")
     return "owned";
-  if (ts.isCallExpression(init)) {
-    const c = bare(ts, init.expression);
-    if (ts.isPropertyAccessExpression(c) && ["map", "slice", "fill", "from"].includes(c.name.text)) return "owned";
+  if (init.type === "CallExpression") {
+    const c = init.callee.type === "Super" ? init.callee : bare(init.callee);
+    if (
+      c.type === "MemberExpression" &&
+      ["map", "slice", "fill", "from"].includes(keyName(c.property, c.computed) ?? "")
+    )
+      return "owned";
   }
-  if (ts.isIdentifier(init)) {
-    const b = env.get(init.text);
+  if (init.type === "Identifier") {
+    const b = env.get(init.name);
     return b?.kind === "value" && b.ownership === "foreign" ? "foreign" : "shared";
   }
   return "owned";
 }
 
 /** An owned array or object stored elsewhere (another variable, an object, an array) becomes shared. */
-export function markShared(fn: Fn, value: TS.Expression, env: Env): Env {
-  const ts = fn.ts;
-  const e = bare(ts, value);
-  if (ts.isIdentifier(e)) {
-    const b = env.get(e.text);
+export function markShared(fn: Fn, value: Expression, env: Env): Env {
+  const e = bare(value);
+  if (e.type === "Identifier") {
+    const b = env.get(e.name);
     if (b?.kind === "value" && b.ownership === "owned" && !isScalar(typeOfVal(b.val)))
-      return env.update(e.text, b.val, "shared");
+      return env.update(e.name, b.val, "shared");
     return env;
   }
   let out = env;
-  if (ts.isObjectLiteralExpression(e))
-    for (const p of e.properties) {
-      if (ts.isPropertyAssignment(p)) out = markShared(fn, p.initializer, out);
-      else if (ts.isShorthandPropertyAssignment(p)) out = markShared(fn, p.name, out);
-    }
-  if (ts.isArrayLiteralExpression(e)) for (const x of e.elements) out = markShared(fn, x, out);
+  if (e.type === "ObjectExpression")
+    for (const p of e.properties) out = markShared(fn, p.type === "Property" ? p.value : p.argument, out);
+  if (e.type === "ArrayExpression")
+    for (const x of e.elements) if (x) out = markShared(fn, x.type === "SpreadElement" ? x.argument : x, out);
   return out;
 }
 
@@ -200,7 +228,7 @@ const isScalar = (t: TsType) => t.k === "double" || t.k === "int" || t.k === "bo
 /** Binds a declaration's name (or its object or array pattern) to a value. */
 export function bindPattern(
   fn: Fn,
-  name: TS.BindingName,
+  name: Pattern,
   val: Val,
   env: Env,
   lets: Lets,
@@ -208,17 +236,16 @@ export function bindPattern(
   ownership: Ownership,
   decl: object,
 ): Env {
-  const ts = fn.ts;
   const span = fn.span(name);
-  if (ts.isIdentifier(name)) {
+  if (name.type === "Identifier") {
     // A computed atom gets the user's name (the program reads like the source); parts keep theirs.
     const named =
       val.kind === "atom" && val.expr.kind !== "num" && val.expr.kind !== "bool"
-        ? lets.bind(val.expr, val.type, name.text, span)
+        ? lets.bind(val.expr, val.type, name.name, span)
         : val;
-    return env.declare(name.text, named, mutable, ownership, decl);
+    return env.declare(name.name, named, mutable, ownership, decl);
   }
-  if (ts.isObjectBindingPattern(name)) {
+  if (name.type === "ObjectPattern") {
     if (val.kind !== "record")
       return fn.fail(
         name,
@@ -227,27 +254,23 @@ export function bindPattern(
         "type",
       );
     let e = env;
-    for (const el of name.elements) {
-      if (el.dotDotDotToken || el.initializer)
+    for (const el of name.properties) {
+      if (el.type === "RestElement" || el.value.type === "AssignmentPattern")
         return fn.fail(el, "rest and default values in destructuring are not supported");
-      const key = el.propertyName
-        ? ts.isIdentifier(el.propertyName)
-          ? el.propertyName.text
-          : undefined
-        : ts.isIdentifier(el.name)
-          ? el.name.text
-          : undefined;
+      const key = keyName(el.key, el.computed);
       const k = key === undefined ? -1 : val.keys.indexOf(key);
       if (k < 0) return fn.fail(el, `the object has no property \`${key ?? fn.text(el)}\``, {}, "type");
-      e = bindPattern(fn, el.name, val.fields[k]!, e, lets, mutable, ownership, el);
+      e = bindPattern(fn, el.value, val.fields[k]!, e, lets, mutable, ownership, el);
     }
     return e;
   }
+  if (name.type !== "ArrayPattern") return fn.fail(name, "this kind of declaration is not supported");
   // [a, b] = tuple (or the first elements of an array).
   let e = env;
   name.elements.forEach((el, k) => {
-    if (ts.isOmittedExpression(el)) return;
-    if (el.dotDotDotToken || el.initializer) fn.fail(el, "rest and default values in destructuring are not supported");
+    if (el === null) return;
+    if (el.type === "RestElement" || el.type === "AssignmentPattern")
+      fn.fail(el, "rest and default values in destructuring are not supported");
     let part: Val;
     if (val.kind === "tuple") {
       if (k >= val.elems.length) fn.fail(el, `the tuple has ${val.elems.length} elements`, {}, "type");
@@ -261,43 +284,45 @@ export function bindPattern(
         {},
         "type",
       );
-    e = bindPattern(fn, el.name, part, e, lets, mutable, ownership, el);
+    e = bindPattern(fn, el, part, e, lets, mutable, ownership, el);
   });
   return e;
 }
 
 /** Does the statement contain a `return`, or a `break`/`continue` leaving it (not of a loop inside it)? */
-export function jumps(ts: Fn["ts"], s: TS.Node | undefined, inLoop = false): boolean {
+export function jumps(s: Node | null | undefined, inLoop = false): boolean {
   let found = false;
   if (s)
-    walkTree(ts, s, inLoop, (n, inside) => {
-      if (found || ts.isFunctionLike(n)) return undefined;
-      if (ts.isReturnStatement(n) || ((ts.isBreakStatement(n) || ts.isContinueStatement(n)) && !inside)) {
+    walkTree(s, inLoop, (n, inside) => {
+      if (found || isFunctionLike(n)) return undefined;
+      if (
+        n.type === "ReturnStatement" ||
+        ((n.type === "BreakStatement" || n.type === "ContinueStatement") && !inside)
+      ) {
         found = true;
         return undefined;
       }
-      return inside || ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+      return inside || isLoop(n);
     });
   return found;
 }
 
-function ifStatement(fn: Fn, s: TS.IfStatement, env: Env, ctx: Ctx): Expr {
-  const ts = fn.ts;
+function ifStatement(fn: Fn, s: A.IfStatement, env: Env, ctx: Ctx): Expr {
   const span = fn.span(s);
   const lets = new Lets(fn.names);
-  const cond = boolean(fn, s.expression, env, lets, "the condition of `if`");
-  if (jumps(ts, s.thenStatement) || jumps(ts, s.elseStatement)) {
+  const cond = boolean(fn, s.test, env, lets, "the condition of `if`");
+  if (jumps(s.consequent) || jumps(s.alternate)) {
     // A branch may leave: the rest of the list goes into each branch that falls through.
-    const a = block(fn, s.thenStatement, env, ctx);
-    const b = s.elseStatement ? block(fn, s.elseStatement, env, ctx) : ctx.next(env);
+    const a = block(fn, s.consequent, env, ctx);
+    const b = s.alternate ? block(fn, s.alternate, env, ctx) : ctx.next(env);
     return lets.wrap(ifte(cond, a, b, span));
   }
-  const names = assignedNames(fn, [s.thenStatement, s.elseStatement], env);
+  const names = assignedNames(fn, [s.consequent, s.alternate], env);
   if (names.length === 0) return lets.wrap(ctx.next(env));
   const holes = new Holes();
   const join: Ctx = { ...ctx, next: (e) => holes.add(stateOf(e, names), e, s) };
-  const a = block(fn, s.thenStatement, env, join);
-  const b = s.elseStatement ? block(fn, s.elseStatement, env, join) : join.next(env);
+  const a = block(fn, s.consequent, env, join);
+  const b = s.alternate ? block(fn, s.alternate, env, join) : join.next(env);
   const joined = joinStates(fn, holes, names, s);
   const after = bindState(fn, names, joined, env, lets, span, ifte(cond, a, b, span));
   return lets.wrap(ctx.next(after.env));

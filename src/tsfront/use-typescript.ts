@@ -1,17 +1,10 @@
-// Where the library keeps the TypeScript compiler it was given (`useTypeScript`), apart from ./compiler.ts so that the
-// public declarations do not mention the `typescript` package's types (it is an optional peer dependency).
+// `useTypeScript`, kept so that code written for earlier versions still runs: the library read plain functions with
+// the TypeScript compiler, which a bundle had to be given. It now reads them with acorn, a dependency of its own, and
+// needs nothing given.
 
-import { fail } from "../syntax/diagnostics.js";
-
-let given: unknown;
-
-/** Gives the library the TypeScript compiler to read plain functions with (where it cannot load it itself). */
-export function useTypeScript(ts: unknown): void {
-  const candidate = ts as { createSourceFile?: unknown; forEachChild?: unknown } | undefined;
-  if (typeof candidate?.createSourceFile !== "function" || typeof candidate.forEachChild !== "function")
-    fail("argument", 'useTypeScript expects the `typescript` module (import * as ts from "typescript")');
-  given = ts;
-}
-
-/** The compiler given with useTypeScript, if any. */
-export const givenTypeScript = (): unknown => given;
+/**
+ * Does nothing: plain functions are read by the library's own parser, with or without the `typescript` package.
+ *
+ * @deprecated The TypeScript compiler is no longer used; remove the call.
+ */
+export function useTypeScript(_ts?: unknown): void {}

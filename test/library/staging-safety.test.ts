@@ -26,7 +26,7 @@ describe("tensors where JavaScript decides", () => {
     const e = stagingError(() => grad(abs)(2));
     // (The line as the runtime has it: a bundler may have written `(0, ns.lt)(x, 0)`.)
     expect(e.message).toMatch(
-      /^<function abs>:\d+:\d+: `[^`]*lt\)?\(x, 0\)` is a staged value used as the condition of `if`/,
+      /^\/.*staging-safety\.test\.ts:\d+:\d+ \(in `abs`\): `[^`]*lt\)?\(x, 0\)` is a staged value used as the condition of `if`/,
     );
     expect(e.message).toMatch(/\d+ \| +if \([^\n]*lt\)?\(x, 0\)\) return/);
     expect(e.message).toContain("use cond(c, () => a, () => b)");
