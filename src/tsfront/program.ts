@@ -11,7 +11,7 @@ import { parseProgram } from "../syntax/parser.js";
 import type { Span } from "../syntax/source.js";
 import { BUILTINS } from "../types/builtins.js";
 import { Env, Fn, type Program } from "./context.js";
-import { lam, param } from "./smooth-ast.js";
+import { lam, param, unshare } from "./smooth-ast.js";
 import { spanOf, type FunctionSource } from "./source.js";
 import { bindParams, parameterPattern, requiredParameters, translateBody } from "./bodies.js";
 import { returnTypeOf, type TypeNode } from "./syntax.js";
@@ -241,6 +241,7 @@ export function translateFunction(src: FunctionSource, params: readonly TsType[]
   const span = spanOf(src, src.node);
   // Statement lists and operator chains are translated in loops; other nesting (calls in calls) recurses.
   const { name, result } = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
-  const program = loadProgram(src.file, { ast: { defs: builder.ordered() } });
+  const defs = builder.ordered().map((d) => ({ ...d, value: unshare(d.value) }));
+  const program = loadProgram(src.file, { ast: { defs } });
   return { program, name, result };
 }

@@ -102,3 +102,81 @@ export function annotation(t: TsType, span: Span): TypeAnn {
       throw new Error("annotation: an unassigned variable has no type");
   }
 }
+
+/** Each child slot of `e`, replaced by what `f` makes of it. */
+function mapChildren(e: Expr, f: (x: Expr) => Expr): void {
+  switch (e.kind) {
+    case "var":
+    case "num":
+    case "bool":
+    case "opfun":
+      return;
+    case "typed":
+      e.expr = f(e.expr);
+      return;
+    case "tuple":
+      e.elems = e.elems.map(f);
+      return;
+    case "binop":
+      e.left = f(e.left);
+      e.right = f(e.right);
+      return;
+    case "unop":
+      e.arg = f(e.arg);
+      return;
+    case "app":
+      e.fn = f(e.fn);
+      e.arg = f(e.arg);
+      return;
+    case "index":
+      e.array = f(e.array);
+      e.index = f(e.index);
+      return;
+    case "lam":
+      e.body = f(e.body);
+      return;
+    case "if":
+      e.cond = f(e.cond);
+      e.then = f(e.then);
+      e.else = f(e.else);
+      return;
+    case "let":
+      e.value = f(e.value);
+      e.body = f(e.body);
+      return;
+    case "letrec":
+      e.bindings = e.bindings.map((b) => ({ ...b, value: f(b.value) as typeof b.value }));
+      e.body = f(e.body);
+  }
+}
+
+const copyPattern = (p: Pattern): Pattern => (p.kind === "pvar" ? { ...p } : { ...p, elems: p.elems.map(copyPattern) });
+
+/** A node copied with the binders it holds (the checker may keep a type per binder too); children are shared. */
+function copy(e: Expr): Expr {
+  if (e.kind === "let") return { ...e, pattern: copyPattern(e.pattern) };
+  if (e.kind === "lam") return { ...e, params: e.params.map((p) => ({ ...p })) };
+  return { ...e };
+}
+
+/**
+ * The expression as a tree: a node the translation used in several places (a literal or variable standing for a
+ * TypeScript variable, read twice) is copied at each further place. The type checker keeps a type per node, so one
+ * node shared by two places — the literal `3` of `const k = 3` in `double 3` (an Index) and in `3 > 1` (a Double
+ * by default) — would get one of their types at both. Walked from an explicit stack: the tree nests as deep as the
+ * program.
+ */
+export function unshare(root: Expr): Expr {
+  const seen = new Set<Expr>();
+  const work: Expr[] = [];
+  const place = (e: Expr): Expr => {
+    // A copy's children are themselves seen, so they are copied when the copy's slots are placed.
+    const node = seen.has(e) ? copy(e) : e;
+    seen.add(node);
+    work.push(node);
+    return node;
+  };
+  const top = place(root);
+  while (work.length > 0) mapChildren(work.pop()!, place);
+  return top;
+}
