@@ -14,9 +14,12 @@ export function stagingFail(message: string): never {
   throw new StagingError(site ? `${message} (at ${site})` : message);
 }
 
-/** Frames of Smooth itself (its sources and its build) and of the runtime, skipped when locating the user's code. */
+/**
+ * Frames of Smooth itself (its sources, its modules and its bundles: dist/bundle/core.cjs, dist/browser/smooth.mjs)
+ * and of the runtime, skipped when locating the user's code.
+ */
 const OWN_FRAMES =
-  /[\\/](src|dist)[\\/](staging|library|tsfront|api|index)|node:internal|node_modules[\\/](vitest|@vitest|vite)/;
+  /[\\/](src|dist)[\\/](staging|library|tsfront|api|index)|[\\/]dist[\\/](bundle|browser)[\\/]|node:internal|node_modules[\\/](vitest|@vitest|vite)/;
 
 /** `file:line:column` of the innermost call in the user's code, from the current call stack (or a captured one). */
 export function userSite(captured: Error = new Error()): string | undefined {

@@ -21,14 +21,23 @@ export interface ErrorDetails {
 }
 
 export class SmoothError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly summary: string,
-    readonly span?: Span,
-    readonly details: ErrorDetails = {},
-  ) {
+  // Not enumerable: Node prints an uncaught error's enumerable properties after its message, and the span holds the
+  // whole source file.
+  declare readonly kind: ErrorKind;
+  declare readonly summary: string;
+  declare readonly span?: Span;
+  declare readonly details: ErrorDetails;
+
+  constructor(kind: ErrorKind, summary: string, span?: Span, details: ErrorDetails = {}) {
     super(SmoothError.render(kind, summary, span, details));
-    this.name = "SmoothError";
+    const hidden = (value: unknown) => ({ value, enumerable: false, writable: false, configurable: true });
+    Object.defineProperties(this, {
+      name: hidden("SmoothError"),
+      kind: hidden(kind),
+      summary: hidden(summary),
+      span: hidden(span),
+      details: hidden(details),
+    });
   }
 
   /** The first line of the message: "file:line:col: kind error: summary". */
@@ -62,6 +71,10 @@ export class SmoothError extends Error {
     return span === this.span ? this : new SmoothError(this.kind, this.summary, span, this.details);
   }
 }
+
+// A bundler renames a class that refers to itself (`class _SmoothError`), and Node prints an uncaught error under its
+// constructor's name.
+Object.defineProperty(SmoothError, "name", { value: "SmoothError" });
 
 export function fail(kind: ErrorKind, summary: string, span?: Span, details?: ErrorDetails): never {
   throw new SmoothError(kind, summary, span, details);

@@ -3,7 +3,7 @@
 // to `typescriptModule` — with acorn and its TypeScript plugin, which reads the annotations into nodes of their own.
 // acorn runs anywhere (no dependencies, no `node:` modules), so the browser bundle reads functions as Node does.
 
-import { Parser, type Options, type Program } from "acorn";
+import { Parser, tokTypes, type Node, type Options, type Program, type TokenType } from "acorn";
 import { tsPlugin } from "@sveltejs/acorn-typescript";
 import { withinCompilerStack } from "../api/compiler-stack.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -12,10 +12,67 @@ import type { FunctionNode } from "./syntax.js";
 
 const OPTIONS: Options = { ecmaVersion: "latest", sourceType: "module", allowHashBang: true };
 
+/** What the operator loop below uses of acorn's parser (its internals, untyped in acorn's declarations). */
+/** A token type as acorn has it: with its precedence when it is a binary operator. */
+type Token = TokenType & { readonly binop?: number | null };
+
+interface ParserState {
+  type: Token;
+  value: unknown;
+  start: number;
+  startLoc: unknown;
+  next(): void;
+  parseMaybeUnary(refs: null, sawUnary: boolean, incDec: boolean, forInit: unknown): Node;
+  parseExprOp(left: Node, startPos: number, startLoc: unknown, minPrec: number, forInit: unknown): Node;
+  buildBinary(startPos: number, startLoc: unknown, left: Node, right: Node, op: unknown, logical: boolean): Node;
+  raiseRecoverable(pos: number, message: string): void;
+}
+
+/**
+ * acorn reads `a + b + c + ...` by calling itself once per operator (a tail call), so a sum of 10⁴ terms exhausts the
+ * stack. This reads the operators of one precedence level in a loop; a further operator of another kind (or
+ * TypeScript's `as`, which its plugin reads in its own override) goes back through the parser's method as before.
+ */
+function operatorLoop(Base: typeof Parser): typeof Parser {
+  return class extends Base {
+    parseExprOp(left: Node, startPos: number, startLoc: unknown, minPrec: number, forInit: unknown): Node {
+      const p = this as unknown as ParserState;
+      const binaryAhead = (min: number): number | undefined => {
+        const prec = p.type.binop;
+        return prec !== null && prec !== undefined && (!forInit || p.type !== tokTypes._in) && prec > min
+          ? prec
+          : undefined;
+      };
+      for (let prec: number | undefined; (prec = binaryAhead(minPrec)) !== undefined;) {
+        const logical = p.type === tokTypes.logicalOR || p.type === tokTypes.logicalAND;
+        const coalesce = p.type === tokTypes.coalesce;
+        // `??` binds like the logical operators (so that `a ?? b || c` is the error below).
+        if (coalesce) prec = (tokTypes.logicalAND as Token).binop!;
+        const op = p.value;
+        p.next();
+        const [rightPos, rightLoc] = [p.start, p.startLoc];
+        const right = p.parseExprOp(p.parseMaybeUnary(null, false, false, forInit), rightPos, rightLoc, prec, forInit);
+        left = p.buildBinary(startPos, startLoc, left, right, op, logical || coalesce);
+        if (
+          (logical && p.type === tokTypes.coalesce) ||
+          (coalesce && (p.type === tokTypes.logicalOR || p.type === tokTypes.logicalAND))
+        )
+          p.raiseRecoverable(
+            p.start,
+            "Logical expressions and coalesce expressions cannot be mixed. Wrap either by parentheses",
+          );
+        if (binaryAhead(minPrec) === undefined) return p.parseExprOp(left, startPos, startLoc, minPrec, forInit);
+      }
+      return left;
+    }
+  };
+}
+
+const jsParser = Parser.extend(operatorLoop);
 let typescriptParser: typeof Parser | undefined;
 
 /** acorn with the TypeScript plugin, made on first use. */
-const tsParser = (): typeof Parser => (typescriptParser ??= Parser.extend(tsPlugin()));
+const tsParser = (): typeof Parser => (typescriptParser ??= Parser.extend(operatorLoop, tsPlugin()));
 
 /** A parse error's position, when acorn gives one. */
 const positionOf = (e: unknown): number | undefined =>
@@ -31,13 +88,23 @@ function tryParse(
   try {
     // (acorn's parser recurses on nesting: about 10³ nested parentheses exhaust the stack.)
     const parse = () =>
-      typescript ? tsParser().parse(text, { ...OPTIONS, locations: true }) : Parser.parse(text, OPTIONS);
+      typescript ? tsParser().parse(text, { ...OPTIONS, locations: true }) : jsParser.parse(text, OPTIONS);
     const program = withinCompilerStack(what, parse, span);
     return { program };
   } catch (e) {
     const pos = positionOf(e);
     if (pos === undefined) throw e;
-    return { message: (e as Error).message.replace(/ \(\d+:\d+\)$/, ""), pos };
+    const message = (e as Error).message.replace(/ \(\d+:\d+\)$/, "");
+    // acorn reports its own stack overflow as a syntax error: it is the program's nesting, reported as such.
+    if (/^Not enough stack space/.test(message))
+      return withinCompilerStack(
+        what,
+        () => {
+          throw new RangeError("Maximum call stack size exceeded");
+        },
+        span,
+      );
+    return { message, pos };
   }
 }
 
