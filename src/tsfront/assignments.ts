@@ -5,14 +5,14 @@
 import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
-import { expr, indexOf, packAs } from "./expressions.js";
+import { consoleCall, expr, indexOf, packAs } from "./expressions.js";
 import { arithmetic } from "./operators.js";
 import { forEachLoop } from "./loops.js";
-import { app, index } from "./smooth-ast.js";
-import { markShared } from "./statements.js";
+import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
+import { elementOf, markShared, restOf } from "./statements.js";
 import { bare, isFunctionLike, keyName, type Expression, type Node, type Pattern } from "./syntax.js";
-import { joinType, sameType, showTsType, T_INT, type TsType } from "./ts-types.js";
-import { atom, Lets, typeOfVal, type Val } from "./values.js";
+import { joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import { atom, Lets, typeOfVal, type AtomVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
 
 /** The method a call calls on a receiver (`xs.forEach(...)`: forEach and xs), if it is one. */
@@ -25,14 +25,21 @@ export function methodCall(e: Node): { name: string; receiver: Expression; call:
   return name === undefined ? undefined : { name, receiver: callee.object, call: c };
 }
 
-/** Statements that are expressions: assignments, `++`/`--`, `a.fill(x)` and `xs.forEach(...)`. */
+/**
+ * Statements that are expressions: assignments (also of patterns, `[a, b] = [b, a]`), `++`/`--`, `a.fill(x)`,
+ * `xs.push(x)` and `xs.forEach(...)`.
+ */
 export function expressionStatement(fn: Fn, e0: Expression, env: Env, ctx: Ctx): Expr {
   const e = bare(e0);
   const lets = new Lets(fn.names);
   const span = fn.span(e);
   if (e.type === "AssignmentExpression") {
     let newEnv: Env;
-    if (e.operator === "=") {
+    if (e.operator === "=" && (e.left.type === "ArrayPattern" || e.left.type === "ObjectPattern")) {
+      // `[a, b] = [b, a]`: the whole value first, then its parts assigned.
+      const value = expr(fn, e.right, env, lets);
+      newEnv = assignPattern(fn, e.left, value, markShared(fn, e.right, env), lets);
+    } else if (e.operator === "=") {
       const value = expr(fn, e.right, env, lets);
       newEnv = assign(fn, e.left, () => value, markShared(fn, e.right, env), lets, bare(e.right));
     } else {
@@ -54,10 +61,19 @@ export function expressionStatement(fn: Fn, e0: Expression, env: Env, ctx: Ctx):
   if (m?.name === "fill") {
     // a.fill(x): a is now x everywhere (as a value: `a = a.fill(x)`).
     const value = expr(fn, e, env, lets);
-    return lets.wrap(ctx.next(assign(fn, m.receiver, () => value, env, lets)));
+    return lets.wrap(ctx.next(assign(fn, m.receiver, () => value, env, lets, undefined, "mutate")));
+  }
+  if (m?.name === "push") {
+    // xs.push(a, b): xs is now a longer array (as a value: `xs = [...xs, a, b]`).
+    const values = m.call.arguments.map((a) =>
+      a.type === "SpreadElement" ? fn.fail(a, "push(...xs) is not supported: push its elements in a loop") : a,
+    );
+    const vals = values.map((a) => expr(fn, a, env, lets));
+    const newEnv = assign(fn, m.receiver, (old) => appended(fn, old, vals, e, lets), env, lets, undefined, "mutate");
+    return lets.wrap(ctx.next(newEnv));
   }
   if (m && bare(m.receiver).type === "Identifier" && (bare(m.receiver) as A.Identifier).name === "console")
-    return ctx.next(env); // printing has no value in the program: left out
+    return consoleCall(fn, e, env);
   return fn.fail(e, "this expression statement has no effect Smooth can keep", {
     hint: "statements are declarations, assignments, ++/--, a.fill(x), xs.forEach(...), if, loops and return",
   });
@@ -120,6 +136,7 @@ function assign(
   env: Env,
   lets: Lets,
   rhs?: Expression,
+  mode: "assign" | "mutate" = "assign",
 ): Env {
   const t = target.type === "MemberExpression" || target.type === "Identifier" ? bare(target) : target;
   const span = fn.span(t);
@@ -134,7 +151,7 @@ function assign(
     return fn.fail(t, `a callback of map or reduce cannot change \`${root.name}\`, a variable outside it`, {
       hint: "use a for loop (or forEach) to accumulate",
     });
-  if (t === root) {
+  if (t === root && mode === "assign") {
     if (!b.mutable) return fn.fail(t, `\`${root.name}\` is a const`, {}, "type");
     const value = f(b.val);
     checkSameKind(fn, b, value, t);
@@ -156,7 +173,78 @@ function assign(
             : "in JavaScript the other holder would see the write; write before storing it, or store a copy (a.slice())",
       },
     );
+  if (t === root) {
+    // A method changing the array itself (push, fill): allowed on a const, as in JavaScript.
+    const value = f(b.val);
+    checkSameKind(fn, b, value, t);
+    return env.update(root.name, value);
+  }
   return env.update(root.name, write(fn, t as Expression, b.val, f, env, lets));
+}
+
+/** `[a, b] = value`, `({ x, y } = value)`: each target of the pattern assigned its part. */
+function assignPattern(fn: Fn, pattern: Pattern, value: Val, env: Env, lets: Lets): Env {
+  if (pattern.type === "ArrayPattern") {
+    let e = env;
+    pattern.elements.forEach((el, k) => {
+      if (el === null) return;
+      if (el.type === "RestElement") e = assignPattern(fn, el.argument, restOf(fn, value, k, el, lets), e, lets);
+      else {
+        const target = el.type === "AssignmentPattern" ? el.left : el;
+        const fallback = el.type === "AssignmentPattern" ? el.right : undefined;
+        e = assignPattern(fn, target, elementOf(fn, value, k, el, fallback, e, lets), e, lets);
+      }
+    });
+    return e;
+  }
+  if (pattern.type === "ObjectPattern") {
+    if (value.kind !== "record")
+      return fn.fail(pattern, `destructuring {…} needs an object, but the value is ${showTsType(typeOfVal(value))}`);
+    let e = env;
+    for (const p of pattern.properties) {
+      if (p.type === "RestElement") return fn.fail(p, "`...rest` in an assignment is not supported");
+      const key = keyName(p.key, p.computed);
+      const k = key === undefined ? -1 : value.keys.indexOf(key);
+      const target = p.value.type === "AssignmentPattern" ? p.value.left : p.value;
+      let part: Val;
+      if (k >= 0) part = value.fields[k]!;
+      else if (p.value.type === "AssignmentPattern") part = expr(fn, p.value.right, e, lets);
+      else return fn.fail(p, `the object has no property \`${key ?? fn.text(p)}\``, {}, "type");
+      e = assignPattern(fn, target, part, e, lets);
+    }
+    return e;
+  }
+  if (pattern.type === "AssignmentPattern" || pattern.type === "RestElement")
+    return fn.fail(pattern, "this assignment target is not supported");
+  return assign(fn, pattern, () => value, env, lets);
+}
+
+/** The array `old` with `values` added at its end: `build (n + 1) (fun i -> if i < n then old[i] else v)`. */
+function appended(fn: Fn, old: Val, values: readonly Val[], node: Node, lets: Lets): Val {
+  const span = fn.span(node);
+  if (old.kind !== "atom" || old.type.k !== "array")
+    return fn.fail(node, `push needs an array, but this is ${showTsType(typeOfVal(old))}`, {}, "type");
+  let acc: AtomVal = old;
+  for (const v of values) {
+    const before = (acc.type as { elem: TsType }).elem;
+    const t = typeOfVal(v);
+    // Numbers pushed onto [] are Doubles, as in an array literal.
+    const elem = before.k === "nothing" ? (t.k === "int" ? T_DOUBLE : t) : joinType(before, t);
+    if (!elem || (before.k !== "nothing" && !sameType(elem, before)))
+      return fn.fail(node, `an array of ${showTsType(before)} is pushed ${showTsType(t)}`, {}, "type");
+    const i = fn.names.fresh("i");
+    const iv: Expr = { kind: "var", name: i, span };
+    let made: Expr;
+    if (before.k === "nothing")
+      made = app("build", [num(1, span), lam([param(i, span)], packAs(v, elem, span), span)], span);
+    else {
+      const n = (lets.bind(app("length", [acc.expr], span), T_INT, "n", span) as AtomVal).expr;
+      const element = ifte(binop("<", iv, n, span), index(acc.expr, iv, span), packAs(v, elem, span), span);
+      made = app("build", [binop("+", n, num(1, span), span), lam([param(i, span)], element, span)], span);
+    }
+    acc = lets.bind(made, tArray(elem), "xs", span) as AtomVal;
+  }
+  return acc;
 }
 
 function ownershipOfAssigned(rhs: Expression, env: Env): Ownership {

@@ -6,7 +6,7 @@ import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
+import { consoleCall, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
 import { arithmetic } from "./operators.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
 import { callbackValue, inlineFunction } from "./bodies.js";
@@ -34,6 +34,7 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
     const name = keyName(callee.property, false)!;
     if (owner.type === "Identifier" && !env.get(owner.name)) {
       if (owner.name === "Math") return math(fn, e, name, e.arguments, env, lets);
+      if (owner.name === "console") return consoleCall(fn, e, env);
       if (owner.name === "Array" && name === "from")
         return arrayFrom(fn, e, plainArguments(fn, e.arguments), env, lets);
       const member = memberOfFree(fn, owner, name, env);

@@ -10,9 +10,19 @@ import { arrayLiteral, binary, logical, objectLiteral, unary } from "./operators
 import { resolveValue } from "./closure.js";
 import type { Resolved } from "./source.js";
 import type { Env, Fn } from "./context.js";
-import { app, binop, bool, ifte, index, num, tuple } from "./smooth-ast.js";
+import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
 import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
-import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import {
+  hasNothing,
+  isNumber,
+  joinType,
+  showTsType,
+  T_BOOL,
+  T_DOUBLE,
+  T_INT,
+  tArray,
+  type TsType,
+} from "./ts-types.js";
 import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
 
 export { bare };
@@ -78,6 +88,20 @@ export function expr(fn: Fn, node: Expression, env: Env, lets: Lets): Val {
     default:
       return fn.fail(e, `\`${fn.text(e)}\` is not in the TypeScript subset Smooth reads`, { hint: SUBSET_HINT });
   }
+}
+
+/**
+ * `console.log(...)` in a function Smooth compiles: an error at the call. The compiled program (and the derivative
+ * code made from it, which may run parts of the function several times or not at all) has no place that runs the
+ * call once per call of the function as JavaScript would, so printing there would mislead.
+ */
+export function consoleCall(fn: Fn, call: Node, env: Env): never {
+  if (env.get("console")) return fn.fail(call, "`console` is a variable of this function, not an object with methods");
+  return fn.fail(call, "console.log inside a function Smooth compiles is not supported", {
+    hint:
+      "the function runs as compiled code, not line by line: remove the call, or call the function itself " +
+      "(without grad) to print its values as JavaScript",
+  });
 }
 
 export const SUBSET_HINT =
@@ -211,7 +235,11 @@ export function conditional(
 /** The value as an expression of type `t` (an Index part of a Double: converted). */
 export function packAs(x: Val, t: TsType, span: Span): Expr {
   const ts = typeOfVal(x);
-  if (x.kind === "atom") return t.k === "double" && ts.k === "int" ? toDouble(x.expr, span) : x.expr;
+  if (x.kind === "atom") {
+    // An empty array taken at a type with elements (joined with an array that has some): made at that type.
+    if (t.k === "array" && ts.k === "array" && hasNothing(ts) && !hasNothing(t)) return emptyArray(t.elem, span);
+    return t.k === "double" && ts.k === "int" ? toDouble(x.expr, span) : x.expr;
+  }
   const parts = leaves(x);
   const types = leavesTypes(t);
   return pack(
@@ -251,6 +279,8 @@ function element(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   }
   if (a.kind !== "atom" || a.type.k !== "array")
     return fn.fail(e.object, `\`${fn.text(e.object)}\` is ${showTsType(typeOfVal(a))}, not an array`, {}, "type");
+  if (a.type.elem.k === "nothing")
+    return fn.fail(e, `\`${fn.text(e.object)}\` has no elements here: it is an empty array`, {}, "index");
   const i = indexOf(fn, key, env, lets, "an index");
   return lets.bind(index(a.expr, i, span), a.type.elem, "x", span);
 }

@@ -7,10 +7,10 @@ import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
 import { bindExpr, boolean, expr, number, packAs } from "./expressions.js";
-import { app, binop, ifte, neg, not, num } from "./smooth-ast.js";
+import { app, binop, emptyArray, ifte, lam, neg, not, num, param } from "./smooth-ast.js";
 import { bare, keyName, type Expression } from "./syntax.js";
-import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
-import { atom, Lets, toDouble, typeOfVal, type Val } from "./values.js";
+import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, T_NOTHING, tArray, type TsType } from "./ts-types.js";
+import { atom, Lets, toDouble, typeOfVal, type AtomVal, type Val } from "./values.js";
 
 export function unary(fn: Fn, e: A.UnaryExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
@@ -151,45 +151,112 @@ export function remainder(
   return bindExpr(fn, lets, binop("-", a.expr, binop("*", b.expr, trunc, span), span), T_DOUBLE, "r", span);
 }
 
+/** `{ a: x, b }`, and `{ ...p, w: x }`: p's properties, in p's order, a later one replacing an earlier one's value. */
 export function objectLiteral(fn: Fn, e: A.ObjectExpression, env: Env, lets: Lets): Val {
   const keys: string[] = [];
   const fields: Val[] = [];
+  const set = (key: string, value: Val) => {
+    const k = keys.indexOf(key);
+    if (k >= 0) fields[k] = value;
+    else {
+      keys.push(key);
+      fields.push(value);
+    }
+  };
   for (const p of e.properties) {
-    const key = p.type === "Property" && p.kind === "init" && !p.method ? keyName(p.key, p.computed) : undefined;
-    if (p.type !== "Property" || key === undefined)
+    if (p.type === "SpreadElement") {
+      const spread = expr(fn, p.argument, env, lets);
+      if (spread.kind !== "record")
+        return fn.fail(
+          p,
+          `spread (\`...\`) in an object needs an object, but this is ${showTsType(typeOfVal(spread))}`,
+        );
+      spread.keys.forEach((k, i) => set(k, spread.fields[i]!));
+      continue;
+    }
+    const key = p.kind === "init" && !p.method ? keyName(p.key, p.computed) : undefined;
+    if (key === undefined)
       return fn.fail(p, "this kind of object property is not supported", { hint: "write `key: value` or `key`" });
-    const value = expr(fn, p.value, env, lets);
-    if (keys.includes(key)) fn.fail(p, `the key \`${key}\` is given twice`);
-    keys.push(key);
-    fields.push(value);
+    if (keys.includes(key) && !e.properties.some((q) => q.type === "SpreadElement"))
+      fn.fail(p, `the key \`${key}\` is given twice`);
+    set(key, expr(fn, p.value, env, lets));
   }
   if (keys.length === 0) return fn.fail(e, "an empty object has no value in Smooth");
   return { kind: "record", keys, fields };
 }
 
-/** `[a, b, c]`: an array when its elements are all numbers (or all arrays of one kind), else a tuple. */
+/** A part of an array literal: one element, or the elements of an array spread into it (`...xs`). */
+type Piece = { readonly one: Val } | { readonly many: AtomVal };
+
+/**
+ * `[a, b, c]`: an array when its elements are all numbers (or all arrays of one kind), else a tuple; `[]` an array
+ * with no element type yet (./ts-types.ts, `nothing`); `[...xs, y]` the elements of xs then y.
+ */
 export function arrayLiteral(fn: Fn, e: A.ArrayExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
-  const elems = e.elements.map((x) => {
+  if (e.elements.length === 0) return atom(emptyArray(T_NOTHING, span), tArray(T_NOTHING));
+  const pieces: Piece[] = [];
+  for (const x of e.elements) {
     if (x === null) return fn.fail(e, "an array with a hole (`[a, , b]`) is not supported");
-    if (x.type === "SpreadElement") return fn.fail(x, "spread (`...`) in an array is not supported");
-    return expr(fn, x, env, lets);
-  });
-  if (elems.length === 0) return fn.fail(e, "an empty array has no element type", { hint: "use new Float64Array(n)" });
-  let type: TsType | undefined = typeOfVal(elems[0]!);
-  for (const x of elems.slice(1)) type = type && joinType(type, typeOfVal(x));
+    if (x.type !== "SpreadElement") {
+      pieces.push({ one: expr(fn, x, env, lets) });
+      continue;
+    }
+    const spread = expr(fn, x.argument, env, lets);
+    if (spread.kind === "tuple") pieces.push(...spread.elems.map((one) => ({ one })));
+    else if (spread.kind === "atom" && spread.type.k === "array") pieces.push({ many: spread });
+    else return fn.fail(x, `spread (\`...\`) needs an array, but this is ${showTsType(typeOfVal(spread))}`, {}, "type");
+  }
+  const types = pieces.map((p) => ("one" in p ? typeOfVal(p.one) : (p.many.type as { elem: TsType }).elem));
+  let type: TsType | undefined = types.find((t) => t.k !== "nothing") ?? T_NOTHING;
+  for (const t of types) type = type && (t.k === "nothing" ? type : joinType(type, t));
   const isArray = type !== undefined && (isNumber(type) || type.k === "array" || type.k === "bool");
-  if (!isArray) return { kind: "tuple", elems };
-  // As an array (numbers are Doubles, as a Float64Array holds them): x0 then setAt for each other element.
+  if (!isArray) {
+    if (pieces.every((p) => "one" in p)) return { kind: "tuple", elems: pieces.map((p) => (p as { one: Val }).one) };
+    return fn.fail(e, "an array of mixed values (a tuple) cannot take the elements of an array (`...`)", {}, "type");
+  }
+  // As an array (numbers are Doubles, as a Float64Array holds them).
   const t: TsType = type!.k === "int" ? T_DOUBLE : type!;
+  if (pieces.every((p) => "one" in p))
+    return listed(
+      pieces.map((p) => (p as { one: Val }).one),
+      t,
+      lets,
+      span,
+    );
+  return concatenated(fn, pieces, t, lets, span);
+}
+
+/** An array of the values: the first replicated, then setAt for each other element. */
+function listed(elems: readonly Val[], t: TsType, lets: Lets, span: Span): Val {
   const first = packAs(elems[0]!, t, span);
-  let acc = lets.bind(app("replicate", [num(elems.length, span), first], span), tArray(t), "xs", span) as {
-    expr: Expr;
-  };
+  let acc = lets.bind(app("replicate", [num(elems.length, span), first], span), tArray(t), "xs", span) as AtomVal;
   elems.slice(1).forEach((x, k) => {
-    acc = lets.bind(app("setAt", [acc.expr, num(k + 1, span), packAs(x, t, span)], span), tArray(t), "xs", span) as {
-      expr: Expr;
-    };
+    const next = app("setAt", [acc.expr, num(k + 1, span), packAs(x, t, span)], span);
+    acc = lets.bind(next, tArray(t), "xs", span) as AtomVal;
   });
   return atom(acc.expr, tArray(t));
+}
+
+/** `[...xs, y, ...zs]`: build (the lengths' sum) (fun i -> the piece i falls in, at i minus where it starts). */
+function concatenated(fn: Fn, pieces: readonly Piece[], t: TsType, lets: Lets, span: Span): Val {
+  const index = (xs: Expr, i: Expr): Expr => ({ kind: "index", array: xs, index: i, span });
+  const starts: Expr[] = [num(0, span)];
+  for (const p of pieces) {
+    const n = "one" in p ? num(1, span) : app("length", [p.many.expr], span);
+    const end = binop("+", starts[starts.length - 1]!, n, span);
+    starts.push((lets.bind(end, T_INT, "start", span) as AtomVal).expr);
+  }
+  const i: Expr = { kind: "var", name: fn.names.fresh("i"), span };
+  const at = (k: number): Expr => {
+    const p = pieces[k]!;
+    if ("one" in p) return packAs(p.one, t, span);
+    const elem = (p.many.type as { elem: TsType }).elem;
+    return packAs(atom(index(p.many.expr, binop("-", i, starts[k]!, span)), elem), t, span);
+  };
+  let body = at(pieces.length - 1);
+  for (let k = pieces.length - 2; k >= 0; k--) body = ifte(binop("<", i, starts[k + 1]!, span), at(k), body, span);
+  const total = starts[starts.length - 1]!;
+  const build = app("build", [total, lam([param((i as { name: string }).name, span)], body, span)], span);
+  return lets.bind(build, tArray(t), "xs", span);
 }

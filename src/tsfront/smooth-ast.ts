@@ -83,6 +83,35 @@ export const param = (name: string, span: Span, type?: TsType): Param => ({
   ...(type ? { annot: annotation(type, span) } : {}),
 });
 
+/** A value of type t that stands for "no elements": 0, false, empty arrays, and tuples of these. */
+function zeroOf(t: TsType, span: Span): Expr {
+  switch (t.k) {
+    case "int":
+      return num(0, span);
+    case "bool":
+      return bool(false, span);
+    case "array":
+      return emptyArray(t.elem, span);
+    case "record":
+      return tuple(
+        t.fields.map((f) => zeroOf(f, span)),
+        span,
+      );
+    case "tuple":
+      return tuple(
+        t.elems.map((f) => zeroOf(f, span)),
+        span,
+      );
+    default:
+      return dbl(0, span);
+  }
+}
+
+/** An array with no elements, of elements of type `elem`: `build 0 (fun _ -> 0.)`. */
+export function emptyArray(elem: TsType, span: Span): Expr {
+  return app("build", [num(0, span), lam([param("_", span)], zeroOf(elem, span), span)], span);
+}
+
 /** The Smooth type annotation of a translator type. */
 export function annotation(t: TsType, span: Span): TypeAnn {
   switch (t.k) {
@@ -100,6 +129,8 @@ export function annotation(t: TsType, span: Span): TypeAnn {
       return { kind: "ttuple", elems: t.elems.map((f) => annotation(f, span)), span };
     case "unset":
       throw new Error("annotation: an unassigned variable has no type");
+    case "nothing":
+      return { kind: "tname", name: "Double", span };
   }
 }
 

@@ -9,10 +9,10 @@ import { surfaceChildren, type Expr } from "../syntax/ast.js";
 import { assignedNames, expressionStatement } from "./assignments.js";
 import { joinStates, bindState, stateOf } from "./bodies.js";
 import { Holes, type Ctx, type Env, type Fn, type Ownership } from "./context.js";
-import { boolean, expr, SUBSET_HINT } from "./expressions.js";
+import { boolean, expr, packAs, SUBSET_HINT } from "./expressions.js";
 import { forLoop } from "./for-loops.js";
 import { doWhileLoop, forOfLoop, whileLoop } from "./loops.js";
-import { ifte, index } from "./smooth-ast.js";
+import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
 import {
   bare,
   isFunctionLike,
@@ -23,7 +23,7 @@ import {
   type Pattern,
   type Statement,
 } from "./syntax.js";
-import { showTsType, T_UNSET, type TsType } from "./ts-types.js";
+import { isNumber, joinType, showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
 
@@ -156,7 +156,7 @@ function statement(fn: Fn, s: Statement, env: Env, ctx: Ctx): Expr {
     case "TryStatement":
       return fn.fail(s, "exceptions are not supported");
     case "SwitchStatement":
-      return fn.fail(s, "switch is not supported", { hint: "use if / else if" });
+      return switchStatement(fn, s, env, ctx);
     default:
       return fn.fail(s, "this statement is not in the TypeScript subset Smooth reads", { hint: SUBSET_HINT });
   }
@@ -254,13 +254,26 @@ export function bindPattern(
         "type",
       );
     let e = env;
+    const taken = new Set<string>();
     for (const el of name.properties) {
-      if (el.type === "RestElement" || el.value.type === "AssignmentPattern")
-        return fn.fail(el, "rest and default values in destructuring are not supported");
+      if (el.type === "RestElement") {
+        // `{ a, ...rest }`: an object of the other properties.
+        const keys = val.keys.filter((k) => !taken.has(k));
+        if (keys.length === 0) return fn.fail(el, "the rest of this object has no properties", {}, "type");
+        const rest: Val = { kind: "record", keys, fields: keys.map((k) => val.fields[val.keys.indexOf(k)]!) };
+        e = bindPattern(fn, el.argument, rest, e, lets, mutable, ownership, el);
+        continue;
+      }
       const key = keyName(el.key, el.computed);
       const k = key === undefined ? -1 : val.keys.indexOf(key);
-      if (k < 0) return fn.fail(el, `the object has no property \`${key ?? fn.text(el)}\``, {}, "type");
-      e = bindPattern(fn, el.value, val.fields[k]!, e, lets, mutable, ownership, el);
+      if (key !== undefined) taken.add(key);
+      const target = el.value.type === "AssignmentPattern" ? el.value.left : el.value;
+      let part: Val;
+      if (k >= 0) part = val.fields[k]!;
+      // A property the object does not have takes its default value (`{ scale = 1 } = options`).
+      else if (el.value.type === "AssignmentPattern") part = expr(fn, el.value.right, e, lets);
+      else return fn.fail(el, `the object has no property \`${key ?? fn.text(el)}\``, {}, "type");
+      e = bindPattern(fn, target, part, e, lets, mutable, ownership, el);
     }
     return e;
   }
@@ -269,41 +282,169 @@ export function bindPattern(
   let e = env;
   name.elements.forEach((el, k) => {
     if (el === null) return;
-    if (el.type === "RestElement" || el.type === "AssignmentPattern")
-      fn.fail(el, "rest and default values in destructuring are not supported");
-    let part: Val;
-    if (val.kind === "tuple") {
-      if (k >= val.elems.length) fn.fail(el, `the tuple has ${val.elems.length} elements`, {}, "type");
-      part = val.elems[k]!;
-    } else if (val.kind === "atom" && val.type.k === "array") {
-      part = lets.bind(index(val.expr, { kind: "num", value: k, isInt: true, span }, span), val.type.elem, "x", span);
-    } else
-      return fn.fail(
-        el,
-        `destructuring [...] needs an array or a tuple, but the value is ${showTsType(typeOfVal(val))}`,
-        {},
-        "type",
-      );
-    e = bindPattern(fn, el, part, e, lets, mutable, ownership, el);
+    if (el.type === "RestElement") {
+      e = bindPattern(fn, el.argument, restOf(fn, val, k, el, lets), e, lets, mutable, ownership, el);
+      return;
+    }
+    const target = el.type === "AssignmentPattern" ? el.left : el;
+    const fallback = el.type === "AssignmentPattern" ? el.right : undefined;
+    e = bindPattern(fn, target, elementOf(fn, val, k, el, fallback, e, lets), e, lets, mutable, ownership, el);
   });
   return e;
 }
 
-/** Does the statement contain a `return`, or a `break`/`continue` leaving it (not of a loop inside it)? */
-export function jumps(s: Node | null | undefined, inLoop = false): boolean {
+/** Element k of a tuple or an array (`[a, b] = xs`); past the end, the default value if there is one. */
+export function elementOf(
+  fn: Fn,
+  val: Val,
+  k: number,
+  el: Node,
+  fallback: Expression | undefined,
+  env: Env,
+  lets: Lets,
+): Val {
+  const span = fn.span(el);
+  if (val.kind === "tuple") {
+    if (k < val.elems.length) return val.elems[k]!;
+    if (fallback) return expr(fn, fallback, env, lets);
+    return fn.fail(el, `the tuple has ${val.elems.length} elements`, {}, "type");
+  }
+  if (val.kind !== "atom" || val.type.k !== "array")
+    return fn.fail(
+      el,
+      `destructuring [...] needs an array or a tuple, but the value is ${showTsType(typeOfVal(val))}`,
+      {},
+      "type",
+    );
+  const at = index(val.expr, num(k, span), span);
+  if (!fallback) return lets.bind(at, val.type.elem, "x", span);
+  // JavaScript's default applies past the end: `k < length xs ? xs[k] : default`, at the joined type.
+  const inner = new Lets(fn.names);
+  const other = expr(fn, fallback, env, inner);
+  const type = joinType(val.type.elem, typeOfVal(other));
+  if (!type)
+    return fn.fail(
+      el,
+      `the default value is ${showTsType(typeOfVal(other))}, the array's elements ${showTsType(val.type.elem)}`,
+      {},
+      "type",
+    );
+  const inRange = binop("<", num(k, span), app("length", [val.expr], span), span);
+  const chosen = ifte(
+    inRange,
+    packAs(atom(at, val.type.elem), type, span),
+    inner.wrap(packAs(other, type, span)),
+    span,
+  );
+  return lets.bind(chosen, type, "x", span);
+}
+
+/** The elements of a tuple or an array from position k on (`[a, ...rest] = xs`). */
+export function restOf(fn: Fn, val: Val, k: number, el: Node, lets: Lets): Val {
+  const span = fn.span(el);
+  if (val.kind === "tuple") return { kind: "tuple", elems: val.elems.slice(k) };
+  if (val.kind !== "atom" || val.type.k !== "array")
+    return fn.fail(el, `\`...\` needs an array or a tuple, but the value is ${showTsType(typeOfVal(val))}`, {}, "type");
+  const i = fn.names.fresh("i");
+  const count = app("max", [num(0, span), binop("-", app("length", [val.expr], span), num(k, span), span)], span);
+  const read = index(val.expr, binop("+", { kind: "var", name: i, span }, num(k, span), span), span);
+  return lets.bind(app("build", [count, lam([param(i, span)], read, span)], span), val.type, "rest", span);
+}
+
+/**
+ * Does the statement contain a `return`, or a `break`/`continue` leaving it (not one of a loop inside it, nor a
+ * `break` of a switch inside it)?
+ */
+export function jumps(s: Node | null | undefined): boolean {
   let found = false;
+  // What the `break` and `continue` met belong to: "none" (they leave s), "switch" (a break), "loop" (both).
+  type Inside = "none" | "switch" | "loop";
   if (s)
-    walkTree(s, inLoop, (n, inside) => {
+    walkTree<Inside>(s, "none", (n, inside) => {
       if (found || isFunctionLike(n)) return undefined;
       if (
         n.type === "ReturnStatement" ||
-        ((n.type === "BreakStatement" || n.type === "ContinueStatement") && !inside)
+        (n.type === "BreakStatement" && inside === "none") ||
+        (n.type === "ContinueStatement" && inside !== "loop")
       ) {
         found = true;
         return undefined;
       }
-      return inside || isLoop(n);
+      return isLoop(n) ? "loop" : n.type === "SwitchStatement" && inside === "none" ? "switch" : inside;
     });
+  return found;
+}
+
+/**
+ * `switch (d) { case a: ...; case b: ...; default: ... }`: the cases' tests in order (d === a, JavaScript's strict
+ * equality), each case running its statements and those of the cases after it until a `break`; no case matching,
+ * the default's (wherever it is written) and those after it. As an `if` chain: joining the variables the cases assign
+ * when control leaves only by `break` or the end, else with the rest of the list in each case that goes on to it.
+ */
+function switchStatement(fn: Fn, s: A.SwitchStatement, env: Env, ctx: Ctx): Expr {
+  const span = fn.span(s);
+  const lets = new Lets(fn.names);
+  const d = expr(fn, s.discriminant, env, lets);
+  if (d.kind !== "atom" || !(isNumber(d.type) || d.type.k === "bool"))
+    return fn.fail(s.discriminant, `switch compares numbers or booleans, not ${showTsType(typeOfVal(d))}`, {}, "type");
+  const from = (k: number): Statement[] => s.cases.slice(k).flatMap((c) => c.consequent);
+  const fallback = s.cases.findIndex((c) => c.test === null || c.test === undefined);
+  /** The chain of tests from case k on, each case's body made by `body`. */
+  const chain = (body: (k: number) => Expr, none: () => Expr): Expr => {
+    let out = fallback >= 0 ? body(fallback) : none();
+    for (let k = s.cases.length - 1; k >= 0; k--) {
+      const test = s.cases[k]!.test;
+      if (!test) continue;
+      const l = new Lets(fn.names);
+      const t = expr(fn, test, env, l);
+      const ok = t.kind === "atom" && (isNumber(t.type) ? isNumber(d.type) : t.type.k === d.type.k);
+      if (!ok)
+        return fn.fail(
+          test,
+          `this case is ${showTsType(typeOfVal(t))}, the switch's value ${showTsType(d.type)}`,
+          {},
+          "type",
+        );
+      out = l.wrap(ifte(binop("=", d.expr, (t as { expr: Expr }).expr, fn.span(test)), body(k), out, span));
+    }
+    return out;
+  };
+  if (s.cases.some((c) => c.consequent.some(jumpsBeyondSwitch))) {
+    // A case may return or continue a loop: the rest of the list goes into each case that falls out of the switch.
+    const out: Ctx = { ...ctx, brk: (e) => ctx.next(e) };
+    return lets.wrap(
+      chain(
+        (k) => blockOf(fn, from(k), env, out),
+        () => ctx.next(env),
+      ),
+    );
+  }
+  const names = assignedNames(fn, [s], env);
+  if (names.length === 0) return lets.wrap(ctx.next(env));
+  const holes = new Holes();
+  const join: Ctx = {
+    ...ctx,
+    next: (e) => holes.add(stateOf(e, names), e, s),
+    brk: (e, n) => holes.add(stateOf(e, names), e, n),
+  };
+  const value = chain(
+    (k) => blockOf(fn, from(k), env, join),
+    () => join.next(env),
+  );
+  const joined = joinStates(fn, holes, names, s);
+  const after = bindState(fn, names, joined, env, lets, span, value);
+  return lets.wrap(ctx.next(after.env));
+}
+
+/** Does a case's statement return, or continue a loop outside the switch (a `break` of the switch is not)? */
+function jumpsBeyondSwitch(x: Statement): boolean {
+  let found = false;
+  walkTree<boolean>(x, false, (n, inLoop) => {
+    if (found || isFunctionLike(n)) return undefined;
+    if (n.type === "ReturnStatement" || (n.type === "ContinueStatement" && !inLoop)) found = true;
+    if (n.type === "BreakStatement" && (n as A.BreakStatement).label) found = true;
+    return found ? undefined : inLoop || isLoop(n);
+  });
   return found;
 }
 

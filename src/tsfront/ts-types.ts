@@ -14,9 +14,12 @@ export type TsType =
   | { readonly k: "record"; readonly keys: readonly string[]; readonly fields: readonly TsType[] }
   | { readonly k: "tuple"; readonly elems: readonly TsType[] }
   /** A variable declared without a value (`let y: number;`), until it is assigned. */
-  | { readonly k: "unset" };
+  | { readonly k: "unset" }
+  /** The element type of an array with no elements yet (`const xs = []`, until something is pushed). */
+  | { readonly k: "nothing" };
 
 export const T_UNSET: TsType = { k: "unset" };
+export const T_NOTHING: TsType = { k: "nothing" };
 export const T_DOUBLE: TsType = { k: "double" };
 export const T_INT: TsType = { k: "int" };
 export const T_BOOL: TsType = { k: "bool" };
@@ -40,6 +43,9 @@ export function smoothType(t: TsType): Type {
       return tupleOf(t.elems.map(smoothType));
     case "unset":
       throw new Error("smoothType: an unassigned variable has no type (the translator reports its use)");
+    case "nothing":
+      // An array that never has an element is a Vector.
+      return DOUBLE;
   }
 }
 
@@ -74,6 +80,9 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
   if (a.k !== b.k) return undefined;
   switch (a.k) {
     case "array": {
+      // An empty array (`[]`) joins an array of anything: it is made anew at the joined type.
+      if (a.elem.k === "nothing") return b;
+      if ((b as typeof a).elem.k === "nothing") return a;
       const e = joinType(a.elem, (b as typeof a).elem);
       // Arrays are not converted element by element: their element types must agree already.
       return e && sameType(e, a.elem) && sameType(e, (b as typeof a).elem) ? a : undefined;
@@ -95,6 +104,13 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
   }
 }
 
+/** Does the type hold an array with no element type yet? */
+export const hasNothing = (t: TsType): boolean =>
+  t.k === "nothing" ||
+  (t.k === "array" && hasNothing(t.elem)) ||
+  (t.k === "record" && t.fields.some(hasNothing)) ||
+  (t.k === "tuple" && t.elems.some(hasNothing));
+
 /** For messages: `number`, `Float64Array`, `{w: Float64Array, b: number}`. */
 export function showTsType(t: TsType): string {
   switch (t.k) {
@@ -105,6 +121,7 @@ export function showTsType(t: TsType): string {
     case "bool":
       return "boolean";
     case "array":
+      if (t.elem.k === "nothing") return "an empty array";
       return t.elem.k === "double"
         ? "Float64Array"
         : t.elem.k === "int"
@@ -116,6 +133,8 @@ export function showTsType(t: TsType): string {
       return `[${t.elems.map(showTsType).join(", ")}]`;
     case "unset":
       return "no value (declared without one)";
+    case "nothing":
+      return "nothing";
   }
 }
 
