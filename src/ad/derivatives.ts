@@ -172,6 +172,25 @@ export const EXP = partials((_a, y) => ({ factor: y }));
 export const SQRT = partials((_a, y, b) => ({ factor: b.prim("div", [num(0.5), y], "k") }));
 /** tanh' = 1 - tanh². */
 export const TANH = partials((_a, y, b) => ({ factor: b.prim("sub", [num(1), b.prim("mul", [y, y])], "k") }));
+/** atan' = 1 / (1 + x²). */
+export const ATAN = partials(([a], _y, b) => ({
+  factor: b.prim("add", [num(1), b.prim("mul", [a!, a!])], "k"),
+  divide: true,
+}));
+/** asin' = 1 / sqrt(1 - x²); acos' = -1 / sqrt(1 - x²). */
+const inverseSine: PartialBuilder = ([a], _y, b) => ({
+  factor: b.prim("sqrt", [b.prim("sub", [num(1), b.prim("mul", [a!, a!])])], "k"),
+  divide: true,
+});
+export const ASIN = partials(inverseSine);
+export const ACOS = partials((args, y, b) => ({ ...inverseSine(args, y, b), negate: true }));
+/** atan2(y, x): ∂y = x / (x² + y²), ∂x = -y / (x² + y²). */
+const squaredNorm = ([y, x]: readonly Atom[], b: AnfBuilder): Atom =>
+  b.prim("add", [b.prim("mul", [x!, x!]), b.prim("mul", [y!, y!])], "r2");
+export const ATAN2 = partials(
+  (args, _r, b) => ({ factor: b.prim("div", [args[1]!, squaredNorm(args, b)], "k") }),
+  (args, _r, b) => ({ factor: b.prim("div", [args[0]!, squaredNorm(args, b)], "k"), negate: true }),
+);
 /** abs' = sign, taking 1 at 0 (a subgradient). */
 export const ABS = partials(([a], _y, b) => ({
   factor: b.if(

@@ -19,6 +19,11 @@ export const PRIM_NAMES = [
   "exp",
   "sqrt",
   "tanh",
+  // Math.atan, asin, acos (Double -> Double) and atan2 (Double * Double -> Double): JavaScript's own, on every back end
+  "atan",
+  "asin",
+  "acos",
+  "atan2",
   "abs",
   "floor",
   // stopGradient x: x in value, with derivative zero in every mode (logsumexp's shift; JAX's lax.stop_gradient)
@@ -32,6 +37,14 @@ export const PRIM_NAMES = [
   // used
   // as indexes or counts (src/tsfront/) are read this way
   "toIndex",
+  // JavaScript's bit operators on Indexes (32-bit integers): &, |, ^, <<, >> to an Index, >>> to a Double (its result
+  // is unsigned, up to 2^32 - 1)
+  "bitAnd",
+  "bitOr",
+  "bitXor",
+  "shiftLeft",
+  "shiftRight",
+  "shiftRightUnsigned",
   // comparisons: Num * Num -> Bool (eq, ne also Bool * Bool)
   "lt",
   "gt",

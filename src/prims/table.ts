@@ -133,6 +133,19 @@ function unaryDouble(
   };
 }
 
+/** A bit operator of JavaScript on two Indexes (int32 in, int32 out, as JavaScript computes it). */
+function bits(name: string, f: (a: number, b: number) => number, commutative = false): PrimRule {
+  return {
+    ...SCALAR,
+    commutative,
+    arity: 2,
+    derivative: D.NO_TANGENT,
+    syntax: { prefix: name },
+    type: ([a, b]) => (a!.k === "int" && b!.k === "int" ? INT : { expected: "two Indexes" }),
+    evaluate: ([a, b]) => f(num(a!), num(b!)),
+  };
+}
+
 function compare(infix: string, f: (a: number, b: number) => boolean, allowBool: boolean): PrimRule {
   return {
     ...SCALAR,
@@ -200,6 +213,28 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
   exp: unaryDouble("exp", Math.exp, D.EXP, "transcendental"),
   sqrt: unaryDouble("sqrt", Math.sqrt, D.SQRT, "transcendental"),
   tanh: unaryDouble("tanh", Math.tanh, D.TANH, "transcendental"),
+  atan: unaryDouble("atan", Math.atan, D.ATAN, "transcendental"),
+  asin: unaryDouble("asin", Math.asin, D.ASIN, "transcendental"),
+  acos: unaryDouble("acos", Math.acos, D.ACOS, "transcendental"),
+  atan2: {
+    ...SCALAR,
+    cost: "transcendental",
+    arity: 2,
+    derivative: D.ATAN2,
+    syntax: { prefix: "atan2" },
+    type: ([a, b]) => (a!.k === "double" && b!.k === "double" ? DOUBLE : { expected: "two Doubles" }),
+    evaluate: ([a, b]) => Math.atan2(num(a!), num(b!)),
+  },
+  bitAnd: bits("bitAnd", (a, b) => a & b, true),
+  bitOr: bits("bitOr", (a, b) => a | b, true),
+  bitXor: bits("bitXor", (a, b) => a ^ b, true),
+  shiftLeft: bits("shiftLeft", (a, b) => a << b),
+  shiftRight: bits("shiftRight", (a, b) => a >> b),
+  shiftRightUnsigned: {
+    ...bits("shiftRightUnsigned", (a, b) => a >>> b),
+    derivative: D.ZERO_TANGENT,
+    type: ([a, b]) => (a!.k === "int" && b!.k === "int" ? DOUBLE : { expected: "two Indexes" }),
+  },
   floor: unaryDouble("floor", Math.floor, D.ZERO_TANGENT, "cheap"),
   // The identity on Doubles whose derivative is zero: AD treats its result as a constant (reverse mode gives it no
   // adjoint, so the loop computing its operand is not reversed).

@@ -6,7 +6,7 @@ import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
 import { consoleCall, expr, indexOf, packAs } from "./expressions.js";
-import { arithmetic } from "./operators.js";
+import { arithmetic, bitwise, remainder } from "./operators.js";
 import { forEachLoop } from "./loops.js";
 import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
 import { elementOf, markShared, restOf } from "./statements.js";
@@ -79,48 +79,34 @@ export function expressionStatement(fn: Fn, e0: Expression, env: Env, ctx: Ctx):
   });
 }
 
-const COMPOUND: Partial<Record<string, "+" | "-" | "*" | "/" | "**" | "%">> = {
+const COMPOUND: Partial<Record<string, Compound>> = {
   "+=": "+",
   "-=": "-",
   "*=": "*",
   "/=": "/",
   "**=": "**",
   "%=": "%",
+  "&=": "&",
+  "|=": "|",
+  "^=": "^",
+  "<<=": "<<",
+  ">>=": ">>",
+  ">>>=": ">>>",
 };
+type Compound = "+" | "-" | "*" | "/" | "**" | "%" | "&" | "|" | "^" | "<<" | ">>" | ">>>";
 
-/** `old op right` for a compound assignment. */
-function combine(fn: Fn, lets: Lets, op: "+" | "-" | "*" | "/" | "**" | "%", old: Val, right: Val, node: Node): Val {
+/** `old op right` for a compound assignment, as the operator computes it (./operators.ts). */
+function combine(fn: Fn, lets: Lets, op: Compound, old: Val, right: Val, node: Node): Val {
   const span = fn.span(node);
   if (old.kind !== "atom" || right.kind !== "atom" || !isNum(old.type) || !isNum(right.type))
     return fn.fail(node, `\`${fn.text(node)}\` needs numbers`, {}, "type");
-  if (op === "%") {
-    // As `%` (expressions.ts) on atoms: through a synthetic binary node is not possible, so write it here.
-    const a = old;
-    const b = right;
-    if (a.type.k === "int" && b.type.k === "int")
-      return lets.bind(
-        {
-          kind: "binop",
-          op: "-",
-          left: a.expr,
-          right: {
-            kind: "binop",
-            op: "*",
-            left: b.expr,
-            right: { kind: "binop", op: "/", left: a.expr, right: b.expr, span, opSpan: span },
-            span,
-            opSpan: span,
-          },
-          span,
-          opSpan: span,
-        },
-        T_INT,
-        "r",
-        span,
-      );
-    return fn.fail(node, "`%=` on numbers that are not integers is not supported", { hint: "write x = x % m" });
-  }
-  return arithmetic(fn, lets, op, { expr: old.expr, type: old.type }, { expr: right.expr, type: right.type }, span);
+  const [a, b] = [
+    { expr: old.expr, type: old.type },
+    { expr: right.expr, type: right.type },
+  ];
+  if (op === "%") return remainder(fn, lets, a, b, span);
+  if (op === "+" || op === "-" || op === "*" || op === "/" || op === "**") return arithmetic(fn, lets, op, a, b, span);
+  return bitwise(fn, lets, op, a, b, span);
 }
 
 const isNum = (t: TsType) => t.k === "double" || t.k === "int";

@@ -1,4 +1,4 @@
-// Calls of the subset: Math's functions (those with a Smooth primitive, and those written with them), the array
+// Calls of the subset: Math's functions (./math.ts), the array
 // methods that are loops (map, reduce, fill, slice, Array.from), typed-array constructors, functions of the same module
 // or closure (each a Smooth definition per argument types) and functions declared inside the function (inlined).
 
@@ -6,13 +6,13 @@ import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { consoleCall, expr, indexOf, memberOfFree, number, packAs } from "./expressions.js";
-import { arithmetic } from "./operators.js";
-import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
+import { consoleCall, expr, indexOf, memberOfFree, packAs } from "./expressions.js";
+import { app, binop, dbl, index, lam, num, param } from "./smooth-ast.js";
 import { callbackValue, inlineFunction } from "./bodies.js";
+import { math } from "./math.js";
 import type { FunctionSource } from "./source.js";
 import { bare, keyName, type Expression } from "./syntax.js";
-import { isNumber, joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import { joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
 
 type Call = A.CallExpression | A.NewExpression;
@@ -118,182 +118,6 @@ function construct(
 function build(fn: Fn, n: Expr, body: (i: Expr) => Expr, span: Span, name = "i"): Expr {
   const i = fn.names.fresh(name);
   return app("build", [n, lam([param(i, span)], body({ kind: "var", name: i, span }), span)], span);
-}
-
-/** A number argument of Math.f, as a Double when `double` (Math's functions compute in Doubles). */
-function mathArg(fn: Fn, a: Expression, env: Env, lets: Lets, what: string): Expr {
-  const x = number(fn, a, env, lets, what);
-  return x.type.k === "int" ? app("double", [x.expr], fn.span(a)) : x.expr;
-}
-
-const UNARY: Record<string, string> = {
-  sin: "sin",
-  cos: "cos",
-  tan: "tan",
-  exp: "exp",
-  log: "log",
-  sqrt: "sqrt",
-  tanh: "tanh",
-};
-
-function math(fn: Fn, e: A.CallExpression, name: string, all: readonly Argument[], env: Env, lets: Lets): Val {
-  const span = fn.span(e);
-  const what = (k: number) => `argument ${k} of Math.${name}`;
-  const arity = (n: number) => {
-    if (args.length !== n)
-      fn.fail(
-        e,
-        `Math.${name} takes ${n} argument${n === 1 ? "" : "s"}, but ${args.length} ${args.length === 1 ? "is" : "are"} given`,
-      );
-  };
-  const d = (value: Expr) => lets.bind(value, T_DOUBLE, name, span);
-  const spread = all.length === 1 && all[0]!.type === "SpreadElement" ? all[0].argument : undefined;
-  if (spread && name !== "max" && name !== "min") return fn.fail(all[0]!, `Math.${name}(...xs) is not supported`);
-  const args = spread ? [] : plainArguments(fn, all);
-  if (UNARY[name]) {
-    arity(1);
-    return d(app(UNARY[name], [mathArg(fn, args[0]!, env, lets, what(0))], span));
-  }
-  switch (name) {
-    case "abs":
-    case "floor":
-    case "ceil":
-    case "round":
-    case "trunc": {
-      arity(1);
-      const x = number(fn, args[0]!, env, lets, what(0));
-      if (x.type.k === "int")
-        return name === "abs" ? lets.bind(app("abs", [x.expr], span), T_INT, "abs", span) : atom(x.expr, T_INT);
-      const v = (lets.bind(x.expr, T_DOUBLE, "x", span) as { expr: Expr }).expr;
-      const floor = (y: Expr) => app("floor", [y], span);
-      const ceil = (y: Expr) => neg(floor(neg(y, span)), span);
-      if (name === "abs") return d(app("abs", [v], span));
-      if (name === "floor") return d(floor(v));
-      if (name === "ceil") return d(ceil(v));
-      // JavaScript rounds halves up (Math.round(-2.5) = -2).
-      if (name === "round") return d(floor(binop("+", v, dbl(0.5, span), span)));
-      return d(ifte(binop("<", v, dbl(0, span), span), ceil(v), floor(v), span));
-    }
-    case "sign": {
-      arity(1);
-      const v = mathArg(fn, args[0]!, env, lets, what(0));
-      const x = (lets.bind(v, T_DOUBLE, "x", span) as { expr: Expr }).expr;
-      return d(
-        ifte(
-          binop(">", x, dbl(0, span), span),
-          dbl(1, span),
-          ifte(binop("<", x, dbl(0, span), span), dbl(-1, span), x, span),
-          span,
-        ),
-      );
-    }
-    case "pow": {
-      arity(2);
-      const a = number(fn, args[0]!, env, lets, what(0));
-      const b = number(fn, args[1]!, env, lets, what(1));
-      return arithmetic(fn, lets, "**", a, b, span);
-    }
-    case "log1p":
-    case "expm1":
-    case "log2":
-    case "log10":
-    case "sinh":
-    case "cosh":
-    case "cbrt": {
-      arity(1);
-      const x = (lets.bind(mathArg(fn, args[0]!, env, lets, what(0)), T_DOUBLE, "x", span) as { expr: Expr }).expr;
-      const one = dbl(1, span);
-      const exp = (y: Expr) => app("exp", [y], span);
-      const log = (y: Expr) => app("log", [y], span);
-      switch (name) {
-        case "log1p":
-          return d(log(binop("+", one, x, span)));
-        case "expm1":
-          return d(binop("-", exp(x), one, span));
-        case "log2":
-          return d(binop("/", log(x), dbl(Math.LN2, span), span));
-        case "log10":
-          return d(binop("/", log(x), dbl(Math.LN10, span), span));
-        case "sinh":
-          return d(binop("/", binop("-", exp(x), exp(neg(x, span)), span), dbl(2, span), span));
-        case "cosh":
-          return d(binop("/", binop("+", exp(x), exp(neg(x, span)), span), dbl(2, span), span));
-        default: {
-          const third = dbl(1 / 3, span);
-          return d(
-            ifte(
-              binop("<", x, dbl(0, span), span),
-              neg(binop("**", neg(x, span), third, span), span),
-              binop("**", x, third, span),
-              span,
-            ),
-          );
-        }
-      }
-    }
-    case "hypot": {
-      if (args.length === 0) return atom(dbl(0, span), T_DOUBLE);
-      const squares = args.map((a, k) => {
-        const x = (lets.bind(mathArg(fn, a, env, lets, what(k)), T_DOUBLE, "x", span) as { expr: Expr }).expr;
-        return binop("*", x, x, span);
-      });
-      return d(app("sqrt", [squares.reduce((s, q) => binop("+", s, q, span))], span));
-    }
-    case "max":
-    case "min": {
-      if (spread) {
-        const xs = expr(fn, spread, env, lets);
-        if (xs.kind !== "atom" || xs.type.k !== "array" || !isNumber(xs.type.elem))
-          return fn.fail(spread, `Math.${name}(...xs) needs an array of numbers`, {}, "type");
-        return reduceArray(fn, xs, name, span, lets);
-      }
-      if (args.length === 0) return fn.fail(e, `Math.${name}() of nothing is not supported`);
-      const vals = args.map((a, k) => number(fn, a, env, lets, what(k)));
-      const allInt = vals.every((x) => x.type.k === "int");
-      const t = allInt ? T_INT : T_DOUBLE;
-      const conv = (x: { expr: Expr; type: TsType }) =>
-        t.k === "double" && x.type.k === "int" ? app("double", [x.expr], span) : x.expr;
-      return lets.bind(
-        vals.map(conv).reduce((acc, x) => app(name, [acc, x], span)),
-        t,
-        name,
-        span,
-      );
-    }
-    case "random":
-      return fn.fail(e, "Math.random() is not a function of the arguments: it cannot be differentiated", {
-        hint: "pass random numbers in as an argument",
-      });
-    default:
-      return fn.fail(e, `Math.${name} is not supported`, {
-        hint: "supported: sin cos tan exp log sqrt tanh abs floor ceil round trunc sign pow max min hypot log1p expm1 log2 log10 sinh cosh cbrt, and Math.PI, Math.E",
-      });
-  }
-}
-
-/** The largest (or smallest) element of an array of numbers. */
-function reduceArray(fn: Fn, xs: Extract<Val, { kind: "atom" }>, op: "max" | "min", span: Span, lets: Lets): Val {
-  const elem = (xs.type as { elem: TsType }).elem;
-  const acc = fn.names.fresh("m");
-  const i = fn.names.fresh("i");
-  const body = app(
-    op,
-    [
-      { kind: "var", name: acc, span },
-      index(xs.expr, binop("+", { kind: "var", name: i, span }, num(1, span), span), span),
-    ],
-    span,
-  );
-  const loop = app(
-    "ifold",
-    [
-      lam([param(acc, span), param(i, span)], body, span),
-      index(xs.expr, num(0, span), span),
-      binop("-", app("length", [xs.expr], span), num(1, span), span),
-    ],
-    span,
-  );
-  return lets.bind(loop, elem, op, span);
 }
 
 function arrayFrom(fn: Fn, e: A.CallExpression, args: readonly Expression[], env: Env, lets: Lets): Val {

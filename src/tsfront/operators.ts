@@ -27,6 +27,11 @@ export function unary(fn: Fn, e: A.UnaryExpression, env: Env, lets: Lets): Val {
       const x = boolean(fn, e.argument, env, lets, "the operand of `!`");
       return bindExpr(fn, lets, not(x, span), T_BOOL, "not", span);
     }
+    case "~": {
+      // ~x is x ^ -1 on the 32-bit integer.
+      const x = number(fn, e.argument, env, lets, "the operand of `~`");
+      return bitwise(fn, lets, "^", x, { expr: num(-1, span), type: T_INT }, span);
+    }
     default:
       return fn.fail(e, `the operator \`${e.operator}\` is not supported here`);
   }
@@ -84,6 +89,11 @@ export function binary(fn: Fn, e: A.BinaryExpression, env: Env, lets: Lets): Val
       span,
     );
   }
+  if (BITS[op]) {
+    const a = number(fn, left, env, lets, `the left operand of \`${op}\``);
+    const b = number(fn, e.right, env, lets, `the right operand of \`${op}\``);
+    return bitwise(fn, lets, op, a, b, span);
+  }
   if (op === "%") {
     const a = number(fn, left, env, lets, "the left operand of `%`");
     const b = number(fn, e.right, env, lets, "the right operand of `%`");
@@ -108,6 +118,40 @@ export function binary(fn: Fn, e: A.BinaryExpression, env: Env, lets: Lets): Val
     }
   }
   return fn.fail(e, `the operator \`${op}\` is not supported`);
+}
+
+/** JavaScript's bit operators, as the primitives on Indexes. */
+const BITS: Partial<Record<string, string>> = {
+  "&": "bitAnd",
+  "|": "bitOr",
+  "^": "bitXor",
+  "<<": "shiftLeft",
+  ">>": "shiftRight",
+  ">>>": "shiftRightUnsigned",
+};
+
+/**
+ * `a op b` for a bit operator, on 32-bit integers as JavaScript computes it: an Index (`>>>` a Double, its result
+ * being unsigned). A Double operand is first its integer part (JavaScript's ToInt32; one beyond 32 bits, or NaN, is an
+ * index error rather than JavaScript's wrap-around).
+ */
+export function bitwise(
+  fn: Fn,
+  lets: Lets,
+  op: string,
+  a: { expr: Expr; type: TsType },
+  b: { expr: Expr; type: TsType },
+  span: Span,
+): Val {
+  const int32 = (x: { expr: Expr; type: TsType }): Expr => {
+    if (x.type.k === "int") return x.expr;
+    const v = (lets.bind(x.expr, T_DOUBLE, "x", span) as AtomVal).expr;
+    const floor = (y: Expr) => app("floor", [y], span);
+    const truncated = ifte(binop("<", v, num(0, span), span), neg(floor(neg(v, span)), span), floor(v), span);
+    return (lets.bind(app("toIndex", [truncated], span), T_INT, "i", span) as AtomVal).expr;
+  };
+  const [x, y] = [int32(a), int32(b)];
+  return bindExpr(fn, lets, app(BITS[op]!, [x, y], span), op === ">>>" ? T_DOUBLE : T_INT, "b", span);
 }
 
 /** `a op b` as JavaScript computes it: in Index arithmetic when both are integers (except `/` and `**`). */

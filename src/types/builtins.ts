@@ -51,6 +51,13 @@ const doubleFn = (op: PrimName): Builtin => ({
   lowering: { kind: "prim", op },
 });
 
+/** JavaScript's bit operators: Index -> Index -> Index. */
+const indexBinary = (op: PrimName): Builtin => ({
+  arity: 2,
+  type: () => mFuns([M_INDEX, M_INDEX], M_INDEX),
+  lowering: { kind: "prim", op },
+});
+
 const numBinary = (op: PrimName): Builtin => ({
   arity: 2,
   type: () => {
@@ -182,6 +189,23 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["exp", doubleFn("exp")],
   ["sqrt", doubleFn("sqrt")],
   ["tanh", doubleFn("tanh")],
+  ["atan", doubleFn("atan")],
+  ["asin", doubleFn("asin")],
+  ["acos", doubleFn("acos")],
+  ["atan2", { arity: 2, type: () => mFuns([M_DOUBLE, M_DOUBLE], M_DOUBLE), lowering: { kind: "prim", op: "atan2" } }],
+  ["bitAnd", indexBinary("bitAnd")],
+  ["bitOr", indexBinary("bitOr")],
+  ["bitXor", indexBinary("bitXor")],
+  ["shiftLeft", indexBinary("shiftLeft")],
+  ["shiftRight", indexBinary("shiftRight")],
+  [
+    "shiftRightUnsigned",
+    {
+      arity: 2,
+      type: () => mFuns([M_INDEX, M_INDEX], M_DOUBLE),
+      lowering: { kind: "prim", op: "shiftRightUnsigned" },
+    },
+  ],
   ["floor", doubleFn("floor")],
   ["stopGradient", doubleFn("stopGradient")],
   [

@@ -45,8 +45,15 @@ function unary(name: "sqrt" | "floor" | "abs" | "neg"): WasmLowering {
 }
 
 /** A function of one Double by an f64 function that is V8's `Math` one (a float32 value is widened, then rounded). */
-function math(name: "sin" | "cos" | "tan" | "tanh"): WasmLowering {
-  return { expr: (em, [a]) => viaF64(em, (x) => call(em.helpers.math[name], x), slotCode(a!)) };
+function math(name: "sin" | "cos" | "tan" | "tanh" | "atan" | "asin" | "acos"): WasmLowering {
+  return { expr: (em, [a]) => viaF64(em, (x) => call(mathFunction(em, name), x), slotCode(a!)) };
+}
+
+/** The index of a `Math` function in the module (the inverse trigonometric ones are imported where used). */
+function mathFunction(em: WasmEmitter, name: keyof WasmEmitter["helpers"]["math"]): number {
+  const index = em.helpers.math[name];
+  if (index === undefined) throw new Error(`wasm: Math.${name} is used but was not imported`);
+  return index;
 }
 
 function viaF64(em: WasmEmitter, f: (x: Code) => Code, x: Code): Code {
@@ -118,6 +125,27 @@ export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
   exp: { expr: (em, [a]) => call(em.helpers.exp, slotCode(a!)) },
   sqrt: unary("sqrt"),
   tanh: math("tanh"),
+  atan: math("atan"),
+  asin: math("asin"),
+  acos: math("acos"),
+  atan2: {
+    expr: (em, [a, b]) =>
+      em.real === "f64"
+        ? call(mathFunction(em, "atan2"), slotCode(a!), slotCode(b!))
+        : op(
+            "f32.demote_f64",
+            call(mathFunction(em, "atan2"), op("f64.promote_f32", slotCode(a!)), op("f64.promote_f32", slotCode(b!))),
+          ),
+  },
+  bitAnd: { expr: (_em, [a, b]) => op("i32.and", slotCode(a!), slotCode(b!)) },
+  bitOr: { expr: (_em, [a, b]) => op("i32.or", slotCode(a!), slotCode(b!)) },
+  bitXor: { expr: (_em, [a, b]) => op("i32.xor", slotCode(a!), slotCode(b!)) },
+  shiftLeft: { expr: (_em, [a, b]) => op("i32.shl", slotCode(a!), slotCode(b!)) },
+  shiftRight: { expr: (_em, [a, b]) => op("i32.shr_s", slotCode(a!), slotCode(b!)) },
+  // The unsigned result as a real (exact in f64; float32 rounds it as Math.fround would).
+  shiftRightUnsigned: {
+    expr: (em, [a, b]) => op(`${em.real}.convert_i32_u` as OpName, op("i32.shr_u", slotCode(a!), slotCode(b!))),
+  },
   floor: unary("floor"),
   stopGradient: { expr: (_em, [a]) => slotCode(a!) },
   withDerivativeOf: { expr: (_em, [a]) => slotCode(a!) },

@@ -47,13 +47,20 @@ export interface Helpers {
    * (./simd-math.ts).
    */
   readonly lanes: (f: "exp" | "log", groups: number) => number;
-  /** Functions of f64 that are V8's `Math` ones: sin, cos, tan and pow imported, tanh written (./math-tanh.ts). */
-  readonly math: Readonly<Record<"sin" | "cos" | "tan" | "tanh" | "pow", number>>;
+  /**
+   * Functions of f64 that are V8's `Math` ones: sin, cos, tan and pow imported, tanh written (./math-tanh.ts); atan,
+   * asin, acos and atan2 imported by the modules that use them.
+   */
+  readonly math: Readonly<Record<"sin" | "cos" | "tan" | "tanh" | "pow", number>> &
+    Readonly<Partial<Record<InverseTrig, number>>>;
   /** The global holding the number of the error site that failed (0: none). */
   readonly errorSite: number;
   /** The functions that raise each kind of error from the numbers a check saved (JavaScript, after the trap). */
   readonly raise: ErrorRaisers;
 }
+
+/** The inverse trigonometric functions, imported from `Math` only by a module whose code calls one. */
+export type InverseTrig = "atan" | "asin" | "acos" | "atan2";
 
 export interface ErrorRaisers {
   badCount(what: "build size" | "ifold count", n: number, span: unknown): never;

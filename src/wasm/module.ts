@@ -1,12 +1,14 @@
 // The wasm back end's entry point: a first-order IrFunction becomes one WebAssembly module. Its function `main`
 // reads the argument slots from linear memory (./memory.ts has the layout), runs the function body (./emit.ts) and
 // writes the result slots; the module's other functions are the arena's allocator, Index powers, exp and log
-// (./math.ts), tanh (./math-tanh.ts); sin, cos, tan and pow are V8's own, imported from `Math`.
+// (./math.ts), tanh (./math-tanh.ts); sin, cos, tan and pow are V8's own, imported from `Math` (and atan, asin, acos,
+// atan2 by a module whose code calls one: imports come before the module's functions, so they are decided first).
 //
 // The module holds no program text: error messages, spans and types stay in JavaScript, with the error sites
 // (./runtime.ts raises them).
 
 import { typeOf, type IrFunction } from "../ir/ir.js";
+import { someNode } from "../ir/free.js";
 import { ownership } from "../lowering/ownership.js";
 import type { Type } from "../types/types.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
@@ -25,6 +27,7 @@ import {
   writeAlloc,
   writeIntPow,
   type ErrorRaisers,
+  type InverseTrig,
   type Layout,
 } from "./memory.js";
 import { emitParallelSite } from "./parallel.js";
@@ -107,6 +110,7 @@ export function generateModule(
     cos: mb.importFunction("Math", "cos", F64_TO_F64),
     tan: mb.importFunction("Math", "tan", F64_TO_F64),
     pow: mb.importFunction("Math", "pow", { params: ["f64", "f64"], results: ["f64"] }),
+    ...inverseTrigonometry(mb, fn),
   };
   const sites = threads > 1 ? parallelSites(fn) : [];
   if (sites.length > 0) {
@@ -288,4 +292,21 @@ export function generateModule(
     parallelCosts: sites.map((s) => s.cost),
     threads,
   };
+}
+
+const INVERSE_TRIG: readonly InverseTrig[] = ["atan", "asin", "acos", "atan2"];
+
+/** Imports of `Math`'s inverse trigonometric functions when the function (or one it calls) uses one; else none. */
+function inverseTrigonometry(mb: ModuleBuilder, fn: IrFunction): Partial<Record<InverseTrig, number>> {
+  const bodies = [fn.body, ...(fn.functions ?? []).map((f) => f.body)];
+  const uses = bodies.some((body) =>
+    someNode(body, (n) => n.kind === "prim" && (INVERSE_TRIG as readonly string[]).includes(n.op)),
+  );
+  if (!uses) return {};
+  return Object.fromEntries(
+    INVERSE_TRIG.map((name) => [
+      name,
+      mb.importFunction("Math", name, name === "atan2" ? { params: ["f64", "f64"], results: ["f64"] } : F64_TO_F64),
+    ]),
+  );
 }

@@ -43,6 +43,27 @@ const UNARY: readonly Unary[] = [
     d1: (x) => 1 - Math.tanh(x) ** 2,
     d2: (x) => -2 * Math.tanh(x) * (1 - Math.tanh(x) ** 2),
   },
+  {
+    name: "atan",
+    body: "atan x",
+    domain: [-3, 3],
+    d1: (x) => 1 / (1 + x * x),
+    d2: (x) => (-2 * x) / (1 + x * x) ** 2,
+  },
+  {
+    name: "asin",
+    body: "asin x",
+    domain: [-0.9, 0.9],
+    d1: (x) => 1 / Math.sqrt(1 - x * x),
+    d2: (x) => x / (1 - x * x) ** 1.5,
+  },
+  {
+    name: "acos",
+    body: "acos x",
+    domain: [-0.9, 0.9],
+    d1: (x) => -1 / Math.sqrt(1 - x * x),
+    d2: (x) => -x / (1 - x * x) ** 1.5,
+  },
   { name: "abs", body: "abs x", domain: [-3, 3], avoid: (x) => Math.abs(x) < 0.05, d1: Math.sign, d2: () => 0 },
   {
     name: "floor",

@@ -110,6 +110,23 @@ const checks: { [K in PrimName]: () => void } = {
   exp: () => checkUnaryDouble("exp", Math.exp),
   sqrt: () => checkUnaryDouble("sqrt", Math.sqrt),
   tanh: () => checkUnaryDouble("tanh", Math.tanh),
+  atan: () => checkUnaryDouble("atan", Math.atan),
+  asin: () => checkUnaryDouble("asin", Math.asin),
+  acos: () => checkUnaryDouble("acos", Math.acos),
+  atan2: () => checkBinaryDouble("atan2", Math.atan2),
+  // JavaScript's operators on int32 operands, against the same operations on BigInts wrapped to 32 bits.
+  bitAnd: () => checkBinaryInt("bitAnd", (a, b) => a & b),
+  bitOr: () => checkBinaryInt("bitOr", (a, b) => a | b),
+  bitXor: () => checkBinaryInt("bitXor", (a, b) => a ^ b),
+  shiftLeft: () => checkBinaryInt("shiftLeft", (a, b) => a << (b & 31n)),
+  shiftRight: () => checkBinaryInt("shiftRight", (a, b) => a >> (b & 31n)),
+  shiftRightUnsigned: () => {
+    for (const a of INTS)
+      for (const b of INTS)
+        expect(run("shiftRightUnsigned", [idx(a), idx(b)])).toBe(
+          Number(BigInt.asUintN(32, BigInt(a)) >> BigInt(b & 31)),
+        );
+  },
   floor: () => checkUnaryDouble("floor", Math.floor),
   stopGradient: () => checkUnaryDouble("stopGradient", (x) => x),
   withDerivativeOf: () => checkBinaryDouble("withDerivativeOf", (a) => a),

@@ -50,11 +50,11 @@ describe("primitive facts", () => {
   it("match the lists the passes kept", () => {
     // src/ad/reverse-support.ts COSTLY_PRIMS and src/opt/materialise.ts TRANSCENDENTAL (the same list).
     expect(withFact((op) => PRIMS[op].cost === "transcendental")).toEqual(
-      ["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow"].sort(),
+      ["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "pow", "atan", "asin", "acos", "atan2"].sort(),
     );
     // src/opt/cse.ts COMMUTATIVE.
     expect(withFact((op) => PRIMS[op].commutative === true)).toEqual(
-      ["add", "mul", "max", "min", "eq", "ne", "and", "or"].sort(),
+      ["add", "mul", "max", "min", "eq", "ne", "and", "or", "bitAnd", "bitOr", "bitXor"].sort(),
     );
     // src/lowering/ownership.ts UPDATES and ALLOCATES; src/ir/invariant-shapes.ts UPDATES.
     expect(withFact((op) => PRIMS[op].update !== undefined)).toEqual(["setAt", "addAt", "addArray", "record"].sort());

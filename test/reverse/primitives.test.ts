@@ -86,6 +86,17 @@ const CASES: readonly Case[] = [
   unary("exp", "exp (sin x)", -2, 2),
   unary("sqrt", "sqrt x", 0.2, 3),
   unary("tanh", "tanh (2 * x)", -2, 2),
+  unary("atan", "atan (x * x - 1)", -2, 2),
+  unary("asin", "asin (x / 3) * x", -2, 2),
+  unary("acos", "acos (x / 3) * x", -2, 2),
+  binary("atan2", "atan2 y x"),
+  {
+    // An Index shifted without sign, a Double: a step function of nothing differentiable (its derivative is zero).
+    name: "shiftRightUnsigned",
+    source: "let f = fun (x: Double) (n: Index) -> x * shiftRightUnsigned n 1 + sin x",
+    point: (rnd) => [r(rnd), Math.floor(uniform(rnd, -5, 5))],
+    prims: ["shiftRightUnsigned"],
+  },
   unary("abs", "abs x * x", -2, 2, Math.abs),
   unary("floor", "floor x * x + floor (x * 3)", -2, 2, (x) => Math.min(distToInteger(x), distToInteger(3 * x))),
   {

@@ -172,3 +172,54 @@ describe("destructuring", () => {
     agrees(f, [v]);
   });
 });
+
+describe("Math", () => {
+  it("atan2, atan, asin, acos and the inverse hyperbolic functions, against JavaScript's, on both back ends", () => {
+    function f(x: Float64Array) {
+      return (
+        Math.atan2(x[0]!, x[1]!) +
+        Math.atan2(-x[2]!, x[3]!) * 2 +
+        Math.atan(x[0]! * 3) +
+        Math.asin(x[3]! / 2) +
+        Math.acos(x[4]!) +
+        Math.asinh(x[1]! * 4) +
+        Math.acosh(2 + x[2]!) +
+        Math.atanh(x[4]!) +
+        Math.hypot(x[0]!, x[1]!) * Math.sign(x[1]!) +
+        Math.cbrt(x[1]!)
+      );
+    }
+    agrees(f, [v]);
+    expect(compile(f, { backend: "js" })(v)).toBeCloseTo(f(v), 12);
+    expect(compile(f, { backend: "wasm" })(v)).toBeCloseTo(f(v), 12);
+  });
+
+  it("second derivatives of atan2 and asin, against their closed forms", () => {
+    // d²/dx² atan2(x, 2) = -4x / (x² + 4)², d²/dx² asin(x) = x / (1 - x²)^(3/2).
+    const g = grad(grad((x: number) => Math.atan2(x, 2) + Math.asin(x / 3)));
+    for (const x of [-1.3, 0.2, 0.9]) {
+      const y = x / 3;
+      expect(g(x)).toBeCloseTo((-4 * x) / (x * x + 4) ** 2 + y / (1 - y * y) ** 1.5 / 9, 12);
+    }
+  });
+});
+
+describe("bit operators", () => {
+  it("on integers, as JavaScript computes them in 32 bits, on every back end", () => {
+    function f(x: Float64Array, n: number) {
+      let s = 0;
+      for (let i = 0; i < x.length; i++) {
+        const k = ((i * 7) ^ (i >> 1)) & 3;
+        s += x[k]! * ((k << 2) | 1) + x[i]! * (~i + (-i >>> 28) + (i << 3));
+      }
+      let h = n | 0;
+      h ^= h << 13;
+      h ^= h >>> 17;
+      h |= 1;
+      // (h << 30 wraps around to a negative number, as in JavaScript.)
+      return s + (h >>> 0) * 1e-9 + ((x[0]! * 100 + 0.5) | 0) + ((h << 30) >> 28);
+    }
+    agrees(f, [v, 12345]);
+    for (const backend of ["js", "wasm"] as const) expect(compile(f, { backend })(v, 99)).toBe(f(v, 99));
+  });
+});
