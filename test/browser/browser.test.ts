@@ -148,6 +148,17 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
         "bundle",
         `const { smooth, grad } = await import("./smooth.mjs");\nconst m = smooth([${JSON.stringify(SOURCE)}]);\nconst g = grad(m.f)(${JSON.stringify(v)}, 1.5);\n${show}`,
       );
+      // A plain function, read from its source in the page (no closure: the browser has no inspector).
+      const sumOfSquares =
+        "function sumOfSquares(v) { let s = 0; for (let i = 0; i < v.length; i++) s += v[i] * v[i]; return s; }";
+      page(
+        "plain",
+        `const { grad } = await import("./smooth.mjs");\n${sumOfSquares}\nconst g = grad(sumOfSquares)(new Float64Array([1, 2, 3]));\n${show}`,
+      );
+      page(
+        "closure",
+        `const { grad } = await import("./smooth.mjs");\nconst scale = 2;\nconst g = grad((x) => x * scale)(3);\n${show}`,
+      );
       page(
         "aot",
         `const { gradient } = await import("./f.mjs");\nconst g = gradient(${JSON.stringify(v)}, 1.5);\n${show}`,
@@ -176,6 +187,18 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
 
     it("the bundle computes Node's gradient", async () => {
       expect(await outcome(`${await served(dir)}bundle.html`)).toEqual({ result: expected() });
+    });
+
+    it("the bundle differentiates a plain function as Node does, and names what it cannot read", async () => {
+      // (The bundle traced plain functions without reading them: this gradient was [0, 0, 0].)
+      expect(await outcome(`${await served(dir)}plain.html`)).toEqual({ result: [2, 4, 6] });
+      expect([
+        ...(grad((v: Float64Array) => v.reduce((s, x) => s + x * x, 0))(new Float64Array([1, 2, 3])) as number[]),
+      ]).toEqual([2, 4, 6]);
+      // A closure's variables cannot be read in a browser: a located error that says so, not a wrong number.
+      const { error } = await outcome(`${await served(dir)}closure.html`);
+      expect(error).toMatch(/^SmoothError: .*unsupported error: `scale` is not defined here/);
+      expect(error).toContain("this JavaScript runtime does not let the library read a function's closure");
     });
 
     it("under script-src 'self' the AOT module computes Node's gradient, where the bundle cannot compile", async () => {

@@ -1,6 +1,8 @@
 // The package as a user gets it: `npm pack` (of the build `npm test` made), installed into temporary ESM, CommonJS
 // and `tsc --strict` TypeScript projects, each computing a gradient. The install reads npm's cache first
-// (--prefer-offline; `npm ci` has put the one runtime dependency there), so it needs no network.
+// (--prefer-offline; `npm ci` has put the one runtime dependency there), so it needs no network. Plain functions are
+// read by the package's own parser: in a project without the `typescript` package, and in projects that install
+// `typescript@5` or the newest `typescript` beside it (those two installs ask the registry for what the cache lacks).
 
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
@@ -32,6 +34,60 @@ function project(name: string, pkg: object, files: Record<string, string>): stri
 }
 
 let files: string[] = [];
+let tarball = "";
+
+/**
+ * A script computing plain functions' gradients: the sum of squares of a loop at (1, 2, 3), whose gradient is
+ * (2, 4, 6), and a few functions like the corpus's against central differences of themselves. It prints whether it
+ * could import `typescript`, the gradient, and the largest relative difference from central differences.
+ */
+const PLAIN = `import { grad } from "smooth-ad";
+let typescript = true;
+try { await import("typescript"); } catch { typescript = false; }
+function sumOfSquares(v) { let s = 0; for (let i = 0; i < v.length; i++) s += v[i] * v[i]; return s; }
+function rosenbrock(x) {
+  let sum = 0;
+  for (let i = 0; i < x.length - 1; i++) { const a = x[i + 1] - x[i] * x[i]; const b = 1 - x[i]; sum += 100 * a * a + b * b; }
+  return sum;
+}
+function logistic(w, X, y) {
+  let total = 0;
+  for (let i = 0; i < X.length; i++) {
+    let z = w[0];
+    for (let j = 0; j < X[i].length; j++) z += w[j + 1] * X[i][j];
+    total += (z > 0 ? z + Math.log(1 + Math.exp(-z)) : Math.log(1 + Math.exp(z))) - y[i] * z;
+  }
+  return total;
+}
+function piecewise(x) {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    switch (i % 3) { case 0: s += Math.atan2(x[i], 1 + i); break; case 1: s += x[i] ** 3; break; default: s -= Math.hypot(x[i], 2); }
+  }
+  return s;
+}
+const X = [[0.5, -1], [1.5, 0.25], [-0.75, 2]];
+const cases = [
+  [rosenbrock, [new Float64Array([0.5, 1.2, -0.3, 0.8])]],
+  [logistic, [new Float64Array([0.1, -0.4, 0.7]), X, [1, 0, 1]]],
+  [piecewise, [new Float64Array([0.3, -0.6, 1.1, 0.9, -1.4])]],
+];
+let worst = 0;
+for (const [f, args] of cases) {
+  const g = grad(f)(...args);
+  const x = args[0];
+  for (let i = 0; i < x.length; i++) {
+    const at = (d) => { const y = Float64Array.from(x); y[i] += d; return f(y, ...args.slice(1)); };
+    const fd = (at(1e-6) - at(-1e-6)) / 2e-6;
+    worst = Math.max(worst, Math.abs(g[i] - fd) / (1 + Math.abs(fd)));
+  }
+}
+console.log(JSON.stringify({ typescript, gradient: [...grad(sumOfSquares)(new Float64Array([1, 2, 3]))], worst }));
+`;
+
+/** What PLAIN prints in a project folder. */
+const plainIn = (at: string) =>
+  JSON.parse(run(at, "plain.mjs").trim()) as { typescript: boolean; gradient: number[]; worst: number };
 
 beforeAll(() => {
   const packed = JSON.parse(
@@ -41,6 +97,7 @@ beforeAll(() => {
     }),
   ) as { filename: string; files: { path: string }[] }[];
   files = packed[0]!.files.map((f) => f.path);
+  tarball = join(dir, packed[0]!.filename);
   // One install at the top; the consumers below are folders inside it (Node looks up node_modules in parents).
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumers", private: true }));
   execFileSync(
@@ -61,6 +118,7 @@ describe("the packed tarball", () => {
         "dist/bundle/cli.js",
         "dist/node.d.ts",
         "dist/browser/smooth.mjs",
+        "dist/THIRD_PARTY_LICENSES",
       ]),
     );
     expect(files.filter((f) => f.endsWith(".map") || f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
@@ -133,4 +191,32 @@ describe("the packed tarball", () => {
     expect(definitionType).toBe("Vector -> Double");
     expect(loader).toBe("function");
   });
+
+  it("differentiates plain functions in a project without the `typescript` package", () => {
+    // (Before the parser was the package's own, this printed [0, 0, 0]: the function was traced without being read.)
+    const at = project("plain", { type: "module" }, { "plain.mjs": PLAIN });
+    const out = plainIn(at);
+    expect(out.typescript).toBe(false);
+    expect(out.gradient).toEqual([2, 4, 6]);
+    expect(out.worst).toBeLessThan(1e-6);
+  });
+});
+
+describe("beside the typescript package", () => {
+  it.each(["typescript@5", "typescript@latest"])(
+    "differentiates plain functions the same with %s installed in the project",
+    (typescript) => {
+      const at = project(`with-${typescript.replace(/\W/g, "-")}`, { type: "module" }, { "plain.mjs": PLAIN });
+      execFileSync(
+        npm,
+        ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, typescript],
+        { cwd: at, encoding: "utf8", timeout: 300_000 },
+      );
+      const out = plainIn(at);
+      expect(out.typescript).toBe(true);
+      expect(out.gradient).toEqual([2, 4, 6]);
+      expect(out.worst).toBeLessThan(1e-6);
+    },
+    320_000,
+  );
 });
