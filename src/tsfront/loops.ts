@@ -62,7 +62,10 @@ export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
     ],
   };
   if (keys.length === 0) {
-    // Nothing assigned: the loop computes nothing the rest can see.
+    // Nothing assigned: the loop computes nothing the rest can see (its body is read for its errors only).
+    const ignored = new Lets(fn.names);
+    shape.cond?.(env, ignored);
+    checkIteration(fn, shape, env);
     return ctx.next(env);
   }
   let type = typeOfVal(initVal);
@@ -125,6 +128,15 @@ export function runLoop(fn: Fn, env: Env, ctx: Ctx, shape: LoopShape): Expr {
     const value = out.fields[names.length + 1]!;
     return after.wrap(ifte(doneAfter.expr, ctx.ret(value, out.env, shape.node), ctx.next(out.env), span));
   }
+}
+
+/** An iteration translated only for the errors it holds (see checkOnly). */
+function checkIteration(fn: Fn, shape: LoopShape, env: Env): void {
+  const span = fn.span(shape.node);
+  const nothing: Expr = { kind: "bool", value: true, span };
+  const ignore: Ctx = { next: () => nothing, ret: () => nothing, brk: () => nothing, cont: () => nothing };
+  const k: Expr | undefined = shape.count ? { kind: "var", name: fn.names.fresh("k"), span } : undefined;
+  shape.iteration(env, k, ignore, new Lets(fn.names));
 }
 
 /** A loop's state parameter taken apart: the variables bound to its parts, and the flags when it has them. */

@@ -97,6 +97,21 @@ function plug(piece: Expr, hole: Expr, rest: Expr): Expr {
   return piece;
 }
 
+/**
+ * Translates blocks that assign nothing the rest sees, only for the errors they hold: a branch or a loop whose only
+ * effect is one the subset refuses (`throw`, `console.log`) must be that error, not left out.
+ */
+export function checkOnly(fn: Fn, blocks: readonly (readonly Statement[])[], env: Env, ctx: Ctx): void {
+  const nothing: Expr = { kind: "bool", value: true, span: fn.span({ type: "Program", start: 0, end: 0 }) };
+  const ignore: Ctx = {
+    next: () => nothing,
+    ret: () => nothing,
+    ...(ctx.brk ? { brk: () => nothing } : {}),
+    ...(ctx.cont ? { cont: () => nothing } : {}),
+  };
+  for (const list of blocks) blockOf(fn, list, env, ignore);
+}
+
 /** A statement as a block of its own: what it declares is not seen after it. */
 export function block(fn: Fn, s: Statement, env: Env, ctx: Ctx): Expr {
   return blockOf(fn, s.type === "BlockStatement" ? s.body : [s], env, ctx);
@@ -420,7 +435,15 @@ function switchStatement(fn: Fn, s: A.SwitchStatement, env: Env, ctx: Ctx): Expr
     );
   }
   const names = assignedNames(fn, [s], env);
-  if (names.length === 0) return lets.wrap(ctx.next(env));
+  if (names.length === 0) {
+    checkOnly(
+      fn,
+      s.cases.map((c) => c.consequent),
+      env,
+      ctx,
+    );
+    return lets.wrap(ctx.next(env));
+  }
   const holes = new Holes();
   const join: Ctx = {
     ...ctx,
@@ -459,7 +482,10 @@ function ifStatement(fn: Fn, s: A.IfStatement, env: Env, ctx: Ctx): Expr {
     return lets.wrap(ifte(cond, a, b, span));
   }
   const names = assignedNames(fn, [s.consequent, s.alternate], env);
-  if (names.length === 0) return lets.wrap(ctx.next(env));
+  if (names.length === 0) {
+    checkOnly(fn, [[s.consequent], s.alternate ? [s.alternate] : []], env, ctx);
+    return lets.wrap(ctx.next(env));
+  }
   const holes = new Holes();
   const join: Ctx = { ...ctx, next: (e) => holes.add(stateOf(e, names), e, s) };
   const a = block(fn, s.consequent, env, join);
