@@ -23,15 +23,19 @@ const VALUES: Record<"double" | "int" | "bool", readonly (number | boolean)[]> =
 const BINARY: readonly [PrimName, readonly Type[]][] = [
   ...(["add", "sub", "mul", "div", "pow", "max", "min"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT]]),
   ["withDerivativeOf", [DOUBLE]],
+  ["atan2", [DOUBLE]],
+  ...(["bitAnd", "bitOr", "bitXor", "shiftLeft", "shiftRight", "shiftRightUnsigned"] as const).map(
+    (op): [PrimName, Type[]] => [op, [INT]],
+  ),
   ...(["lt", "gt", "le", "ge"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT]]),
   ...(["eq", "ne"] as const).map((op): [PrimName, Type[]] => [op, [DOUBLE, INT, BOOL]]),
   ["and", [BOOL]],
   ["or", [BOOL]],
 ];
 const UNARY: readonly [PrimName, Type][] = [
-  ...(["sin", "cos", "tan", "log", "exp", "sqrt", "tanh", "floor", "stopGradient"] as const).map(
-    (op): [PrimName, Type] => [op, DOUBLE],
-  ),
+  ...(
+    ["sin", "cos", "tan", "atan", "asin", "acos", "log", "exp", "sqrt", "tanh", "floor", "stopGradient"] as const
+  ).map((op): [PrimName, Type] => [op, DOUBLE]),
   ["neg", DOUBLE],
   ["neg", INT],
   ["abs", DOUBLE],
