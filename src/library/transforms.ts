@@ -25,6 +25,7 @@ import { DerivedTarget } from "./derived-target.js";
 import { parseArgnums, type Argnums } from "./errors.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
 import { keyOf, type Tree } from "./pytree.js";
+import { BoundedCache } from "./bounded-cache.js";
 import { compiledProgram, hiddenOfInner, targetOf, withHidden, type Instance, type Target } from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
@@ -141,7 +142,7 @@ const sizeOf = (t: Tree): number =>
 
 class JacobianTarget extends DerivedTarget {
   /** The mode chosen per argument shapes (auto mode runs the primal once per shapes to compare sizes). */
-  private readonly modes = new Map<string, Mode>();
+  private readonly modes = new BoundedCache<string, Mode>();
 
   constructor(
     inner: Target,
