@@ -1,12 +1,11 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
-import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
 import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
-import { declarations, interfaceName } from "../library/dts.js";
+import { checkInterfaceName, declarations, interfaceName } from "../library/dts.js";
 import {
   derivativeForDev,
   gradJson,
@@ -17,6 +16,7 @@ import {
 } from "./derivative-commands.js";
 import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
 import { writeAotModule, type ModuleOptions } from "./module-command.js";
+import { readSource, writeOutput } from "./files.js";
 import { derivativeTypeScript, isTypeScriptFile, loadTypeScript, runTypeScript } from "./ts-commands.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
@@ -26,21 +26,9 @@ import { lowerEntry } from "../ir/lower.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
 import { checkThreads, setWasmThreads } from "../wasm/parallel-run.js";
-import type { SourceFile } from "../syntax/source.js";
 import { showDefinitionType } from "../types/infer.js";
 import { concretize, prune } from "../types/mtype.js";
 import type { Type } from "../types/types.js";
-
-function readSource(path: string): SourceFile {
-  try {
-    // Standard input by file descriptor: `/dev/stdin` cannot be opened by name when it is a socket.
-    const fromStdin = path === "-" || path === "/dev/stdin";
-    return { name: fromStdin ? "<stdin>" : path, text: readFileSync(fromStdin ? 0 : path, "utf8") };
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
-    return fail("argument", `cannot read ${path}: ${why}`);
-  }
-}
 
 /** The prelude file itself is loaded without a second copy of the prelude. FILE is read once (it may be a pipe). */
 function load(path: string, prelude: boolean): SmoothProgram {
@@ -201,9 +189,9 @@ export function registerCommands(program: Command): void {
     .action((file: string, o: { out?: string; name?: string; prelude: boolean }) => {
       const prog = load(file, o.prelude);
       const name = o.name ?? interfaceName(file);
-      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) fail("argument", `--name ${name} is not a TypeScript identifier`);
+      checkInterfaceName(name, "--name");
       const out = o.out ?? `${file}.d.ts`;
-      writeFileSync(out, declarations(prog, name));
+      writeOutput(out, declarations(prog, name));
       process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
     });
 
