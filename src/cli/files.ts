@@ -2,14 +2,15 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fail } from "../syntax/diagnostics.js";
-import type { SourceFile } from "../syntax/source.js";
+import { withoutByteOrderMark, type SourceFile } from "../syntax/source.js";
 
-/** A file the command reads (`-` or /dev/stdin: standard input). */
+/** A file the command reads (`-` or /dev/stdin: standard input), without a byte-order mark. */
 export function readSource(path: string): SourceFile {
   try {
     // Standard input by file descriptor: `/dev/stdin` cannot be opened by name when it is a socket.
     const fromStdin = path === "-" || path === "/dev/stdin";
-    return { name: fromStdin ? "<stdin>" : path, text: readFileSync(fromStdin ? 0 : path, "utf8") };
+    const text = withoutByteOrderMark(readFileSync(fromStdin ? 0 : path, "utf8"));
+    return { name: fromStdin ? "<stdin>" : path, text };
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
     return fail("argument", `cannot read ${path}: ${why}`);

@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { loadProgram, type SmoothProgram } from "../api/program.js";
 import { printIr } from "../ir/print.js";
 import { fail, SmoothError } from "../syntax/diagnostics.js";
+import { withoutByteOrderMark } from "../syntax/source.js";
 import { showDefinitionType } from "../types/infer.js";
 import { TypeNamer } from "../types/mtype.js";
 import { gradJson, showDerivative } from "./derivative-commands.js";
@@ -93,7 +94,7 @@ class Session {
   load(path: string): void {
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      text = withoutByteOrderMark(readFileSync(path, "utf8"));
     } catch (e) {
       return fail("argument", `cannot read ${path}: ${(e as Error).message}`);
     }

@@ -4,6 +4,7 @@
 // library a function together with the functions it calls.
 
 import { fail } from "../syntax/diagnostics.js";
+import { withoutByteOrderMark } from "../syntax/source.js";
 import { parseModule } from "../tsfront/source.js";
 import { compiledFunction } from "./compile.js";
 import { TsTarget } from "./ts-target.js";
@@ -24,7 +25,7 @@ export type TypeScriptModule = { readonly [name: string]: AnyFunction };
 export function typescriptModule(text: string, options: { fileName?: string } = {}): TypeScriptModule {
   if (typeof text !== "string")
     fail("argument", `typescriptModule expects the module's text (a string), but it was given ${typeof text}`);
-  const source = parseModule({ name: options.fileName ?? "<typescript>", text });
+  const source = parseModule({ name: options.fileName ?? "<typescript>", text: withoutByteOrderMark(text) });
   if (source.functions.size === 0)
     fail("argument", `${source.file.name} declares no function at its top level`, undefined, {
       hint: "write `export function f(x: number) { ... }` or `const f = (x: number) => ...`",
