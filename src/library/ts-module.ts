@@ -8,6 +8,7 @@ import { withoutByteOrderMark } from "../syntax/source.js";
 import { parseModule } from "../tsfront/source.js";
 import { compiledFunction } from "./compile.js";
 import { TsTarget } from "./ts-target.js";
+import { checkSourceArguments } from "./module.js";
 import type { AnyFunction } from "./types.js";
 
 /** The functions of a TypeScript module, by name: each callable (compiled), and accepted by every transform. */
@@ -23,8 +24,7 @@ export type TypeScriptModule = { readonly [name: string]: AnyFunction };
  * grad(m.f)(1); // sin 1 + cos 1
  */
 export function typescriptModule(text: string, options: { fileName?: string } = {}): TypeScriptModule {
-  if (typeof text !== "string")
-    fail("argument", `typescriptModule expects the module's text (a string), but it was given ${typeof text}`);
+  checkSourceArguments(text, options, "typescriptModule", "TypeScript or JavaScript");
   const source = parseModule({ name: options.fileName ?? "<typescript>", text: withoutByteOrderMark(text) });
   if (source.functions.size === 0)
     fail("argument", `${source.file.name} declares no function at its top level`, undefined, {
