@@ -3,7 +3,8 @@
 // the declarations pass `tsc --strict` and, read back, declare exactly the interface with one member per definition
 // and the parameters it has: no declaration the user did not define. (A file name with a line break used to end the
 // header comment, so the rest of the name became live declarations; a parameter named `this` declared the type of
-// `this`, one named `new` did not parse.)
+// `this`, one named `new` did not parse.) SMOOTH_FUZZ_SCALE multiplies the 100 modules; SMOOTH_RANDOM_SEED draws
+// others.
 
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
@@ -139,7 +140,8 @@ function declared(text: string): { statements: string[]; members: { name: string
 
 describe("smooth types: user text in the declarations", () => {
   test("any file, definition and parameter names: tsc --strict accepts the file, which declares only the module", () => {
-    const samples = fc.sample(arbModule, { numRuns: 100, seed: fc.readConfigureGlobal().seed });
+    const runs = Math.round(100 * Number(process.env.SMOOTH_FUZZ_SCALE ?? 1));
+    const samples = fc.sample(arbModule, { numRuns: runs, seed: fc.readConfigureGlobal().seed });
     const texts = samples.map(({ path, defs }) =>
       declarations(loadProgram({ name: path, text: sourceOf(defs) }), interfaceName(path)),
     );
