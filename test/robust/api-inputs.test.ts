@@ -13,6 +13,7 @@ import {
   inspect,
   jacobian,
   jvp,
+  linearize,
   NDArray,
   ndarray,
   sin,
@@ -200,6 +201,13 @@ const ROWS: readonly Row[] = [
     () => customJvp(any(3), (x: Tensor) => x),
     "staging",
     /`customJvp`: the function must be a function/,
+  ],
+  ["linearize(3)", () => linearize(any(3), 1), "argument", /linearize expects a function/],
+  [
+    "a detached tangent to linearize's map",
+    () => linearize(twice, new Float64Array(2))[1](detached(new Float64Array(2))),
+    "argument",
+    /the tangent of parameter `v` of `twice` cannot be passed to Smooth: it is a Float64Array whose buffer was transferred/,
   ],
   // Trees and arrays.
   [
