@@ -23,7 +23,6 @@ import {
   treeMap,
   treeUnflatten,
   typescriptModule,
-  useTypeScript,
   valueAndGrad,
   vjp,
   vmap,
@@ -108,7 +107,6 @@ const ROWS: readonly Row[] = [
     /^argument error: loadModule: cannot read \/nonexistent\/model.smooth: no such file$/,
   ],
   ["loadModule of a folder", () => loadModule("/tmp"), "argument", /loadModule: cannot read \/tmp: EISDIR/],
-  ["useTypeScript(3)", () => useTypeScript(3), "argument", /useTypeScript expects the `typescript` module/],
   // Options.
   [
     "compile options not an object",
