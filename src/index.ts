@@ -4,7 +4,8 @@
 //
 // Functions come in two ways — Smooth source (the `smooth` tag, smoothModule; loadModule in `smooth-ad/node`) or
 // TypeScript functions over tensors, written with the operations re-exported below from src/staging/ — and every
-// transform accepts both. Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors).
+// transform accepts both. Errors a caller can cause are SmoothErrors (the tracer's own are StagingErrors, of kind
+// "staging").
 
 export { smooth, smoothModule, type SmoothFunction, type SmoothModule } from "./library/module.js";
 export { compile, compilations, type AnyFunction } from "./library/compile.js";

@@ -1,5 +1,7 @@
 // Helpers shared by the test suites.
 
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { expect } from "vitest";
 import type { Value } from "../src/runtime/value.js";
 import { SmoothError } from "../src/syntax/diagnostics.js";
@@ -39,3 +41,16 @@ export const matrix = (rows: number, cols: number, xs: readonly number[]): Value
   shape: [rows, cols],
   data: Float64Array.from(xs),
 });
+
+/** A full garbage collection (V8's `gc`, exposed for this process: the tests measure what stays reachable). */
+export function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+
+/** The heap in use after a full collection, in bytes. */
+export function heapAfterGc(): number {
+  collectGarbage();
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+}

@@ -18,7 +18,7 @@ import type { Value } from "../runtime/value.js";
 import type { Program } from "../syntax/ast.js";
 import { fail } from "../syntax/diagnostics.js";
 import { parseProgram } from "../syntax/parser.js";
-import type { SourceFile } from "../syntax/source.js";
+import { sourceWithoutByteOrderMark, type SourceFile } from "../syntax/source.js";
 import { checkProgram, type CheckedDef, type CheckedProgram } from "../types/infer.js";
 import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
@@ -83,10 +83,12 @@ export class SmoothProgram {
   /** Primals through a pipeline (see `primalThrough`), by name, types and pipeline. */
   private readonly primals = new Map<string, IrFunction>();
 
-  constructor(
-    readonly file: SourceFile,
-    options: LoadOptions = {},
-  ) {
+  readonly file: SourceFile;
+
+  constructor(file: SourceFile, options: LoadOptions = {}) {
+    // A syntax tree given with the file has its spans in the file as it is.
+    this.file = options.ast ? file : sourceWithoutByteOrderMark(file);
+    file = this.file;
     const { checked, user } = withinCompilerStack(file.name, () => {
       const user = options.ast ?? parseProgram(file);
       const programs: Program[] = [];
@@ -94,7 +96,7 @@ export class SmoothProgram {
         preludeFile();
         programs.push(preludeCache!.ast);
       }
-      for (const included of options.include ?? []) programs.push(parseProgram(included));
+      for (const included of options.include ?? []) programs.push(parseProgram(sourceWithoutByteOrderMark(included)));
       programs.push(user);
       return { checked: timed("check", () => checkProgram(programs)), user };
     });

@@ -1,12 +1,11 @@
 // The subcommands of `smooth`: run, check, show, compile, dev, gradbench.
 
-import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { loadProgram, preludeFile, type SmoothProgram } from "../api/program.js";
 import { DEFAULT_ENGINE, describeEngines, parseEngine } from "../backends/registry.js";
 import { describeParam } from "../api/entry-types.js";
 import { printIr } from "../ir/print.js";
-import { declarations, interfaceName } from "../library/dts.js";
+import { checkInterfaceName, declarations, interfaceName } from "../library/dts.js";
 import {
   derivativeForDev,
   gradJson,
@@ -15,9 +14,17 @@ import {
   registerDerivativeCommands,
   showDerivative,
 } from "./derivative-commands.js";
-import { MODE_HELP, type DerivativeOptions } from "./derivative-options.js";
+import { MODE_HELP, parseMode, type DerivativeOptions } from "./derivative-options.js";
 import { writeAotModule, type ModuleOptions } from "./module-command.js";
-import { derivativeTypeScript, isTypeScriptFile, loadTypeScript, runTypeScript } from "./ts-commands.js";
+import { readSource, writeOutput } from "./files.js";
+import {
+  derivativeTypeScript,
+  isTypeScriptFile,
+  loadTypeScript,
+  runTypeScript,
+  typeScriptBackend,
+} from "./ts-commands.js";
+import type { BackendOption } from "../library/backend-option.js";
 import { DERIVATIVE_PIPELINE, PASSES, pipelineFromNames, STANDARD_PIPELINE } from "../opt/pipeline.js";
 import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
@@ -26,24 +33,24 @@ import { lowerEntry } from "../ir/lower.js";
 import { valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
 import { checkThreads, setWasmThreads } from "../wasm/parallel-run.js";
-import type { SourceFile } from "../syntax/source.js";
 import { showDefinitionType } from "../types/infer.js";
 import { concretize, prune } from "../types/mtype.js";
 import type { Type } from "../types/types.js";
 
-function readSource(path: string): SourceFile {
-  try {
-    // Standard input by file descriptor: `/dev/stdin` cannot be opened by name when it is a socket.
-    const fromStdin = path === "-" || path === "/dev/stdin";
-    return { name: fromStdin ? "<stdin>" : path, text: readFileSync(fromStdin ? 0 : path, "utf8") };
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
-    return fail("argument", `cannot read ${path}: ${why}`);
-  }
+const TS_EXPLAIN_HINT = "the library's inspect(f, ...args) shows what a TypeScript function compiles to";
+
+/** The back end of a command on a TypeScript file (--no-prelude, which applies to Smooth files only, refused). */
+function typeScriptOptions(o: { engine: string; prelude: boolean }): BackendOption {
+  if (!o.prelude) fail("argument", "--no-prelude applies to Smooth files");
+  return typeScriptBackend(o.engine);
 }
 
 /** The prelude file itself is loaded without a second copy of the prelude. FILE is read once (it may be a pipe). */
 function load(path: string, prelude: boolean): SmoothProgram {
+  if (isTypeScriptFile(path))
+    fail("argument", `${path} is a TypeScript or JavaScript file; this command reads Smooth source`, undefined, {
+      hint: "run, grad, jacobian and hessian read TypeScript functions too",
+    });
   const source = readSource(path);
   const isPrelude = source.text === preludeFile().text;
   return loadProgram(source, { prelude: prelude && !isPrelude });
@@ -131,8 +138,10 @@ export function registerCommands(program: Command): void {
     .option("--explain", "also print the optimised program and the generated JavaScript")
     .action((file: string, o: CommonOptions & { explain?: boolean }) => {
       if (isTypeScriptFile(file)) {
+        if (o.explain) fail("argument", "--explain applies to Smooth files", undefined, { hint: TS_EXPLAIN_HINT });
+        const backend = typeScriptOptions(o);
         const m = loadTypeScript(file, readSource(file).text);
-        process.stdout.write(JSON.stringify(runTypeScript(m, file, o.fn, parseArgs(o) ?? [])) + "\n");
+        process.stdout.write(JSON.stringify(runTypeScript(m, file, o.fn, parseArgs(o) ?? [], backend)) + "\n");
         return;
       }
       const prog = load(file, o.prelude);
@@ -201,16 +210,18 @@ export function registerCommands(program: Command): void {
     .action((file: string, o: { out?: string; name?: string; prelude: boolean }) => {
       const prog = load(file, o.prelude);
       const name = o.name ?? interfaceName(file);
-      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) fail("argument", `--name ${name} is not a TypeScript identifier`);
+      checkInterfaceName(name, "--name");
       const out = o.out ?? `${file}.d.ts`;
-      writeFileSync(out, declarations(prog, name));
+      writeOutput(out, declarations(prog, name));
       process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
     });
 
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
     if (isTypeScriptFile(file)) {
+      const backend = typeScriptOptions(o);
+      const mode = parseMode(o.mode);
       const m = loadTypeScript(file, readSource(file).text);
-      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt);
+      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt, backend, mode);
       process.stdout.write(JSON.stringify(out) + "\n");
       return;
     }

@@ -33,6 +33,20 @@ export function parseMode(s: string | undefined): Mode | undefined {
   return fail("argument", `unknown mode \`${s}\``, undefined, { expected: "forward or reverse", found: s });
 }
 
+/**
+ * --wrt K as a position: digits only (Number() would take `0x1`, ` 1`, `1e0` and the empty string, as 1, 1, 1 and 0).
+ * `count` is how many arguments there are; `name` the function, for the message.
+ */
+export function parseWrt(text: string, count: number, name: string): number {
+  const k = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(k < count))
+    fail("argument", `--wrt ${JSON.stringify(text)} is not an argument position of \`${name}\``, undefined, {
+      expected: count === 0 ? "no position: it takes no arguments" : `a whole number from 0 to ${count - 1}`,
+      found: text,
+    });
+  return k;
+}
+
 /** The parameters to differentiate: --wrt K (0-based), else every parameter with a Double in it. */
 export function chooseWrt(
   prog: SmoothProgram,
@@ -42,12 +56,7 @@ export function chooseWrt(
 ): number[] {
   const subject = cliSubject(prog, name);
   if (wrt !== undefined) {
-    const k = Number(wrt);
-    if (!Number.isInteger(k) || k < 0 || k >= argTypes.length)
-      fail("argument", `--wrt ${wrt} is not an argument position of \`${name}\``, undefined, {
-        expected: `an integer from 0 to ${argTypes.length - 1}`,
-        found: wrt,
-      });
+    const k = parseWrt(wrt, argTypes.length, name);
     checkWrt(subject, argTypes, [k], "");
     return [k];
   }

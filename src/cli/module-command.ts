@@ -2,12 +2,12 @@
 // standalone ES module (src/aot/), through the library's emitModule so that the module's functions take and return
 // what the library's do.
 
-import { writeFileSync } from "node:fs";
 import type { SmoothProgram } from "../api/program.js";
 import { emitModuleWith } from "../library/emit-module.js";
 import { smoothModule } from "../library/module.js";
 import { fail } from "../syntax/diagnostics.js";
 import { chooseWrt } from "./derivative-options.js";
+import { writeOutput } from "./files.js";
 
 export interface ModuleOptions {
   fn: string;
@@ -35,10 +35,6 @@ export function writeAotModule(prog: SmoothProgram, args: unknown[] | undefined,
   const wrt = o.grad ? chooseWrt(prog, o.fn, argTypes, o.wrt) : undefined;
   const gradient = wrt === undefined ? false : { argnums: o.wrt === undefined ? wrt : wrt[0]! };
   const text = emitModuleWith(fn, args, { gradient });
-  try {
-    writeFileSync(o.module, text);
-  } catch (e) {
-    fail("argument", `cannot write ${o.module}: ${(e as Error).message}`);
-  }
+  writeOutput(o.module, text);
   return `wrote ${o.module}: export ${gradient ? "value, gradient" : "value"} (${text.length} bytes)`;
 }

@@ -5,11 +5,11 @@
 // Errors are printed as the CLI prints them and the loop goes on. Reads stdin to its end, so it can be driven by a
 // pipe.
 
-import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadProgram, type SmoothProgram } from "../api/program.js";
 import { printIr } from "../ir/print.js";
 import { fail, SmoothError } from "../syntax/diagnostics.js";
+import { readSource } from "./files.js";
 import { showDefinitionType } from "../types/infer.js";
 import { TypeNamer } from "../types/mtype.js";
 import { gradJson, showDerivative } from "./derivative-commands.js";
@@ -91,13 +91,7 @@ class Session {
   }
 
   load(path: string): void {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (e) {
-      return fail("argument", `cannot read ${path}: ${(e as Error).message}`);
-    }
-    this.define(text);
+    this.define(readSource(path).text);
   }
 
   private options(fn: string): DerivativeOptions {
@@ -119,6 +113,9 @@ function incomplete(text: string, run: () => void): boolean {
 }
 
 export async function repl(file: string | undefined): Promise<void> {
+  // A file that cannot be read ends the command (exit code 1), before standard input is opened; errors in it are
+  // reported as in the session.
+  const start = file === undefined ? undefined : readSource(file).text;
   const out = (s: string) => void process.stdout.write(s + "\n");
   const session = new Session(out);
   const interactive = process.stdin.isTTY === true;
@@ -137,9 +134,9 @@ export async function repl(file: string | undefined): Promise<void> {
     process.stdout.write(e.message + "\n");
   };
   if (interactive) out("Smooth REPL: :help for commands, :quit to leave");
-  if (file !== undefined) {
+  if (start !== undefined) {
     try {
-      session.load(file);
+      session.define(start);
     } catch (e) {
       report(e);
     }

@@ -4,9 +4,13 @@
 
 import { hasTangent } from "../ad/dual-types.js";
 import type { DerivativeView } from "./derivative-commands.js";
+import { parseWrt, type Mode } from "./derivative-options.js";
 import { fail } from "../syntax/diagnostics.js";
 import { libraryFunction, Specialisations } from "../library/target.js";
 import { hessian, jacobian, valueAndGrad } from "../library/transforms.js";
+import { compile } from "../library/compile.js";
+import type { BackendOption } from "../library/backend-option.js";
+import { parseEngine } from "../backends/registry.js";
 import { typescriptModule, type TypeScriptModule } from "../library/ts-module.js";
 import { NDArray } from "../library/ndarray.js";
 import { treeFlatten, treeLeaves, type TreeDef } from "../library/tree.js";
@@ -54,14 +58,36 @@ const flatten = (x: unknown): number[] =>
 function positions(f: AnyFunction, args: readonly unknown[], wrt: string | undefined): number[] {
   const target = libraryFunction(f)!.target!;
   const { inst } = new Specialisations(target).lookup(args);
-  if (wrt !== undefined) return [Number(wrt)];
+  if (wrt !== undefined) return [parseWrt(wrt, inst.argTypes.length, f.name)];
   const all = inst.argTypes.flatMap((t, k) => (hasTangent(t) ? [k] : []));
   if (all.length === 0) fail("argument", `${target.label} has no argument containing a number to differentiate`);
   return all;
 }
 
-export function runTypeScript(m: TypeScriptModule, path: string, fn: string, args: unknown[]): unknown {
-  return toJson(entry(m, fn, path)(...args));
+/** The library's back-end options for --engine (js, wasm, wasm-f32; the interpreter runs only Smooth files). */
+export function typeScriptBackend(engine: string): BackendOption {
+  const e = parseEngine(engine);
+  if (e === "js" || e === "wasm") return { backend: e };
+  if (e === "wasm-f32") return { dtype: "float32" };
+  return fail(
+    "argument",
+    `--engine ${e} runs Smooth files; a TypeScript or JavaScript file runs on js or wasm`,
+    undefined,
+    {
+      expected: "js, wasm or wasm-f32",
+      found: e,
+    },
+  );
+}
+
+export function runTypeScript(
+  m: TypeScriptModule,
+  path: string,
+  fn: string,
+  args: unknown[],
+  backend: BackendOption = {},
+): unknown {
+  return toJson(compile(entry(m, fn, path), backend)(...args));
 }
 
 /** `smooth grad|jacobian|hessian` on a TypeScript function, in the Smooth commands' JSON formats. */
@@ -72,14 +98,20 @@ export function derivativeTypeScript(
   fn: string,
   args: unknown[],
   wrt: string | undefined,
+  backend: BackendOption = {},
+  mode?: Mode,
 ): unknown {
   const f = entry(m, fn, path);
   const argnums = positions(f, args, wrt);
   if (kind === "grad") {
-    const [value, grads] = valueAndGrad(f, { argnums })(...args) as [number, unknown[]];
+    // Forward mode: the Jacobian of the scalar result, one block per argument in its shape, as a gradient is.
+    const [value, grads]: [unknown, unknown[]] =
+      mode === "forward"
+        ? [compile(f, backend)(...args) as unknown, jacobian(f, { argnums, mode, ...backend })(...args) as unknown[]]
+        : (valueAndGrad(f, { argnums, ...backend })(...args) as [number, unknown[]]);
     return { value, gradient: args.map((_, k) => (argnums.includes(k) ? toJson(grads[argnums.indexOf(k)]) : null)) };
   }
-  const value = f(...args) as unknown;
+  const value = compile(f, backend)(...args) as unknown;
   const outSize = flatten(value).length;
   // Each argument's leaves (its arrays and numbers) and their sizes: columns run over them in order.
   const leafSizes = argnums.map((k) => treeLeaves(args[k]).map((l) => flatten(l).length));
@@ -87,12 +119,12 @@ export function derivativeTypeScript(
   const rowOf = (block: unknown, sizes: readonly number[], r: number): number[] =>
     treeLeaves(block).flatMap((leaf, j) => flatten(leaf).slice(r * sizes[j]!, (r + 1) * sizes[j]!));
   if (kind === "jacobian") {
-    const blocks = jacobian(f, { argnums })(...args) as unknown[];
+    const blocks = jacobian(f, { argnums, mode: mode ?? "auto", ...backend })(...args) as unknown[];
     const rows = Array.from({ length: outSize }, (_, r) => blocks.flatMap((b, a) => rowOf(b, leafSizes[a]!, r)));
     return { value: toJson(value), jacobian: rows };
   }
   // Hessian: entry [a][c] is, per leaf i of argument a, a tree (argument c's structure) of blocks I_i ++ I_j.
-  const entries = hessian(f, { argnums })(...args) as unknown[][];
+  const entries = hessian(f, { argnums, ...backend })(...args) as unknown[][];
   const rows: number[][] = [];
   argnums.forEach((_, a) => {
     const outer = treeFlatten(args[argnums[a]!])[1];

@@ -43,10 +43,15 @@ export class GradbenchTool {
       if (typeof message !== "object" || message === null || Array.isArray(message))
         throw new GradbenchError("the message is not a JSON object");
       const fields = message as Json;
-      if (typeof fields.id === "number" || typeof fields.id === "string") id = fields.id;
+      // (A number too large for a double, `1e400`, parses as Infinity, which JSON writes back as null: no answer could
+      // carry it, so it is refused like any other id that cannot be echoed.)
+      if ((typeof fields.id === "number" && Number.isFinite(fields.id)) || typeof fields.id === "string")
+        id = fields.id;
       if (!("id" in fields)) throw new GradbenchError("the message has no `id`");
       if (id === null)
-        throw new GradbenchError(`the message's \`id\` must be a number or a string, got ${JSON.stringify(fields.id)}`);
+        throw new GradbenchError(
+          `the message's \`id\` must be a finite number or a string, got ${typeof fields.id === "number" ? "a number too large for a double" : JSON.stringify(fields.id)}`,
+        );
       return encode({ id, ...this.handle(fields) });
     } catch (e) {
       return encode({ id, success: false, error: this.describe(e) });

@@ -5,6 +5,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { isStagedCall, stagedCall } from "./staged-call.js";
 import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
+import { checkCompileOptions } from "./check.js";
 import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
 import {
   compiledProgram,
@@ -64,6 +65,7 @@ export function compiledFunction(
  * f(new Float64Array([1, 2, 3])); // 14
  */
 export function compile<F extends AnyFunction>(f: F, options?: BackendOption): CompiledFunction<F> {
+  checkCompileOptions(options, "compile");
   const target = targetOf(f, "compile");
   return compiledFunction(target, `compile(${target.label})`, "compiled", options);
 }

@@ -5,9 +5,10 @@ import type { Value } from "../runtime/value.js";
 import type { MType } from "../types/mtype.js";
 import type { Tree, Where } from "./pytree.js";
 import { isTransient, type Instance, type Target } from "./target.js";
+import { BoundedCache } from "./bounded-cache.js";
 
 export abstract class DerivedTarget implements Target {
-  private readonly instances = new Map<string, Instance>();
+  private readonly instances = new BoundedCache<string, Instance>();
 
   constructor(
     /** The function transformed. */

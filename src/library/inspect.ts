@@ -3,8 +3,8 @@
 
 import { generateFunction } from "../codegen/compile.js";
 import { printIr } from "../ir/print.js";
-import { compile, type AnyFunction } from "./compile.js";
-import { libraryFunction } from "./target.js";
+import { compiledFunction, type AnyFunction } from "./compile.js";
+import { libraryFunction, targetOf } from "./target.js";
 
 /** The program a function runs: Smooth text (after optimisation) and the generated JavaScript. */
 export interface Inspection {
@@ -22,7 +22,12 @@ export interface Inspection {
  * console.log(inspect(grad(m.loss), w, x).smooth);
  */
 export function inspect(fn: AnyFunction, ...exampleArgs: unknown[]): Inspection {
-  const info = libraryFunction(fn) ?? libraryFunction(compile(fn))!;
+  let info = libraryFunction(fn);
+  if (!info) {
+    // A function the library did not hand out is inspected as compile(fn) runs it.
+    const target = targetOf(fn, "inspect");
+    info = libraryFunction(compiledFunction(target, `compile(${target.label})`, "compiled"))!;
+  }
   const spec = info.program(exampleArgs);
   // A function running on wasm shows the JavaScript the js back end makes of the same program (its own code is binary).
   return { smooth: printIr(spec.optimised), javascript: spec.jsSource ?? generateFunction(spec.optimised).source };

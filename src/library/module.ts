@@ -6,6 +6,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { TypeNamer } from "../types/mtype.js";
 import { compiledFunction, type AnyFunction } from "./compile.js";
 import { SourceTarget } from "./source-target.js";
+import { checkOptions, checkText } from "./check.js";
 
 /** A definition of a Smooth module: call it to run compiled code; give it to any transform. */
 export type SmoothFunction = AnyFunction & {
@@ -27,6 +28,10 @@ export type SmoothModule = { readonly [name: string]: SmoothFunction };
  * const g = grad(m.loss)(w, x);
  */
 export function smooth<M = SmoothModule>(strings: TemplateStringsArray, ...values: unknown[]): M {
+  if (!isTemplate(strings, values.length))
+    fail("argument", "`smooth` is a template tag: write smooth`...` around the source", undefined, {
+      hint: "for source text in a string, call smoothModule(text)",
+    });
   let text = strings[0]!;
   values.forEach((v, i) => {
     if (typeof v !== "number" || !Number.isFinite(v))
@@ -43,6 +48,10 @@ export function smooth<M = SmoothModule>(strings: TemplateStringsArray, ...value
   return smoothModule<M>(text);
 }
 
+/** Whether `strings` are a template's strings (one more than the values), as a tag is called. */
+const isTemplate = (strings: unknown, values: number): strings is TemplateStringsArray =>
+  Array.isArray(strings) && strings.length === values + 1 && strings.every((s) => typeof s === "string");
+
 /** An integer stays an integer literal (it adapts to Index or Double); anything else is a Double literal. */
 function numberLiteral(x: number): string {
   // -0 is the Double -0. (a negated literal), not the integer 0.
@@ -56,6 +65,7 @@ function numberLiteral(x: number): string {
  * interface `smooth types FILE` writes for a file.
  */
 export function smoothModule<M = SmoothModule>(text: string, options: { fileName?: string } = {}): M {
+  checkSourceArguments(text, options, "smoothModule", "Smooth source");
   const program = loadProgram({ name: options.fileName ?? "<smooth>", text });
   const module: Record<string, SmoothFunction> = {};
   for (const def of program.userDefs) {
@@ -64,4 +74,12 @@ export function smoothModule<M = SmoothModule>(text: string, options: { fileName
     module[def.name] = Object.assign(fn, { definitionType: new TypeNamer().showScheme(def.scheme.type) });
   }
   return Object.freeze(module) as M;
+}
+
+/** The checks of a module's text and options (`what` names the function, `language` the text). */
+export function checkSourceArguments(text: unknown, options: unknown, what: string, language: string): void {
+  checkText(text, `${what}: the source`, `a string of ${language}`);
+  checkOptions(options, what, ["fileName"]);
+  const fileName = (options as { fileName?: unknown } | undefined)?.fileName;
+  if (fileName !== undefined) checkText(fileName, `${what}: fileName`, "a string (the name messages give the text)");
 }

@@ -2,6 +2,7 @@
 // It is the zero-copy way to pass a matrix (a JS array of rows must be copied into one buffer on every call).
 
 import { fail } from "../syntax/diagnostics.js";
+import { isDetached } from "./detached.js";
 
 /** Flat element storage: Float64Array for Doubles, Int32Array for Indexes. */
 export type NDData = Float64Array | Int32Array;
@@ -21,8 +22,16 @@ export class NDArray {
   ) {
     if (!(data instanceof Float64Array || data instanceof Int32Array))
       fail("argument", "an NDArray's data must be a Float64Array (Doubles) or an Int32Array (Indexes)");
-    if (shape.length === 0 || shape.some((d) => !Number.isInteger(d) || d < 0))
-      fail("argument", `an NDArray's shape must be a non-empty list of sizes, got [${shape.join(", ")}]`);
+    if (isDetached(data))
+      fail("argument", "an NDArray's data must not be a transferred (detached) buffer: it has no elements any more");
+    const dims: unknown = shape;
+    if (!Array.isArray(dims) || dims.length === 0 || dims.some((d) => !Number.isSafeInteger(d) || (d as number) < 0))
+      fail(
+        "argument",
+        `an NDArray's shape must be a non-empty list of sizes, got ${Array.isArray(dims) ? `[${dims.map(String).join(", ")}]` : typeof dims}`,
+        undefined,
+        { expected: "an array of whole numbers from 0, e.g. [2, 3]" },
+      );
     const size = shape.reduce((n, d) => n * d, 1);
     if (size !== data.length)
       fail(
@@ -40,12 +49,12 @@ export class NDArray {
   /** The element at one index per dimension. */
   at(...index: number[]): number {
     if (index.length !== this.shape.length)
-      throw new RangeError(`NDArray.at needs ${this.shape.length} indexes, got ${index.length}`);
+      fail("index", `NDArray.at needs ${this.shape.length} indexes, got ${index.length}`);
     let flat = 0;
     index.forEach((i, d) => {
       const n = this.shape[d]!;
       if (!Number.isInteger(i) || i < 0 || i >= n)
-        throw new RangeError(`index ${i} is out of range for dimension ${d} of size ${n}`);
+        fail("index", `NDArray.at: index ${String(i)} is out of range for dimension ${d} of size ${n}`);
       flat = flat * n + i;
     });
     return this.data[flat]!;
@@ -68,5 +77,13 @@ export class NDArray {
  * Float64Array. `ndarray(new Float64Array(6), [2, 3])` is a 2 × 3 matrix.
  */
 export function ndarray(data: NDData | readonly number[], shape: readonly number[]): NDArray {
-  return new NDArray(Array.isArray(data) ? Float64Array.from(data as readonly number[]) : (data as NDData), shape);
+  if (Array.isArray(data)) {
+    const odd = data.findIndex((x) => typeof x !== "number");
+    if (odd >= 0)
+      fail("argument", `ndarray: element ${odd} of the data is not a number`, undefined, {
+        expected: "an array of numbers, a Float64Array or an Int32Array",
+      });
+    return new NDArray(Float64Array.from(data as readonly number[]), shape);
+  }
+  return new NDArray(data as NDData, shape);
 }

@@ -18,6 +18,7 @@ import { fail } from "../syntax/diagnostics.js";
 import { MAX_ARGUMENT_NESTING } from "../runtime/limits.js";
 import type { Span } from "../syntax/source.js";
 import { NDArray } from "./ndarray.js";
+import { isDetached } from "./detached.js";
 
 /**
  * How an array was written: a Float64Array (or JS array of them as rows), a Float32Array (computed in Float64, given
@@ -124,6 +125,9 @@ export function describe(value: unknown, hint: MType | undefined, where: Where, 
   const expected = h === undefined || h.k === "tvar" ? undefined : h;
   if (typeof value === "number") return expected?.k === "int" ? INDEX_TREE : DOUBLE_TREE;
   if (typeof value === "boolean") return BOOL_TREE;
+  // (A transferred buffer's views read as empty, and copying from them throws: refused here, by name.)
+  if (ArrayBuffer.isView(value) && isDetached(value)) return cannotPass(value, where, path);
+  if (value instanceof NDArray && isDetached(value.data)) return cannotPass(value.data, where, `${path}.data`);
   if (value instanceof Float64Array) return { k: "dense", elem: "double", shape: [value.length], style: "typed" };
   if (value instanceof Int32Array) return { k: "dense", elem: "int", shape: [value.length], style: "typed" };
   if (value instanceof Float32Array) return { k: "dense", elem: "double", shape: [value.length], style: "float32" };
@@ -235,6 +239,8 @@ function regularRows(xs: readonly unknown[]): { length: number; style: Style } |
     const ctor = first.constructor;
     const n = first.length;
     for (const r of xs) if (!(r instanceof ctor) || (r as Float64Array).length !== n) return undefined;
+    // Empty rows may be detached ones: described one by one, which names them.
+    if (n === 0) return undefined;
     return { length: n, style: first instanceof Float32Array ? "float32" : "typed" };
   }
   if (Array.isArray(first)) {
@@ -298,6 +304,8 @@ function cannotPass(value: unknown, where: Where, path: string): never {
 /** A short description of a JavaScript value for messages. */
 export function describeJs(value: unknown): string {
   if (value === null) return "null";
+  if (ArrayBuffer.isView(value) && isDetached(value))
+    return `${article(typedArrayName(value) ?? value.constructor.name)} whose buffer was transferred (detached): it has no elements any more`;
   if (value === undefined) return "undefined";
   if (typeof value === "string")
     return `the string ${JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value)}`;
@@ -305,7 +313,10 @@ export function describeJs(value: unknown): string {
   if (typeof value === "object") {
     if (isPlainObject(value) && Object.keys(value).length === 0) return "an empty object";
     const name = value.constructor?.name;
-    return name ? `a ${name}` : "an object";
+    return name ? article(name) : "an object";
   }
-  return `a ${typeof value}`;
+  return article(typeof value);
 }
+
+/** "a Map", "an Int32Array", "a Uint8Array". */
+const article = (noun: string): string => `${/^([AEIOaeio]|[Uu](?!i))/.test(noun) ? "an" : "a"} ${noun}`;

@@ -12,6 +12,7 @@ import { fromConcrete, instantiate, prune, TypeNamer, unifyRaw, UnifyError, type
 import { showType } from "../types/types.js";
 import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import type { Instance, Target } from "./target.js";
+import { BoundedCache } from "./bounded-cache.js";
 
 /** The parameter types of a scheme's instance (its arrows, outermost first). */
 function paramTypes(t: MType): MType[] {
@@ -25,7 +26,7 @@ export class SourceTarget implements Target {
   readonly span: Span;
   /** Read-only hints: never unified with anything. */
   private readonly hints: readonly MType[];
-  private readonly instances = new Map<string, Instance>();
+  private readonly instances = new BoundedCache<string, Instance>();
 
   constructor(
     readonly program: SmoothProgram,

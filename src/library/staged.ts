@@ -14,6 +14,7 @@ import { stageFunction, type JsFunction } from "../staging/index.js";
 import { hiddenOf, staticOf } from "./captured.js";
 import { DOUBLE_TREE, isPlainObject, keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import { isTransient, type Instance, type Target } from "./target.js";
+import { BoundedCache } from "./bounded-cache.js";
 
 /** The argument as the user's function expects it: tuples the tracer gives as JS arrays become objects again. */
 function rebuild(param: unknown, tree: Tree): unknown {
@@ -52,7 +53,7 @@ function bindFunctions(fn: IrFunction, fns: readonly IrFunction[]): IrFunction {
 class StagedTarget implements Target {
   readonly label: string;
   readonly span = undefined;
-  private readonly instances = new Map<string, Instance>();
+  private readonly instances = new BoundedCache<string, Instance>();
 
   constructor(readonly fn: JsFunction) {
     this.label = fn.name ? `the TypeScript function \`${fn.name}\`` : "a TypeScript function";

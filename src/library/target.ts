@@ -25,6 +25,7 @@ import { plainTarget } from "./plain.js";
 import { describe, type Tree, type Where } from "./pytree.js";
 import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 import { withWasmThreads } from "../wasm/parallel-run.js";
+import { BoundedCache } from "./bounded-cache.js";
 
 /**
  * A parameter an instance supplies itself, after the caller's arguments: data a traced function closed over, a tensor
@@ -152,10 +153,10 @@ export interface Call {
   readonly inputs: readonly ArrayBufferLike[];
 }
 
-/** Specialisations of one library function, one per argument key, each made once. */
+/** Specialisations of one library function, one per argument key, made once while the cache keeps them. */
 export class Specialisations {
-  private readonly entries = new Map<string, Instance>();
-  /** How many specialisations were made (each compiles its program once). */
+  private readonly entries = new BoundedCache<string, Instance>();
+  /** How many specialisations were made (each compiles its program once; one dropped and needed again, again). */
   count = 0;
 
   constructor(readonly target: Target) {}

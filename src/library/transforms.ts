@@ -23,8 +23,10 @@ import type { BackendOption } from "./backend-option.js";
 import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { parseArgnums, type Argnums } from "./errors.js";
+import { checkCompileOptions, checkFlag } from "./check.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
 import { keyOf, type Tree } from "./pytree.js";
+import { BoundedCache } from "./bounded-cache.js";
 import { compiledProgram, hiddenOfInner, targetOf, withHidden, type Instance, type Target } from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
@@ -99,6 +101,11 @@ class GradTarget extends DerivedTarget {
   }
 }
 
+function checkGradOptions(options: unknown, what: string): void {
+  checkCompileOptions(options, what, ["argnums", "hasAux"]);
+  checkFlag((options as GradOptions | undefined)?.hasAux, what, "hasAux");
+}
+
 /**
  * The gradient of `f` (which must return a Double) with respect to argument `argnums` (default 0), by reverse mode,
  * in the argument's form: a Float64Array for a Float64Array, `{w, b}` for `{w, b}`, nested arrays for nested arrays.
@@ -113,6 +120,7 @@ export function grad<F extends AnyFunction, const O extends GradOptions = GradOp
   f: F,
   options?: O,
 ): GradFunction<F, O> {
+  checkGradOptions(options, "grad");
   const o: GradOptions = options ?? {};
   const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
   return compiledFunction(target, target.label, "grad", o);
@@ -123,6 +131,7 @@ export function valueAndGrad<F extends AnyFunction, const O extends GradOptions 
   f: F,
   options?: O,
 ): ValueAndGradFunction<F, O> {
+  checkGradOptions(options, "valueAndGrad");
   const o: GradOptions = options ?? {};
   const argnums = parseArgnums(o.argnums, "valueAndGrad");
   const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!o.hasAux);
@@ -141,7 +150,7 @@ const sizeOf = (t: Tree): number =>
 
 class JacobianTarget extends DerivedTarget {
   /** The mode chosen per argument shapes (auto mode runs the primal once per shapes to compare sizes). */
-  private readonly modes = new Map<string, Mode>();
+  private readonly modes = new BoundedCache<string, Mode>();
 
   constructor(
     inner: Target,
@@ -249,6 +258,7 @@ export function jacobian<F extends AnyFunction, const O extends JacobianOptions 
   f: F,
   options?: O,
 ): JacobianFunction<F, O> {
+  checkCompileOptions(options, "jacobian", ["argnums", "mode"]);
   const argnums = parseArgnums(options?.argnums, "jacobian");
   const mode = options?.mode ?? "auto";
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
@@ -322,6 +332,7 @@ export function hessian<F extends AnyFunction, const O extends ArgnumsOption = A
   f: F,
   options?: O,
 ): HessianFunction<F, O> {
+  checkCompileOptions(options, "hessian", ["argnums"]);
   const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
   return compiledFunction(target, target.label, "hessian", options);
 }

@@ -7,6 +7,7 @@
 import { fail } from "../syntax/diagnostics.js";
 import { NDArray } from "./ndarray.js";
 import { describe, typedArrayName, isPlainObject } from "./pytree.js";
+import { checkCallback } from "./check.js";
 
 /** A leaf of a tree. */
 export type TreeLeaf =
@@ -82,11 +83,35 @@ export function treeLeaves(tree: unknown): TreeLeaf[] {
   return treeFlatten(tree)[0];
 }
 
+/** Fails unless `def` is a structure treeFlatten makes (`path` locates it inside the whole). */
+function checkTreeDef(def: unknown, path: string): void {
+  const d = def as { kind?: unknown; keys?: unknown; children?: unknown } | null;
+  const bad = (why: string): never =>
+    fail("argument", `treeUnflatten: the structure${path ? ` at ${path}` : ""} ${why}`, undefined, {
+      expected: "a TreeDef, as treeFlatten returns it",
+    });
+  if (typeof d !== "object" || d === null) return bad(`is ${describeValue(def)}`);
+  if (d.kind === "leaf") return;
+  if (d.kind !== "array" && d.kind !== "object") return bad("has no kind leaf, array or object");
+  if (!Array.isArray(d.children)) return bad("has no list of children");
+  const keys = d.keys;
+  if (d.kind === "object") {
+    const ok = Array.isArray(keys) && keys.length === d.children.length && keys.every((k) => typeof k === "string");
+    if (!ok) bad("has no key (a string) for each child");
+  }
+  d.children.forEach((c: unknown, i) =>
+    checkTreeDef(c, d.kind === "object" ? `${path}.${String((keys as string[])[i])}` : `${path}[${i}]`),
+  );
+}
+
 const countLeaves = (d: TreeDef): number =>
   d.kind === "leaf" ? 1 : d.children.reduce((n, c) => n + countLeaves(c), 0);
 
 /** The tree of structure `def` with the given leaves (as many as `def` has), in order. */
 export function treeUnflatten<T = unknown>(def: TreeDef, leaves: readonly unknown[]): T {
+  checkTreeDef(def, "");
+  if (!Array.isArray(leaves))
+    fail("argument", `treeUnflatten: the leaves must be an array, not ${describeValue(leaves)}`);
   const n = countLeaves(def);
   if (leaves.length !== n)
     fail("argument", `treeUnflatten: the structure has ${n} leaves, but ${leaves.length} were given`);
@@ -119,6 +144,7 @@ export function treeMap<T>(
   tree: T,
   ...rest: readonly unknown[]
 ): T {
+  checkCallback(f, "treeMap: the first argument");
   const [leaves, def] = treeFlatten(tree);
   const others = rest.map((r, i) => {
     const [ls, d] = treeFlatten(r);

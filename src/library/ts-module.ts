@@ -4,9 +4,11 @@
 // library a function together with the functions it calls.
 
 import { fail } from "../syntax/diagnostics.js";
+import { withoutByteOrderMark } from "../syntax/source.js";
 import { parseModule } from "../tsfront/source.js";
 import { compiledFunction } from "./compile.js";
 import { TsTarget } from "./ts-target.js";
+import { checkSourceArguments } from "./module.js";
 import type { AnyFunction } from "./types.js";
 
 /** The functions of a TypeScript module, by name: each callable (compiled), and accepted by every transform. */
@@ -22,9 +24,8 @@ export type TypeScriptModule = { readonly [name: string]: AnyFunction };
  * grad(m.f)(1); // sin 1 + cos 1
  */
 export function typescriptModule(text: string, options: { fileName?: string } = {}): TypeScriptModule {
-  if (typeof text !== "string")
-    fail("argument", `typescriptModule expects the module's text (a string), but it was given ${typeof text}`);
-  const source = parseModule({ name: options.fileName ?? "<typescript>", text });
+  checkSourceArguments(text, options, "typescriptModule", "TypeScript or JavaScript");
+  const source = parseModule({ name: options.fileName ?? "<typescript>", text: withoutByteOrderMark(text) });
   if (source.functions.size === 0)
     fail("argument", `${source.file.name} declares no function at its top level`, undefined, {
       hint: "write `export function f(x: number) { ... }` or `const f = (x: number) => ...`",

@@ -15,6 +15,7 @@ import { smoothType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsf
 import { defaultForm } from "./forms.js";
 import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import type { Instance, Target } from "./target.js";
+import { BoundedCache } from "./bounded-cache.js";
 
 /** The translator's type of an argument of this structure. */
 function tsTypeOf(t: Tree): TsType {
@@ -57,7 +58,7 @@ export class TsTarget implements Target {
   private readonly names: readonly (string | undefined)[];
   /** How many arguments it needs (those after have default values). */
   private readonly required: number;
-  private readonly instances = new Map<string, Instance>();
+  private readonly instances = new BoundedCache<string, Instance>();
 
   constructor(readonly src: FunctionSource) {
     this.label = `the TypeScript function \`${src.name}\``;

@@ -15,7 +15,8 @@ import type { BackendOption } from "./backend-option.js";
 import type { AnyFunction, VmapFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
-import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
+import { describeJs, keyOf, treeType, type Tree, type Where } from "./pytree.js";
+import { checkCompileOptions } from "./check.js";
 import { hiddenOfInner, targetOf, type Instance, type Target } from "./target.js";
 
 /** An axis of every array in an argument (negative: counted from the last), or null: the argument is not mapped. */
@@ -222,11 +223,12 @@ export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOp
   f: F,
   options?: O,
 ): VmapFunction<F, O> {
+  checkCompileOptions(options, "vmap", ["inAxes", "outAxes"]);
   const inAxes = options?.inAxes ?? 0;
   const outAxes = options?.outAxes ?? 0;
   const check = (a: unknown, what: string, nullable: boolean) => {
     if (!(nullable && a === null) && !(typeof a === "number" && Number.isInteger(a)))
-      fail("argument", `vmap: ${what} ${String(a)} is not an axis`, undefined, {
+      fail("argument", `vmap: ${what} ${typeof a === "number" ? a : describeJs(a)} is not an axis`, undefined, {
         expected: nullable ? "an integer axis (negative counts from the last) or null" : "an integer axis",
       });
   };

@@ -19,7 +19,7 @@ export const MAX_CALL_DEPTH_COMPILED = limitFromEnvironment("SMOOTH_MAX_CALL_DEP
 /** The deepest nesting of arrays and objects an argument may have (no Smooth value is nested that deeply). */
 export const MAX_ARGUMENT_NESTING = 256;
 
-function limitFromEnvironment(name: string, fallback: number): number {
+export function limitFromEnvironment(name: string, fallback: number): number {
   // Through globalThis: the core also runs in browsers, where there is no `process`.
   const host = globalThis as { process?: { env?: Record<string, string | undefined> } };
   const text = host.process?.env?.[name];

@@ -1,11 +1,16 @@
 // The error of staging: the user's TypeScript function did something the tracer cannot turn into a Smooth program.
-// It is a plain Error (not a SmoothError): there is no Smooth source to point at, so the message names the operation
-// or the argument, and where in the user's code it happened (the first frame of the call stack outside Smooth).
+// A SmoothError of kind "staging" whose message is the summary alone: there is no Smooth source to point at, so the
+// message names the operation or the argument, and where in the user's code it happened (the first frame of the
+// call stack outside Smooth).
 
-export class StagingError extends Error {
+import { SmoothError } from "../syntax/diagnostics.js";
+
+export class StagingError extends SmoothError {
   constructor(message: string) {
-    super(message);
-    this.name = "StagingError";
+    super("staging", message);
+    // (SmoothError's name is not writable: defined again.)
+    Object.defineProperty(this, "name", { value: "StagingError", enumerable: false, configurable: true });
+    this.message = message;
   }
 }
 
@@ -14,20 +19,30 @@ export function stagingFail(message: string): never {
   throw new StagingError(site ? `${message} (at ${site})` : message);
 }
 
+/** The file:line:column at the end of a stack frame's line (a file URL's scheme dropped). */
+const framePlace = (line: string): string | undefined =>
+  /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?\s*$/.exec(line)?.[1]?.replace(/^file:\/\//, "");
+
 /**
- * Frames of Smooth itself (its sources, its modules and its bundles: dist/bundle/core.cjs, dist/browser/smooth.mjs)
- * and of the runtime, skipped when locating the user's code.
+ * Where Smooth's own code is: the src/ or dist/ folder this module runs from (its sources, the tsc build, or the
+ * bundles in dist/bundle and dist/browser), or, bundled into someone else's file, that file.
  */
-const OWN_FRAMES =
-  /[\\/](src|dist)[\\/](staging|library|tsfront|api|index)|[\\/]dist[\\/](bundle|browser)[\\/]|node:internal|node_modules[\\/](vitest|@vitest|vite)/;
+const OWN_CODE: string | undefined = (() => {
+  const place = framePlace(new Error().stack?.split("\n")[1] ?? "");
+  const file = place?.replace(/:\d+:\d+$/, "");
+  return file?.replace(/^(.*[\\/](?:src|dist)[\\/]).*$/, "$1");
+})();
+
+/** Frames of the runtime and the test runner, skipped when locating the user's code. */
+const RUNTIME_FRAMES = /node:internal|node_modules[\\/](vitest|@vitest|vite)[\\/]/;
 
 /** `file:line:column` of the innermost call in the user's code, from the current call stack (or a captured one). */
 export function userSite(captured: Error = new Error()): string | undefined {
   const stack = captured.stack?.split("\n").slice(1) ?? [];
   for (const line of stack) {
-    if (OWN_FRAMES.test(line)) continue;
-    const m = /\(?((?:file:\/\/)?[^()\s]+:\d+:\d+)\)?\s*$/.exec(line);
-    if (m) return m[1]!.replace(/^file:\/\//, "");
+    if (RUNTIME_FRAMES.test(line)) continue;
+    const place = framePlace(line);
+    if (place && !(OWN_CODE !== undefined && place.startsWith(OWN_CODE))) return place;
   }
   return undefined;
 }

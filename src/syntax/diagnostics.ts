@@ -11,7 +11,8 @@ export type ErrorKind =
   | "index" // out-of-range index
   | "argument" // bad --args JSON / bad argument to a compiled function
   | "recursion" // recursion deeper than the engine allows
-  | "unsupported"; // a construct the back end or transformation cannot handle
+  | "unsupported" // a construct the back end or transformation cannot handle
+  | "staging"; // a TypeScript function over tensors the tracer cannot stage (a StagingError)
 
 export interface ErrorDetails {
   expected?: string;

@@ -20,6 +20,16 @@ export interface Span {
   readonly caller?: Span;
 }
 
+/**
+ * The text without the UTF-8 byte-order mark some editors write at the start of a file (U+FEFF), as every JavaScript
+ * and TypeScript tool reads it: it is not part of the program.
+ */
+export const withoutByteOrderMark = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/** The file without its byte-order mark (see withoutByteOrderMark); the same object when it has none. */
+export const sourceWithoutByteOrderMark = (file: SourceFile): SourceFile =>
+  file.text.charCodeAt(0) === 0xfeff ? { ...file, text: file.text.slice(1) } : file;
+
 /** Whether the span is in the prelude (the library every program is loaded after). */
 export const inPrelude = (span: Span): boolean => span.file.name === "<prelude>";
 

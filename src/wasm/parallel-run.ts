@@ -15,6 +15,11 @@
 // the environment, `--threads`, the library's `threads` option, or setWasmThreads(n); 1, or a host without
 // worker_threads, Atomics.wait or SharedArrayBuffer (a browser), compiles and runs everything single-threaded exactly
 // as without this file.
+//
+// A worker's instance of a module holds the module's shared memory (as large as the largest call's arrays). When the
+// calling thread collects its instance (every compiled function that called it is gone), the workers that
+// instantiated the module are ended and replaced when next needed: a worker waiting for calls never collects its own
+// garbage, so dropping the instance alone would keep the memory for the life of the process.
 
 import { ENV_CLAIM } from "./part-arena.js";
 
@@ -22,6 +27,7 @@ import { ENV_CLAIM } from "./part-arena.js";
 interface NodeWorker {
   postMessage(message: unknown): void;
   unref(): void;
+  terminate(): Promise<number>;
 }
 interface WorkerThreads {
   readonly Worker: new (source: string, options: { eval: true; workerData: unknown }) => NodeWorker;
@@ -149,27 +155,40 @@ for (;;) {
 }
 `;
 
+interface PoolWorker {
+  readonly worker: NodeWorker;
+  /** The modules it has instantiated. */
+  readonly modules: Set<number>;
+  /** Being ended (see RELEASE): given no calls; its slot gets a new worker once it has stopped. */
+  ending: boolean;
+}
+
 interface Pool {
   readonly control: Int32Array;
-  readonly workers: { readonly worker: NodeWorker; readonly modules: Set<number> }[];
+  /** By slot; a slot is empty while no worker is needed there, or after its worker stopped. */
+  readonly workers: (PoolWorker | undefined)[];
 }
 
 let pool: Pool | undefined;
 /** How many site calls have run across threads in this process (for tests: whether a call went parallel). */
 let calls = 0;
 export const parallelCalls = (): number => calls;
+/** How many module instances the pool's workers hold (for tests: that they go with the calling thread's). */
+export const workerInstances = (): number =>
+  (pool?.workers ?? []).reduce((n, w) => n + (w === undefined || w.ending ? 0 : w.modules.size), 0);
 let nextModuleId = 1;
 
 function workers(count: number, threads: WorkerThreads): Pool {
   pool ??= { control: new Int32Array(new SharedArrayBuffer(4 * SLOT * MAX_WORKERS)), workers: [] };
-  while (pool.workers.length < Math.min(count, MAX_WORKERS)) {
-    const slot = pool.workers.length;
+  for (let slot = 0; slot < Math.min(count, MAX_WORKERS); slot++) {
+    if (pool.workers[slot] !== undefined) continue;
+    Atomics.store(pool.control, slot * SLOT + READY, 0);
     const worker = new threads.Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { control: pool.control.buffer, slot, bootDelayMs: settings.bootDelayMs },
     });
     worker.unref();
-    pool.workers.push({ worker, modules: new Set() });
+    pool.workers[slot] = { worker, modules: new Set(), ending: false };
   }
   return pool;
 }
@@ -192,7 +211,8 @@ export function waitForWorkers(threads: number, timeoutMs = 10_000): boolean {
   if (pool === undefined) return threads < 2;
   const c = pool.control;
   for (let w = 0; w < Math.min(threads - 1, pool.workers.length); w++)
-    if (Atomics.wait(c, w * SLOT + READY, 0, timeoutMs) === "timed-out") return false;
+    if (pool.workers[w]?.ending !== true && Atomics.wait(c, w * SLOT + READY, 0, timeoutMs) === "timed-out")
+      return false;
   return true;
 }
 
@@ -211,6 +231,21 @@ type Part = (n: number, grain: number, env: number) => void;
 
 /** How many chunks per thread a site's elements are claimed in: enough for uneven elements to balance. */
 const CHUNKS_PER_THREAD = 8;
+
+/** Ends the workers that instantiated module `id`, whose host was collected (see the header). */
+const RELEASE =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry<number>((id) => {
+        pool?.workers.forEach((w, slot) => {
+          if (w === undefined || w.ending || !w.modules.has(id)) return;
+          w.ending = true;
+          // The slot is free for a new worker once this one has stopped: two threads never wait on one slot.
+          void w.worker.terminate().finally(() => {
+            if (pool?.workers[slot] === w) pool.workers[slot] = undefined;
+          });
+        });
+      })
+    : undefined;
 
 export function parallelHost(module: object, costs: readonly number[], threads: number): ParallelHost {
   const api = (globalThis as { WebAssembly?: { Memory: new (d: object) => { buffer: ArrayBuffer } } }).WebAssembly!;
@@ -235,7 +270,8 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
     // The workers that take part: with the calling thread working, only those that have started (one still booting
     // would be woken only to be cancelled, and the call would wait for nothing); else (tests) all of them.
     const active: number[] = [];
-    for (let w = 0; w < wanted; w++) if (!callerWorks || Atomics.load(c, w * SLOT + READY) === 1) active.push(w);
+    for (let w = 0; w < wanted; w++)
+      if (p.workers[w]?.ending === false && (!callerWorks || Atomics.load(c, w * SLOT + READY) === 1)) active.push(w);
     if (active.length === 0) {
       part(n, n, env);
       return;
@@ -281,7 +317,7 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
       throw new Error("wasm: a parallel part failed on a worker but not on the calling thread");
     }
   };
-  return {
+  const host: ParallelHost = {
     memory,
     attach: (exports) => {
       const ex = exports as Record<string, Part>;
@@ -290,4 +326,6 @@ export function parallelHost(module: object, costs: readonly number[], threads: 
     parallel,
     worth: (site, n) => (threads > 1 && n > 1 && n * costs[site]! >= settings.threshold ? 1 : 0),
   };
+  RELEASE?.register(host, id);
+  return host;
 }

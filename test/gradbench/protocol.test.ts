@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { GradbenchError, type EvalModule } from "../../src/gradbench/eval-module.js";
 import { GradbenchTool } from "../../src/gradbench/protocol.js";
-import { runsOf, timeRuns } from "../../src/gradbench/timing.js";
+import { MAX_RUNS, runsOf, timeRuns } from "../../src/gradbench/timing.js";
 import { session } from "./harness.js";
 
 /** A module "twice" with `double` (2x) and `boom` (throws a plain Error when run); "broken" fails to define. */
@@ -83,6 +83,8 @@ describe("the GradBench protocol", () => {
         "[1, 2]",
         JSON.stringify({ kind: "start" }),
         JSON.stringify({ id: { deep: 1 }, kind: "start" }),
+        // An id too large for a double: it would be echoed as null in a success.
+        '{"id": 1e400, "kind": "start"}',
         { id: 10 },
         { id: 11, kind: "teleport" },
         define(12, "nothing"),
@@ -101,6 +103,7 @@ describe("the GradBench protocol", () => {
     );
     // The blank line gets no response; every other line gets one, with the message's id where it has one.
     expect(responses.map((r) => r.id)).toEqual([
+      null,
       null,
       null,
       null,
@@ -127,7 +130,10 @@ describe("the GradBench protocol", () => {
     expect(responses[0]!.error).toMatch(/not valid JSON/);
     expect(responses[1]!.error).toMatch(/not a JSON object/);
     expect(responses[2]!.error).toMatch(/no `id`/);
-    expect(responses[3]!.error).toMatch(/`id` must be a number/);
+    expect(responses[3]!.error).toMatch(/`id` must be a finite number or a string, got \{"deep":1\}/);
+    expect(responses[4]!.error).toMatch(
+      /`id` must be a finite number or a string, got a number too large for a double/,
+    );
     expect(error(10)).toMatch(/no `kind`/);
     expect(error(11)).toMatch(/unknown message kind "teleport"/);
     expect(error(12)).toBe('no module named "nothing" (this tool has: twice, broken)');
@@ -137,7 +143,7 @@ describe("the GradBench protocol", () => {
     expect(error(16)).toBe('module "twice" has no function "triple" (it has: double, boom)');
     expect(error(17)).toBe("the input must be {x: number}");
     expect(error(18)).toBe("exploded");
-    expect(error(19)).toMatch(/min_runs must be a non-negative integer/);
+    expect(error(19)).toMatch(/min_runs must be an integer from 0 to 1000000/);
     expect(error(20)).toMatch(/`module` must be a string/);
     expect(responses.at(-1)).toMatchObject({ id: 21, success: true, output: 8 });
   });
@@ -176,6 +182,20 @@ describe("timing", () => {
     expect(runsOf({ min_runs: 10, min_seconds: 0.5 })).toEqual({ minRuns: 10, minSeconds: 0.5 });
     expect(runsOf({ min_runs: 0, min_seconds: 0 })).toEqual({ minRuns: 1, minSeconds: 0 });
     expect(() => runsOf({ min_runs: 1.5 })).toThrow(GradbenchError);
-    expect(() => runsOf({ min_seconds: "1" })).toThrow(/min_seconds must be a non-negative number/);
+    expect(() => runsOf({ min_seconds: "1" })).toThrow(/min_seconds must be a number from 0 to 3600, got "1"/);
+    // Values that would keep the tool busy for ever, or make a response of billions of timings.
+    expect(() => runsOf({ min_runs: 1e300 })).toThrow(/min_runs must be an integer from 0 to 1000000, got 1e\+300/);
+    expect(() => runsOf(JSON.parse('{"min_seconds": 1e400}'))).toThrow(/min_seconds must be .*, got Infinity/);
+    expect(() => runsOf({ min_seconds: 1e9 })).toThrow(/min_seconds must be a number from 0 to 3600/);
+  });
+
+  it("stops at MAX_RUNS runs even when min_seconds is not reached (a clock that does not advance)", () => {
+    expect(
+      timeRuns(
+        () => {},
+        { minRuns: 1, minSeconds: 1 },
+        () => 0n,
+      ),
+    ).toHaveLength(MAX_RUNS);
   });
 });
