@@ -40,12 +40,12 @@ export function reverseGradient(fn: IrFunction, opts: ReverseOptions & { withVal
 }
 
 /** The functions of `fn`'s program, to which its reverse-mode derivative adds theirs (src/ad/reverse-functions.ts). */
-function functionsOf(fn: IrFunction, entryName: string): ProgramFunctions | undefined {
+export function functionsOf(fn: IrFunction, entryName: string): ProgramFunctions | undefined {
   if (fn.functions === undefined || fn.functions.length === 0) return undefined;
   return new ProgramFunctions(fn.functions, undefined, new Set([entryName]));
 }
 
-function withFunctions(fn: IrFunction, table: ProgramFunctions | undefined): IrFunction {
+export function withFunctions(fn: IrFunction, table: ProgramFunctions | undefined): IrFunction {
   return table === undefined ? fn : withoutUnusedFunctions({ ...fn, functions: table.all() });
 }
 
@@ -172,7 +172,7 @@ function zeroCotangent(b: AnfBuilder, y: Atom, t: Type): Atom {
 }
 
 /** The body of `copy` with its parameters replaced by `params` (let-bound, so the copy's ids stay unique). */
-function renameParams(copy: IrFunction, params: readonly Var[]): Expr {
+export function renameParams(copy: IrFunction, params: readonly Var[]): Expr {
   const b = new AnfBuilder();
   copy.params.forEach((p, i) => b.bindVar(p, params[i]!));
   return b.finish(copy.body);
