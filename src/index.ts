@@ -17,8 +17,10 @@ export {
   type ArgnumsOption,
   type GradOptions,
   type JacobianOptions,
+  type SparseOption,
 } from "./library/transforms.js";
 export type { Adjoints, LinearMap, Pullback, TangentIn, TangentOf, Tangents } from "./library/types.js";
+export type { SparseInfo, SparseMatrix } from "./sparse/sparse-derivative.js";
 export { jvp, vjp } from "./library/jvp.js";
 export { linearize } from "./library/linearize.js";
 export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";

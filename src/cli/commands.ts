@@ -216,21 +216,26 @@ export function registerCommands(program: Command): void {
       process.stdout.write(`wrote ${out}: interface ${name} (${prog.userDefs.length} definitions)\n`);
     });
 
+  /** A derivative's JSON; a sparse derivative whose pattern is dense says so (its `note`) on stderr too. */
+  const writeDerivative = (out: unknown) => {
+    const note = (out as { note?: unknown }).note;
+    if (typeof note === "string") process.stderr.write(`smooth: note: ${note}\n`);
+    process.stdout.write(JSON.stringify(out) + "\n");
+  };
   registerDerivativeCommands(program, withEntry, (kind, file, o) => {
     if (isTypeScriptFile(file)) {
       const backend = typeScriptOptions(o);
       const mode = parseMode(o.mode);
       const m = loadTypeScript(file, readSource(file).text);
-      const out = derivativeTypeScript(kind, m, file, o.fn, parseArgs(o) ?? [], o.wrt, backend, mode);
-      process.stdout.write(JSON.stringify(out) + "\n");
+      const args = parseArgs(o) ?? [];
+      writeDerivative(derivativeTypeScript(kind, m, file, o.fn, args, o.wrt, backend, mode, o.sparse === true));
       return;
     }
     const prog = load(file, o.prelude);
     const args = parseArgs(o) ?? [];
     const engine = parseEngine(o.engine);
     const compute = { grad: gradJson, jacobian: jacobianJson, hessian: hessianJson }[kind];
-    const out = compute(prog, o, args, engine);
-    process.stdout.write(JSON.stringify(out) + "\n");
+    writeDerivative(compute(prog, o, args, engine));
   });
 
   withEntry(program.command("compile").argument("<file>", "a Smooth source file"))

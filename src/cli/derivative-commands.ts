@@ -34,6 +34,7 @@ import {
   type Mode,
 } from "../api/derivatives.js";
 import { chooseWrt, cliSubject, MODE_HELP, parseMode, type DerivativeOptions } from "./derivative-options.js";
+import { sparseJson } from "./sparse-commands.js";
 
 /** The entry point called with the JSON arguments, and the arguments to differentiate. */
 interface Call {
@@ -96,6 +97,7 @@ export function gradJson(prog: SmoothProgram, o: DerivativeOptions, args: unknow
 }
 
 export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
+  if (o.sparse === true) return sparseJson(prog, o, args, engine, "jacobian");
   const requested = parseMode(o.mode);
   const c = call(prog, o, args);
   const spec = prog.specialise(o.fn, c.argTypes, engine);
@@ -126,6 +128,7 @@ export function jacobianJson(prog: SmoothProgram, o: DerivativeOptions, args: un
 }
 
 export function hessianJson(prog: SmoothProgram, o: DerivativeOptions, args: unknown[], engine: Engine): unknown {
+  if (o.sparse === true) return sparseJson(prog, o, args, engine, "hessian");
   const c = call(prog, o, args);
   const primal = runPrimal(prog, o, c, engine);
   requireDoubleResult(cliSubject(prog, o.fn), primal.type, "smooth hessian", HESSIAN_HINT);
@@ -153,6 +156,9 @@ const transpose = (columns: unknown[][]): unknown[][] =>
   columns.length === 0 ? [] : columns[0]!.map((_, r) => columns.map((col) => col[r]));
 
 export type DerivativeView = "grad" | "jacobian" | "hessian";
+
+const SPARSE_HELP =
+  "in compressed sparse row form: the pattern found from the program, one compressed pass per colour of a colouring";
 
 /**
  * The optimised derivative program that `smooth grad|jacobian|hessian` would compile, printed in Smooth syntax.
@@ -232,12 +238,14 @@ export function registerDerivativeCommands(
     ),
   ).action((file: string, o: DerivativeOptions) => run("grad", file, o));
   engineOption(
-    command("jacobian", "the value and Jacobian of a definition (rows: output scalars; columns: input scalars)").option(
-      "--mode <mode>",
-      MODE_HELP.jacobian,
-    ),
+    command("jacobian", "the value and Jacobian of a definition (rows: output scalars; columns: input scalars)")
+      .option("--mode <mode>", MODE_HELP.jacobian)
+      .option("--sparse", SPARSE_HELP),
   ).action((file: string, o: DerivativeOptions) => run("jacobian", file, o));
   engineOption(
-    command("hessian", "the value and Hessian of a definition with a Double result (forward over reverse mode)"),
+    command("hessian", "the value and Hessian of a definition with a Double result (forward over reverse mode)").option(
+      "--sparse",
+      SPARSE_HELP,
+    ),
   ).action((file: string, o: DerivativeOptions) => run("hessian", file, o));
 }

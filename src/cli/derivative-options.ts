@@ -16,6 +16,8 @@ export interface DerivativeOptions {
   prelude: boolean;
   wrt?: string;
   mode?: string;
+  /** jacobian and hessian: in compressed sparse row form (src/cli/sparse-commands.ts). */
+  sparse?: boolean;
 }
 
 /** The help text of --mode, per command. */

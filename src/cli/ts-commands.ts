@@ -11,6 +11,7 @@ import { hessian, jacobian, valueAndGrad } from "../library/transforms.js";
 import { compile } from "../library/compile.js";
 import type { BackendOption } from "../library/backend-option.js";
 import { parseEngine } from "../backends/registry.js";
+import { sparseMatrixJson } from "./sparse-commands.js";
 import { typescriptModule, type TypeScriptModule } from "../library/ts-module.js";
 import { NDArray } from "../library/ndarray.js";
 import { treeFlatten, treeLeaves, type TreeDef } from "../library/tree.js";
@@ -100,9 +101,19 @@ export function derivativeTypeScript(
   wrt: string | undefined,
   backend: BackendOption = {},
   mode?: Mode,
+  sparse = false,
 ): unknown {
   const f = entry(m, fn, path);
   const argnums = positions(f, args, wrt);
+  if (sparse && kind !== "grad") {
+    const options = { argnums, sparse: true, ...backend } as const;
+    const matrix =
+      kind === "jacobian" ? jacobian(f, { ...options, mode: mode ?? "auto" })(...args) : hessian(f, options)(...args);
+    const { colours, density, note } = matrix.info;
+    const value = toJson(compile(f, backend)(...args));
+    const json = { value, [kind]: sparseMatrixJson(matrix), mode: matrix.info.mode, colours, density };
+    return note === undefined ? json : { ...json, note };
+  }
   if (kind === "grad") {
     // Forward mode: the Jacobian of the scalar result, one block per argument in its shape, as a gradient is.
     const [value, grads]: [unknown, unknown[]] =

@@ -22,6 +22,7 @@ import { compiledFunction } from "./compile.js";
 import type { BackendOption } from "./backend-option.js";
 import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
+import { sparseFunction } from "./sparse.js";
 import { parseArgnums, type Argnums } from "./errors.js";
 import { checkCompileOptions, checkFlag } from "./check.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
@@ -39,12 +40,24 @@ export interface GradOptions extends ArgnumsOption {
   readonly hasAux?: boolean;
 }
 
-export interface JacobianOptions extends ArgnumsOption {
+export interface JacobianOptions extends SparseOption {
   /**
    * `reverse`: one reverse sweep per output scalar; `forward`: vectorised forward mode, one column per input scalar;
-   * `auto` (default): reverse when the output has fewer scalars than the differentiated inputs, else forward.
+   * `auto` (default): reverse when the output has fewer scalars than the differentiated inputs, else forward. With
+   * `sparse`, per colour of the rows or of the columns (auto: the fewer).
    */
   readonly mode?: "auto" | "forward" | "reverse";
+}
+
+export interface SparseOption extends ArgnumsOption {
+  /**
+   * Return the derivative in compressed sparse row form (a SparseMatrix: `shape`, `rowPointers`, `columnIndexes`,
+   * `values`, `info`), computed from its sparsity pattern: the pattern is found from the program at the arguments'
+   * shapes and Index values, its columns (or rows) coloured so that one compressed pass per colour gives every entry.
+   * Rows are the output's scalars, columns the differentiated arguments' (each a Double or an array of Doubles),
+   * argument after argument, row-major. A dense pattern is computed as dense (info.note says so).
+   */
+  readonly sparse?: boolean;
 }
 
 /** The gradients' form: each in its argument's form (a list when argnums is a list). */
@@ -258,11 +271,20 @@ export function jacobian<F extends AnyFunction, const O extends JacobianOptions 
   f: F,
   options?: O,
 ): JacobianFunction<F, O> {
-  checkCompileOptions(options, "jacobian", ["argnums", "mode"]);
+  checkCompileOptions(options, "jacobian", ["argnums", "mode", "sparse"]);
+  checkFlag(options?.sparse, "jacobian", "sparse");
   const argnums = parseArgnums(options?.argnums, "jacobian");
   const mode = options?.mode ?? "auto";
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
     fail("argument", `jacobian: unknown mode \`${String(mode)}\``, undefined, { expected: "auto, forward or reverse" });
+  if (options?.sparse === true)
+    return sparseFunction(
+      targetOf(f, "jacobian"),
+      argnums,
+      "jacobian",
+      mode === "auto" ? undefined : mode,
+      options,
+    ) as JacobianFunction<F, O>;
   const target = new JacobianTarget(targetOf(f, "jacobian"), argnums, mode === "auto" ? undefined : mode);
   return compiledFunction(target, target.label, "jacobian", options);
 }
@@ -328,11 +350,20 @@ const rankOf = (t: Type): number => (t.k === "array" ? 1 + rankOf(t.elem) : 0);
  * (`{W1, b1, W2, b2}`), an object of objects of blocks: `H.W1.b1` is ∂²f/∂W1∂b1, of shape W1 ++ b1. With a list of
  * positions [i, j, ...], a list of lists: entry [i][j] is the block (or object of blocks) of ∂²f/∂x_i∂x_j.
  */
-export function hessian<F extends AnyFunction, const O extends ArgnumsOption = ArgnumsOption>(
+export function hessian<F extends AnyFunction, const O extends SparseOption = SparseOption>(
   f: F,
   options?: O,
 ): HessianFunction<F, O> {
-  checkCompileOptions(options, "hessian", ["argnums"]);
+  checkCompileOptions(options, "hessian", ["argnums", "sparse"]);
+  checkFlag(options?.sparse, "hessian", "sparse");
+  if (options?.sparse === true)
+    return sparseFunction(
+      targetOf(f, "hessian"),
+      parseArgnums(options.argnums, "hessian"),
+      "hessian",
+      undefined,
+      options,
+    ) as HessianFunction<F, O>;
   const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
   return compiledFunction(target, target.label, "hessian", options);
 }

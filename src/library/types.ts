@@ -7,6 +7,7 @@
 
 import type { Tensor } from "../staging/index.js";
 import type { NDArray } from "./ndarray.js";
+import type { SparseMatrix } from "../sparse/sparse-derivative.js";
 
 /** Any function the library accepts or returns: arguments and results are library values (see the README). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- library values are checked at run time
@@ -153,7 +154,7 @@ type Blocks<P extends readonly unknown[], R, A> =
 /** The function `jacobian(f, options)` returns. */
 export type JacobianFunction<F extends AnyFunction, O> = (
   ...args: Inputs<Parameters<F>>
-) => Blocks<Parameters<F>, ReturnType<F>, ArgnumsOf<O>>;
+) => O extends { readonly sparse: true } ? SparseMatrix : Blocks<Parameters<F>, ReturnType<F>, ArgnumsOf<O>>;
 
 /** A Hessian block ∂²f/∂a∂b. */
 type HessianBlock<A, B> = A extends number ? Gradient<B> : Prefixed<Gradient<B>>;
@@ -179,7 +180,7 @@ type Hessians<P extends readonly unknown[], A> = A extends number
 /** The function `hessian(f, options)` returns. */
 export type HessianFunction<F extends AnyFunction, O> = (
   ...args: Inputs<Parameters<F>>
-) => Hessians<Parameters<F>, ArgnumsOf<O>>;
+) => O extends { readonly sparse: true } ? SparseMatrix : Hessians<Parameters<F>, ArgnumsOf<O>>;
 
 /** A batch of inputs of type T (along one axis of each of its arrays). */
 export type Batch<T> =
