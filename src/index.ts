@@ -23,6 +23,7 @@ export type { Adjoints, LinearMap, Pullback, TangentIn, TangentOf, Tangents } fr
 export type { SparseInfo, SparseMatrix } from "./sparse/sparse-derivative.js";
 export { jvp, vjp } from "./library/jvp.js";
 export { linearize } from "./library/linearize.js";
+export { linearTranspose } from "./library/linear-transpose.js";
 export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
 export { customJvp, customVjp } from "./library/custom.js";
 export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
