@@ -15,6 +15,7 @@ import {
   type Ifold,
   type IrFunction,
   type Prim,
+  type Var,
   type While,
 } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -33,7 +34,7 @@ import {
   TupleA,
   UNKNOWN,
   type Abs,
-  type Env,
+  type Frame,
   type Lattice,
 } from "./values.js";
 import { addValues, emptyOf, updatePath, zerosOf } from "./array-ops.js";
@@ -68,15 +69,31 @@ const FIXPOINT_ROUNDS = 12;
 const MAX_CALL_DEPTH = 1000;
 
 export interface AnalysisLimits {
-  /** Expressions evaluated before the analysis gives up (default 3·10⁸). */
+  /** Bindings and loop iterations evaluated before the analysis gives up (default 3·10⁸). */
   readonly maxSteps?: number;
 }
 
+/** An expression compiled to a JavaScript closure over its function's frame (one slot per variable). */
+type Code = (frame: Frame) => Abs;
+
+/** A function compiled: its body's code, the slots of its parameters and the size of its frame. */
+interface Compiled {
+  readonly body: Code;
+  readonly params: readonly number[];
+  readonly size: () => number;
+}
+
+/**
+ * The analysis runs each function compiled to closures once (a JavaScript closure per IR node, variables as slots of
+ * an array per call): it evaluates the program's loops element by element, so the interpretive overhead per node is
+ * what its cost is made of.
+ */
 export class Analysis {
   private steps = 0;
   private depth = 0;
   private readonly maxSteps: number;
   private readonly functions: ReadonlyMap<string, IrFunction>;
+  private readonly compiled = new Map<IrFunction, Compiled>();
 
   constructor(
     private readonly lattice: Lattice,
@@ -89,77 +106,135 @@ export class Analysis {
 
   /** The abstract result of `fn` on abstract arguments. */
   run(fn: IrFunction, args: readonly Abs[]): Abs {
-    const env: Env = new Map();
-    fn.params.forEach((p, i) => env.set(p.id, args[i]!));
-    return this.eval(fn.body, env);
+    let c = this.compiled.get(fn);
+    if (c === undefined) this.compiled.set(fn, (c = this.compileFunction(fn)));
+    const frame: Frame = new Array<Abs>(c.size());
+    c.params.forEach((slot, i) => (frame[slot] = args[i]!));
+    return c.body(frame);
   }
 
-  private eval(e: Expr, env: Env): Abs {
-    while (e.kind === "let") {
-      env.set(e.v.id, this.node(e.rhs, env));
-      e = e.body;
-    }
-    return this.node(e, env);
-  }
-
-  private atom(a: Atom, env: Env): Abs {
-    if (a.kind === "lit") return a.value;
-    const v = env.get(a.id);
-    if (v === undefined) throw new Error(`sparsity analysis: unbound variable ${a.name}#${a.id}`);
-    return v;
-  }
-
-  private node(e: Expr, env: Env): Abs {
-    if (++this.steps > this.maxSteps)
+  private count(n: number): void {
+    this.steps += n;
+    if (this.steps > this.maxSteps)
       throw new GiveUp(`the analysis ran past its budget of ${this.maxSteps.toExponential(0)} steps`);
+  }
+
+  private compileFunction(fn: IrFunction): Compiled {
+    const slots = new Map<number, number>();
+    const slot = (v: Var): number => {
+      let s = slots.get(v.id);
+      if (s === undefined) slots.set(v.id, (s = slots.size));
+      return s;
+    };
+    const params = fn.params.map(slot);
+    const body = this.compile(fn.body, slot);
+    return { body, params, size: () => slots.size };
+  }
+
+  private atom(a: Atom, slot: (v: Var) => number): Code {
+    if (a.kind === "lit") {
+      const value = a.value;
+      return () => value;
+    }
+    const s = slot(a);
+    return (f) => f[s]!;
+  }
+
+  private compile(e: Expr, slot: (v: Var) => number): Code {
+    if (e.kind === "let") {
+      const targets: number[] = [];
+      const codes: Code[] = [];
+      while (e.kind === "let") {
+        codes.push(this.node(e.rhs, slot));
+        targets.push(slot(e.v));
+        e = e.body;
+      }
+      const tail = this.node(e, slot);
+      const n = codes.length;
+      return (f) => {
+        this.count(n);
+        for (let k = 0; k < n; k++) f[targets[k]!] = codes[k]!(f);
+        return tail(f);
+      };
+    }
+    return this.node(e, slot);
+  }
+
+  private node(e: Expr, slot: (v: Var) => number): Code {
     switch (e.kind) {
       case "lit":
       case "var":
-        return this.atom(e, env);
+        return this.atom(e, slot);
       case "let":
-        return this.eval(e, env);
+        return this.compile(e, slot);
       case "prim":
-        return this.prim(e, env);
-      case "tuple":
-        return new TupleA(e.elems.map((a) => this.atom(a, env)));
-      case "proj": {
-        const t = this.atom(e.arg, env);
-        if (!(t instanceof TupleA)) throw new GiveUp("a projection of a value that is not a tuple");
-        return t.elems[e.index]!;
+        return this.prim(e, slot);
+      case "tuple": {
+        const parts = e.elems.map((a) => this.atom(a, slot));
+        return (f) => new TupleA(parts.map((c) => c(f)));
       }
-      case "lam":
-        return new Closure(e.param, e.body, env);
-      case "app":
-        return this.apply(this.atom(e.fn, env), this.atom(e.arg, env));
+      case "proj": {
+        const arg = this.atom(e.arg, slot);
+        const index = e.index;
+        return (f) => {
+          const t = arg(f);
+          if (!(t instanceof TupleA)) throw new GiveUp("a projection of a value that is not a tuple");
+          return t.elems[index]!;
+        };
+      }
+      case "lam": {
+        const param = slot(e.param);
+        const body = this.compile(e.body, slot);
+        return (f) => new Closure(param, body, f);
+      }
+      case "app": {
+        const fn = this.atom(e.fn, slot);
+        const arg = this.atom(e.arg, slot);
+        return (f) => this.apply(fn(f), arg(f));
+      }
       case "if": {
-        const c = this.atom(e.cond, env);
-        if (c === true) return this.eval(e.then, env);
-        if (c === false) return this.eval(e.else, env);
-        return this.lattice.join(this.eval(e.then, env), this.eval(e.else, env));
+        const cond = this.atom(e.cond, slot);
+        const then = this.compile(e.then, slot);
+        const els = this.compile(e.else, slot);
+        return (f) => {
+          const c = cond(f);
+          if (c === true) return then(f);
+          if (c === false) return els(f);
+          return this.lattice.join(then(f), els(f));
+        };
       }
       case "build":
-        return this.build(e, env);
+        return this.build(e, slot);
       case "ifold":
-        return this.ifold(e, env);
+        return this.ifold(e, slot);
       case "while":
-        return this.while(e, env);
-      case "call":
-        return this.call(
-          e.fn,
-          e.args.map((a) => this.atom(a, env)),
-        );
-      case "custom":
-        return new Opaque(this.atom(e.fn, env), undefined);
+        return this.while(e, slot);
+      case "call": {
+        const args = e.args.map((a) => this.atom(a, slot));
+        const name = e.fn;
+        return (f) =>
+          this.call(
+            name,
+            args.map((c) => c(f)),
+          );
+      }
+      case "custom": {
+        const fn = this.atom(e.fn, slot);
+        return (f) => new Opaque(fn(f), undefined);
+      }
       case "jvp":
-        throw new GiveUp("a derivative left unexpanded");
+        return () => {
+          throw new GiveUp("a derivative left unexpanded");
+        };
     }
   }
 
   private apply(f: Abs, arg: Abs): Abs {
     if (f instanceof Closure) {
-      const env = new Map(f.env);
-      env.set(f.param.id, arg);
-      return this.eval(f.body, env);
+      // A copy of the frame: a curried function applied twice keeps each application's arguments apart.
+      const frame = f.frame.slice();
+      frame[f.paramSlot] = arg;
+      return f.body(frame);
     }
     if (f instanceof Opaque) {
       // A function with custom derivative rules: its rules, not its body, make the derivative, so every Double of its
@@ -183,51 +258,74 @@ export class Analysis {
     }
   }
 
-  private build(e: Build, env: Env): Abs {
-    const n = this.atom(e.size, env);
-    if (typeof n !== "number") {
-      env.set(e.index.id, UNKNOWN);
-      return new SummaryA(this.eval(e.body, env));
-    }
-    const items = new Array<Abs>(Math.max(0, n));
-    for (let i = 0; i < n; i++) {
-      env.set(e.index.id, i);
-      items[i] = this.eval(e.body, env);
-    }
-    return PArray.of(items);
+  private build(e: Build, slot: (v: Var) => number): Code {
+    const size = this.atom(e.size, slot);
+    const index = slot(e.index);
+    const body = this.compile(e.body, slot);
+    return (f) => {
+      const n = size(f);
+      if (typeof n !== "number") {
+        f[index] = UNKNOWN;
+        return new SummaryA(body(f));
+      }
+      const items = new Array<Abs>(Math.max(0, n));
+      for (let i = 0; i < n; i++) {
+        f[index] = i;
+        items[i] = body(f);
+      }
+      this.count(n);
+      return PArray.of(items);
+    };
   }
 
-  private ifold(e: Ifold, env: Env): Abs {
-    const n = this.atom(e.count, env);
-    let s = this.atom(e.init, env);
-    if (typeof n !== "number") {
-      env.set(e.index.id, UNKNOWN);
-      return this.fixpoint(s, e.type, (state) => {
-        env.set(e.acc.id, state);
-        return this.eval(e.body, env);
-      });
-    }
-    for (let i = 0; i < n; i++) {
-      env.set(e.acc.id, s);
-      env.set(e.index.id, i);
-      s = this.eval(e.body, env);
-    }
-    return s;
-  }
-
-  private while(e: While, env: Env): Abs {
-    let s = this.atom(e.init, env);
-    for (;;) {
-      env.set(e.acc.id, s);
-      const c = this.eval(e.cond, env);
-      if (c === false) return s;
-      if (c !== true)
-        return this.fixpoint(s, e.type, (state) => {
-          env.set(e.acc.id, state);
-          return this.eval(e.body, env);
+  private ifold(e: Ifold, slot: (v: Var) => number): Code {
+    const count = this.atom(e.count, slot);
+    const init = this.atom(e.init, slot);
+    const acc = slot(e.acc);
+    const index = slot(e.index);
+    const body = this.compile(e.body, slot);
+    const t = e.type;
+    return (f) => {
+      const n = count(f);
+      let s = init(f);
+      if (typeof n !== "number") {
+        f[index] = UNKNOWN;
+        return this.fixpoint(s, t, (state) => {
+          f[acc] = state;
+          return body(f);
         });
-      s = this.eval(e.body, env);
-    }
+      }
+      for (let i = 0; i < n; i++) {
+        f[acc] = s;
+        f[index] = i;
+        s = body(f);
+      }
+      this.count(n);
+      return s;
+    };
+  }
+
+  private while(e: While, slot: (v: Var) => number): Code {
+    const init = this.atom(e.init, slot);
+    const acc = slot(e.acc);
+    const cond = this.compile(e.cond, slot);
+    const body = this.compile(e.body, slot);
+    const t = e.type;
+    return (f) => {
+      let s = init(f);
+      for (;;) {
+        f[acc] = s;
+        const c = cond(f);
+        if (c === false) return s;
+        if (c !== true)
+          return this.fixpoint(s, t, (state) => {
+            f[acc] = state;
+            return body(f);
+          });
+        s = body(f);
+        this.count(1);
+      }
+    };
   }
 
   /** The least state above `init` that `step` keeps below itself; after FIXPOINT_ROUNDS rounds, the type's top. */
@@ -241,41 +339,54 @@ export class Analysis {
     return this.lattice.top(t);
   }
 
-  private prim(p: Prim, env: Env): Abs {
-    const args = p.args.map((a) => this.atom(a, env));
+  private prim(p: Prim, slot: (v: Var) => number): Code {
+    const codes = p.args.map((a) => this.atom(a, slot));
+    const [a = () => UNKNOWN, b = () => UNKNOWN, c = () => UNKNOWN] = codes;
+    const t = p.type;
     switch (p.op) {
       case "get":
-        return this.get(args[0]!, args[1]!, p.type);
-      case "length": {
-        const a = args[0]!;
-        return a instanceof PArray ? a.length : UNKNOWN;
-      }
+        return (f) => this.get(a(f), b(f), t);
+      case "length":
+        return (f) => {
+          const x = a(f);
+          return x instanceof PArray ? x.length : UNKNOWN;
+        };
       case "checkIndex":
-        return args[0]!;
+        return a;
       case "sameSize":
-        return typeof args[0] === "number" ? args[0] : args[1]!;
+        return (f) => {
+          const n = a(f);
+          return typeof n === "number" ? n : b(f);
+        };
       case "zerosLike":
-        return zerosOf(args[0]!, p.type);
+        return (f) => zerosOf(a(f), t);
       case "setAt":
-      case "addAt":
-        return updatePath(this.lattice, args[0]!, pathOf(args[1]!), args[2]!, p.op === "setAt" ? "set" : "add", p.type);
+      case "addAt": {
+        const how = p.op === "setAt" ? "set" : "add";
+        return (f) => updatePath(this.lattice, a(f), pathOf(b(f)), c(f), how, t);
+      }
       case "addArray":
-        return addValues(this.lattice, args[0]!, args[1]!);
+        return (f) => addValues(this.lattice, a(f), b(f));
       case "field":
-        return this.field(args[0]!, args[1] as number);
+        return (f) => this.field(a(f), b(f) as number);
       case "record":
-        return this.record(args, p.type);
+        return (f) =>
+          this.record(
+            codes.map((code) => code(f)),
+            t,
+          );
       case "sameShape":
-        return UNKNOWN;
+        return () => UNKNOWN;
       case "newTape":
       case "tapePush":
       case "tapePop":
-        throw new GiveUp("a tape (the reverse mode of recursive code)");
+        return () => {
+          throw new GiveUp("a tape (the reverse mode of recursive code)");
+        };
       default:
-        return this.scalar(p, args);
+        return this.scalar(p, codes);
     }
   }
-
   private get(a: Abs, i: Abs, t: Type): Abs {
     if (a instanceof PArray) {
       if (typeof i !== "number") return this.orEmpty(this.lattice.summaryOf(a), t);
@@ -307,51 +418,57 @@ export class Analysis {
   }
 
   /** A primitive on numbers or Bools. */
-  private scalar(p: Prim, args: readonly Abs[]): Abs {
-    if (args.every((a) => typeof a === "number" || typeof a === "boolean")) {
-      try {
-        return PRIMS[p.op].evaluate(
-          args,
-          p.args.map((a) => a.type),
-          undefined,
-        );
-      } catch {
-        return UNKNOWN; // the program fails here for these values (an index division by zero)
-      }
-    }
-    if (p.op === "and" && args.includes(false)) return false;
-    if (p.op === "or" && args.includes(true)) return true;
-    if (p.type.k !== "double") return UNKNOWN;
+  private scalar(p: Prim, codes: readonly Code[]): Code {
+    const rule = PRIMS[p.op];
+    const types = p.args.map((a) => a.type);
+    const isDouble = p.type.k === "double";
     const kind = DOUBLE_KINDS[p.op];
-    if (kind === undefined) throw new Error(`sparsity analysis: no rule for ${p.op} on Doubles`);
-    if (!args.every(isScalar)) throw new GiveUp(`${p.op} of a value that is not a number`);
-    const a = tracerOf(args[0]!);
-    const b = args.length > 1 ? tracerOf(args[1]!) : undefined;
+    if (isDouble && kind === undefined) throw new Error(`sparsity analysis: no rule for ${p.op} on Doubles`);
     const algebra = this.lattice.algebra;
-    let r: Tracer | undefined;
-    switch (kind) {
-      case "linear":
-        r = algebra.linear(a, b);
-        break;
-      case "product":
-        r = algebra.product(a, b);
-        break;
-      case "quotient":
-        r = algebra.quotient(a, b);
-        break;
-      case "nonlinear":
-        r = algebra.nonlinear(a, b);
-        break;
-      case "none":
-        r = undefined;
-        break;
-      case "second":
-        r = b;
-        break;
-    }
-    return r ?? UNKNOWN;
+    const [codeA, codeB] = codes;
+    return (f) => {
+      const a = codeA!(f);
+      const b = codeB === undefined ? undefined : codeB(f);
+      if (known(a) && known(b)) {
+        try {
+          return rule.evaluate(b === undefined ? [a] : [a, b], types, undefined);
+        } catch {
+          return UNKNOWN; // the program fails here for these values (an index division by zero)
+        }
+      }
+      if (p.op === "and" && (a === false || b === false)) return false;
+      if (p.op === "or" && (a === true || b === true)) return true;
+      if (!isDouble) return UNKNOWN;
+      if (!isScalar(a) || (b !== undefined && !isScalar(b)))
+        throw new GiveUp(`${p.op} of a value that is not a number`);
+      const ta = tracerOf(a);
+      const tb = b === undefined ? undefined : tracerOf(b);
+      let r: Tracer | undefined;
+      switch (kind) {
+        case "linear":
+          r = algebra.linear(ta, tb);
+          break;
+        case "product":
+          r = algebra.product(ta, tb);
+          break;
+        case "quotient":
+          r = algebra.quotient(ta, tb);
+          break;
+        case "nonlinear":
+          r = algebra.nonlinear(ta, tb);
+          break;
+        case "second":
+          r = tb;
+          break;
+        default:
+          r = undefined;
+      }
+      return r ?? UNKNOWN;
+    };
   }
 }
+
+const known = (x: Abs | undefined) => x === undefined || typeof x === "number" || typeof x === "boolean";
 
 /** An update's path: one Index, or a tuple of them. */
 function pathOf(p: Abs): readonly Abs[] {

@@ -42,17 +42,46 @@ export function densePattern(rows: number, columns: number): Pattern {
 
 /** The pattern of per-row column lists (unsorted, possibly repeated). */
 export function fromRows(lists: readonly (readonly number[])[], columns: number): Pattern {
-  const rowPointers = new Int32Array(lists.length + 1);
-  const sorted = lists.map((l) => {
-    const a = Int32Array.from(l).sort();
-    let k = 0;
-    for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) a[k++] = a[i]!;
-    return a.subarray(0, k);
+  const starts = new Int32Array(lists.length + 1);
+  const all: number[] = [];
+  lists.forEach((l, r) => {
+    for (const c of l) all.push(c);
+    starts[r + 1] = all.length;
   });
-  sorted.forEach((a, r) => (rowPointers[r + 1] = rowPointers[r]! + a.length));
-  const columnIndexes = new Int32Array(rowPointers[lists.length]!);
-  sorted.forEach((a, r) => columnIndexes.set(a, rowPointers[r]));
-  return { rows: lists.length, columns, rowPointers, columnIndexes };
+  return fromFlat(starts, all, columns);
+}
+
+/** The pattern of rows given as `all[starts[r] .. starts[r + 1] - 1]` (unsorted, possibly repeated). */
+export function fromFlat(starts: Int32Array, all: readonly number[], columns: number): Pattern {
+  const rows = starts.length - 1;
+  const sorted = Int32Array.from(all);
+  const rowPointers = new Int32Array(rows + 1);
+  let k = 0;
+  for (let r = 0; r < rows; r++) {
+    const from = starts[r]!;
+    const to = starts[r + 1]!;
+    sortRange(sorted, from, to);
+    for (let i = from; i < to; i++) if (i === from || sorted[i] !== sorted[i - 1]) sorted[k++] = sorted[i]!;
+    rowPointers[r + 1] = k;
+  }
+  return { rows, columns, rowPointers, columnIndexes: sorted.slice(0, k) };
+}
+
+/** Sorts a[from .. to - 1] in place: insertion sort for the short rows of sparse patterns, else the built-in one. */
+function sortRange(a: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    a.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= from && a[j]! > v) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = v;
+  }
 }
 
 /** The transpose (rows become columns). */
@@ -74,43 +103,52 @@ export function transpose(p: Pattern): Pattern {
  */
 export function jacobianPattern(out: Abs, t: Type, actual: () => Value, algebra: Algebra, columns: number): Pattern {
   const reader = new DepsReader(columns);
-  const lists: number[][] = [];
-  let total = 0;
+  // Rows one after the other in `all`, row r starting at starts[r].
+  const all: number[] = [];
+  const starts: number[] = [0];
   const row = (v: Abs) => {
-    const list: number[] = [];
     const tracer = tracerOf(v);
-    if (tracer !== undefined && !reader.positions(algebra.firstOrder(tracer), list))
-      for (let c = 0; c < columns; c++) list.push(c);
-    total += list.length;
-    if (total > MAX_PATTERN_ENTRIES) throw new GiveUp(`more than ${MAX_PATTERN_ENTRIES} entries`);
-    lists.push(list);
+    if (tracer !== undefined && !reader.positions(algebra.firstOrder(tracer), all))
+      for (let c = 0; c < columns; c++) all.push(c);
+    if (all.length > MAX_PATTERN_ENTRIES) throw new GiveUp(`more than ${MAX_PATTERN_ENTRIES} entries`);
+    starts.push(all.length);
   };
-  // `x` is the actual value at this place, computed only if a summary needs a length.
-  const rec = (v: Abs, u: Type, x: () => Value) => {
+  // The actual value at the place being read (`path`: tuple components and array positions from the root) is
+  // computed only where a summary needs a length.
+  const path: number[] = [];
+  const here = (): Value => {
+    let x = actual();
+    for (const k of path) x = isArrayValue(x) ? arrayGet(x, k) : (x as { elems: readonly Value[] }).elems[k]!;
+    return x;
+  };
+  const rec = (v: Abs, u: Type) => {
     if (u.k === "double") return row(v);
-    if (u.k === "tuple")
-      return u.elems.forEach((e, i) =>
-        rec(v instanceof TupleA ? v.elems[i]! : v, e, () => (x() as { elems: readonly Value[] }).elems[i]!),
-      );
-    if (u.k !== "array") return;
-    if (v instanceof PArray) {
-      for (let i = 0; i < v.length; i++) rec(v.get(i), u.elem, () => elementOf(x(), i));
+    if (u.k === "tuple") {
+      u.elems.forEach((e, i) => {
+        path.push(i);
+        rec(v instanceof TupleA ? v.elems[i]! : v, e);
+        path.pop();
+      });
       return;
     }
-    const n = arrayLength(arrayOf(x()));
+    if (u.k !== "array") return;
+    const known = v instanceof PArray;
+    const n = known ? v.length : arrayLength(arrayOf(here()));
     const elem = v instanceof SummaryA ? v.elem : BOTTOM;
-    for (let i = 0; i < n; i++) rec(elem, u.elem, () => elementOf(x(), i));
+    for (let i = 0; i < n; i++) {
+      path.push(i);
+      rec(known ? v.get(i) : elem, u.elem);
+      path.pop();
+    }
   };
-  rec(out, t, actual);
-  return fromRows(lists, columns);
+  rec(out, t);
+  return fromFlat(Int32Array.from(starts), all, columns);
 }
 
 function arrayOf(x: Value) {
   if (!isArrayValue(x)) throw new Error("jacobianPattern: the output is not an array");
   return x;
 }
-
-const elementOf = (x: Value, i: number): Value => arrayGet(arrayOf(x), i);
 
 /** The Hessian's pattern from the abstract result (a Double) of a function of `size` input positions. */
 export function hessianPattern(out: Abs, algebra: Algebra, size: number): Pattern {

@@ -11,7 +11,6 @@
 // Order: a known value ⊑ UNKNOWN ⊑ a tracer ⊑ a tracer of more positions; structures componentwise; an array ⊑ a
 // summary above its elements. `join` is the least upper bound, used where control flow cannot be decided.
 
-import type { Expr, Var } from "../ir/ir.js";
 import type { Value } from "../runtime/value.js";
 import { arrayGet, arrayLength, isArrayValue } from "../runtime/value.js";
 import type { Type } from "../types/types.js";
@@ -35,12 +34,12 @@ export class SummaryA {
   constructor(readonly elem: Abs) {}
 }
 
-/** A lambda and the environment it was made in. */
+/** A lambda and the frame it was made in (./analysis.ts: variables are slots of their function's frame). */
 export class Closure {
   constructor(
-    readonly param: Var,
-    readonly body: Expr,
-    readonly env: Env,
+    readonly paramSlot: number,
+    readonly body: (frame: Frame) => Abs,
+    readonly frame: Frame,
   ) {}
 }
 
@@ -55,7 +54,7 @@ export class Opaque {
   ) {}
 }
 
-export type Env = Map<number, Abs>;
+export type Frame = Abs[];
 
 export type Abs = number | boolean | Unknown | Bottom | Tracer | TupleA | PArray<Abs> | SummaryA | Closure | Opaque;
 

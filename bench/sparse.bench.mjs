@@ -1,0 +1,124 @@
+// Sparse Jacobians and Hessians (issue 32): the tridiagonal (Broyden) map's Jacobian and the chained Rosenbrock
+// function's Hessian through `jacobian(f, { sparse: true })` / `hessian(f, { sparse: true })`, against the primal in
+// the same run: per-call time (the pattern and colouring found on the first call, reported apart), the ratio to the
+// primal, and how it grows with n. At n = 2,000 the sparse matrices are compared entry by entry with the dense ones.
+// Timings alternate between the programs compared (rounds of calls, the fastest round kept), since other processes
+// share the machine. Writes bench/results/sparse.md and .json. Run with `npm run bench:sparse` (builds first);
+// `--quick` for smaller sizes. Timings never gate `npm test`.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { compile, hessian, jacobian, smooth } from "../dist/index.js";
+import { random } from "./lib.mjs";
+
+const quick = process.argv.includes("--quick");
+const backend = process.argv.find((a) => a.startsWith("--backend="))?.slice(10) ?? "wasm";
+
+const m = smooth`
+let tridiag = fun (x: Vector) ->
+  let n = length x
+  build n (fun i ->
+    let left = if i > 0 then x[i - 1] else 0.
+    let right = if i < n - 1 then x[i + 1] else 0.
+    (3. - 2. * x[i]) * x[i] - left - 2. * right + 1.)
+let rosenbrock = fun (x: Vector) ->
+  ifold (fun s i -> s + 100. * (x[i + 1] - x[i] * x[i]) * (x[i + 1] - x[i] * x[i]) + (1. - x[i]) * (1. - x[i]))
+    0. (length x - 1)
+`;
+
+/** Milliseconds per call of each of `fns`, timed in alternating rounds; the fastest round of each. */
+function alternate(fns, { rounds = 7, budgetMs = 150 } = {}) {
+  const calls = fns.map((f) => {
+    f();
+    const t0 = performance.now();
+    f();
+    return Math.max(1, Math.round(budgetMs / Math.max(0.01, performance.now() - t0)));
+  });
+  const best = fns.map(() => Infinity);
+  for (let r = 0; r < rounds; r++)
+    fns.forEach((f, k) => {
+      const t0 = performance.now();
+      for (let i = 0; i < calls[k]; i++) f();
+      best[k] = Math.min(best[k], (performance.now() - t0) / calls[k]);
+    });
+  return best;
+}
+
+const timed = (f) => {
+  const t0 = performance.now();
+  const r = f();
+  return [r, performance.now() - t0];
+};
+
+const rows = [];
+const sizes = quick ? [1000, 10_000] : [1000, 10_000, 100_000];
+for (const [what, name, transform] of [
+  ["tridiagonal map, Jacobian", "tridiag", jacobian],
+  ["chained Rosenbrock, Hessian", "rosenbrock", hessian],
+]) {
+  for (const n of sizes) {
+    const x = random(n, 17 + n, -1.5, 1.5);
+    const primal = compile(m[name], { backend });
+    const sparse = transform(m[name], { sparse: true, backend });
+    const [first, firstMs] = timed(() => sparse(x));
+    const [primalMs, sparseMs] = alternate([() => primal(x), () => sparse(x)]);
+    rows.push({
+      what,
+      n,
+      entries: first.values.length,
+      colours: first.info.colours,
+      mode: first.info.mode,
+      firstCallMs: firstMs,
+      primalMs,
+      sparseMs,
+      ratio: sparseMs / primalMs,
+    });
+    console.log(rows.at(-1));
+  }
+}
+
+// Entry by entry against the dense derivatives at n = 2,000.
+const checks = [];
+{
+  const n = 2000;
+  const x = random(n, 5, -1.5, 1.5);
+  for (const [what, name, transform] of [
+    ["tridiagonal map, Jacobian", "tridiag", jacobian],
+    ["chained Rosenbrock, Hessian", "rosenbrock", hessian],
+  ]) {
+    const s = transform(m[name], { sparse: true, backend })(x);
+    const dense = transform(m[name], { backend })(x);
+    let differing = 0;
+    let nonZeros = 0;
+    for (let r = 0; r < n; r++) {
+      const row = Float64Array.from(dense[r]);
+      for (let k = s.rowPointers[r]; k < s.rowPointers[r + 1]; k++) {
+        const c = s.columnIndexes[k];
+        if (row[c] !== s.values[k]) differing++;
+        row[c] = 0;
+      }
+      for (const v of row) if (v !== 0) nonZeros++;
+    }
+    checks.push({ what, n, entries: s.values.length, differing, missedNonZeros: nonZeros });
+    console.log(checks.at(-1));
+  }
+}
+
+const fmt = (x, d = 3) => (x >= 100 ? x.toFixed(0) : x.toFixed(d));
+const table = [
+  `| derivative | n | entries | colours (mode) | first call, ms | primal, ms | sparse, ms | sparse / primal |`,
+  `| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |`,
+  ...rows.map(
+    (r) =>
+      `| ${r.what} | ${r.n} | ${r.entries} | ${r.colours} (${r.mode}) | ${fmt(r.firstCallMs, 0)} | ${fmt(r.primalMs)} | ${fmt(r.sparseMs)} | ${r.ratio.toFixed(1)} |`,
+  ),
+  "",
+  `| at n = 2000 | entries | entries differing from the dense derivative | non-zeros of the dense derivative outside the pattern |`,
+  `| --- | ---: | ---: | ---: |`,
+  ...checks.map((c) => `| ${c.what} | ${c.entries} | ${c.differing} | ${c.missedNonZeros} |`),
+];
+const md = `# Sparse Jacobians and Hessians (backend ${backend})\n\n${table.join("\n")}\n`;
+console.log(`\n${md}`);
+const dir = new URL(quick ? "./scratch/" : "./results/", import.meta.url);
+mkdirSync(dir, { recursive: true });
+writeFileSync(new URL("sparse.md", dir), md);
+writeFileSync(new URL("sparse.json", dir), JSON.stringify({ backend, rows, checks }, null, 2));
