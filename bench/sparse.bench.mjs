@@ -6,8 +6,16 @@
 // share the machine. Writes bench/results/sparse.md and .json. Run with `npm run bench:sparse` (builds first);
 // `--quick` for smaller sizes. Timings never gate `npm test`.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { compile, hessian, jacobian, smooth } from "../dist/index.js";
+import { loadProgram, prepare } from "../dist/api/program.js";
+import { baCsr, baProblem } from "../dist/gradbench/evals/ba.js";
+import { lowerEntry } from "../dist/ir/lower.js";
+import { DERIVATIVE_PIPELINE, REVERSE_PRIMAL_PIPELINE } from "../dist/opt/pipeline.js";
+import { compressedFunction } from "../dist/sparse/compressed-programs.js";
+import { planSparse, sparseResult } from "../dist/sparse/sparse-derivative.js";
+import { DATA } from "./gradbench-workloads.mjs";
 import { random } from "./lib.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -103,6 +111,75 @@ const checks = [];
   }
 }
 
+// GradBench's BA eval at ba1 (when the ADBench data is there): the Jacobian of baObjective with the automatic pattern
+// (compressed forward mode) against the eval's hand-written blocks (reverse mode per observation, ../examples/
+// gradbench/ba.smooth) laid out as its CSR (src/gradbench/evals/ba.ts); both compiled for the same back end.
+const ba = [];
+const baFile = join(DATA, "ba", "ba1_n49_m7776_p31843.txt");
+if (existsSync(baFile)) {
+  const lines = readFileSync(baFile, "utf8").trim().split("\n");
+  const nums = (i) => lines[i].trim().split(/\s+/).map(Number);
+  const [n, mm, p] = nums(0);
+  const problem = baProblem({ n, m: mm, p, cam: nums(1), x: nums(2), w: nums(3)[0], feat: nums(4) });
+  const source = readFileSync(new URL("../examples/gradbench/ba.smooth", import.meta.url), "utf8");
+  const prog = loadProgram({ name: "ba.smooth", text: source });
+  const V = { k: "array", elem: { k: "double" } };
+  const M = { k: "array", elem: V };
+  const I = { k: "array", elem: { k: "int" } };
+  const argTypes = [M, M, V, M, I, I];
+  const lowered = lowerEntry(prog.checked, "baObjective", argTypes);
+  const firstOrder = prog.primalThrough("baObjective", argTypes, REVERSE_PRIMAL_PIPELINE, lowered);
+  const [plan, planMs] = timed(() =>
+    planSparse({
+      kind: "jacobian",
+      subject: { label: "`baObjective`", argument: (k) => `argument ${k}` },
+      context: "bench",
+      firstOrder,
+      argTypes,
+      values: problem.args,
+      wrt: [0, 1, 2],
+      output: () => prog.specialise("baObjective", argTypes, backend).run(problem.args),
+    }),
+  );
+  const c = compressedFunction("jacobian", plan.mode, lowered, () => firstOrder, [0, 1, 2]);
+  const compressed = prepare(c.fn, c.argTypes, backend, DERIVATIVE_PIPELINE);
+  const blocks = prog.specialise("baJacobianBlocks", argTypes, backend);
+  const args = [...problem.args, ...plan.colourArguments];
+  let last;
+  const handLaid = () => {
+    const out = blocks.runBorrowed(problem.args);
+    last = baCsr(problem, out.elems[0].data, out.elems[1].data, last);
+    return last;
+  };
+  const automatic = () => sparseResult(plan, compressed.runBorrowed(args));
+  // Every entry of the automatic pattern is in the hand-laid layout, with the same value (to rounding).
+  const a = automatic();
+  const h = handLaid();
+  let outside = 0;
+  let maxRelative = 0;
+  for (let r = 0; r < a.shape[0]; r++)
+    for (let k = a.rowPointers[r]; k < a.rowPointers[r + 1]; k++) {
+      let at = -1;
+      for (let q = h.rows[r]; q < h.rows[r + 1]; q++) if (h.cols[q] === a.columnIndexes[k]) at = q;
+      if (at < 0) outside++;
+      else maxRelative = Math.max(maxRelative, Math.abs(h.vals[at] - a.values[k]) / (1 + Math.abs(h.vals[at])));
+    }
+  const [handMs, autoMs] = alternate([handLaid, automatic], { rounds: 5, budgetMs: 300 });
+  ba.push({
+    problem: "ba1_n49_m7776_p31843",
+    automaticEntries: a.values.length,
+    handLaidEntries: h.vals.length,
+    colours: plan.info.colours,
+    mode: plan.info.mode,
+    patternMs: planMs,
+    outside,
+    maxRelative,
+    handMs,
+    autoMs,
+  });
+  console.log(ba.at(-1));
+}
+
 const fmt = (x, d = 3) => (x >= 100 ? x.toFixed(0) : x.toFixed(d));
 const table = [
   `| derivative | n | entries | colours (mode) | first call, ms | primal, ms | sparse, ms | sparse / primal |`,
@@ -115,10 +192,21 @@ const table = [
   `| at n = 2000 | entries | entries differing from the dense derivative | non-zeros of the dense derivative outside the pattern |`,
   `| --- | ---: | ---: | ---: |`,
   ...checks.map((c) => `| ${c.what} | ${c.entries} | ${c.differing} | ${c.missedNonZeros} |`),
+  ...(ba.length === 0
+    ? []
+    : [
+        "",
+        `| GradBench BA | entries (hand-laid) | colours (mode) | pattern + colouring, ms | hand-laid blocks + CSR, ms | automatic, ms | automatic / hand-laid | automatic entries outside the hand-laid layout | largest relative difference |`,
+        `| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
+        ...ba.map(
+          (b) =>
+            `| ${b.problem} | ${b.automaticEntries} (${b.handLaidEntries}) | ${b.colours} (${b.mode}) | ${fmt(b.patternMs, 0)} | ${fmt(b.handMs)} | ${fmt(b.autoMs)} | ${(b.autoMs / b.handMs).toFixed(1)} | ${b.outside} | ${b.maxRelative.toExponential(1)} |`,
+        ),
+      ]),
 ];
 const md = `# Sparse Jacobians and Hessians (backend ${backend})\n\n${table.join("\n")}\n`;
 console.log(`\n${md}`);
 const dir = new URL(quick ? "./scratch/" : "./results/", import.meta.url);
 mkdirSync(dir, { recursive: true });
 writeFileSync(new URL("sparse.md", dir), md);
-writeFileSync(new URL("sparse.json", dir), JSON.stringify({ backend, rows, checks }, null, 2));
+writeFileSync(new URL("sparse.json", dir), JSON.stringify({ backend, rows, checks, ba }, null, 2));

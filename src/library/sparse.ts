@@ -129,7 +129,8 @@ export function sparseFunction(
       });
     const call = specs.lookup(args);
     const { plan, program } = planned(call);
-    return sparseResult(plan, program.run([...call.values, ...plan.colourArguments]));
+    // Borrowed: the values are gathered out of the result before anything runs again.
+    return sparseResult(plan, program.runBorrowed([...call.values, ...plan.colourArguments]));
   };
   return register(
     fn,
