@@ -67,8 +67,10 @@ for (const [what, name, transform] of [
     const x = random(n, 17 + n, -1.5, 1.5);
     const primal = compile(m[name], { backend });
     const sparse = transform(m[name], { sparse: true, backend });
+    const borrowing = transform(m[name], { sparse: true, backend, borrowResult: true });
     const [first, firstMs] = timed(() => sparse(x));
-    const [primalMs, sparseMs] = alternate([() => primal(x), () => sparse(x)]);
+    borrowing(x);
+    const [primalMs, sparseMs, borrowedMs] = alternate([() => primal(x), () => sparse(x), () => borrowing(x)]);
     rows.push({
       what,
       n,
@@ -79,6 +81,8 @@ for (const [what, name, transform] of [
       primalMs,
       sparseMs,
       ratio: sparseMs / primalMs,
+      borrowedMs,
+      borrowedRatio: borrowedMs / primalMs,
     });
     console.log(rows.at(-1));
   }
@@ -182,11 +186,11 @@ if (existsSync(baFile)) {
 
 const fmt = (x, d = 3) => (x >= 100 ? x.toFixed(0) : x.toFixed(d));
 const table = [
-  `| derivative | n | entries | colours (mode) | first call, ms | primal, ms | sparse, ms | sparse / primal |`,
-  `| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |`,
+  `| derivative | n | entries | colours (mode) | first call, ms | primal, ms | sparse, ms | sparse / primal | borrowResult, ms | / primal |`,
+  `| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
   ...rows.map(
     (r) =>
-      `| ${r.what} | ${r.n} | ${r.entries} | ${r.colours} (${r.mode}) | ${fmt(r.firstCallMs, 0)} | ${fmt(r.primalMs)} | ${fmt(r.sparseMs)} | ${r.ratio.toFixed(1)} |`,
+      `| ${r.what} | ${r.n} | ${r.entries} | ${r.colours} (${r.mode}) | ${fmt(r.firstCallMs, 0)} | ${fmt(r.primalMs)} | ${fmt(r.sparseMs)} | ${r.ratio.toFixed(1)} | ${fmt(r.borrowedMs)} | ${r.borrowedRatio.toFixed(1)} |`,
   ),
   "",
   `| at n = 2000 | entries | entries differing from the dense derivative | non-zeros of the dense derivative outside the pattern |`,

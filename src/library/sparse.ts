@@ -57,6 +57,8 @@ interface Planned {
   readonly parts: readonly IndexPart[];
   readonly plan: SparsePlan;
   readonly program: Specialised;
+  /** The values array a `borrowResult` function returns again and again. */
+  readonly values: Float64Array;
 }
 
 /** The sparse Jacobian or Hessian of `inner` with respect to `argnums`. */
@@ -116,7 +118,8 @@ export function sparseFunction(
       output: () => (output ??= compiledProgram(inst, engine, threads).run(values)),
       ...(requested === undefined ? {} : { requested }),
     });
-    const entry = { parts: snapshot(parts), plan, program: compileFor(inst, key, plan.mode, analysed) };
+    const program = compileFor(inst, key, plan.mode, analysed);
+    const entry = { parts: snapshot(parts), plan, program, values: new Float64Array(plan.sources.length) };
     list.push(entry);
     plans.set(key, list);
     return entry;
@@ -128,9 +131,10 @@ export function sparseFunction(
         hint: "its result is a sparse matrix, not a tensor: call it on numbers and arrays",
       });
     const call = specs.lookup(args);
-    const { plan, program } = planned(call);
-    // Borrowed: the values are gathered out of the result before anything runs again.
-    return sparseResult(plan, program.runBorrowed([...call.values, ...plan.colourArguments]));
+    const { plan, program, values } = planned(call);
+    // The program's result is borrowed: the values are gathered out of it before anything runs again.
+    const out = program.runBorrowed([...call.values, ...plan.colourArguments]);
+    return sparseResult(plan, out, options?.borrowResult === true ? { values } : undefined);
   };
   return register(
     fn,

@@ -55,7 +55,8 @@ export interface SparseOption extends ArgnumsOption {
    * `values`, `info`), computed from its sparsity pattern: the pattern is found from the program at the arguments'
    * shapes and Index values, its columns (or rows) coloured so that one compressed pass per colour gives every entry.
    * Rows are the output's scalars, columns the differentiated arguments' (each a Double or an array of Doubles),
-   * argument after argument, row-major. A dense pattern is computed as dense (info.note says so).
+   * argument after argument, row-major. A dense pattern is computed as dense (info.note says so). With
+   * `borrowResult`, the arrays of the result belong to the function and are rewritten by its next call.
    */
   readonly sparse?: boolean;
 }

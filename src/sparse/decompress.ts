@@ -69,9 +69,12 @@ function find(p: Pattern, r: number, c: number): number {
   throw new Error(`the Hessian's pattern is not symmetric at (${r}, ${c})`);
 }
 
-/** The entries' values from the compressed result. */
-export function gather(compressed: Float64Array, sources: Int32Array): Float64Array {
-  const values = new Float64Array(sources.length);
+/** The entries' values from the compressed result (into `values` when given). */
+export function gather(
+  compressed: Float64Array,
+  sources: Int32Array,
+  values: Float64Array = new Float64Array(sources.length),
+): Float64Array {
   for (let k = 0; k < sources.length; k++) values[k] = compressed[sources[k]!]!;
   return values;
 }

@@ -262,13 +262,15 @@ function passes(plan: SparsePlan, v: Value): Float64Array {
 }
 
 /** The sparse matrix from the compressed program's result. */
-export function sparseResult(plan: SparsePlan, compressed: Value): SparseMatrix {
+export function sparseResult(plan: SparsePlan, compressed: Value, borrowed?: { values: Float64Array }): SparseMatrix {
   const { pattern } = plan;
+  // Borrowed: the pattern's own arrays and one values array per plan, rewritten by every call (the caller reads the
+  // result before calling again); otherwise fresh arrays the caller owns.
   return {
     shape: [pattern.rows, pattern.columns],
-    rowPointers: pattern.rowPointers.slice(),
-    columnIndexes: pattern.columnIndexes.slice(),
-    values: gather(passes(plan, compressed), plan.sources),
+    rowPointers: borrowed ? pattern.rowPointers : pattern.rowPointers.slice(),
+    columnIndexes: borrowed ? pattern.columnIndexes : pattern.columnIndexes.slice(),
+    values: gather(passes(plan, compressed), plan.sources, borrowed?.values),
     info: plan.info,
   };
 }

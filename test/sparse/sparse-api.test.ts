@@ -149,6 +149,25 @@ describe("sparse Jacobians", () => {
     expectSameAs(s, jacobian(m.unknownIndex!)(x));
   });
 
+  it("returns fresh arrays, or with borrowResult its own, rewritten by the next call", () => {
+    const x = vector(6);
+    const y = vector(6);
+    const fresh = jacobian(m.tridiag!, { sparse: true });
+    const a = fresh(x);
+    const b = fresh(y);
+    expect(a.values).not.toBe(b.values);
+    expect(a.rowPointers).not.toBe(b.rowPointers);
+    a.columnIndexes[0] = 5; // the caller's own array: the next call is not affected
+    expect(fresh(x).columnIndexes[0]).toBe(0);
+    const borrowing = jacobian(m.tridiag!, { sparse: true, borrowResult: true });
+    const c = borrowing(x);
+    const before = Array.from(c.values);
+    const d = borrowing(y);
+    expect(d.values).toBe(c.values);
+    expect(Array.from(d.values)).toEqual(Array.from(b.values));
+    expect(before).toEqual(Array.from(fresh(x).values));
+  });
+
   it("refuses an output whose shape changes between calls of the same shapes", () => {
     const J = jacobian(m.grows!, { sparse: true });
     expect(J(Float64Array.from([3, 2])).shape).toEqual([3, 2]);
