@@ -3,7 +3,7 @@
 // colouring as small as the structure allows, and the bad inputs' messages.
 
 import { describe, expect, it } from "vitest";
-import { compilations, grad, hessian, jacobian, smooth, type SparseMatrix } from "../../src/index.js";
+import { compilations, grad, hessian, jacobian, smooth, vmap, type SparseMatrix } from "../../src/index.js";
 import { thrown } from "../helpers.js";
 import { flat, rng } from "../library/helpers.js";
 
@@ -35,6 +35,8 @@ let count = fun (n: Index) -> double n
 let chain = fun (x: Vector) -> ifold (fun s i -> s + exp (x[i] * x[i + 1])) 0. (length x - 1)
 let rec walk = fun (x: Vector) (i: Index) (acc: Double) -> if i >= length x then acc else walk x (i + 2) (acc + x[i] * x[i])
 let recursive = fun (x: Vector) -> walk x 0 0.
+let cube = fun (x: Double) -> x * x * x
+let coupled = fun (a: Vector) (b: Double) -> ifold (fun s i -> s + a[i] * a[i] * b + sin a[i]) 0. (length a)
 `;
 
 const random = rng(11);
@@ -176,6 +178,18 @@ describe("sparse Jacobians", () => {
     expect(e.message).toMatch(/depends on the values of its Doubles/);
   });
 
+  it("of transformed functions: the Jacobian of a gradient is the sparse Hessian, of a vmap a diagonal", () => {
+    const x = vector(8);
+    const viaGrad = jacobian(grad(m.rosenbrock!), { sparse: true })(x);
+    const direct = hessian(m.rosenbrock!, { sparse: true })(x);
+    expect(Array.from(viaGrad.columnIndexes)).toEqual(Array.from(direct.columnIndexes));
+    expectSameAs(viaGrad, hessian(m.rosenbrock!)(x), 1e-14);
+    const diagonal = jacobian(vmap(m.cube!), { sparse: true })(x);
+    expect(diagonal.info.colours).toBe(1);
+    expect(Array.from(diagonal.columnIndexes)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expectSameAs(diagonal, jacobian(vmap(m.cube!))(x));
+  });
+
   it("refuses a function with no Double argument, and being transformed again", () => {
     expect(thrown(() => jacobian(m.count!, { sparse: true })(3)).message).toMatch(
       /cannot differentiate with respect to parameter `n` of `count`: it is an Index/,
@@ -202,6 +216,28 @@ describe("sparse Hessians", () => {
     const s = hessian(m.chain!, { sparse: true })(x);
     expect(entriesOf(s)).toBe(3 * 12 - 2);
     expectSameAs(s, hessian(m.chain!)(x), 1e-14);
+  });
+
+  it("over several arguments: columns argument after argument, the blocks of the dense Hessian", () => {
+    const a = vector(5);
+    const s = hessian(m.coupled!, { sparse: true, argnums: [0, 1] })(a, 0.7);
+    expect(s.shape).toEqual([6, 6]);
+    // Diagonal of a, each a[i] with b, and b with itself (no: b appears linearly).
+    expect(s.values.length).toBe(5 + 2 * 5);
+    const [[haa, hab], [hba, hbb]] = hessian(m.coupled!, { argnums: [0, 1] })(a, 0.7) as [
+      [Float64Array[], Float64Array],
+      [Float64Array, number],
+    ];
+    const dense = [...haa.map((row, i) => [...row, hab[i]!]), [...hba, hbb]];
+    expectSameAs(s, dense, 1e-15);
+  });
+
+  it("of a scalar function's Jacobian: one row, one reverse sweep", () => {
+    const x = vector(9);
+    const s = jacobian(m.rosenbrock!, { sparse: true })(x);
+    expect(s.shape).toEqual([1, 9]);
+    expect(s.info).toMatchObject({ mode: "reverse", colours: 1 });
+    expectSameAs(s, [jacobian(m.rosenbrock!)(x)], 1e-15);
   });
 
   it("refuses a function with several outputs", () => {
