@@ -104,6 +104,11 @@ export class Analysis {
     this.functions = new Map((fn.functions ?? []).map((f) => [f.name, f]));
   }
 
+  /** Bindings and loop iterations evaluated so far (what the budget counts; tests check its growth). */
+  get stepsTaken(): number {
+    return this.steps;
+  }
+
   /** The abstract result of `fn` on abstract arguments. */
   run(fn: IrFunction, args: readonly Abs[]): Abs {
     let c = this.compiled.get(fn);
