@@ -14,6 +14,7 @@ import {
   vjp,
   vmap,
   type NDArray,
+  type SparseMatrix,
 } from "../../src/index.js";
 import type { ModelDefinitions } from "./model.smooth.js";
 
@@ -67,6 +68,13 @@ declare const field: (v: Float64Array) => Float64Array;
 const J: Float64Array[] = jacobian(field)(x);
 declare const scalarToVector: (t: number) => Float64Array;
 const dt: Float64Array = jacobian(scalarToVector)(0.5);
+
+// With sparse: true, a matrix in compressed sparse row form.
+const Js: SparseMatrix = jacobian(field, { sparse: true })(x);
+const Jcols: Int32Array = jacobian(field, { sparse: true, mode: "forward" })(x).columnIndexes;
+const Hs: Float64Array = hessian(rosen, { sparse: true })(x).values;
+// @ts-expect-error -- a sparse Jacobian is not rows of Float64Arrays
+const wrongSparse: Float64Array[] = jacobian(field, { sparse: true })(x);
 
 // Hessian of a function of an object: an object of objects of blocks.
 declare const mlp: (p: { W: Float64Array[]; b: Float64Array; c: number }) => number;
@@ -188,6 +196,10 @@ export {
   H3,
   perExample,
   J,
+  Js,
+  Jcols,
+  Hs,
+  wrongSparse,
   dt,
   Hbb,
   Hcb,
