@@ -39,8 +39,14 @@ import {
 } from "./values.js";
 import { addValues, emptyOf, updatePath, zerosOf } from "./array-ops.js";
 
-/** How primitives on Doubles combine the dependencies of their operands (see ./algebra.ts). */
-const DOUBLE_KINDS: Partial<Record<PrimName, "linear" | "product" | "quotient" | "nonlinear" | "none" | "second">> = {
+type DoubleKind = "linear" | "product" | "quotient" | "nonlinear" | "none" | "second";
+
+/**
+ * How primitives on Doubles combine the dependencies of their operands (see ./algebra.ts). A primitive not listed is
+ * classified by its derivative rule (`doubleKind`): no tangent, none; a selection (max, min), linear; partials,
+ * non-linear — every pair, which is never less than the truth.
+ */
+const DOUBLE_KINDS: Partial<Record<PrimName, DoubleKind>> = {
   add: "linear",
   sub: "linear",
   neg: "linear",
@@ -62,6 +68,20 @@ const DOUBLE_KINDS: Partial<Record<PrimName, "linear" | "product" | "quotient" |
   toDouble: "none",
   withDerivativeOf: "second",
 };
+
+function doubleKind(op: PrimName): DoubleKind {
+  const listed = DOUBLE_KINDS[op];
+  if (listed !== undefined) return listed;
+  switch (PRIMS[op].derivative.kind) {
+    case "zero-tangent":
+    case "no-tangent":
+      return "none";
+    case "select":
+      return "linear";
+    default:
+      return "nonlinear";
+  }
+}
 
 /** Rounds of a loop's fixpoint before its state is widened to the top of its type. */
 const FIXPOINT_ROUNDS = 12;
@@ -427,8 +447,7 @@ export class Analysis {
     const rule = PRIMS[p.op];
     const types = p.args.map((a) => a.type);
     const isDouble = p.type.k === "double";
-    const kind = DOUBLE_KINDS[p.op];
-    if (isDouble && kind === undefined) throw new Error(`sparsity analysis: no rule for ${p.op} on Doubles`);
+    const kind = doubleKind(p.op);
     const algebra = this.lattice.algebra;
     const [codeA, codeB] = codes;
     return (f) => {

@@ -36,6 +36,7 @@ let chain = fun (x: Vector) -> ifold (fun s i -> s + exp (x[i] * x[i + 1])) 0. (
 let rec walk = fun (x: Vector) (i: Index) (acc: Double) -> if i >= length x then acc else walk x (i + 2) (acc + x[i] * x[i])
 let recursive = fun (x: Vector) -> walk x 0 0.
 let cube = fun (x: Double) -> x * x * x
+let angles = fun (x: Vector) -> ifold (fun s i -> s + atan2 x[i] x[i + 1] * asin (x[i] / 10.)) 0. (length x - 1)
 let coupled = fun (a: Vector) (b: Double) -> ifold (fun s i -> s + a[i] * a[i] * b + sin a[i]) 0. (length a)
 `;
 
@@ -238,6 +239,15 @@ describe("sparse Hessians", () => {
     expect(s.shape).toEqual([1, 9]);
     expect(s.info).toMatchObject({ mode: "reverse", colours: 1 });
     expectSameAs(s, [jacobian(m.rosenbrock!)(x)], 1e-15);
+  });
+
+  it("through primitives classified by their derivative rules (atan2, asin)", () => {
+    const x = vector(7);
+    const J = jacobian(grad(m.angles!), { sparse: true })(x);
+    const H = hessian(m.angles!, { sparse: true })(x);
+    expect(H.values.length).toBe(3 * 7 - 2);
+    expectSameAs(H, hessian(m.angles!)(x), 1e-14);
+    expectSameAs(J, hessian(m.angles!)(x), 1e-14);
   });
 
   it("refuses a function with several outputs", () => {
