@@ -19,18 +19,13 @@ import {
   type While,
 } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
-import { PRIMS } from "../prims/table.js";
-import type { PrimName } from "../prims/names.js";
-import type { Tracer } from "./algebra.js";
 import { PArray } from "./persistent-array.js";
 import {
   BOTTOM,
   Closure,
   GiveUp,
-  isScalar,
   Opaque,
   SummaryA,
-  tracerOf,
   TupleA,
   UNKNOWN,
   type Abs,
@@ -38,50 +33,7 @@ import {
   type Lattice,
 } from "./values.js";
 import { addValues, emptyOf, updatePath, zerosOf } from "./array-ops.js";
-
-type DoubleKind = "linear" | "product" | "quotient" | "nonlinear" | "none" | "second";
-
-/**
- * How primitives on Doubles combine the dependencies of their operands (see ./algebra.ts). A primitive not listed is
- * classified by its derivative rule (`doubleKind`): no tangent, none; a selection (max, min), linear; partials,
- * non-linear — every pair, which is never less than the truth.
- */
-const DOUBLE_KINDS: Partial<Record<PrimName, DoubleKind>> = {
-  add: "linear",
-  sub: "linear",
-  neg: "linear",
-  max: "linear",
-  min: "linear",
-  abs: "linear",
-  mul: "product",
-  div: "quotient",
-  pow: "nonlinear",
-  sin: "nonlinear",
-  cos: "nonlinear",
-  tan: "nonlinear",
-  log: "nonlinear",
-  exp: "nonlinear",
-  sqrt: "nonlinear",
-  tanh: "nonlinear",
-  floor: "none",
-  stopGradient: "none",
-  toDouble: "none",
-  withDerivativeOf: "second",
-};
-
-function doubleKind(op: PrimName): DoubleKind {
-  const listed = DOUBLE_KINDS[op];
-  if (listed !== undefined) return listed;
-  switch (PRIMS[op].derivative.kind) {
-    case "zero-tangent":
-    case "no-tangent":
-      return "none";
-    case "select":
-      return "linear";
-    default:
-      return "nonlinear";
-  }
-}
+import { scalarCode, type Code } from "./scalar-ops.js";
 
 /** Rounds of a loop's fixpoint before its state is widened to the top of its type. */
 const FIXPOINT_ROUNDS = 12;
@@ -92,9 +44,6 @@ export interface AnalysisLimits {
   /** Bindings and loop iterations evaluated before the analysis gives up (default 3·10⁸). */
   readonly maxSteps?: number;
 }
-
-/** An expression compiled to a JavaScript closure over its function's frame (one slot per variable). */
-type Code = (frame: Frame) => Abs;
 
 /** A function compiled: its body's code, the slots of its parameters and the size of its frame. */
 interface Compiled {
@@ -409,7 +358,7 @@ export class Analysis {
           throw new GiveUp("a tape (the reverse mode of recursive code)");
         };
       default:
-        return this.scalar(p, codes);
+        return scalarCode(p, codes, this.lattice.algebra);
     }
   }
   private get(a: Abs, i: Abs, t: Type): Abs {
@@ -441,58 +390,7 @@ export class Analysis {
       base = typeof n === "number" ? PArray.of(new Array<Abs>(Math.max(0, n)).fill(v!)) : new SummaryA(v!);
     return updatePath(this.lattice, base, [i!], v!, "set", t);
   }
-
-  /** A primitive on numbers or Bools. */
-  private scalar(p: Prim, codes: readonly Code[]): Code {
-    const rule = PRIMS[p.op];
-    const types = p.args.map((a) => a.type);
-    const isDouble = p.type.k === "double";
-    const kind = doubleKind(p.op);
-    const algebra = this.lattice.algebra;
-    const [codeA, codeB] = codes;
-    return (f) => {
-      const a = codeA!(f);
-      const b = codeB === undefined ? undefined : codeB(f);
-      if (known(a) && known(b)) {
-        try {
-          return rule.evaluate(b === undefined ? [a] : [a, b], types, undefined);
-        } catch {
-          return UNKNOWN; // the program fails here for these values (an index division by zero)
-        }
-      }
-      if (p.op === "and" && (a === false || b === false)) return false;
-      if (p.op === "or" && (a === true || b === true)) return true;
-      if (!isDouble) return UNKNOWN;
-      if (!isScalar(a) || (b !== undefined && !isScalar(b)))
-        throw new GiveUp(`${p.op} of a value that is not a number`);
-      const ta = tracerOf(a);
-      const tb = b === undefined ? undefined : tracerOf(b);
-      let r: Tracer | undefined;
-      switch (kind) {
-        case "linear":
-          r = algebra.linear(ta, tb);
-          break;
-        case "product":
-          r = algebra.product(ta, tb);
-          break;
-        case "quotient":
-          r = algebra.quotient(ta, tb);
-          break;
-        case "nonlinear":
-          r = algebra.nonlinear(ta, tb);
-          break;
-        case "second":
-          r = tb;
-          break;
-        default:
-          r = undefined;
-      }
-      return r ?? UNKNOWN;
-    };
-  }
 }
-
-const known = (x: Abs | undefined) => x === undefined || typeof x === "number" || typeof x === "boolean";
 
 /** An update's path: one Index, or a tuple of them. */
 function pathOf(p: Abs): readonly Abs[] {
