@@ -19,7 +19,7 @@ import { showType, typeEq, type Type } from "../types/types.js";
 import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 import { decode, encode } from "./convert.js";
 import { describe, showTree, treeType } from "./pytree.js";
-import { compiledProgram, register, Specialisations, targetOf } from "./target.js";
+import { compiledProgram, paramTypes, register, Specialisations, targetOf, withHidden } from "./target.js";
 import type { AnyFunction } from "./types.js";
 
 /**
@@ -62,11 +62,12 @@ export function linearTranspose(f: AnyFunction, ...primals: unknown[]): AnyFunct
           "cts",
         ),
   );
-  const program = prepare(adjoints, [...inst.argTypes, inst.resultType], engine, DERIVATIVE_PIPELINE);
-  const y = compiledProgram(inst, engine).run(values);
+  const program = prepare(adjoints, [...paramTypes(inst), inst.resultType], engine, DERIVATIVE_PIPELINE);
+  // The instance's own parameters after the arguments (data a traced function closes over) are constants of f.
+  const y = compiledProgram(inst, engine).run(withHidden(inst, values));
   const transpose = (ct: unknown): unknown[] => {
     const c = cotangent(ct, inst.resultType, y, `the cotangent given to ${what}`, target.span);
-    const out = program.run([...values, c]);
+    const out = program.run([...withHidden(inst, values), c]);
     return inst.argTypes.map((t: Type, k: number) => {
       const at = wrt.indexOf(k);
       if (at < 0) return null;

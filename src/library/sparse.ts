@@ -20,7 +20,16 @@ import type { Type } from "../types/types.js";
 import { withWasmThreads } from "../wasm/parallel-run.js";
 import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
 import type { Argnums } from "./errors.js";
-import { compiledProgram, register, Specialisations, type Call, type Instance, type Target } from "./target.js";
+import {
+  compiledProgram,
+  paramTypes,
+  register,
+  Specialisations,
+  withHidden,
+  type Call,
+  type Instance,
+  type Target,
+} from "./target.js";
 import type { AnyFunction } from "./types.js";
 
 /** The Index and Bool parts of the arguments (what a pattern may depend on besides shapes), for comparing calls. */
@@ -95,9 +104,13 @@ export function sparseFunction(
   };
 
   const planned = (call: Call): Planned => {
-    const { inst, trees, values } = call;
+    const { inst, trees } = call;
+    // The instance's own parameters after the arguments (data a traced function closes over, read at each call) are
+    // constants of the derivative, and Index data among them can decide the pattern as arguments can.
+    const values = withHidden(inst, call.values);
+    const types = paramTypes(inst);
     const key = inner.key(trees);
-    const parts = indexParts(values, inst.argTypes);
+    const parts = indexParts(values, types);
     const list = plans.get(key) ?? [];
     const hit = list.find((p) => sameParts(p.parts, parts));
     if (hit) return hit;
@@ -112,7 +125,7 @@ export function sparseFunction(
       subject: inner,
       context: label,
       firstOrder: analysed,
-      argTypes: inst.argTypes,
+      argTypes: types,
       values,
       wrt,
       output: () => (output ??= compiledProgram(inst, engine, threads).run(values)),
@@ -133,7 +146,7 @@ export function sparseFunction(
     const call = specs.lookup(args);
     const { plan, program, values } = planned(call);
     // The program's result is borrowed: the values are gathered out of it before anything runs again.
-    const out = program.runBorrowed([...call.values, ...plan.colourArguments]);
+    const out = program.runBorrowed([...withHidden(call.inst, call.values), ...plan.colourArguments]);
     return sparseResult(plan, out, options?.borrowResult === true ? { values } : undefined);
   };
   return register(

@@ -2,7 +2,7 @@
 // transposes written out by hand; functions that are not linear refused with the reason.
 
 import { describe, expect, it } from "vitest";
-import { linearTranspose, smooth } from "../../src/index.js";
+import { linearTranspose, mul, smooth, type Tensor } from "../../src/index.js";
 import { thrown } from "../helpers.js";
 import { flat, rng } from "./helpers.js";
 
@@ -59,6 +59,14 @@ describe("linearTranspose", () => {
     const e = thrown(() => linearTranspose(m[name]!, vec(3)));
     expect(e.message).toMatch(/linearTranspose\(`\w+`\)/);
     expect(e.message).toMatch(message);
+  });
+
+  it("of a traced function closing over data, read at each call", () => {
+    const data = new Float64Array([1, 2, 3]);
+    const fT = linearTranspose((u: Tensor) => mul(u, data as unknown as Tensor), vec(3));
+    expect(flat(fT(Float64Array.from([1, 1, 2])))).toEqual([1, 2, 6]);
+    data.set([-1, 0, 5]);
+    expect(flat(fT(Float64Array.from([1, 1, 2])))).toEqual([-1, 0, 10]);
   });
 
   it("refuses a cotangent of the wrong shape", () => {

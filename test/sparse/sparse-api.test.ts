@@ -3,7 +3,19 @@
 // colouring as small as the structure allows, and the bad inputs' messages.
 
 import { describe, expect, it } from "vitest";
-import { compilations, grad, hessian, jacobian, smooth, vmap, type SparseMatrix } from "../../src/index.js";
+import {
+  compilations,
+  dot,
+  grad,
+  hessian,
+  jacobian,
+  mul,
+  smooth,
+  sum,
+  vmap,
+  type SparseMatrix,
+  type Tensor,
+} from "../../src/index.js";
 import { thrown } from "../helpers.js";
 import { flat, rng } from "../library/helpers.js";
 
@@ -189,6 +201,20 @@ describe("sparse Jacobians", () => {
     expect(diagonal.info.colours).toBe(1);
     expect(Array.from(diagonal.columnIndexes)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expectSameAs(diagonal, jacobian(vmap(m.cube!))(x));
+  });
+
+  it("of a traced function closing over data: the data read at each call, as constants", () => {
+    const data = new Float64Array([1, 2, 3]);
+    const d = data as unknown as Tensor;
+    const w = Float64Array.from([0.5, -1, 2]);
+    const J = jacobian((u: Tensor) => mul(u, d), { sparse: true });
+    expect(Array.from(J(w).values)).toEqual([1, 2, 3]);
+    data.set([4, 5, 6]);
+    expect(Array.from(J(w).values)).toEqual([4, 5, 6]);
+    // (u·d)(Σu): H[i][j] = d_i + d_j, dense (and said so).
+    const H = hessian((u: Tensor) => mul(dot(u, d), sum(u)), { sparse: true })(w);
+    expect(Array.from(H.values)).toEqual([8, 9, 10, 9, 10, 11, 10, 11, 12]);
+    expect(H.info.note).toMatch(/is dense/);
   });
 
   it("refuses a function with no Double argument, and being transformed again", () => {
