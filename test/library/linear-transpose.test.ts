@@ -2,7 +2,7 @@
 // transposes written out by hand; functions that are not linear refused with the reason.
 
 import { describe, expect, it } from "vitest";
-import { linearTranspose, mul, smooth, type Tensor } from "../../src/index.js";
+import { linearize, linearTranspose, mul, smooth, vjp, type Tensor } from "../../src/index.js";
 import { thrown } from "../helpers.js";
 import { flat, rng } from "./helpers.js";
 
@@ -18,6 +18,7 @@ let shifted = fun (x: Vector) -> build (length x) (fun i -> x[i] + 1.)
 let waves = fun (x: Vector) -> build (length x) (fun i -> sin x[i])
 let clipped = fun (x: Vector) -> build (length x) (fun i -> if x[i] > 0. then x[i] else 0.)
 let ratio = fun (x: Vector) -> x[0] / x[1]
+let wave = fun (x: Vector) -> build (length x) (fun i -> sin x[i] * x[if i > 0 then i - 1 else 0])
 `;
 
 const random = rng(5);
@@ -67,6 +68,15 @@ describe("linearTranspose", () => {
     expect(flat(fT(Float64Array.from([1, 1, 2])))).toEqual([1, 2, 6]);
     data.set([-1, 0, 5]);
     expect(flat(fT(Float64Array.from([1, 1, 2])))).toEqual([-1, 0, 10]);
+  });
+
+  it("of linearize's linear map is the vjp (JAX's linear_transpose of a linearized function)", () => {
+    const x = Float64Array.from([0.5, 1.5, -2]);
+    const ct = Float64Array.from([1, -1, 2]);
+    const [, fJvp] = linearize(m.wave!, x);
+    const [transposed] = linearTranspose(fJvp, x)(ct) as [Float64Array];
+    const [pulled] = vjp(m.wave!, x)[1](ct) as [Float64Array];
+    expect(flat(transposed)).toEqual(flat(pulled));
   });
 
   it("refuses a cotangent of the wrong shape", () => {
