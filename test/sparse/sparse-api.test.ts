@@ -221,6 +221,9 @@ describe("sparse Jacobians", () => {
     expect(thrown(() => jacobian(m.count!, { sparse: true })(3)).message).toMatch(
       /cannot differentiate with respect to parameter `n` of `count`: it is an Index/,
     );
+    expect(thrown(() => jacobian(m.tridiag!, { sparse: "yes" } as never)).message).toMatch(
+      /jacobian: sparse must be true or false/,
+    );
     const J = jacobian(m.tridiag!, { sparse: true });
     expect(thrown(() => grad(J as never)).message).toMatch(
       /grad cannot transform jacobian\(`tridiag`, \{ sparse: true \}\)/,
