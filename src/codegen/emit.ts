@@ -31,6 +31,7 @@ import {
 import { BoundsFacts } from "../lowering/bounds.js";
 import { CodeWriter, jsLiteral, nonNegativeIndexLiteral, slotNames, varName } from "./writer.js";
 import { emitBuild, sliceOf } from "./build.js";
+import { copyTape } from "./tape.js";
 import type { Fresh } from "../lowering/ownership.js";
 
 export type Slots = readonly string[];
@@ -354,12 +355,13 @@ export class Emitter {
     return result;
   }
 
-  /** Slots of a copy of the value in `slots` (of type `t`): every array leaf copied (into the arena). */
+  /** Slots of a copy of the value in `slots` (of type `t`): every array leaf copied (into the arena), every tape. */
   copyValue(slots: Slots, t: Type): Slots {
     const out = [...slots];
     let at = 0;
     for (const l of leavesOf(t)) {
-      if (l.rank > 0) {
+      if (l.kind === "tape") out[at] = copyTape(this, out[at]!);
+      else if (l.rank > 0) {
         const [data, offset, ...dims] = out.slice(at, at + leafSlotCount(l));
         const name = this.fresh();
         this.out.line(`const ${name} = ${sliceOf(elemKind(l), data!, offset!, plus(offset!, times(dims)))};`);
@@ -371,7 +373,7 @@ export class Emitter {
     return out;
   }
 
-  /** The initial state's slots, with the array leaves that ownership.ts asks to copy replaced by fresh copies. */
+  /** The initial state's slots, with the array and tape leaves ownership.ts asks to copy replaced by fresh copies. */
   private copiedOnEntry(e: Ifold | While, init: string[]): string[] {
     const copy = this.copyOnEntry.get(e);
     if (copy === undefined) return init;
@@ -382,7 +384,8 @@ export class Emitter {
         return;
       }
       for (const l of leavesOf(t)) {
-        if (c === true && l.rank > 0) {
+        if (c === true && l.kind === "tape") init[at] = copyTape(this, init[at]!);
+        else if (c === true && l.rank > 0) {
           const [data, offset, ...dims] = init.slice(at, at + leafSlotCount(l));
           const name = this.fresh();
           // An empty array has nothing to overwrite (and record replaces it): no copy, no allocation.

@@ -93,9 +93,7 @@ export class FunctionsCode {
     return (em, e, base) => {
       const k = this.index.get(e.fn);
       if (k === undefined) throw new Error(`codegen: call of an unknown function ${e.fn}`);
-      // An owned parameter (an accumulator the callee updates in place) given a value something else holds: a copy.
-      const copies = em.copyArgs.get(e);
-      const args = e.args.flatMap((a, i) => (copies?.has(i) ? em.copyValue(em.atom(a), a.type) : em.atom(a)));
+      const args = argumentSlots(em, e);
       em.out.line(generator ? `yield $f${k}g(${args.join(", ")});` : `$f${k}(${args.join(", ")});`);
       return this.readResult(em, e.type, base);
     };
@@ -210,15 +208,21 @@ export class FunctionsCode {
       return;
     }
     if (e.kind === "call" && e.fn === f.name) {
-      em.assign(
-        params,
-        e.args.flatMap((a) => em.atom(a)),
-      );
+      em.assign(params, argumentSlots(em, e));
       em.out.line("continue $tail;");
       return;
     }
     this.writeResult(em, typeOf(f.body), em.expr(e, em.fresh()), generator, this.resultCopies);
   }
+}
+
+/**
+ * The slots a call passes: an owned parameter (an accumulator, a tape: the callee changes it in place) given a value
+ * something else holds gets a copy.
+ */
+function argumentSlots(em: Emitter, e: Call): Slots {
+  const copies = em.copyArgs.get(e);
+  return e.args.flatMap((a, i) => (copies?.has(i) ? em.copyValue(em.atom(a), a.type) : em.atom(a)));
 }
 
 /** Whether `e` (a function body) calls function `name` in tail position. */

@@ -1,7 +1,8 @@
 // Tapes in compiled code (src/prims/tape.ts): a tape is used linearly, so one mutable stack stands for all its versions
 // and `tapePush` / `tapePop` update it in place. A value is pushed slot by slot (leaves.ts): numbers (Index, Double,
 // a Bool as 0/1, array offsets and dimensions) onto a growable Float64Array, array data and tapes onto an array of
-// objects; a pop takes the slots back in the opposite order.
+// objects; a pop takes the slots back in the opposite order. The optimiser may leave a tape version used twice (see
+// src/lowering/ownership.ts): an operation on a tape something else still holds works on a copy.
 
 import type { Prim } from "../ir/ir.js";
 import type { Type } from "../types/types.js";
@@ -33,6 +34,16 @@ export class Tape {
     this.objects[this.objectTop++] = x;
   }
 
+  /** A tape holding the same values, changed apart from this one (the objects are shared, never changed by a tape). */
+  copy(): Tape {
+    const t = new Tape(this.top);
+    t.numbers.set(this.numbers.subarray(0, this.top));
+    t.top = this.top;
+    for (let k = 0; k < this.objectTop; k++) t.objects.push(this.objects[k]);
+    t.objectTop = this.objectTop;
+    return t;
+  }
+
   popNumber(): number {
     return this.numbers[--this.top]!;
   }
@@ -52,6 +63,19 @@ function slotKinds(t: Type): ("number" | "bool" | "object")[] {
   });
 }
 
+/** The tape `e` pushes on or pops from: its operand when ownership.ts allows changing it, else a copy of it. */
+function owned(em: Emitter, e: Prim): string {
+  const tape = em.atom(e.args[0]!)[0]!;
+  return em.inPlace.has(e) ? tape : copyTape(em, tape);
+}
+
+/** Emits a copy of the tape in slot `tape`; returns the copy's slot. */
+export function copyTape(em: Emitter, tape: string): string {
+  const name = em.fresh();
+  em.out.line(`const ${name} = ${tape}.copy();`);
+  return name;
+}
+
 /** newTape, tapePush, tapePop: statements, and the slots of the result. */
 export function emitTapeOp(em: Emitter, e: Prim, base: string): Slots {
   switch (e.op) {
@@ -60,7 +84,7 @@ export function emitTapeOp(em: Emitter, e: Prim, base: string): Slots {
       return [base];
     }
     case "tapePush": {
-      const tape = em.atom(e.args[0]!)[0]!;
+      const tape = owned(em, e);
       const value = e.args[1]!;
       const slots = em.atom(value);
       const pushes = slotKinds(value.type).map((kind, q) => {
@@ -72,7 +96,7 @@ export function emitTapeOp(em: Emitter, e: Prim, base: string): Slots {
       return [tape];
     }
     case "tapePop": {
-      const tape = em.atom(e.args[0]!)[0]!;
+      const tape = owned(em, e);
       if (e.type.k !== "tuple") throw new Error("codegen: tapePop without a pair type");
       const popped = e.type.elems[0]!;
       const names = slotNames(base, popped);

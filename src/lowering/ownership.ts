@@ -1,4 +1,5 @@
-// Which functional array updates (setAt, addAt, addArray: src/prims/updates.ts) the compiled code may do in place.
+// Which functional array updates (setAt, addAt, addArray: src/prims/updates.ts) and tape operations (tapePush,
+// tapePop: src/prims/tape.ts) the compiled code may do in place.
 //
 // An update may overwrite its array operand `a` when nothing can observe the old value: `a` is *fresh* (its buffer
 // was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
@@ -24,6 +25,12 @@
 // in its body; a caller passes each an owned value, or the compiled code passes a copy (`copyArgs`); the result
 // components the callee marks `ownedResults` are fresh for the caller, which the callee guarantees by copying those
 // it cannot prove fresh before returning them (`resultCopies`).
+//
+// Tapes are values (the interpreter's are immutable lists), but compiled code keeps one mutable stack per tape
+// (src/codegen/tape.ts) that pushes, pops and the functions given it change. Reverse mode uses tapes linearly; the
+// optimiser need not keep that (CSE merges the `newTape`s of a Hessian's directions, then their identical forward
+// sweeps, and one tape version reaches two pops). So a tape is fresh like an array and a tape operation an update, in
+// place when the tape is owned, else on a copy; every tape parameter is owned and every result part holding a tape.
 
 import { forEachNode, operands } from "../ir/free.js";
 import {
@@ -41,6 +48,7 @@ import {
 import type { Type } from "../types/types.js";
 import type { PrimName } from "../prims/names.js";
 import { PRIMS } from "../prims/table.js";
+import { isTapeOp } from "../prims/tape.js";
 
 /** setAt, addAt, addArray, record: the result is the first operand with elements changed (PrimRule.update). */
 const isUpdate = (op: PrimName) => PRIMS[op].update !== undefined;
@@ -83,18 +91,35 @@ export function ownership(fn: IrFunction, functions: ReadonlyMap<string, IrFunct
   const result = noOwnership();
   const fresh = new Freshness(uses, result, functions);
   fn.params.forEach((p, i) => {
-    if (fn.owned?.[i] === true) fresh.bindFresh(p.id, arraysFresh(p.type));
+    if (ownsParameter(fn, i)) fresh.bindFresh(p.id, mutableFresh(p.type));
   });
   const out = fresh.result(fn.body, Number.MAX_SAFE_INTEGER);
-  if (fn.ownedResults !== undefined) {
-    const t = typeOf(fn.body);
-    const types = fn.ownedResults.length === 1 || t.k !== "tuple" ? [t] : t.elems;
-    const parts =
-      fn.ownedResults.length === 1 ? [out] : typeof out === "boolean" ? fn.ownedResults.map(() => out) : out;
-    result.resultCopies = fn.ownedResults.map((o, k) => o && hasArray(types[k]!) && !allFresh(parts[k] ?? false));
+  const owned = ownedResults(fn);
+  if (owned !== undefined) {
+    const types = resultParts(typeOf(fn.body), owned.length);
+    const parts = owned.length === 1 ? [out] : typeof out === "boolean" ? owned.map(() => out) : out;
+    result.resultCopies = owned.map((o, k) => o && hasMutable(types[k]!) && !allFresh(parts[k] ?? false));
   }
   return result;
 }
+
+/** Whether `f`'s parameter i is owned: updated in place by `f`, so its caller passes a value nothing else holds. */
+const ownsParameter = (f: IrFunction, i: number): boolean => f.owned?.[i] === true || hasTape(f.params[i]!.type);
+
+/**
+ * Per part of `f`'s result (the components of a tuple, or the whole when one flag), whether the caller owns it:
+ * `f.ownedResults`, and every part holding a tape. Undefined when there is none.
+ */
+function ownedResults(f: IrFunction): readonly boolean[] | undefined {
+  const t = typeOf(f.body);
+  const given = f.ownedResults;
+  const parts = resultParts(t, given?.length ?? (t.k === "tuple" ? t.elems.length : 1));
+  const owned = parts.map((p, k) => given?.[k] === true || hasTape(p));
+  return owned.some((o) => o) ? owned : undefined;
+}
+
+/** The parts of a result of type `t` that `count` ownership flags are about. */
+const resultParts = (t: Type, count: number): readonly Type[] => (count === 1 || t.k !== "tuple" ? [t] : t.elems);
 
 const noOwnership = (): Ownership => ({
   inPlace: new Set(),
@@ -328,7 +353,10 @@ class Freshness {
       case "lit":
         return this.passed(e, at);
       case "prim":
-        if (isUpdate(e.op) && this.owned(e.args[0]!, at)) this.found.inPlace.add(e);
+        if ((isUpdate(e.op) || isTapeOp(e.op)) && e.op !== "newTape" && this.owned(e.args[0]!, at))
+          this.found.inPlace.add(e);
+        // A new tape, a push, or what a pop leaves is a tape nothing else holds; the value popped is shared.
+        if (isTapeOp(e.op)) return e.op === "tapePop" ? [false, true] : true;
         return allocates(e.op);
       case "build": {
         this.expr(e.body);
@@ -394,23 +422,23 @@ class Freshness {
     const callee = this.functions.get(e.fn);
     if (callee === undefined) return false;
     e.args.forEach((a, i) => {
-      if (callee.owned?.[i] !== true || !hasArray(a.type)) return;
+      if (!ownsParameter(callee, i) || !hasMutable(a.type)) return;
       if (a.kind === "var" && allFresh(this.passed(a, at)) && this.uses.count(whole(a.id)) === 1) return;
       let copies = this.found.copyArgs.get(e);
       if (copies === undefined) this.found.copyArgs.set(e, (copies = new Set()));
       copies.add(i);
     });
-    const owned = callee.ownedResults;
+    const owned = ownedResults(callee);
     if (owned === undefined) return false;
-    if (e.type.k !== "tuple" || owned.length === 1) return owned[0] === true && arraysFresh(e.type);
-    return e.type.elems.map((t, k) => owned[k] === true && arraysFresh(t));
+    if (e.type.k !== "tuple" || owned.length === 1) return owned[0] === true && mutableFresh(e.type);
+    return e.type.elems.map((t, k) => owned[k] === true && mutableFresh(t));
   }
 
   private loop(e: Ifold | While, at: number): Fresh {
     const init = this.passed(e.init, at);
     const end = this.uses.end.get(e) ?? at;
     // Greatest fixpoint: assume every array component of the state fresh, walk the body, keep what it preserves.
-    let assumed: Fresh = arraysFresh(e.acc.type);
+    let assumed: Fresh = mutableFresh(e.acc.type);
     for (let round = 0; round < 8; round++) {
       const trial = noOwnership();
       // The trial walk reads the freshness known here through `outer` (no copy per loop and round).
@@ -436,14 +464,19 @@ class Freshness {
   }
 }
 
-function hasArray(t: Type): boolean {
-  return t.k === "array" || (t.k === "tuple" && t.elems.some(hasArray));
+/** Whether a value of type `t` holds an array or a tape: something compiled code may change in place. */
+function hasMutable(t: Type): boolean {
+  return t.k === "array" || t.k === "tape" || (t.k === "tuple" && t.elems.some(hasMutable));
 }
 
-/** True for every array (component) of a type. */
-function arraysFresh(t: Type): Fresh {
-  if (t.k === "tuple") return t.elems.map(arraysFresh);
-  return t.k === "array";
+function hasTape(t: Type): boolean {
+  return t.k === "tape" || (t.k === "tuple" && t.elems.some(hasTape));
+}
+
+/** True for every array or tape (component) of a type. */
+function mutableFresh(t: Type): Fresh {
+  if (t.k === "tuple") return t.elems.map(mutableFresh);
+  return t.k === "array" || t.k === "tape";
 }
 
 /** Where `out` is fresh but `init` is not (per component, recursively): what must be copied for the state to be. */
