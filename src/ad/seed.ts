@@ -1,7 +1,8 @@
 // Seeding forward mode with one-hot tangents, vectorised (paper 000 §1.2, Fig. 5, Algorithm 1): for an input x
 // (a Double or a dense array of Doubles), a build over every scalar position p of x whose body sees the dual of x
 // with tangent 1 at p and 0 elsewhere. The builds stay in the program, so fusion and loop-invariant code motion can
-// remove the work the columns share.
+// remove the work the columns share. Also: a dual value's tangent, and a tangent's inner product with a cotangent
+// (what a vector-Jacobian product made of forward-mode columns sums).
 
 import { AnfBuilder, litDouble, mkIf, nested } from "../ir/builder.js";
 import type { Atom, Expr, Var } from "../ir/ir.js";
@@ -127,5 +128,39 @@ export function tangentType(t: Type): Type | undefined {
       const parts = t.elems.map(tangentType).filter((x): x is Type => x !== undefined);
       return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : tupleOf(parts);
     }
+  }
+}
+
+/**
+ * Σ ct · t over the Doubles of a value of type `t`: `ct` of type t, `tangent` of tangentType(t) (which drops the
+ * parts without Doubles, and a tuple left with one part is that part).
+ */
+export function innerProduct(b: AnfBuilder, ct: Atom, tangent: Atom, t: Type): Atom {
+  switch (t.k) {
+    case "double":
+      return b.prim("mul", [ct, tangent], "ct_t");
+    case "array": {
+      if (tangentType(t.elem) === undefined) return litDouble(0);
+      const n = b.prim("length", [ct], "n");
+      return b.ifold(
+        litDouble(0),
+        n,
+        (acc, i, bb) => {
+          const term = innerProduct(bb, bb.prim("get", [ct, i], "c"), bb.prim("get", [tangent, i], "t"), t.elem);
+          return bb.prim("add", [acc, term], "s");
+        },
+        "dot",
+      );
+    }
+    case "tuple": {
+      const withTangent = t.elems.flatMap((e, k) => (tangentType(e) === undefined ? [] : [k]));
+      const terms = withTangent.map((k, q) => {
+        const part = withTangent.length === 1 ? tangent : b.proj(q, tangent, "t");
+        return innerProduct(b, b.proj(k, ct, "c"), part, t.elems[k]!);
+      });
+      return terms.reduce((s, x) => b.prim("add", [s, x], "s"));
+    }
+    default:
+      return litDouble(0);
   }
 }

@@ -5,11 +5,8 @@
 
 import { hasTangent } from "../ad/dual-types.js";
 import { doubleRank } from "../ad/seed.js";
-import { AnfBuilder } from "../ir/builder.js";
 import { someNode } from "../ir/free.js";
-import { freshVar, type Atom, type IrFunction } from "../ir/ir.js";
-import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js";
-import { copyFunction } from "../ir/rename.js";
+import { type IrFunction } from "../ir/ir.js";
 import { isTapeOp } from "../prims/tape.js";
 import { runPipeline } from "../opt/pass.js";
 import { timed } from "../opt/stage-times.js";
@@ -27,6 +24,7 @@ import {
   vjpFunction,
   type JacobianLeaf,
 } from "./reverse-programs.js";
+import { derivativeByForward } from "./tape-derivatives.js";
 
 /**
  * Which derivative program: forward (vectorised forward mode: per parameter, a build over its positions of the output's
@@ -180,19 +178,9 @@ export function derivativeFunction(
       ? optimisedPrimal()
       : runPipeline(primal, optimisePrimal ? REVERSE_PRIMAL_PIPELINE : REVERSE_PRIMAL_REFERENCE),
   );
-  // A reverse-mode derivative of a recursive function (tapes inside) cannot be reversed again: its gradient is taken
-  // in forward mode instead (a second derivative is forward over reverse; the cost grows with the inputs' size).
-  if ((kind === "gradient" || kind === "value-gradient") && usesTapes(firstOrder)) {
-    const grads = forwardDerivative(firstOrder, { wrt, paramNames });
-    if (kind === "gradient") return grads;
-    const b = new AnfBuilder();
-    const params = firstOrder.params.map((p) => freshVar(p.name, p.type));
-    const value = inlineBody(b, firstOrder, params, "value");
-    const g = inlineBody(b, grads, params, "grad");
-    const parts = wrt.length === 1 ? [g] : wrt.map((_, i) => b.proj(i, g, "g"));
-    const fn: IrFunction = { name: `${primal.name}'`, params, body: b.finish(b.tuple([value, ...parts], "vg")) };
-    return withProgramFunctions(fn, functionsOfAll([firstOrder, grads]));
-  }
+  // A reverse-mode derivative of a recursive function (tapes inside) is not reversed again: what reverse mode would
+  // give is made from forward mode's columns instead (the cost grows with the inputs' size).
+  if (usesTapes(firstOrder)) return derivativeByForward(firstOrder, kind, { wrt, paramNames });
   return timed("reverse-ad", () => reverseDerivative(firstOrder, kind, wrt, paramNames));
 }
 
@@ -220,13 +208,6 @@ function reverseDerivative(
 /** Whether `fn` (or a function of its program) uses tapes: it is a reverse-mode derivative of recursive code. */
 function usesTapes(fn: IrFunction): boolean {
   return [fn, ...(fn.functions ?? [])].some((f) => someNode(f.body, (e) => e.kind === "prim" && isTapeOp(e.op)));
-}
-
-/** `fn`'s body, its parameters bound to `args`, as lets in `b`. */
-function inlineBody(b: AnfBuilder, fn: IrFunction, args: readonly Atom[], name: string): Atom {
-  const copy = copyFunction(fn);
-  copy.params.forEach((p, i) => b.bindVar(p, args[i]!));
-  return b.bind(name, copy.body);
 }
 
 /** How many scalars a value holds (what the Jacobian's mode compares). */
