@@ -33,6 +33,9 @@ import { showType } from "../types/types.js";
 import { cannotFail, forwardTransform } from "./forward.js";
 import { ProgramFunctions } from "./functions.js";
 import { reverseSweep } from "./reverse.js";
+import { reachesTapes } from "./reverse-calls.js";
+import { dualType } from "./dual-types.js";
+import { doubleRank, innerProduct, overPositions, tangentOf, tangentType } from "./seed.js";
 import { expandCustom, floatClosedFunctions } from "./custom.js";
 
 export const forwardAdPass: Pass = {
@@ -84,12 +87,39 @@ function expandFunction(fn: IrFunction, table: ProgramFunctions | undefined): Ir
  * the (first-order) body with x the only active variable: f's free variables are constants, as in forward mode.
  */
 function reverseLambda(f: Lam, customs: (v: Var) => Expr | undefined, table: ProgramFunctions | undefined): Lam {
+  const seedable = doubleRank(f.param.type) !== undefined && tangentType(typeOf(f.body)) !== undefined;
+  if (seedable && reachesTapes(f.body, table)) return vjpByForward(f);
   const ct = freshVar("ct", typeOf(f.body));
   const body = nested((b) => {
     const { value, adjoint } = reverseSweep(f.body, [f.param], ct, b, customs, table);
     return mkTuple([value, adjoint(f.param)]);
   });
   return mkLam(f.param, mkLam(ct, body));
+}
+
+/**
+ * `vjp f` of a lambda whose code keeps tapes (it takes a reverse-mode derivative of a recursive function), which
+ * reverse mode does not reverse again: `fun x -> fun ct -> (f x, Jᵀ ct)`, where Jᵀ ct is, over x's scalar positions p,
+ * the inner product of ct with the tangent of f at x along the one-hot direction p (forward mode, a `jvp` node the next
+ * round expands). One forward sweep per scalar of x; an x of another type is left to reverseSweep's error.
+ */
+function vjpByForward(f: Lam): Lam {
+  const x = freshVar(f.param.name, f.param.type);
+  const resultType = typeOf(f.body);
+  const ct = freshVar("ct", resultType);
+  const body = nested((b) => {
+    const g = b.bind("f", f);
+    const value = b.app(g, x, "y");
+    const dg = b.bind("df", { kind: "jvp", fn: g, type: dualType(g.type) });
+    const adjoint = overPositions(
+      b,
+      x,
+      (bb, seed) => innerProduct(bb, ct, tangentOf(bb, bb.app(dg, seed, "dy"), resultType)!, resultType),
+      "the argument",
+    );
+    return mkTuple([value, adjoint]);
+  });
+  return mkLam(x, mkLam(ct, body));
 }
 
 function unknownFunction(node: Jvp): never {

@@ -19,6 +19,8 @@ import { freeVars, mapNode, someNode } from "../ir/free.js";
 import { freshVar, isAtom, mkTuple, typeOf, type Atom, type Call, type Expr, type If, type Var } from "../ir/ir.js";
 import { mkTapePop } from "../ir/builder.js";
 import { TAPE, tupleOf, type Type } from "../types/types.js";
+import { isTapeOp } from "../prims/tape.js";
+import { fail } from "../syntax/diagnostics.js";
 import { copyFresh } from "../ir/rename.js";
 import { letActivity } from "./activity.js";
 import { materialize, zeroOf, type Adj } from "./adjoints.js";
@@ -302,4 +304,38 @@ export function popping(residuals: readonly Var[], tape: Atom, after: Var, body:
     again.forEach((x, k) => bindings.push({ v: x, rhs: mkProj(k, saved) }));
   }
   return wrapLets(bindings, copyFresh(body, new Map(residuals.map((x, k) => [x.id, again[k]!]))));
+}
+
+/**
+ * Whether `body` or a function it calls, directly or not, keeps a tape: a reverse-mode derivative's calls inside loops
+ * call f_vjp, whose tape is its own, so `body` itself may show none.
+ */
+export function reachesTapes(body: Expr, functions: ProgramFunctions | undefined): boolean {
+  const seen = new Set<string>();
+  const reaches = (e: Expr): boolean =>
+    someNode(e, (n) => {
+      if (n.kind === "prim") return isTapeOp(n.op);
+      if (n.kind !== "call" || functions === undefined || seen.has(n.fn)) return false;
+      seen.add(n.fn);
+      return reaches(functions.get(n.fn).body);
+    });
+  return reaches(body);
+}
+
+/**
+ * Reverse mode over code that keeps a tape: the derivative of a reverse-mode derivative through recursion. The error
+ * points at a recursive call in that code (the user's call, whose span the derivatives' calls keep).
+ */
+export function reverseOverTapes(body: Expr): never {
+  let at: Call | undefined;
+  someNode(body, (e) => {
+    if (e.kind === "call" && e.span !== undefined) at = e;
+    return at !== undefined;
+  });
+  return fail(
+    "unsupported",
+    "reverse mode cannot differentiate a reverse-mode derivative of a recursive function (reverse over reverse)",
+    at?.span,
+    { hint: "nest forward mode outside instead (a Hessian is forward over reverse)" },
+  );
 }

@@ -11,7 +11,8 @@
 // Both are memoised per function and set of active parameters, and named before they are made: they call themselves.
 
 import { AnfBuilder } from "../ir/builder.js";
-import { freeVars } from "../ir/free.js";
+import { freeVars, someNode } from "../ir/free.js";
+import { isTapeOp } from "../prims/tape.js";
 import { freshVar, mkTuple, typeOf, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFunction } from "../ir/rename.js";
 import { TAPE, tupleOf, type Type } from "../types/types.js";
@@ -36,6 +37,9 @@ export function tapeFunctions(table: ProgramFunctions, name: string, mask: reado
   const have = table.memo.get(key) as TapeFunctions | undefined;
   if (have !== undefined) return have;
   const f = copyFunction(table.get(name));
+  // Pushes would be inactive and their values' adjoints lost: reverseSweep refuses such code before (reachesTapes).
+  if (someNode(f.body, (e) => e.kind === "prim" && isTapeOp(e.op)))
+    throw new Error(`reverse: \`${name}\` keeps a tape, which reverse mode does not reverse`);
   const active = f.params.filter((_, i) => mask[i]);
   const accTypes = active.map((p) => p.type);
   const names: TapeFunctions = {

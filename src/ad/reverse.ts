@@ -18,8 +18,7 @@
 
 import { AnfBuilder, litIndex } from "../ir/builder.js";
 import { freeVars, someNode } from "../ir/free.js";
-import { isTapeOp } from "../prims/tape.js";
-import { reverseCall as reverseFunctionCall, TapedSweep } from "./reverse-calls.js";
+import { reachesTapes, reverseCall as reverseFunctionCall, reverseOverTapes, TapedSweep } from "./reverse-calls.js";
 import {
   freshVar,
   isAtom,
@@ -27,7 +26,6 @@ import {
   mkTuple,
   typeOf,
   type Atom,
-  type Call,
   type Expr,
   type If,
   type Prim,
@@ -97,7 +95,7 @@ export function reverseSweep(
   const r = new Reverse(outer);
   r.functions = functions;
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
-  if (someNode(body, (e) => e.kind === "prim" && isTapeOp(e.op))) reverseOverTapes(body);
+  if (reachesTapes(body, functions)) reverseOverTapes(body);
   if (functions !== undefined && someNode(body, (e) => e.kind === "call")) {
     // Calls pass a tape (./reverse-calls.ts); the primal and the reverse share this scope, so only the taped `if`s'
     // branches push and pop.
@@ -114,24 +112,6 @@ export function reverseSweep(
   r.contribute(result, seed, b);
   r.backward(steps, b);
   return { value: result, adjoint: (v) => materialize(r.adjointOf(v), v.type, v, b) };
-}
-
-/**
- * Reverse mode over code that keeps a tape: the derivative of a reverse-mode derivative through recursion. The error
- * points at a recursive call in that code (the user's call, whose span the derivatives' calls keep).
- */
-function reverseOverTapes(body: Expr): never {
-  let at: Call | undefined;
-  someNode(body, (e) => {
-    if (e.kind === "call" && e.span !== undefined) at = e;
-    return at !== undefined;
-  });
-  return fail(
-    "unsupported",
-    "reverse mode cannot differentiate a reverse-mode derivative of a recursive function (reverse over reverse)",
-    at?.span,
-    { hint: "nest forward mode outside instead (a Hessian is forward over reverse)" },
-  );
 }
 
 export class Reverse {

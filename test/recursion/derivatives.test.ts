@@ -57,6 +57,7 @@ let descend = fun (v0: Vector) (steps: Index) ->
 
 let powVjp = fun (x: Double) -> snd (vjp (fun y -> pow y 5) x 1.)
 let reverseOverReverse = fun (x: Double) -> snd (vjp powVjp x 1.)
+let reverseOverReversePair = fun (x: Double) -> snd (vjp (fun (q: Double * Double) -> powVjp (fst q) * snd q) (x, x) 1.)
 let forwardOverReverse = fun (x: Double) -> snd (diff powVjp x)
 
 let rec lin (v: Vector) (i: Index) : Double = if i = length v then 0. else sin v[i] * v[i] + lin v (i + 1)
@@ -149,14 +150,29 @@ describe("derivatives taken inside programs", () => {
 });
 
 describe("second derivatives", () => {
-  it("forward over reverse through recursion works; reverse over reverse is a located error", () => {
+  it("forward over reverse through recursion works; reverse over reverse runs forward mode, or is a located error", () => {
     expect(runBoth(p, "forwardOverReverse", [1.5], { reread: false })).toBeCloseTo(20 * 1.5 ** 3, 10);
-    const e = thrown(() => runBoth(p, "reverseOverReverse", [1.5], { reread: false }));
+    // Reverse mode does not reverse tapes again: a Double or array argument is seeded by forward mode instead.
+    expect(runBoth(p, "reverseOverReverse", [1.5], { reread: false })).toBeCloseTo(20 * 1.5 ** 3, 10);
+    const e = thrown(() => runBoth(p, "reverseOverReversePair", [1.5], { reread: false }));
     expect(e.headline).toBe(
       "ad-test.smooth:48:52: unsupported error: reverse mode cannot differentiate a reverse-mode derivative of a " +
         "recursive function (reverse over reverse)",
     );
   });
+  it("reverse over reverse where the tapes are out of sight: calls inside loops, a recursive function's own vjp", () => {
+    const q = load(`
+let rec pow (x: Double) (n: Index) : Double = if n = 0 then 1. else x * pow x (n - 1)
+let cubes = fun (v: Vector) -> snd (vjp (fun w -> vectorSum (build (length w) (fun i -> pow w[i] 3))) v 1.)
+let throughLoop = fun (v: Vector) -> snd (vjp (fun w -> vectorSum (cubes w)) v 1.)
+let rec outer (x: Double) (n: Index) : Double = if n = 0 then x else outer (snd (vjp (fun y -> pow y 3) x 1.)) (n - 1)
+let throughFunction = fun (x: Double) -> snd (vjp (fun y -> outer y 2) x 1.)
+`);
+    // Σ 3 wᵢ² has gradient 6 w; outer x 2 = 27 x⁴ (the reverse of its tapes gave 0 before), derivative 108 x³.
+    expectClose(runBoth(q, "throughLoop", [[1, 2, -0.5]], { reread: false }), [6, 12, -3], 1e-12, "throughLoop");
+    expect(runBoth(q, "throughFunction", [1.5], { reread: false })).toBeCloseTo(108 * 1.5 ** 3, 10);
+  });
+
   it("a recursive call in a branch after a while, whose taped value has no default (found by seed 4242)", () => {
     // Reverse mode tapes the call; loop-invariant code motion must keep the tape-typed let where it is.
     const q = load(`
