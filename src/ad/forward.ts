@@ -10,7 +10,9 @@
 // the outer tangent.
 //
 // Every dual Double bound here is split at once into its primal and tangent (projections, or the atoms it was built
-// from), so that rules see literal zero tangents and skip their terms, and no component is projected twice.
+// from), so that rules see literal zero tangents and skip their terms, and no component is projected twice. A dual
+// bound outside (a parameter of D[f] for a program function, given in `env`) is split where it is first met, maybe in
+// a branch or a loop body: what a scope splits is forgotten when it ends, since its projections are bound only there.
 
 import { AnfBuilder, mkApp, mkBuild, mkIf, mkIfold, mkPrim, mkWhile, nested } from "../ir/builder.js";
 import { freeVars } from "../ir/free.js";
@@ -97,6 +99,8 @@ class Forward {
   private readonly env: Map<number, Atom>;
   /** Components of dual tuples built or split here; for a dual Double, [primal, tangent]. Keyed by the tuple's id. */
   private readonly parts = new Map<number, readonly Atom[]>();
+  /** Each change of `parts`, with the value it replaced: undone when the scope that made it ends (`scope`). */
+  private readonly partsLog: (readonly [number, readonly Atom[] | undefined])[] = [];
   /** Free variables of the transformed term: constants to this derivative (their duals have tangent zero). */
   readonly constants = new Set<number>();
 
@@ -115,7 +119,26 @@ class Forward {
   bindDual(v: Var, d: Atom, b: AnfBuilder): void {
     this.env.set(v.id, d);
     if (v.type.k === "double" && d.kind === "var" && !this.parts.has(d.id)) {
-      this.parts.set(d.id, [b.proj(0, d, v.name), b.proj(1, d, `d${v.name}`)]);
+      this.setParts(d.id, [b.proj(0, d, v.name), b.proj(1, d, `d${v.name}`)]);
+    }
+  }
+
+  private setParts(id: number, atoms: readonly Atom[]): void {
+    this.partsLog.push([id, this.parts.get(id)]);
+    this.parts.set(id, atoms);
+  }
+
+  /** A nested scope (a branch, a loop body, a lambda): the parts it records are forgotten when it ends. */
+  private scope(body: (b: AnfBuilder) => Expr): Expr {
+    const mark = this.partsLog.length;
+    try {
+      return nested(body);
+    } finally {
+      while (this.partsLog.length > mark) {
+        const [id, before] = this.partsLog.pop()!;
+        if (before === undefined) this.parts.delete(id);
+        else this.parts.set(id, before);
+      }
     }
   }
 
@@ -165,7 +188,7 @@ class Forward {
 
   private tuple(elems: readonly Atom[], b: AnfBuilder, name: string, bindAs = `${name}'`): Atom {
     const t = b.bind(bindAs, mkTuple(elems));
-    if (t.kind === "var") this.parts.set(t.id, elems);
+    if (t.kind === "var") this.setParts(t.id, elems);
     return t;
   }
 
@@ -202,14 +225,14 @@ class Forward {
       case "lam":
         return b.bind(dualName(name, e.type), this.lambda(e));
       case "if": {
-        const branch = (x: Expr) => nested((bb) => this.expr(x, bb, name));
+        const branch = (x: Expr) => this.scope((bb) => this.expr(x, bb, name));
         return b.bind(dualName(name, e.type), mkIf(this.atom(e.cond, b), branch(e.then), branch(e.else)));
       }
       case "build": {
         const size = this.atom(e.size, b);
         const index = freshVar(e.index.name, INT);
         this.env.set(e.index.id, index);
-        const body = nested((bb) => this.expr(e.body, bb, "r"));
+        const body = this.scope((bb) => this.expr(e.body, bb, "r"));
         return b.bind(dualName(name, e.type), mkBuild(size, index, body, e.span));
       }
       case "ifold": {
@@ -218,7 +241,7 @@ class Forward {
         const acc = freshVar(dualName(e.acc.name, e.acc.type), dualType(e.acc.type));
         const index = freshVar(e.index.name, INT);
         this.env.set(e.index.id, index);
-        const body = nested((bb) => {
+        const body = this.scope((bb) => {
           this.bindDual(e.acc, acc, bb);
           return this.expr(e.body, bb, "r");
         });
@@ -241,9 +264,7 @@ class Forward {
         const init = this.atom(e.init, b);
         const acc = freshVar(dualName(e.acc.name, e.acc.type), dualType(e.acc.type));
         const scope = (x: Expr) =>
-          nested((bb) => {
-            // The state's parts are split afresh in each scope (a split made in the condition is not in the body's).
-            this.parts.delete(acc.id);
+          this.scope((bb) => {
             this.bindDual(e.acc, acc, bb);
             return this.expr(x, bb, "r");
           });
@@ -276,7 +297,7 @@ class Forward {
     const param = freshVar(dualName(e.param.name, e.param.type), dualType(e.param.type));
     return mkLam(
       param,
-      nested((bb) => {
+      this.scope((bb) => {
         this.bindDual(e.param, param, bb);
         return this.expr(e.body, bb, "r");
       }),

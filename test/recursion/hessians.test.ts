@@ -22,6 +22,8 @@ let rec lin (v: Vector) (i: Index) : Double = if i = length v then 0. else sin v
 let rec fold (v: Vector) (i: Index) (s: Double) : Double = if i = length v then s else fold v (i + 1) (s * v[i] + cos s)
 let rec roll (v: Vector) (n: Index) : Vector =
   if n = 0 then v else roll (build (length v) (fun i -> v[i] * v[if i + 1 = length v then 0 else i + 1])) (n - 1)
+let rec alias (a: Double) (n: Index) : Double =
+  if n <= 0 then (let (b, c) = (a, a) in b * c + sin b) else a * alias (max 0.5 a) (n - 1)
 let rec halves (v: Vector) (lo: Index) (hi: Index) : Double =
   if hi - lo = 1 then exp (v[lo] * 0.5) * v[lo] else (let mid = (lo + hi) / 2 in halves v lo mid * halves v mid hi)
 `;
@@ -35,6 +37,7 @@ let inBuild = fun (v: Vector) -> vectorSum (build (length v) (fun i -> pw v[i] 3
 let inWhile = fun (x: Double) (y: Double) (w: Double) ->
   snd (while (fun (s: Index * Double) -> fst s < 3) (fun (s: Index * Double) -> (fst s + 1, snd s * y + sq (snd s * x) 1)) (0, x)) * w
 let vectors = fun (v: Vector) (w: Vector) (s: Double) -> (lin v 0 + fold w 0 0.5) * s * s
+let aliased = fun (x: Double) (y: Double) -> alias (x * y) 2 * y
 let arrays = fun (v: Vector) (s: Double) -> (vectorSum (roll v 2) + halves v 0 (length v)) * s * s
 `);
 
@@ -91,6 +94,11 @@ describe("Hessians through recursion, every engine, against differences of the g
     ];
     expectClose(h, closed, 1e-12, "inBuild''");
     checkHessian("inWhile", [0.6, 0.9, 1.2]);
+  });
+
+  it("a parameter met first in a branch, through an alias (its dual split there, not in the other branch)", () => {
+    // Forward mode over the reference's unoptimised primal once read the branch's projection in the other branch.
+    checkHessian("aliased", [0.9, 1.3]);
   });
 
   it("array arguments (tail and non-tail, an accumulator) and array results, divide and conquer", () => {
