@@ -4,6 +4,7 @@
 
 import fc from "fast-check";
 import { describe, test } from "vitest";
+import { seededRandom } from "../reverse/harness.js";
 import {
   arbGradientProgram,
   arbHostileCall,
@@ -15,11 +16,14 @@ import {
   checkRandomProgram,
   checkSource,
 } from "./harness.js";
+import { arbRecursiveProgram, checkSecondOrder, secondOrderStats } from "./second-order.js";
 
 const SCALE = Number(process.env.SMOOTH_FUZZ_SCALE ?? 1);
 const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)) });
+/** The default 60 s per test, scaled with the counts (`npm run fuzz` runs 10 or 100 times as many). */
+const timeout = 60_000 * Math.max(1, SCALE);
 
-describe("fuzz: every input an answer or a SmoothError, and the engines agree", () => {
+describe("fuzz: every input an answer or a SmoothError, and the engines agree", { timeout }, () => {
   test("malformed sources (6000)", () => {
     fc.assert(fc.property(arbMalformedSource, checkSource), runs(6000));
   });
@@ -38,5 +42,14 @@ describe("fuzz: every input an answer or a SmoothError, and the engines agree", 
 
   test("random Double-valued programs, gradients in both modes and engines (100)", () => {
     fc.assert(fc.property(arbGradientProgram, checkModes), runs(100));
+  });
+
+  test("random programs with recursion: Hessians and vjp of gradients against differences, every engine (12)", () => {
+    fc.assert(
+      fc.property(arbRecursiveProgram, fc.nat(), (p, s) => checkSecondOrder(p, seededRandom(s))),
+      runs(12),
+    );
+    if (SCALE > 1)
+      console.log(`recursion: ${secondOrderStats.checked} programs, near a kink: ${secondOrderStats.untrusted}`);
   });
 });

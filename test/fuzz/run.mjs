@@ -1,10 +1,10 @@
-// `npm run fuzz`: the fuzzing harness (test/fuzz/harness.ts) at SMOOTH_FUZZ_SCALE times the CI slice (default 10),
-// with a fresh seed unless SMOOTH_RANDOM_SEED is set. The seed is printed first: SMOOTH_RANDOM_SEED=<seed> replays
-// the run, and fast-check prints the seed and path of any counterexample.
+// `npm run fuzz`: the fuzzing harness (test/fuzz/harness.ts) at SMOOTH_FUZZ_SCALE times the CI slice (default 10;
+// `npm run fuzz -- --long`: 100), with a fresh seed unless SMOOTH_RANDOM_SEED is set. The seed is printed first:
+// SMOOTH_RANDOM_SEED=<seed> replays the run, and fast-check prints the seed and path of any counterexample.
 import { spawnSync } from "node:child_process";
 
 const seed = process.env.SMOOTH_RANDOM_SEED ?? String(Date.now() % 2 ** 31);
-const scale = process.env.SMOOTH_FUZZ_SCALE ?? "10";
+const scale = process.env.SMOOTH_FUZZ_SCALE ?? (process.argv.includes("--long") ? "100" : "10");
 console.log(`fuzz seed ${seed} (replay: SMOOTH_RANDOM_SEED=${seed} SMOOTH_FUZZ_SCALE=${scale} npm run fuzz)`);
 const r = spawnSync("npx", ["vitest", "run", "test/fuzz"], {
   stdio: "inherit",

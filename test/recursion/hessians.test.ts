@@ -11,22 +11,8 @@
 import { describe, expect, it } from "vitest";
 import { gradJson, hessianJson } from "../../src/cli/derivative-commands.js";
 import { loadProgram } from "../../src/api/program.js";
-import { expectClose, FD_TOL, load, Point, seededRandom } from "../reverse/harness.js";
-
-export const RECURSIVE_DEFINITIONS = `
-let rec sq (a: Double) (n: Index) : Double = if n = 0 then a else sq (a * a) (n - 1)
-let rec pw (x: Double) (n: Index) : Double = if n = 0 then 1. else x * pw x (n - 1)
-let rec ping (x: Double) (y: Double) (n: Index) : Double = if n = 0 then x * y else pong (sin x) (x + y) (n - 1)
-and pong (x: Double) (y: Double) (n: Index) : Double = if n = 0 then x - y else ping (y * 0.5) (x * y) (n - 1)
-let rec lin (v: Vector) (i: Index) : Double = if i = length v then 0. else sin v[i] * v[i] * v[0] + lin v (i + 1)
-let rec fold (v: Vector) (i: Index) (s: Double) : Double = if i = length v then s else fold v (i + 1) (s * v[i] + cos s)
-let rec roll (v: Vector) (n: Index) : Vector =
-  if n = 0 then v else roll (build (length v) (fun i -> v[i] * v[if i + 1 = length v then 0 else i + 1])) (n - 1)
-let rec alias (a: Double) (n: Index) : Double =
-  if n <= 0 then (let (b, c) = (a, a) in b * c + sin b) else a * alias (max 0.5 a) (n - 1)
-let rec halves (v: Vector) (lo: Index) (hi: Index) : Double =
-  if hi - lo = 1 then exp (v[lo] * 0.5) * v[lo] else (let mid = (lo + hi) / 2 in halves v lo mid * halves v mid hi)
-`;
+import { expectClose, FD_TOL, load, mapDoubles, Point, seededRandom, type Json } from "../reverse/harness.js";
+import { RECURSIVE_DEFINITIONS } from "./definitions.js";
 
 const p = load(`${RECURSIVE_DEFINITIONS}
 let issue = fun (x: Double) (y: Double) (z: Double) -> sq z 1 * y
@@ -44,11 +30,19 @@ let arrays = fun (v: Vector) (s: Double) -> (vectorSum (roll v 2) + halves v 0 (
 const rnd = seededRandom(29);
 
 /** The Hessian on every engine, against differences of the gradient (checked against differences of the value). */
-function checkHessian(name: string, args: Parameters<typeof JSON.stringify>[0][]): number[][] {
-  const pt = new Point(p, name, args);
+function checkHessian(name: string, args: Json[], program = p): number[][] {
+  const pt = new Point(program, name, args);
   pt.checkAll(rnd);
   const h = pt.hessian();
-  expectClose(h, pt.fdHessian(), FD_TOL, `${name}'' against differences of the gradient`);
+  const fd = pt.fdHessian();
+  expectClose(h, fd, FD_TOL, `${name}'' against differences of the gradient`);
+  // vjp of the gradient (the library's vjp(grad(f))) is Hᵀ c: here against the differences' cᵀ FD.
+  const c = fd.map((_, i) => Math.cos(i + 0.5));
+  const like = pt.wrt.length === 1 ? pt.args[pt.wrt[0]!] : pt.wrt.map((k) => pt.args[k]);
+  let at = 0;
+  const ct = mapDoubles(like, pt.gradType, () => c[at++]!);
+  const expected = fd[0]!.map((_, j) => fd.reduce((sum, row, i) => sum + c[i]! * row[j]!, 0));
+  expectClose(pt.vjpOfGradient(ct), expected, FD_TOL, `${name}: vjp of the gradient`);
   return h;
 }
 
@@ -132,5 +126,39 @@ describe("the CLI's hessian command", () => {
         `${engine}: row z`,
       );
     }
+  });
+});
+
+describe("found by the recursion fuzzer (test/fuzz/second-order.ts) before compiled tapes kept value semantics", () => {
+  // Each failed on compiled code: a tape version popped twice (wrong numbers, or a raw TypeError on an empty tape).
+  it("a recursive call as another's argument, next to a second Double", () => {
+    const q = load(`
+let rec r0 (a0: Double) (w1: Vector) (n2: Index) : Double =
+  if n2 <= 0 then (a0 * w1[0]) else (a0 + a0)
+let f = fun (v: Vector) (x: Double) (y: Double) (m: Matrix) ->
+  (m[1][0] * (r0 (x - (r0 y v 0)) (vectorMap v (fun (y3: Double) -> (double 2 * v[1]))) 0))
+`);
+    const v = [-1.4265, 1.7595, 0.0355, 0.4225];
+    const m = [
+      [-0.8575, -1.0015, 0.1885, 1.3365],
+      [-1.3625, -1.6575, 0.2105, 0.6535],
+    ];
+    checkHessian("f", [v, 1.4195, -1.0175, m], q);
+  });
+
+  it("a call independent of x and y, times a function of them (the issue's pattern, with arrays)", () => {
+    const q = load(`
+let rec r0 (a0: Double) (w1: Vector) (n2: Index) : Double =
+  if n2 <= 0 then (vectorDot w1 w1) else ((cos a0) * (r0 (r0 w1[0] w1 (n2 - 1)) w1 (n2 - 1)))
+let f = fun (v: Vector) (x: Double) (y: Double) (m: Matrix) ->
+  ((max (min (v[0] - v[0]) (m[1][0] + 0.75)) (v[2] * (tanh x))) * (r0 (if 0.75 > v[0] then (-1.25) else m[2][0]) m[1] 3))
+`);
+    const v = [-1.8425, 0.8185, -1.7845];
+    const m = [
+      [1.0925, -0.7815, 1.6715],
+      [-1.8665, 0.9855, 0.4145],
+      [-1.0065, -1.4865, -1.7895],
+    ];
+    checkHessian("f", [v, -0.5105, -1.4125, m], q);
   });
 });

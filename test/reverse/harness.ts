@@ -9,7 +9,9 @@
 
 import { expect } from "vitest";
 import { describeParam } from "../../src/api/entry-types.js";
-import { type DerivativeKind, type SmoothProgram, type Specialised } from "../../src/api/program.js";
+import { prepare, type DerivativeKind, type SmoothProgram, type Specialised } from "../../src/api/program.js";
+import { derivativeFunction } from "../../src/api/derivatives.js";
+import { optimisesFirst } from "../../src/backends/registry.js";
 import { doubleRank, tangentType } from "../../src/ad/seed.js";
 import { compileFunction } from "../../src/codegen/compile.js";
 import { runFunction } from "../../src/eval/interpreter.js";
@@ -265,6 +267,28 @@ export class Point {
   /** The Hessian by forward over reverse (the "hessian" program), a matrix over the input leaves. */
   hessian(): Matrix {
     return transpose(this.columns(this.run("hessian"), this.gradType), this.inputs);
+  }
+
+  /**
+   * Hᵀ c by the vjp program of the gradient program (reverse mode over it, or its forward columns where it keeps
+   * tapes: the library's vjp(grad(f))), in every engine; c is shaped like the gradient. The adjoints' leaves in order.
+   */
+  vjpOfGradient(c: Json): number[] {
+    const specs = Object.fromEntries(
+      (["interp", "js", "wasm"] as const).map((engine) => {
+        const gradient = this.specs("gradient")[engine].lowered;
+        const fn = derivativeFunction(gradient, "vjp", this.wrt, optimisesFirst(engine));
+        if (!verified.has(fn)) verifyPasses(fn);
+        return [engine, prepare(fn, [...this.argTypes, this.gradType], engine, DERIVATIVE_PIPELINE)];
+      }),
+    ) as Engines;
+    const ct = valueFromJson(c, this.gradType, "the cotangent");
+    const [, ...adjoints] = runAgreeing(
+      specs,
+      [...this.values, ct],
+      () => `${this.name} (vjp of the gradient)`,
+    ) as Json[];
+    return this.wrt.flatMap((k, i) => doubleLeaves(adjoints[i], this.argTypes[k]!));
   }
 
   /** The Hessian by central differences of the (reverse, compiled) gradient. */
