@@ -96,7 +96,13 @@ export class ProgramFunctions {
       const params = f.params.map((p): Var => freshVar(hasTangent(p.type) ? `${p.name}'` : p.name, dualType(p.type)));
       const env = new Map(f.params.map((p, i) => [p.id, params[i]!] as const));
       const body = forwardTransform(f.body, env, this);
-      return { name: n, params, body, ...(f.span ? { span: f.span } : {}) };
+      // D[f]'s parameters and result parts are the duals of f's, position for position: f's owned accumulators
+      // (reverse mode's f_bwd) stay owned, so that D[f_bwd] too updates them in place (src/lowering/ownership.ts).
+      const ownership = {
+        ...(f.owned ? { owned: f.owned } : {}),
+        ...(f.ownedResults ? { ownedResults: f.ownedResults } : {}),
+      };
+      return { name: n, params, body, ...ownership, ...(f.span ? { span: f.span } : {}) };
     });
     if (made !== dname) throw new Error("functions: derivative named twice");
     return dname;

@@ -24,6 +24,7 @@ let inWhile = fun (x: Double) (y: Double) (w: Double) ->
   snd (while (fun (s: Index * Double) -> fst s < 3) (fun (s: Index * Double) -> (fst s + 1, snd s * y + sq (snd s * x) 1)) (0, x)) * w
 let vectors = fun (v: Vector) (w: Vector) (s: Double) -> (lin v 0 + fold w 0 0.5) * s * s
 let aliased = fun (x: Double) (y: Double) -> alias (x * y) 2 * y
+let deep = fun (v: Vector) -> lin v 0
 let arrays = fun (v: Vector) (s: Double) -> (vectorSum (roll v 2) + halves v 0 (length v)) * s * s
 `);
 
@@ -98,6 +99,19 @@ describe("Hessians through recursion, every engine, against differences of the g
   it("array arguments (tail and non-tail, an accumulator) and array results, divide and conquer", () => {
     checkHessian("vectors", [[0.3, -1.2, 0.8], [0.5, 0.4, -0.7], 0.9]);
     checkHessian("arrays", [[0.9, -0.6, 1.1, 0.4, -0.8], 1.3]);
+  });
+});
+
+describe("forward over reverse keeps reverse mode's accumulators in place", () => {
+  it("D[f_bwd] adds into its owned adjoint: no array copy in the recursive functions' code", () => {
+    // Copying the adjoint at each of n levels made the Hessian of a depth-n recursion over a Vector O(n³), not O(n²)
+    // (n = 400, median of 5 calls, builds alternated on a loaded machine: 0.7 to 1.3 s before, 45 to 107 ms after).
+    const pt = new Point(p, "deep", [[0.3, -1.2, 0.8, 0.5, 1.1]]);
+    expectClose(pt.hessian(), pt.fdHessian(), FD_TOL, "deep''");
+    const source = pt.specs("hessian").js.jsSource!;
+    const functions = source.slice(0, source.indexOf("function $run("));
+    expect(functions).toContain("function $f1(");
+    expect(functions).not.toMatch(/slice\w*\(/);
   });
 });
 
