@@ -5,7 +5,7 @@
 // mode would give:
 //  - gradient: the columns of a Double result are the gradient;
 //  - vjp: per differentiated parameter, over its positions, the column's inner product with the cotangent;
-//  - jacobian-rows: over the output's positions, per parameter, the column entries there (the columns transposed);
+//  - jacobian-rows: per output leaf, over its positions, per parameter, the column entries there (transposed);
 //  - hessian: forward mode over the forward gradient.
 // Each costs one forward sweep per input scalar, where reverse mode's would have cost one sweep in all.
 
@@ -14,10 +14,11 @@ import { freshVar, typeOf, type Atom, type IrFunction, type Var } from "../ir/ir
 import { mapElements, readAt } from "../ir/axes.js";
 import { copyFunction } from "../ir/rename.js";
 import { functionsOfAll, withProgramFunctions } from "../ir/program-functions.js";
-import { doubleRank, innerProduct } from "../ad/seed.js";
+import { doubleRank, innerProduct, tangentType } from "../ad/seed.js";
 import { fail } from "../syntax/diagnostics.js";
-import { showType } from "../types/types.js";
+import { showType, type Type } from "../types/types.js";
 import { forwardDerivative, type DerivativeOptions } from "./derivative-programs.js";
+import { jacobianLeaves } from "./reverse-programs.js";
 
 export type ReverseKind = "gradient" | "value-gradient" | "vjp" | "jacobian-rows" | "hessian";
 
@@ -80,37 +81,61 @@ function vjpByForward(fn: IrFunction, columns: IrFunction, wrt: readonly number[
 }
 
 /**
- * The Jacobian by rows (the output an array of Doubles of rank r): over the output's positions o, per wrt parameter,
- * the array shaped like it whose element at position p is column p's element at o.
+ * The Jacobian by rows, in reverseJacobian's layout: per leaf of the output (a Double or an array of Doubles, in a
+ * tuple or not; a tuple of them when several), over its positions o, per wrt parameter, the array shaped like it
+ * whose element at position p is column p's element at o.
  */
 function rowsByForward(fn: IrFunction, columns: IrFunction, wrt: readonly number[]): IrFunction {
   const resultType = typeOf(fn.body);
-  const rank = doubleRank(resultType);
-  if (rank === undefined)
+  const leaves = jacobianLeaves(resultType);
+  if (leaves === undefined)
     fail(
       "unsupported",
-      `reverse-mode Jacobians need a Double or an array of Doubles as the result; \`${fn.name}\` returns ${showType(resultType)}`,
+      `reverse-mode Jacobians need a Double, an array of Doubles, or a tuple of these as the result; \`${fn.name}\` returns ${showType(resultType)}`,
     );
   return assemble(fn, [fn, columns], [], (b, [y, cols]) => {
     const blocks = parts(b, cols!, wrt.length);
-    const at: Atom[] = [];
-    const rows = (bb: AnfBuilder, ys: Atom, depth: number): Atom => {
-      if (depth === rank) {
-        const row = blocks.map((c, i) => mapElements(bb, c, rankOf(fn, wrt[i]!), (e, col) => readAt(e, col, at)));
-        return row.length === 1 ? row[0]! : bb.tuple(row, "row");
-      }
-      return bb.build(
-        bb.prim("length", [ys], "n"),
-        (o, inner) => {
-          at.push(o);
-          const r = rows(inner, depth + 1 < rank ? inner.prim("get", [ys, o], "y") : ys, depth + 1);
-          at.pop();
-          return r;
-        },
-        "jac",
-        `o${depth}`,
+    const perLeaf = leaves.map((leaf) => {
+      const at: Atom[] = [];
+      const rows = (bb: AnfBuilder, ys: Atom, depth: number): Atom => {
+        if (depth === leaf.rank) {
+          const row = blocks.map((c, i) =>
+            mapElements(bb, c, rankOf(fn, wrt[i]!), (e, col) =>
+              readAt(e, tangentLeaf(e, col, resultType, leaf.path), at),
+            ),
+          );
+          return row.length === 1 ? row[0]! : bb.tuple(row, "row");
+        }
+        return bb.build(
+          bb.prim("length", [ys], "n"),
+          (o, inner) => {
+            at.push(o);
+            const r = rows(inner, depth + 1 < leaf.rank ? inner.prim("get", [ys, o], "y") : ys, depth + 1);
+            at.pop();
+            return r;
+          },
+          "jac",
+          `o${depth}`,
+        );
+      };
+      return rows(
+        b,
+        leaf.path.reduce<Atom>((x, k) => b.proj(k, x, "y"), y!),
+        0,
       );
-    };
-    return [rows(b, y!, 0)];
+    });
+    return [perLeaf.length === 1 ? perLeaf[0]! : b.tuple(perLeaf, "jac")];
   });
+}
+
+/**
+ * The part of a tangent (of tangentType(t), which drops the parts of tuples without Doubles and a tuple left with one
+ * part is that part) at `path`, a path of tuple positions in `t`.
+ */
+function tangentLeaf(b: AnfBuilder, tangent: Atom, t: Type, path: readonly number[]): Atom {
+  if (path.length === 0) return tangent;
+  if (t.k !== "tuple") throw new Error("tangentLeaf: a path into a value that is not a tuple");
+  const kept = t.elems.flatMap((e, k) => (tangentType(e) === undefined ? [] : [k]));
+  const part = kept.length === 1 ? tangent : b.proj(kept.indexOf(path[0]!), tangent, "t");
+  return tangentLeaf(b, part, t.elems[path[0]!]!, path.slice(1));
 }

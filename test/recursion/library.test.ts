@@ -96,7 +96,7 @@ describe.each(Object.entries(cases))("%s: second derivatives through recursion",
     if (name === "issue") expect(flat(pullback(cot))).not.toContain(NaN);
   });
 
-  it.runIf(vectorArg(c))("jacobian(grad(f)) in either mode, and on the interpreter", () => {
+  it("jacobian(grad(f)) in either mode, and on the interpreter", () => {
     const g = grad(c.f, { argnums: argnums(c) });
     for (const mode of ["reverse", "forward"] as const)
       expectClose(flat(jacobian(g, { argnums: argnums(c), mode })(...c.args)), fd.flat(), TOL);
