@@ -30,7 +30,7 @@ import { runPipeline } from "../opt/pass.js";
 import { simplifyPass } from "../opt/simplify.js";
 import { optimisePass } from "../opt/strategy.js";
 import { lowerEntry } from "../ir/lower.js";
-import { valueFromJson, valueToJson } from "../runtime/json.js";
+import { parseArgumentsJson, valueFromJson, valueToJson } from "../runtime/json.js";
 import { fail } from "../syntax/diagnostics.js";
 import { checkThreads, setWasmThreads } from "../wasm/parallel-run.js";
 import { showDefinitionType } from "../types/infer.js";
@@ -67,20 +67,7 @@ function parseArgs(opts: { args?: string; argsFile?: string }): unknown[] | unde
     where = opts.argsFile;
   }
   if (text === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return fail("argument", `${where} is not valid JSON: ${(e as Error).message}`, undefined, {
-      expected: "a JSON array with one element per argument, e.g. [[1, 2, 3], 2.5]",
-    });
-  }
-  if (!Array.isArray(json))
-    fail("argument", `${where} must be a JSON array with one element per argument`, undefined, {
-      expected: "a JSON array, e.g. [[1, 2, 3], 2.5]",
-      found: typeof json,
-    });
-  return json as unknown[];
+  return parseArgumentsJson(text, where);
 }
 
 /** Argument types from --args when given, else from the definition's type with unknown types taken as Double. */

@@ -13,6 +13,7 @@ import { readSource } from "./files.js";
 import { showDefinitionType } from "../types/infer.js";
 import { TypeNamer } from "../types/mtype.js";
 import { gradJson, showDerivative } from "./derivative-commands.js";
+import { parseArgumentsJson } from "../runtime/json.js";
 import type { DerivativeOptions } from "./derivative-options.js";
 import { argTypesFor } from "./commands.js";
 
@@ -63,13 +64,7 @@ class Session {
     const [fn, ...json] = rest.split(/\s+/);
     if (!fn) fail("argument", "usage: :grad F [JSON arguments]");
     const argsText = json.join(" ") || "[]";
-    let args: unknown;
-    try {
-      args = JSON.parse(argsText);
-    } catch (e) {
-      fail("argument", `the arguments are not valid JSON: ${(e as Error).message}`);
-    }
-    if (!Array.isArray(args)) fail("argument", "the arguments must be a JSON array, one element per parameter");
+    const args = parseArgumentsJson(argsText, "the arguments");
     this.out(JSON.stringify(gradJson(this.program(), this.options(fn), args, "js")));
   }
 

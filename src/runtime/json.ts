@@ -92,6 +92,49 @@ function describeShape(s: ValueShape): string {
 
 const article = (word: string): string => (/^[AEIOU]/.test(word) ? "an" : "a");
 
+/**
+ * The arguments in `text`, a JSON array with one element per argument, or an "argument" error naming `where`. A number
+ * literal too large for a double (`1e400`) is refused: JSON.parse would read it as Infinity without a word.
+ */
+export function parseArgumentsJson(text: string, where: string): unknown[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return fail("argument", `${where} is not valid JSON: ${(e as Error).message}`, undefined, {
+      expected: "a JSON array with one element per argument, e.g. [[1, 2, 3], 2.5]",
+    });
+  }
+  if (!Array.isArray(json))
+    fail("argument", `${where} must be a JSON array with one element per argument`, undefined, {
+      expected: "a JSON array, e.g. [[1, 2, 3], 2.5]",
+      found: typeof json,
+    });
+  const overflow = firstOverflow(json, "");
+  if (overflow !== undefined)
+    fail("argument", `${where} at ${overflow} has a number too large for a double`, undefined, {
+      expected: 'a number of magnitude below 1.8e308, or "Infinity" / "-Infinity"',
+    });
+  return json as unknown[];
+}
+
+/** The JSON path of the first infinite number in `json` (only an overflowing literal parses to one). */
+function firstOverflow(json: unknown, path: string): string | undefined {
+  if (typeof json === "number") return Number.isFinite(json) || Number.isNaN(json) ? undefined : path;
+  if (Array.isArray(json)) {
+    for (let i = 0; i < json.length; i++) {
+      const found = firstOverflow(json[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+  } else if (typeof json === "object" && json !== null) {
+    for (const [key, value] of Object.entries(json)) {
+      const found = firstOverflow(value, `${path}.${JSON.stringify(key)}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
 /** A short one-line rendering of a JSON value for messages. */
 export function shortJson(json: unknown, limit = 40): string {
   const text = jsonPrefix(json, limit + 1);
