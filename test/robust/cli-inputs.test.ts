@@ -58,10 +58,7 @@ const ROWS: readonly Row[] = [
   [["run", smoothFile, "--fn", "f", "--args", "[1,"], /^argument error: --args is not valid JSON/],
   [["run", smoothFile, "--fn", "f", "--args", "{}"], /--args must be a JSON array with one element per argument/],
   // JSON.parse reads an overflowing literal as Infinity: refused, not run with Infinity.
-  [
-    ["run", smoothFile, "--fn", "f", "--args", "[[1, 1e400]]"],
-    /^argument error: --args at \[0\]\[1\] has a number too large/,
-  ],
+  [["run", smoothFile, "--fn", "f", "--args", "[1, 1e400]"], /^argument error: --args at \[1\] has a number too large/],
   [["run", smoothFile, "--fn", "nothing", "--args", "[]"], /^name error: there is no definition named `nothing`/],
   [["types", smoothFile, "--name", "class"], /^argument error: --name "class" is not a TypeScript identifier/],
   [["types", smoothFile, "--out", "/nonexistent/m.d.ts"], /^argument error: cannot write \/nonexistent\/m.d.ts/],
