@@ -1,6 +1,7 @@
-// What the playground computes, apart from the page: a program, a definition, arguments and a transform give the
-// result, the optimised program that ran (Smooth text), its generated JavaScript, and for a function of Doubles the
-// points of f and f' around the first argument. Everything goes through the library (src/index.ts), in the page.
+// What the playground computes, apart from the page: a program (Smooth, or TypeScript functions), a definition,
+// arguments and a transform give the result (labelled by the parameters it is a derivative in), the optimised program
+// that ran (Smooth text), its generated JavaScript, and for a function of Doubles the points of f and f' around the
+// first argument. Everything goes through the library (src/index.ts), in the page.
 
 import {
   compile,
@@ -10,12 +11,16 @@ import {
   jacobian,
   SmoothError,
   smoothModule,
+  typescriptModule,
   type AnyFunction,
 } from "../src/index.js";
+import { parseArgumentsJson } from "../src/runtime/json.js";
+import { parametersOf, type Language, type Parameter } from "./signature.js";
 
 export type Transform = "value" | "gradient" | "jacobian" | "hessian";
 
 export interface Request {
+  readonly language: Language;
   readonly source: string;
   readonly fn: string;
   /** The arguments as a JSON array. */
@@ -48,24 +53,18 @@ export interface Located {
 
 export const FILE_NAME = "playground";
 
+const moduleOf = (source: string, language: Language): Record<string, AnyFunction> =>
+  language === "smooth"
+    ? smoothModule(source, { fileName: FILE_NAME })
+    : typescriptModule(source, { fileName: FILE_NAME });
+
 /** The definitions of the program, in order (for the function menu); an error in the program gives none. */
-export function definitionNames(source: string): string[] {
+export function definitionNames(source: string, language: Language): string[] {
   try {
-    return Object.keys(smoothModule(source, { fileName: FILE_NAME }));
+    return Object.keys(moduleOf(source, language));
   } catch {
     return [];
   }
-}
-
-function parseArgs(text: string): unknown[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new SmoothError("argument", `the arguments are not valid JSON: ${(e as Error).message}`);
-  }
-  if (!Array.isArray(json)) throw new SmoothError("argument", "the arguments must be a JSON array, one per parameter");
-  return json;
 }
 
 function parseWrt(text: string): number | number[] {
@@ -122,16 +121,48 @@ function curve(f: AnyFunction, args: unknown[]): Curve | undefined {
   return { xs, f: xs.map((x) => fc(...point(x)) as number), df: xs.map((x) => df(...point(x)) as number) };
 }
 
+/**
+ * A derivative's text labelled by the parameters it is taken in: `∂f/∂u = ...` per line for a gradient or Jacobian
+ * in several parameters (one result each), `∂²f/∂u∂v = ...` per block of a Hessian; a value as it is.
+ */
+export function labelled(
+  value: unknown,
+  transform: Transform,
+  fn: string,
+  wrt: number | number[],
+  params: readonly Parameter[] | undefined,
+): string {
+  if (transform === "value") return show(value);
+  const name = (i: number) => params?.[i]?.name ?? `arg${i}`;
+  const positions = Array.isArray(wrt) ? wrt : [wrt];
+  const several = Array.isArray(wrt) && Array.isArray(value) && value.length === wrt.length;
+  if (transform !== "hessian") {
+    const parts = several ? (value as unknown[]) : [value];
+    return parts.map((part, k) => `∂${fn}/∂${name(positions[k]!)} = ${show(part, "  ")}`).join("\n");
+  }
+  if (!several) return `∂²${fn}/∂${name(positions[0]!)}² = ${show(value, "  ")}`;
+  const lines: string[] = [];
+  (value as unknown[][]).forEach((row, a) =>
+    row.forEach((block, b) => {
+      const pair = a === b ? `∂${name(positions[a]!)}²` : `∂${name(positions[a]!)}∂${name(positions[b]!)}`;
+      lines.push(`∂²${fn}/${pair} = ${show(block, "  ")}`);
+    }),
+  );
+  return lines.join("\n");
+}
+
 export function evaluate(req: Request): Outcome {
-  const module = smoothModule(req.source, { fileName: FILE_NAME });
+  const module = moduleOf(req.source, req.language);
   const f = module[req.fn];
   if (!f)
     throw new SmoothError("name", `there is no definition named \`${req.fn}\``, undefined, {
       hint: `definitions: ${Object.keys(module).join(", ") || "none"}`,
     });
-  const args = parseArgs(req.args);
-  const g = transformed(f, req.transform, req.transform === "value" ? 0 : parseWrt(req.wrt));
-  const result = show(g(...args));
+  const args = parseArgumentsJson(req.args, "the arguments");
+  const wrt = req.transform === "value" ? 0 : parseWrt(req.wrt);
+  const g = transformed(f, req.transform, wrt);
+  const params = parametersOf(req.source, req.language, req.fn);
+  const result = labelled(g(...args), req.transform, req.fn, wrt, params);
   const { smooth, javascript } = inspect(g, ...args);
   const plot = req.transform === "value" || req.transform === "gradient" ? curve(f, args) : undefined;
   return { result, program: smooth, javascript, ...(plot ? { curve: plot } : {}) };

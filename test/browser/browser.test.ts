@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
 
     it("loads with Example 1 and shows its gradient and derivative program", async () => {
       // d/du, d/dM, d/dv of u M vᵀ at u = (1, 2), M = [[1, 2, 3], [4, 5, 6]], v = (1, 0, 2), by hand: M vᵀ, uᵀ v, u M.
-      expect(await text(page, "result")).toBe("[[7, 16], [[1, 0, 2], [2, 0, 4]], [9, 12, 15]]");
+      expect(await text(page, "result")).toBe("∂f/∂u = [7, 16]\n∂f/∂M = [[1, 0, 2], [2, 0, 4]]\n∂f/∂v = [9, 12, 15]");
       expect(await text(page, "program")).toMatch(/^let f' \(u: Vector\) \(M: Matrix\) \(v: Vector\) =/);
       expect(await text(page, "javascript")).toMatch(/return function compiled\(args, borrowed\)/);
       expect(errors).toEqual([]);
@@ -79,8 +79,8 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
         expect(await page.evaluate<boolean>("document.getElementById('error').hidden")).toBe(true);
         const title = await page.evaluate<string>(`document.getElementById('example').options[${i}].text`);
         const result = await text(page, "result");
-        if (title.startsWith("Perturbation")) expect(result).toBe("1");
-        if (title.startsWith("prod")) expect(result).toBe("[0, 24, 0, 0]");
+        if (title.startsWith("Perturbation")) expect(result).toBe("∂g/∂x = 1");
+        if (title.startsWith("prod")) expect(result).toBe("∂f/∂v = [0, 24, 0, 0]");
       }
       expect(errors).toEqual([]);
     });
@@ -93,10 +93,48 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
       await page.waitForFunction("document.body.dataset.state === 'done'");
       expect(await page.evaluate<boolean>("document.getElementById('plot-panel').hidden")).toBe(false);
       // f(x) = x sin x at 1: f'(1) = sin 1 + cos 1.
-      expect(Number(await text(page, "result"))).toBeCloseTo(Math.sin(1) + Math.cos(1), 14);
+      expect(await text(page, "result")).toMatch(/^∂f\/∂x = /);
+      expect(Number((await text(page, "result")).split("= ")[1])).toBeCloseTo(Math.sin(1) + Math.cos(1), 14);
       await page.click("button[data-transform='hessian']");
       await page.waitForFunction("document.getElementById('status').textContent.startsWith('hessian')");
-      expect(Number(await text(page, "result"))).toBeCloseTo(2 * Math.cos(1) - Math.sin(1), 14);
+      expect(await text(page, "result")).toMatch(/^∂²f\/∂x² = /);
+      expect(Number((await text(page, "result")).split("= ")[1])).toBeCloseTo(2 * Math.cos(1) - Math.sin(1), 14);
+    });
+
+    it("differentiates plain TypeScript in its tab, with arguments made from the chosen function's parameters", async () => {
+      await page.click("button[data-language='typescript']");
+      await page.waitForFunction("document.body.dataset.state === 'done'");
+      // The first TypeScript example: a loop summing squares, whose gradient at (1, 2, 3) is 2v.
+      expect(await text(page, "result")).toBe("∂sumOfSquares/∂v = [2, 4, 6]");
+      expect(await text(page, "program")).toMatch(/^let /);
+      const examples = await page.evaluate<string[]>(
+        "[...document.getElementById('example').options].map((o) => o.text)",
+      );
+      expect(examples.some((t) => t.startsWith("A loop"))).toBe(true);
+      expect(examples.some((t) => t.startsWith("Example 1"))).toBe(false);
+      // Newton's method for x³ + x = a in a while loop: at a = 2, x = 1 and dx/da = 1 / (3x² + 1) = 1/4.
+      const newton = examples.findIndex((t) => t.startsWith("Newton"));
+      const value = await page.evaluate<string>(`document.getElementById('example').options[${newton}].value`);
+      await page.select("#example", value);
+      await page.waitForFunction("document.getElementById('result').textContent.startsWith('∂cubeRoot')");
+      expect(Number((await text(page, "result")).split("= ")[1])).toBeCloseTo(0.25, 12);
+      expect(await page.evaluate<boolean>("document.getElementById('plot-panel').hidden")).toBe(false);
+      // The logistic regression's module has two functions: choosing `sigmoid` fills in its arguments.
+      const logistic = examples.findIndex((t) => t.startsWith("Logistic"));
+      await page.select(
+        "#example",
+        await page.evaluate<string>(`document.getElementById('example').options[${logistic}].value`),
+      );
+      await page.waitForFunction("document.getElementById('result').textContent.startsWith('∂loss/∂w')");
+      await page.select("#fn", "sigmoid");
+      await page.waitForFunction("document.getElementById('result').textContent.startsWith('∂sigmoid/∂z')");
+      expect(await page.evaluate<string>("document.getElementById('args').value")).toBe("[1]");
+      // σ'(1) = σ(1)(1 - σ(1)).
+      const s = 1 / (1 + Math.exp(-1));
+      expect(Number((await text(page, "result")).split("= ")[1])).toBeCloseTo(s * (1 - s), 14);
+      expect(errors).toEqual([]);
+      await page.click("button[data-language='smooth']");
+      await page.waitForFunction("document.body.dataset.state === 'done'");
     });
 
     it("marks a located error in the editor at its line", async () => {
