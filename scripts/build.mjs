@@ -109,7 +109,7 @@ const generated = "// Written by scripts/build.mjs: the compiler itself is ./cor
 const exportsOf = (names) => `export const {\n${names.map((n) => `  ${n},\n`).join("")}} = core;\n`;
 const entries = {
   "index.js": `${generated}import { core } from "./loader.js";\n${exportsOf(libraryExports)}`,
-  "node.js": `${generated}import { core } from "./loader.js";\n${exportsOf([...libraryExports, "loadModule"])}`,
+  "node.js": `${generated}import { core } from "./loader.js";\n${exportsOf([...libraryExports, "loadModule", "configureCompileCache"])}`,
   "cli.js":
     `#!/usr/bin/env node\n${generated}import * as commander from "commander";\nimport { core } from "./loader.js";\n` +
     "await core.runCli(process.argv, commander);\n",

@@ -1,9 +1,12 @@
 // Sources made from other files before TypeScript compiles (src/generated/, not committed):
 //  - prelude.ts: the M̃ prelude's text (prelude/prelude.smooth), so the core reads no file and runs in a browser;
 //  - aot-runtime.ts: src/aot/runtime.ts bundled by esbuild into one script (a text), which every ahead-of-time module
-//    embeds (src/aot/module.ts): such a module depends on nothing.
+//    embeds (src/aot/module.ts): such a module depends on nothing;
+//  - version.ts: the package's version and a fingerprint of the compiler's sources (src/, the prelude), part of every
+//    key of the persistent compile cache (src/cache/): a rebuilt compiler never runs what another build compiled.
 // Run by the build, typecheck, lint and the test setup; a file is rewritten only when its content changes.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { buildSync } from "esbuild";
 
 const root = new URL("../", import.meta.url);
@@ -36,7 +39,29 @@ function aotRuntime() {
   return result.outputFiles[0].text;
 }
 
+/** The sha256 of the compiler's sources (src/ less src/generated/, the prelude, package.json), in a fixed order. */
+function compilerFingerprint() {
+  const hash = createHash("sha256");
+  const files = readdirSync(new URL("src/", root), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".ts") && !f.startsWith("generated"))
+    .sort();
+  for (const f of [...files.map((f) => `src/${f}`), "prelude/prelude.smooth", "package.json"])
+    hash
+      .update(f)
+      .update("\0")
+      .update(readFileSync(new URL(f, root)))
+      .update("\0");
+  return hash.digest("hex").slice(0, 32);
+}
+
 export function generate() {
+  const { version } = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+  emit(
+    "version.ts",
+    `${HEADER}export const SMOOTH_VERSION: string = ${JSON.stringify(version)};\n` +
+      `export const COMPILER_FINGERPRINT: string = ${JSON.stringify(compilerFingerprint())};\n`,
+  );
   const prelude = readFileSync(new URL("prelude/prelude.smooth", root), "utf8");
   emit("prelude.ts", `${HEADER}export const PRELUDE_TEXT: string = ${JSON.stringify(prelude)};\n`);
   emit("aot-runtime.ts", `${HEADER}export const AOT_RUNTIME: string = ${JSON.stringify(aotRuntime())};\n`);

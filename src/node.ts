@@ -3,7 +3,8 @@
 
 import { readFileSync } from "node:fs";
 import { smoothModule, type SmoothModule } from "./library/module.js";
-import { checkText } from "./library/check.js";
+import { checkFlag, checkOptions, checkText } from "./library/check.js";
+import { installDiskCache, settingsFromEnvironment } from "./cache/disk-store.js";
 import { fail } from "./syntax/diagnostics.js";
 
 export * from "./index.js";
@@ -19,4 +20,31 @@ export function loadModule<M = SmoothModule>(path: string): M {
     return fail("argument", `loadModule: cannot read ${path}: ${why}`);
   }
   return smoothModule<M>(text, { fileName: path });
+}
+
+/** How {@link configureCompileCache} sets the persistent compile cache. */
+export interface CompileCacheOptions {
+  /** false turns the cache off (as SMOOTH_CACHE=off does). */
+  readonly enabled?: boolean;
+  /** The directory (as SMOOTH_CACHE_DIR); default $XDG_CACHE_HOME/smooth-ad/compiled or ~/.cache/smooth-ad/compiled. */
+  readonly dir?: string;
+  /** Its bound in bytes (as SMOOTH_CACHE_MAX_BYTES; default 256 MiB): the entries used least recently go first. */
+  readonly maxBytes?: number;
+}
+
+/**
+ * Sets the persistent compile cache for this process: programs compiled (wasm modules, generated JavaScript) are kept
+ * on disk, keyed by their source, entry, argument types, options and Smooth's version, so that another process
+ * compiling the same skips the compiler. Options not given come from the environment (SMOOTH_CACHE, SMOOTH_CACHE_DIR,
+ * SMOOTH_CACHE_MAX_BYTES). Returns whether a cache is in use (a directory another user may write to is not used).
+ */
+export function configureCompileCache(options: CompileCacheOptions = {}): boolean {
+  const what = "configureCompileCache";
+  checkOptions(options, what, ["enabled", "dir", "maxBytes"]);
+  checkFlag(options.enabled, what, "enabled");
+  if (options.dir !== undefined) checkText(options.dir, `${what}: dir`, "a string (a directory)");
+  const max = options.maxBytes;
+  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0))
+    fail("argument", `${what}: maxBytes must be a whole number of bytes above 0, not ${String(max)}`);
+  return installDiskCache({ ...settingsFromEnvironment(), ...options }) !== undefined;
 }

@@ -6,7 +6,7 @@
 
 import type { GeneratedCode } from "../backends/backend.js";
 import { withinCompilerStack } from "./compiler-stack.js";
-import { backendOf, DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
+import { DEFAULT_ENGINE, optimisesFirst, type Engine } from "../backends/registry.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import { DERIVATIVE_PIPELINE, REVERSE_PRIMAL_PIPELINE, STANDARD_PIPELINE } from "../opt/pipeline.js";
@@ -24,6 +24,7 @@ import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 import { PRELUDE_TEXT } from "../generated/prelude.js";
 import { timed } from "../opt/stage-times.js";
+import { prepareCached, specialised } from "../cache/prepare.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -84,19 +85,29 @@ export class SmoothProgram {
   private readonly primals = new Map<string, IrFunction>();
 
   readonly file: SourceFile;
+  /**
+   * What identifies the program's sources in the persistent compile cache's keys (src/cache/): the texts and names of
+   * its files; undefined (not cached) for a syntax tree given with the file.
+   */
+  readonly sourceKey: string | undefined;
 
   constructor(file: SourceFile, options: LoadOptions = {}) {
     // A syntax tree given with the file has its spans in the file as it is.
     this.file = options.ast ? file : sourceWithoutByteOrderMark(file);
     file = this.file;
+    const files = [...(options.include ?? []).map(sourceWithoutByteOrderMark), file];
+    this.sourceKey = options.ast
+      ? undefined
+      : JSON.stringify([options.prelude ?? true, files.map((f) => [f.name, f.text, f.context ?? null])]);
     const { checked, user } = withinCompilerStack(file.name, () => {
-      const user = options.ast ?? parseProgram(file);
+      const user = options.ast ?? timed("parse", () => parseProgram(file));
       const programs: Program[] = [];
       if (options.prelude ?? true) {
-        preludeFile();
+        timed("parse", preludeFile);
         programs.push(preludeCache!.ast);
       }
-      for (const included of options.include ?? []) programs.push(parseProgram(sourceWithoutByteOrderMark(included)));
+      for (const included of options.include ?? [])
+        programs.push(timed("parse", () => parseProgram(sourceWithoutByteOrderMark(included))));
       programs.push(user);
       return { checked: timed("check", () => checkProgram(programs)), user };
     });
@@ -134,13 +145,15 @@ export class SmoothProgram {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const def = this.definition(name);
+    const request = this.cacheRequest(["primal", name, argTypes, passes.map((p) => p.name)]);
     const spec = withinCompilerStack(
       `\`${name}\``,
-      () => {
-        const lowered = timed("lower", () => lowerEntry(this.checked, name, argTypes));
-        const optimised = timed("pipeline", () => this.primalThrough(name, argTypes, passes, lowered));
-        return prepareOptimised(lowered, optimised, argTypes, engine);
-      },
+      () =>
+        prepareCached(request, engine, argTypes, () => {
+          const lowered = timed("lower", () => lowerEntry(this.checked, name, argTypes));
+          const optimised = timed("pipeline", () => this.primalThrough(name, argTypes, passes, lowered));
+          return { lowered, optimised };
+        }),
       def.def.nameSpan,
     );
     this.cache.set(key, spec);
@@ -164,21 +177,32 @@ export class SmoothProgram {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const def = this.definition(name);
+    const request = this.cacheRequest(["derivative", kind, name, argTypes, wrt, passes.map((p) => p.name)]);
     const spec = withinCompilerStack(
       `the derivative of \`${name}\``,
       () => {
-        const primal = timed("lower", () => lowerEntry(this.checked, name, argTypes));
-        const program = timed(`derivative (${kind})`, () =>
-          derivativeFunction(primal, kind, wrt, optimisesFirst(engine), def.paramNames, () =>
-            this.primalThrough(name, argTypes, REVERSE_PRIMAL_PIPELINE, primal),
-          ),
-        );
-        return prepare(program, kind === "vjp" ? [...argTypes, typeOf(primal.body)] : argTypes, engine, passes);
+        let primal: IrFunction | undefined;
+        const lowerPrimal = () => (primal ??= timed("lower", () => lowerEntry(this.checked, name, argTypes)));
+        // A vjp program takes the result's cotangent after the arguments.
+        const programTypes = kind === "vjp" ? [...argTypes, typeOf(lowerPrimal().body)] : argTypes;
+        return prepareCached(request, engine, programTypes, () => {
+          const program = timed(`derivative (${kind})`, () =>
+            derivativeFunction(lowerPrimal(), kind, wrt, optimisesFirst(engine), def.paramNames, () =>
+              this.primalThrough(name, argTypes, REVERSE_PRIMAL_PIPELINE, lowerPrimal()),
+            ),
+          );
+          return { lowered: program, optimised: timed("pipeline", () => runPipeline(program, passes)) };
+        });
       },
       def.def.nameSpan,
     );
     this.cache.set(key, spec);
     return spec;
+  }
+
+  /** The cache request (src/cache/prepare.ts) of `what` in this program; undefined when it is not cached. */
+  private cacheRequest(what: readonly unknown[]): string | undefined {
+    return this.sourceKey === undefined ? undefined : JSON.stringify([this.sourceKey, ...what]);
   }
 
   /**
@@ -241,23 +265,7 @@ function prepareOptimised(
   argTypes: readonly Type[],
   engine: Engine,
 ): Specialised {
-  const backend = backendOf(engine);
-  const compiled = timed(`back end ${engine}`, () =>
-    backend.compile(backend.input === "optimised" ? optimised : lowered),
-  );
-  const code = compiled.code;
-  return {
-    name: lowered.name,
-    argTypes,
-    resultType: typeOf(lowered.body),
-    lowered,
-    optimised,
-    engine,
-    run: compiled.run,
-    runBorrowed: compiled.runBorrowed,
-    ...(code === undefined ? {} : { code }),
-    ...(code?.language === "javascript" ? { jsSource: code.text } : {}),
-  };
+  return specialised({ lowered, optimised }, argTypes, engine);
 }
 
 export function loadProgram(file: SourceFile, options?: LoadOptions): SmoothProgram {

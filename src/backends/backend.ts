@@ -10,6 +10,7 @@
 
 import type { IrFunction } from "../ir/ir.js";
 import type { Value } from "../runtime/value.js";
+import type { Artefact } from "../cache/entry.js";
 
 /** Code a back end generated, as text a person can read (`smooth compile`, `run --explain`, the library's inspect). */
 export interface GeneratedCode {
@@ -29,6 +30,8 @@ export interface Executable {
   readonly runBorrowed: (args: readonly Value[]) => Value;
   /** The generated code (none for the interpreter, which runs the IR itself). */
   readonly code?: GeneratedCode;
+  /** What it runs, in a form the persistent compile cache can store (src/cache/); none for the interpreter. */
+  readonly artefact?: Artefact;
 }
 
 export interface Backend {

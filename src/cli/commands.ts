@@ -17,6 +17,7 @@ import {
 import { MODE_HELP, parseMode, type DerivativeOptions } from "./derivative-options.js";
 import { writeAotModule, type ModuleOptions } from "./module-command.js";
 import { readSource, writeOutput } from "./files.js";
+import { devTimings } from "./timings.js";
 import {
   derivativeTypeScript,
   isTypeScriptFile,
@@ -77,6 +78,12 @@ export function argTypesFor(prog: SmoothProgram, name: string, args: unknown[] |
   for (let t = prune(prog.definition(name).scheme.type); t.k === "fun"; t = prune(t.result))
     types.push(concretize(t.param, new Map()));
   return types;
+}
+
+interface DevOptions {
+  passes?: string;
+  derivative?: boolean;
+  timings?: boolean;
 }
 
 interface CommonOptions {
@@ -250,7 +257,18 @@ export function registerCommands(program: Command): void {
     .option("--derivative", "start from the derivative program (as show --grad/--jacobian) instead")
     .option("--wrt <k>", "with --derivative: differentiate with respect to argument k only (0-based)")
     .option("--mode <mode>", MODE_HELP.dev)
-    .action((file: string, o: CommonOptions & DerivativeOptions & { passes?: string; derivative?: boolean }) => {
+    .option("--timings", "compile as `run` (or `grad`) does and print the time of each compiler stage")
+    .option("--engine <engine>", `with --timings: the back end, ${describeEngines()}`, DEFAULT_ENGINE)
+    .action((file: string, o: CommonOptions & DerivativeOptions & DevOptions) => {
+      if (o.timings) {
+        if (o.passes !== undefined) fail("argument", "--passes does not apply to --timings");
+        devTimings(
+          o,
+          () => load(file, o.prelude),
+          (prog) => argTypesFor(prog, o.fn, parseArgs(o)),
+        );
+        return;
+      }
       const prog = load(file, o.prelude);
       const defaultPipeline = o.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
       const named = o.passes ? pipelineFromNames(o.passes.split(",").map((n) => n.trim())) : defaultPipeline;

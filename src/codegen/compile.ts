@@ -105,7 +105,12 @@ export function generateFunction(fn: IrFunction): GeneratedFunction {
 }
 
 export function compileFunction(fn: IrFunction): CompiledFunction {
-  const { source, spans, types, paramTypes, resultType } = generateFunction(fn);
+  return functionFromGenerated(generateFunction(fn));
+}
+
+/** The function a GeneratedFunction describes (one just generated, or one read from the persistent compile cache). */
+export function functionFromGenerated(generated: GeneratedFunction): CompiledFunction {
+  const { source, spans, types, paramTypes, resultType } = generated;
   // The one place generated code becomes a function; it contains no user text (see ARCHITECTURE.md).
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function(...CLOSURE_PARAMS, source) as (

@@ -21,8 +21,9 @@ const nodeProcess = (
   }
 ).process;
 
-const MODE = nodeProcess?.env.SMOOTH_PASS_TIMES;
-const ENABLED = MODE === "1" || MODE === "wall";
+let MODE = nodeProcess?.env.SMOOTH_PASS_TIMES;
+let ENABLED = MODE === "1" || MODE === "wall";
+const PRINT_AT_EXIT = ENABLED;
 const entries = new Map<string, Entry>();
 const path: string[] = [];
 
@@ -73,4 +74,14 @@ export function stageTimesTable(): string {
   return `stage times (${MODE === "wall" ? "wall clock" : "CPU"}, inclusive of nested stages)\n${lines.join("\n")}\n`;
 }
 
-if (ENABLED && nodeProcess) nodeProcess.on("exit", () => nodeProcess.stderr.write(stageTimesTable()));
+/**
+ * Starts timing the stages from now on, in wall-clock time (`smooth dev --timings`: the time a user waits) or CPU
+ * time; the table is then the caller's to print (stageTimesTable).
+ */
+export function startStageTimes(clock: "wall" | "cpu"): void {
+  if (clock === "cpu" && nodeProcess === undefined) return;
+  MODE = clock === "wall" ? "wall" : "1";
+  ENABLED = true;
+}
+
+if (PRINT_AT_EXIT && nodeProcess) nodeProcess.on("exit", () => nodeProcess.stderr.write(stageTimesTable()));

@@ -11,8 +11,9 @@ import { runChecked } from "../codegen/compile.js";
 import type { IrFunction } from "../ir/ir.js";
 import { fail } from "../syntax/diagnostics.js";
 import { transposeLaneRows } from "../lowering/transpose-rows.js";
-import { generateModule } from "./module.js";
-import { instantiate, RAISE } from "./runtime.js";
+import { generateModule, type WasmProgram } from "./module.js";
+import { instantiate } from "./runtime.js";
+import { RECORDABLE_RAISE } from "../cache/sites.js";
 import { startWorkers, wasmThreads } from "./parallel-run.js";
 import type { Real } from "./slots.js";
 import { timed } from "../opt/stage-times.js";
@@ -37,17 +38,28 @@ function compileWasm(fn: IrFunction, real: Real): Executable {
   const rows = timed("transpose-rows", () => transposeLaneRows(fn));
   const threads = wasmThreads();
   const program = timed("generate module", () =>
-    generateModule(rows, RAISE, real, threads, () => startWorkers(threads)),
+    generateModule(rows, RECORDABLE_RAISE, real, threads, () => startWorkers(threads)),
   );
   // Engines refuse a function of more than 50,000 locals (V8's limit, and the JS API's); the wasm back end gives
   // each value a local of its own, so a straight-line program of some 10⁴ operations and its gradient runs as
   // JavaScript, which keeps such a function's locals on the heap (src/codegen/).
   if (program.localCount > MAX_FUNCTION_LOCALS)
     return notWasm(fn, real, `too many values for one wasm function: ${program.localCount} locals`);
+  return wasmExecutable(program);
+}
+
+/**
+ * A module, instantiated, as an Executable (also one read from the persistent compile cache, src/cache/: its error
+ * sites raise through RECORDABLE_RAISE, so that they can be stored as data).
+ */
+export function wasmExecutable(program: WasmProgram): Executable {
+  const real = program.real;
+  if (program.parallelCosts.length > 0) startWorkers(program.threads);
   const run = timed("instantiate", () => instantiate(program));
   return {
     run: (args) => runChecked(run, args, false),
     runBorrowed: (args) => runChecked(run, args, true),
+    artefact: { kind: "wasm", program },
     code: {
       language: "wasm",
       text:
