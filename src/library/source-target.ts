@@ -102,6 +102,9 @@ export class SourceTarget implements Target {
       derivative: false,
       lower: () => lowerEntry(checked, name, argTypes),
       resultForm: () => undefined,
+      ...(this.program.sourceKey === undefined
+        ? {}
+        : { cacheKey: JSON.stringify(["source", this.program.sourceKey, name, argTypes]) }),
     };
     this.instances.set(key, inst);
     return inst;

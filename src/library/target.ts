@@ -26,6 +26,9 @@ import { describe, type Tree, type Where } from "./pytree.js";
 import { DEFAULT_LIBRARY_BACKEND } from "./backend-option.js";
 import { withWasmThreads } from "../wasm/parallel-run.js";
 import { BoundedCache } from "./bounded-cache.js";
+import { prepareCached } from "../cache/prepare.js";
+import { runPipeline } from "../opt/pass.js";
+import { timed } from "../opt/stage-times.js";
 
 /**
  * A parameter an instance supplies itself, after the caller's arguments: data a traced function closed over, a tensor
@@ -58,6 +61,11 @@ export interface Instance {
   lower(engine: Engine): IrFunction;
   /** The form of the result for arguments of these structures (objects, styles of arrays); undefined: the default. */
   resultForm(trees: readonly Tree[]): Tree | undefined;
+  /**
+   * What identifies the instance's program in the persistent compile cache (src/cache/): its source and every
+   * transform on the way; undefined (not cached) where no text says it all (traced functions, hidden parameters).
+   */
+  readonly cacheKey?: string;
 }
 
 export interface Target extends Subject {
@@ -132,8 +140,14 @@ export function compiledProgram(
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
+    const request = inst.cacheKey === undefined ? undefined : JSON.stringify([inst.cacheKey, passes.map((p) => p.name)]);
     spec = withinCompilerStack("the function", () =>
-      withWasmThreads(threads, () => prepare(inst.lower(engine), paramTypes(inst), engine, passes)),
+      withWasmThreads(threads, () =>
+        prepareCached(request, engine, paramTypes(inst), () => {
+          const lowered = inst.lower(engine);
+          return { lowered, optimised: timed("pipeline", () => runPipeline(lowered, passes)) };
+        }),
+      ),
     );
     byEngine.set(key, spec);
   }

@@ -103,6 +103,9 @@ class GradTarget extends DerivedTarget {
       paramNames: inner.paramNames,
       derivative: true,
       lower: (engine) => gradientFunction(inner.lower(engine), list, optimisesFirst(engine), { withValue, hasAux }),
+      ...(inner.cacheKey === undefined || inner.hidden !== undefined
+        ? {}
+        : { cacheKey: JSON.stringify(["grad", inner.cacheKey, list, withValue, hasAux]) }),
       resultForm: (ts) => {
         const g = gradientsForm(this.argnums, ts);
         const valueForm = formOr(inner.resultForm(ts), rt);
