@@ -139,8 +139,9 @@ export function compiledProgram(
   let spec = byEngine.get(key);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
+    const known = inst.cacheKey;
+    const request = known === undefined ? undefined : JSON.stringify([known, passes.map((p) => p.name)]);
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
-    const request = inst.cacheKey === undefined ? undefined : JSON.stringify([inst.cacheKey, passes.map((p) => p.name)]);
     spec = withinCompilerStack("the function", () =>
       withWasmThreads(threads, () =>
         prepareCached(request, engine, paramTypes(inst), () => {
