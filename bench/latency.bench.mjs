@@ -4,14 +4,20 @@
 // tool's own timings: `define` (load and compile), the first call, the second call and the median of 20 later ones,
 // and the wall time from spawning the process to the first evaluate's answer (Node's start and the import included).
 // Then the library's path: a fresh process imports the package, defines GMM and calls its `grad` (the first call
-// compiles), per back end (bench/latency/library-gmm.mjs). Writes bench/results/latency.md and .json. Run with
-// `npm run bench:latency`.
+// compiles), per back end (bench/latency/library-gmm.mjs). Then the persistent compile cache's rows
+// (bench/latency/cache.mjs): every GradBench eval's define and the library's first GMM gradient call, each in a fresh
+// process with a cold and then a warm cache. The rows before those run with the cache off (SMOOTH_CACHE=off): they
+// measure the compiler. Writes bench/results/latency.md and .json. Run with `npm run bench:latency`.
 
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { workloads } from "./gradbench-workloads.mjs";
+import { cacheRows } from "./latency/cache.mjs";
+
+// The compiler's own latency: no persistent compile cache (cacheRows turns it on for its processes).
+process.env.SMOOTH_CACHE = "off";
 
 const TOOL = fileURLToPath(new URL("../dist/bundle/gradbench.js", import.meta.url));
 const CASES = [
@@ -112,12 +118,14 @@ const libraryTable = [
   ),
 ].join("\n");
 console.log(libraryTable);
+const cache = await cacheRows();
+console.log(cache.table);
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(
   new URL("./results/latency.md", import.meta.url),
-  `# Latency: a fresh process to the first derivative, and the calls after\n\n\`npm run bench:latency\`, Node ${process.version}; the tool's own timings (JSON and input conversion excluded), and the wall time from spawning the process to the first evaluate's answer.\n\n${table}\n\nThrough the library (bench/latency/library-gmm.mjs; the median of three fresh processes):\n\n${libraryTable}\n`,
+  `# Latency: a fresh process to the first derivative, and the calls after\n\n\`npm run bench:latency\`, Node ${process.version}; the tool's own timings (JSON and input conversion excluded), and the wall time from spawning the process to the first evaluate's answer.\n\n${table}\n\nThrough the library (bench/latency/library-gmm.mjs; the median of three fresh processes):\n\n${libraryTable}\n\nWith the persistent compile cache (bench/latency/cache.mjs; medians of three pairs of fresh processes, the first with an empty cache directory, the second with the one it filled; wasm):\n\n${cache.table}\n`,
 );
 writeFileSync(
   new URL("./results/latency.json", import.meta.url),
-  JSON.stringify({ tool: rows, library }, null, 2) + "\n",
+  JSON.stringify({ tool: rows, library, cache: { tool: cache.tool, library: cache.library } }, null, 2) + "\n",
 );

@@ -35,8 +35,9 @@ export interface CompileCacheOptions {
 /**
  * Sets the persistent compile cache for this process: programs compiled (wasm modules, generated JavaScript) are kept
  * on disk, keyed by their source, entry, argument types, options and Smooth's version, so that another process
- * compiling the same skips the compiler. Options not given come from the environment (SMOOTH_CACHE, SMOOTH_CACHE_DIR,
- * SMOOTH_CACHE_MAX_BYTES). Returns whether a cache is in use (a directory another user may write to is not used).
+ * compiling the same skips the compiler. The options override the environment's settings (SMOOTH_CACHE_DIR and
+ * SMOOTH_CACHE_MAX_BYTES for those not given; SMOOTH_CACHE=off is overridden: the cache is on unless `enabled` is
+ * false). Returns whether a cache is in use (a directory another user may write to is not used).
  */
 export function configureCompileCache(options: CompileCacheOptions = {}): boolean {
   const what = "configureCompileCache";
@@ -46,5 +47,5 @@ export function configureCompileCache(options: CompileCacheOptions = {}): boolea
   const max = options.maxBytes;
   if (max !== undefined && !(Number.isSafeInteger(max) && max > 0))
     fail("argument", `${what}: maxBytes must be a whole number of bytes above 0, not ${String(max)}`);
-  return installDiskCache({ ...settingsFromEnvironment(), ...options }) !== undefined;
+  return installDiskCache({ ...settingsFromEnvironment(), enabled: true, ...options }) !== undefined;
 }

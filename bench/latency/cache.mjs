@@ -18,9 +18,11 @@ export const CACHE_EVALS = ["gmm", "lstm", "ba", "kmeans", "lse", "llsq", "ht", 
 const RUNS = Number(process.env.CACHE_RUNS ?? 3);
 
 /** One fresh tool process defining `module` with the cache in `dir`: the tool's define time in ms. */
-function defineMs(module, dir) {
+function defineMs(module, dir, env = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOOL], { env: { ...process.env, SMOOTH_CACHE_DIR: dir } });
+    const child = spawn(process.execPath, [TOOL], {
+      env: { ...process.env, SMOOTH_CACHE: "on", SMOOTH_CACHE_DIR: dir, ...env },
+    });
     const answers = [];
     createInterface({ input: child.stdout }).on("line", (line) => {
       answers.push(JSON.parse(line));
@@ -39,51 +41,64 @@ function defineMs(module, dir) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-/** `measure(dir)` in a cold and then a warm process, RUNS times with fresh directories: the medians. */
+/**
+ * `measure(dir, env)` in a cold and then a warm process, and a warm one with V8's default (lazy) wasm tiering instead
+ * of the optimising compile of the whole module at once (src/wasm/compile-tier.ts), which is most of a warm define;
+ * RUNS times with fresh directories: the medians.
+ */
 async function coldWarm(measure) {
   const cold = [];
   const warm = [];
+  const lazy = [];
   for (let r = 0; r < RUNS; r++) {
     const dir = mkdtempSync(join(tmpdir(), "smooth-cache-bench-"));
     try {
       cold.push(await measure(dir));
       warm.push(await measure(dir));
+      lazy.push(await measure(dir, { SMOOTH_WASM_TIER: "lazy" }));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return { cold: median(cold), warm: median(warm) };
+  return { cold: median(cold), warm: median(warm), warmLazy: median(lazy) };
 }
 
 export async function cacheRows() {
   const tool = [];
   for (const module of CACHE_EVALS) {
-    const { cold, warm } = await coldWarm((dir) => defineMs(module, dir));
-    tool.push({ eval: module, coldDefineMs: cold, warmDefineMs: warm });
-    console.log(`${module} define: cold cache ${cold.toFixed(0)} ms, warm cache ${warm.toFixed(1)} ms`);
+    const { cold, warm, warmLazy } = await coldWarm((dir, env) => defineMs(module, dir, env));
+    tool.push({ eval: module, coldDefineMs: cold, warmDefineMs: warm, warmLazyDefineMs: warmLazy });
+    console.log(
+      `${module} define: cold cache ${cold.toFixed(0)} ms, warm cache ${warm.toFixed(1)} ms ` +
+        `(lazy wasm tiering ${warmLazy.toFixed(1)})`,
+    );
   }
   const library = {};
   for (const backend of ["wasm", "js"]) {
-    const run = (dir) =>
+    const run = (dir, env = {}) =>
       JSON.parse(
         execFileSync(process.execPath, [LIBRARY_GMM, backend], {
           encoding: "utf8",
-          env: { ...process.env, SMOOTH_CACHE_DIR: dir },
+          env: { ...process.env, SMOOTH_CACHE: "on", SMOOTH_CACHE_DIR: dir, ...env },
         }),
       ).firstMs;
     library[backend] = await coldWarm(run);
     console.log(
       `library GMM gradient first call (${backend}): cold cache ${library[backend].cold.toFixed(0)} ms, ` +
-        `warm cache ${library[backend].warm.toFixed(1)} ms`,
+        `warm cache ${library[backend].warm.toFixed(1)} ms (lazy wasm tiering ${library[backend].warmLazy.toFixed(1)})`,
     );
   }
   const table = [
-    "| eval | define, cold cache ms | define, warm cache ms |",
-    "| --- | ---: | ---: |",
-    ...tool.map((r) => `| ${r.eval} | ${r.coldDefineMs.toFixed(0)} | ${r.warmDefineMs.toFixed(1)} |`),
+    "| eval | define, cold cache ms | define, warm cache ms | warm, lazy wasm tiering ms |",
+    "| --- | ---: | ---: | ---: |",
+    ...tool.map(
+      (r) =>
+        `| ${r.eval} | ${r.coldDefineMs.toFixed(0)} | ${r.warmDefineMs.toFixed(1)} | ${r.warmLazyDefineMs.toFixed(1)} |`,
+    ),
     ...Object.entries(library).map(
       ([backend, r]) =>
-        `| library: GMM gradient's first call (${backend}) | ${r.cold.toFixed(0)} | ${r.warm.toFixed(1)} |`,
+        `| library: GMM gradient's first call (${backend}) | ${r.cold.toFixed(0)} | ${r.warm.toFixed(1)} | ` +
+        `${r.warmLazy.toFixed(1)} |`,
     ),
   ].join("\n");
   return { tool, library, table };

@@ -24,7 +24,8 @@ import { showType, type Type } from "../types/types.js";
 import { describeParam, entryArgTypes } from "./entry-types.js";
 import { PRELUDE_TEXT } from "../generated/prelude.js";
 import { timed } from "../opt/stage-times.js";
-import { prepareCached, specialised } from "../cache/prepare.js";
+import { cachedProgram, prepareCached, specialised } from "../cache/prepare.js";
+import { compileCacheStore } from "../cache/store.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -77,9 +78,13 @@ export function preludeFile(): SourceFile {
 }
 
 export class SmoothProgram {
-  readonly checked: CheckedProgram;
-  /** The definitions of the user's file, in order (not the prelude's). */
-  readonly userDefs: readonly CheckedDef[];
+  /**
+   * The program parsed and checked: at once, unless a persistent compile cache is in use (src/cache/): then at the
+   * first use that needs it, so that a program whose compiles are all cache hits is never parsed (its errors are the
+   * same, raised at that first use).
+   */
+  private parsed?: { readonly checked: CheckedProgram; readonly userDefs: readonly CheckedDef[] };
+  private readonly parse: () => { readonly checked: CheckedProgram; readonly userDefs: readonly CheckedDef[] };
   private readonly cache = new Map<string, Specialised>();
   /** Primals through a pipeline (see `primalThrough`), by name, types and pipeline. */
   private readonly primals = new Map<string, IrFunction>();
@@ -99,20 +104,32 @@ export class SmoothProgram {
     this.sourceKey = options.ast
       ? undefined
       : JSON.stringify([options.prelude ?? true, files.map((f) => [f.name, f.text, f.context ?? null])]);
-    const { checked, user } = withinCompilerStack(file.name, () => {
-      const user = options.ast ?? timed("parse", () => parseProgram(file));
-      const programs: Program[] = [];
-      if (options.prelude ?? true) {
-        timed("parse", preludeFile);
-        programs.push(preludeCache!.ast);
-      }
-      for (const included of options.include ?? [])
-        programs.push(timed("parse", () => parseProgram(sourceWithoutByteOrderMark(included))));
-      programs.push(user);
-      return { checked: timed("check", () => checkProgram(programs)), user };
-    });
-    this.checked = checked;
-    this.userDefs = this.checked.defs.slice(this.checked.defs.length - user.defs.length);
+    const source = file;
+    this.parse = () => {
+      const { checked, user } = withinCompilerStack(source.name, () => {
+        const user = options.ast ?? timed("parse", () => parseProgram(source));
+        const programs: Program[] = [];
+        if (options.prelude ?? true) {
+          timed("parse", preludeFile);
+          programs.push(preludeCache!.ast);
+        }
+        for (const included of options.include ?? [])
+          programs.push(timed("parse", () => parseProgram(sourceWithoutByteOrderMark(included))));
+        programs.push(user);
+        return { checked: timed("check", () => checkProgram(programs)), user };
+      });
+      return { checked, userDefs: checked.defs.slice(checked.defs.length - user.defs.length) };
+    };
+    if (this.sourceKey === undefined || compileCacheStore() === undefined) this.parsed = this.parse();
+  }
+
+  get checked(): CheckedProgram {
+    return (this.parsed ??= this.parse()).checked;
+  }
+
+  /** The definitions of the user's file, in order (not the prelude's). */
+  get userDefs(): readonly CheckedDef[] {
+    return (this.parsed ??= this.parse()).userDefs;
   }
 
   definition(name: string): CheckedDef {
@@ -144,18 +161,18 @@ export class SmoothProgram {
     const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const def = this.definition(name);
     const request = this.cacheRequest(["primal", name, argTypes, passes.map((p) => p.name)]);
-    const spec = withinCompilerStack(
-      `\`${name}\``,
-      () =>
-        prepareCached(request, engine, argTypes, () => {
-          const lowered = timed("lower", () => lowerEntry(this.checked, name, argTypes));
-          const optimised = timed("pipeline", () => this.primalThrough(name, argTypes, passes, lowered));
-          return { lowered, optimised };
-        }),
-      def.def.nameSpan,
-    );
+    const stages = () => {
+      const lowered = timed("lower", () => lowerEntry(this.checked, name, argTypes));
+      return { lowered, optimised: timed("pipeline", () => this.primalThrough(name, argTypes, passes, lowered)) };
+    };
+    const spec =
+      cachedProgram(request, engine, argTypes, stages) ??
+      withinCompilerStack(
+        `\`${name}\``,
+        () => prepareCached(request, engine, argTypes, stages, true),
+        this.definition(name).def.nameSpan,
+      );
     this.cache.set(key, spec);
     return spec;
   }
@@ -176,26 +193,28 @@ export class SmoothProgram {
     const key = `d:${kind}:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const def = this.definition(name);
     const request = this.cacheRequest(["derivative", kind, name, argTypes, wrt, passes.map((p) => p.name)]);
-    const spec = withinCompilerStack(
-      `the derivative of \`${name}\``,
-      () => {
-        let primal: IrFunction | undefined;
-        const lowerPrimal = () => (primal ??= timed("lower", () => lowerEntry(this.checked, name, argTypes)));
-        // A vjp program takes the result's cotangent after the arguments.
-        const programTypes = kind === "vjp" ? [...argTypes, typeOf(lowerPrimal().body)] : argTypes;
-        return prepareCached(request, engine, programTypes, () => {
-          const program = timed(`derivative (${kind})`, () =>
-            derivativeFunction(lowerPrimal(), kind, wrt, optimisesFirst(engine), def.paramNames, () =>
-              this.primalThrough(name, argTypes, REVERSE_PRIMAL_PIPELINE, lowerPrimal()),
-            ),
-          );
-          return { lowered: program, optimised: timed("pipeline", () => runPipeline(program, passes)) };
-        });
-      },
-      def.def.nameSpan,
-    );
+    let primal: IrFunction | undefined;
+    const lowerPrimal = () => (primal ??= timed("lower", () => lowerEntry(this.checked, name, argTypes)));
+    const stages = () => {
+      const program = timed(`derivative (${kind})`, () =>
+        derivativeFunction(lowerPrimal(), kind, wrt, optimisesFirst(engine), this.definition(name).paramNames, () =>
+          this.primalThrough(name, argTypes, REVERSE_PRIMAL_PIPELINE, lowerPrimal()),
+        ),
+      );
+      return { lowered: program, optimised: timed("pipeline", () => runPipeline(program, passes)) };
+    };
+    // A vjp program takes the result's cotangent after the arguments (its type needs the primal: no early look).
+    const spec =
+      (kind === "vjp" ? undefined : cachedProgram(request, engine, argTypes, stages)) ??
+      withinCompilerStack(
+        `the derivative of \`${name}\``,
+        () => {
+          const programTypes = kind === "vjp" ? [...argTypes, typeOf(lowerPrimal().body)] : argTypes;
+          return prepareCached(request, engine, programTypes, stages, kind !== "vjp");
+        },
+        this.definition(name).def.nameSpan,
+      );
     this.cache.set(key, spec);
     return spec;
   }

@@ -45,17 +45,15 @@ export function prepareCached(
   engine: Engine,
   argTypes: readonly Type[],
   stages: () => Stages,
+  /** The caller has just looked for it (cachedProgram): a miss. */
+  missed = false,
 ): Specialised {
   const cache = compileCacheStore();
-  const backend = backendOf(engine);
-  if (cache === undefined || request === undefined || backend.input !== "optimised")
+  if (cache === undefined || request === undefined || backendOf(engine).input !== "optimised")
     return specialised(stages(), argTypes, engine);
+  const hit = missed ? undefined : cachedProgram(request, engine, argTypes, stages);
+  if (hit !== undefined) return hit;
   const key = cacheKey(cache.compilerId, engine, request);
-  const bytes = timed("cache read", () => cache.store.read(key));
-  if (bytes !== undefined) {
-    const hit = timed("cache load", () => fromEntry(bytes, argTypes, engine, stages));
-    if (hit !== undefined) return hit;
-  }
   CACHE_COUNTS.misses++;
   const { spec, artefact } = compile(stages(), argTypes, engine);
   if (artefact !== undefined)
@@ -68,6 +66,20 @@ export function prepareCached(
       }
     });
   return spec;
+}
+
+/** The program the store holds for `request` (see prepareCached), ready to run; undefined when it holds none. */
+export function cachedProgram(
+  request: string | undefined,
+  engine: Engine,
+  argTypes: readonly Type[],
+  stages: () => Stages,
+): Specialised | undefined {
+  const cache = compileCacheStore();
+  if (cache === undefined || request === undefined || backendOf(engine).input !== "optimised") return undefined;
+  const key = cacheKey(cache.compilerId, engine, request);
+  const bytes = timed("cache read", () => cache.store.read(key));
+  return bytes === undefined ? undefined : timed("cache load", () => fromEntry(bytes, argTypes, engine, stages));
 }
 
 const codeOf = (code: GeneratedCode | undefined): { code?: GeneratedCode } => (code === undefined ? {} : { code });

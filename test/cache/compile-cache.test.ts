@@ -76,6 +76,29 @@ describe("the persistent compile cache", () => {
     }
   });
 
+  it("a program whose compiles are all hits is never parsed; with the cache on, errors come at first use", () => {
+    const types = [{ k: "array", elem: { k: "double" } }] as const;
+    load().specialise("f", types, "wasm");
+    load().derivative("f", types, [0], "wasm", undefined, "gradient");
+    const prog = load();
+    const parsed = () => (prog as unknown as { parsed?: unknown }).parsed !== undefined;
+    expect(parsed()).toBe(false);
+    expect(counted(() => prog.specialise("f", types, "wasm"))).toMatchObject({ hits: 1, misses: 0 });
+    expect(counted(() => prog.derivative("f", types, [0], "wasm", undefined, "gradient")).hits).toBe(1);
+    expect(parsed()).toBe(false);
+    // Asking for the program itself parses it.
+    expect(prog.specialise("f", types, "wasm").optimised.name).toBe("f");
+    expect(parsed()).toBe(true);
+    // A syntax error, and a name the program does not define, are the same errors as without a cache.
+    const bad = "let f = fun (v: Vector) -> sum (";
+    setCompileCacheStore(undefined);
+    const withoutCache = errorOf(() => load(bad));
+    const unknown = errorOf(() => load().specialise("g", types, "wasm"));
+    install();
+    expect(errorOf(() => load(bad).specialise("f", types, "wasm"))).toBe(withoutCache);
+    expect(errorOf(() => load().specialise("g", types, "wasm"))).toBe(unknown);
+  });
+
   it("a hit still gives the optimised program when asked (compiling it then)", () => {
     load().specialise("f", [{ k: "array", elem: { k: "double" } }]);
     const spec = load().specialise("f", [{ k: "array", elem: { k: "double" } }]);

@@ -1,12 +1,15 @@
 // The persistent compile cache's disk store (src/cache/disk-store.ts): entries checked by their checksum, written whole
-// or not at all, the least recently used removed past the bound, failures absorbed; and its settings.
+// or not at all, the least recently used removed past the bound, failures absorbed; its settings and the library's
+// configureCompileCache.
 
 import * as fs from "node:fs";
-import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultCacheDir, DiskStore, settingsFromEnvironment } from "../../src/cache/disk-store.js";
+import { compileCacheStore, setCompileCacheStore } from "../../src/cache/store.js";
+import { configureCompileCache } from "../../src/node.js";
 
 let dir: string;
 beforeEach(() => {
@@ -108,5 +111,36 @@ describe("DiskStore", () => {
     });
     expect(settingsFromEnvironment({ SMOOTH_CACHE_MAX_BYTES: "lots" })).toEqual({ enabled: true });
     expect(defaultCacheDir()).toMatch(/smooth-ad[/\\]compiled$/);
+  });
+});
+
+describe("configureCompileCache", () => {
+  afterEach(() => setCompileCacheStore(undefined));
+
+  it("installs the disk store in a directory, or none when turned off", () => {
+    expect(configureCompileCache({ dir })).toBe(true);
+    expect((compileCacheStore()?.store as DiskStore).dir).toBe(dir);
+    expect(configureCompileCache({ dir, maxBytes: 1000 })).toBe(true);
+    expect((compileCacheStore()?.store as DiskStore).maxBytes).toBe(1000);
+    expect(configureCompileCache({ enabled: false })).toBe(false);
+    expect(compileCacheStore()).toBeUndefined();
+  });
+
+  it("refuses a directory others may write to", () => {
+    chmodSync(dir, 0o777);
+    expect(configureCompileCache({ dir })).toBe(false);
+    expect(compileCacheStore()).toBeUndefined();
+  });
+
+  it("names a wrong option", () => {
+    expect(() => configureCompileCache({ directory: dir } as never)).toThrow(
+      "configureCompileCache: unknown option `directory`",
+    );
+    expect(() => configureCompileCache({ maxBytes: -1 })).toThrow(
+      "configureCompileCache: maxBytes must be a whole number of bytes above 0, not -1",
+    );
+    expect(() => configureCompileCache({ enabled: "yes" } as never)).toThrow(
+      "configureCompileCache: enabled must be true or false",
+    );
   });
 });
