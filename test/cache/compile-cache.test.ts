@@ -13,7 +13,7 @@ import type { Engine } from "../../src/backends/registry.js";
 import { DiskStore } from "../../src/cache/disk-store.js";
 import { CACHE_COUNTS, setCompileCacheStore } from "../../src/cache/store.js";
 import { grad, smoothModule } from "../../src/index.js";
-import { withWasmThreads } from "../../src/wasm/parallel-run.js";
+import { setWasmThreads, withWasmThreads } from "../../src/wasm/parallel-run.js";
 
 const SOURCE = `
 let f = fun (v: Vector) -> sum (build (length v) (fun i -> sin v[i] * v[i]))
@@ -46,6 +46,14 @@ const errorOf = (f: () => unknown): string => {
     return (e as Error).message;
   }
   throw new Error("no error");
+};
+
+const errorOr = (f: () => unknown): unknown => {
+  try {
+    return f();
+  } catch (e) {
+    return (e as Error).message;
+  }
 };
 
 beforeEach(() => {
@@ -97,6 +105,48 @@ describe("the persistent compile cache", () => {
     install();
     expect(errorOf(() => load(bad).specialise("f", types, "wasm"))).toBe(withoutCache);
     expect(errorOf(() => load().specialise("g", types, "wasm"))).toBe(unknown);
+  });
+
+  it("a module that runs builds across threads runs across them from the cache, raising the same errors", () => {
+    const text = `
+let pairs = fun (W: Matrix) (x: Vector) ->
+  build (length W) (fun i ->
+    let a = ifold (fun s k -> s + W[i][k] * x[k]) 0. (length x)
+    build 2 (fun k -> if k = 0 then a else exp (0. - a * a)))
+`;
+    const W = Array.from({ length: 64 }, (_, i) => Array.from({ length: 9 }, (_, k) => Math.sin(i + 2 * k)));
+    const x = Array.from({ length: 9 }, (_, k) => Math.cos(k));
+    // By hand: row i is (W[i]·x, exp(-(W[i]·x)²)).
+    const expected = W.map((row) => {
+      const a = row.reduce((s, w, k) => s + w * x[k]!, 0);
+      return [a, Math.exp(-a * a)];
+    });
+    setWasmThreads(2, 0, false);
+    try {
+      const run = (args: unknown[]) => {
+        const prog = loadProgram({ name: "threads.smooth", text });
+        return counted(() => ({
+          code: prog.specialise("pairs", prog.argTypesFromJson("pairs", args), "wasm").code?.text,
+          out: errorOr(() => prog.runJson("pairs", args, "wasm")),
+        }));
+      };
+      const cold = run([W, x]);
+      const warm = run([W, x]);
+      expect(cold.misses).toBe(1);
+      expect(warm).toMatchObject({ hits: 1, misses: 0 });
+      expect(warm.result.code).toMatch(/1 builds across 2 threads/);
+      expect(warm.result.out).toEqual(cold.result.out);
+      (warm.result.out as number[][]).forEach((row, i) =>
+        row.forEach((v, k) => expect(v).toBeCloseTo(expected[i]![k]!, 12)),
+      );
+      // x longer than the rows: the first row's index error, from the cached module as from the fresh one.
+      const long = [...x, 1];
+      const fresh = errorOf(() => loadProgram({ name: "threads.smooth", text }).runJson("pairs", [W, long], "js"));
+      expect(fresh).toMatch(/index 9 is out of range/);
+      expect(run([W, long]).result.out).toBe(fresh);
+    } finally {
+      setWasmThreads(undefined, 100_000, true);
+    }
   });
 
   it("a hit still gives the optimised program when asked (compiling it then)", () => {
