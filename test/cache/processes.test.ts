@@ -79,6 +79,8 @@ describe("the compile cache between processes", () => {
     for (const stage of ["lower", "pipeline", "simplify", "generate module", "cache write"])
       expect(warm.stdout).not.toMatch(new RegExp(`^ *${stage} `, "m"));
     expect(warm.stdout).toMatch(/compile cache: 1 hit, 0 misses\n/);
+    const both = await smooth({ SMOOTH_CACHE_DIR: dir }, ...TIMINGS, "--passes", "simplify");
+    expect(both).toEqual({ code: 1, stdout: "", stderr: "argument error: --passes does not apply to --timings\n" });
   });
 
   it("a read-only cache directory: right answers, nothing on stderr", async () => {
