@@ -6,7 +6,7 @@
 // All IR is pure, so any unused let may go. One observable difference is accepted: removing an unused `get` also
 // removes the index error it would have raised out of range, and removing an unused loop its shape errors.
 
-import { operands } from "../ir/free.js";
+import { binders, operands } from "../ir/free.js";
 import { mkLet, type Expr, type Let, type Var } from "../ir/ir.js";
 import type { Pass } from "./pass.js";
 
@@ -17,22 +17,25 @@ export const dcePass: Pass = {
 
 /**
  * `e` without its dead lets (those `removable` allows to go). `clean` holds nodes already cleaned with the same
- * `removable`, each with the ids of the variables used in it: such a node is kept as it is, its uses counted without
- * walking it again (the inliner cleans each lambda's body, then the lambdas around it: ./inline.ts). `used` is the ids
- * of the variables used in the result.
+ * `removable`, each with the ids of its free variables: such a node is kept as it is, its uses counted without walking
+ * it again (the inliner cleans each lambda's body, then the lambdas around it: ./inline.ts; the rewriter each scope,
+ * then the scopes around it: ./rewrite.ts). `free` is the ids of the free variables of the result: only those, so
+ * that what an enclosing scope counts for a nested one does not grow with the nesting.
  */
 export function removeDeadLets(
   e: Expr,
   removable: (v: Var, rhs: Expr) => boolean = () => true,
   clean?: ReadonlyMap<Expr, readonly number[]>,
-): { expr: Expr; removed: number; used: () => number[] } {
+): { expr: Expr; removed: number; free: () => number[] } {
   const d = new DeadLets(removable, clean);
   const expr = d.expr(e);
-  return { expr, removed: d.removed, used: () => [...d.live.keys()] };
+  return { expr, removed: d.removed, free: () => [...d.live.keys()].filter((id) => !d.bound.has(id)) };
 }
 
 class DeadLets {
   readonly live = new Map<number, number>();
+  /** The variables bound in the result outside the clean nodes (whose lists hold only their free variables). */
+  readonly bound = new Set<number>();
   removed = 0;
 
   constructor(
@@ -57,6 +60,7 @@ class DeadLets {
           same = false;
           continue;
         }
+        this.bound.add(l.v.id);
         const rhs = this.expr(l.rhs);
         same &&= rhs === l.rhs;
         out = same ? l : mkLet(l.v, rhs, out);
@@ -69,6 +73,7 @@ class DeadLets {
       return e;
     }
     for (const a of operands(e)) if (a.kind === "var") this.live.set(a.id, (this.live.get(a.id) ?? 0) + 1);
+    for (const v of binders(e)) this.bound.add(v.id);
     switch (e.kind) {
       case "if": {
         const then = this.expr(e.then);

@@ -87,7 +87,7 @@ class Inliner {
   private readonly defs = new Map<number, Expr>();
   /** Variables bound to atoms, replaced by those atoms. */
   private readonly subst = new Map<number, Atom>();
-  /** The lambdas whose bodies are cleaned of dead function-typed lets, with the variables used in them (see `tail`). */
+  /** The lambdas whose bodies are cleaned of dead function-typed lets, with their bodies' free variables (`tail`). */
   readonly clean = new Map<Expr, readonly number[]>();
 
   scope(e: Expr): Expr {
@@ -183,7 +183,7 @@ class Inliner {
         // Cleaned once: the lambdas around it count its uses from `clean` instead of cleaning it again.
         const cleaned = removeDeadLets(this.scope(e.body), (v) => containsFun(v.type), this.clean);
         const lam = { ...e, body: cleaned.expr };
-        this.clean.set(lam, cleaned.used());
+        this.clean.set(lam, cleaned.free());
         return lam;
       }
       default:

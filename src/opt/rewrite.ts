@@ -10,10 +10,12 @@
 // is swept again, so rewrites that enable each other (fusion exposing a literal index) chain within one sweep.
 // A scope or node in which nothing changed (no rewrite counted, no operand replaced) is returned as it was, the same
 // object: most of a function is unchanged by most sweeps, and rebuilding it all was a large part of compile time.
+// Each scope leaves the sweep without its dead lets (dead-let, ./dce.ts), so a rule copying it copies no dead code.
 
 import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { removeDeadLets } from "./dce.js";
 import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
 import type { RuleContext, RuleSet } from "./rules/rule.js";
@@ -30,6 +32,8 @@ export class Rewriter implements RuleContext {
   private readonly bindDepth = new Map<number, number>();
   /** Rewrites counted and operands replaced so far: unchanged across a scope, the scope is returned as it was. */
   private changes = 0;
+  /** The scopes rewritten and cleaned of dead lets so far, with their free variables (see `clean`). */
+  private readonly cleanScopes = new Map<Expr, readonly number[]>();
   /** `atom` and `scope` as functions, made once: `mapNode` takes them for most nodes of every sweep. */
   private readonly atomFn = (a: Atom) => this.atom(a);
   private readonly scopeFn = (e: Expr) => this.scope(e);
@@ -55,24 +59,37 @@ export class Rewriter implements RuleContext {
     return this.merged.has(v.id) ? this.merged.get(v.id) : this.useInfo.get(v.id);
   }
 
-  /** `e` rewritten as a closed scope (its own let chain). */
+  /** `e` rewritten as a closed scope (its own let chain), without its dead lets. */
   scope(e: Expr): Expr {
     const before = this.changes;
     const b = new AnfBuilder();
     const tail = this.into(e, b, undefined);
     const out = b.finish(tail);
     const unchanged = () => (this.changes === before ? e : out);
-    if (tail.kind !== "var" || out.kind !== "let") return unchanged();
+    if (tail.kind !== "var" || out.kind !== "let") return this.clean(unchanged());
     const { bindings, tail: t } = splitLets(out);
     const last = bindings[bindings.length - 1]!;
-    if (last.v.id !== (t as Var).id) return unchanged();
+    if (last.v.id !== (t as Var).id) return this.clean(unchanged());
     this.count("let-tail");
-    return wrapLets(bindings.slice(0, -1), last.rhs);
+    return this.clean(wrapLets(bindings.slice(0, -1), last.rhs));
   }
 
-  private count(name: string): void {
-    this.changes++;
-    this.fired.set(name, (this.fired.get(name) ?? 0) + 1);
+  /**
+   * A rewritten scope without its dead lets. Removed here rather than after the sweep: a rule that copies a scope
+   * (fusion copies a build's body to its read, ifold-once a loop body) would otherwise copy what the rewrites inside it
+   * left dead, such as the arrays fused into it, and nested builds would double in size per level. Each nested scope
+   * is cleaned once, when it is finished: the scopes around it count its free variables instead of walking it again.
+   */
+  private clean(e: Expr): Expr {
+    const { expr, removed, free } = removeDeadLets(e, undefined, this.cleanScopes);
+    if (removed > 0) this.count("dead-let", removed);
+    this.cleanScopes.set(expr, free());
+    return expr;
+  }
+
+  private count(name: string, times = 1): void {
+    this.changes += times;
+    this.fired.set(name, (this.fired.get(name) ?? 0) + times);
   }
 
   private atom(a: Atom): Atom {

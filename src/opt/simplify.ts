@@ -1,10 +1,9 @@
-// The simplifier: named rewrite rules run to a bounded fixpoint. Each iteration analyses uses, sweeps the function
-// once with the rules (../rewrite.ts), then removes dead lets (./dce.ts). It stops when an iteration changes nothing,
-// or at the iteration or size limit, and reports which.
+// The simplifier: named rewrite rules run to a bounded fixpoint. Each iteration analyses uses, then sweeps the function
+// once with the rules (../rewrite.ts), which also removes dead lets (./dce.ts) from each scope it finishes. It stops
+// when an iteration changes nothing, or at the iteration or size limit, and reports which.
 
 import type { IrFunction } from "../ir/ir.js";
 import { functionSize } from "../ir/free.js";
-import { removeDeadLets } from "./dce.js";
 import { runToFixpoint, type FixpointLimits, type FixpointReport } from "./fixpoint.js";
 import { analyseUses } from "./occurrences.js";
 import type { Pass } from "./pass.js";
@@ -81,10 +80,9 @@ export function simplify(fn: IrFunction, opts: SimplifyOptions = {}): { fn: IrFu
   return runToFixpoint(
     fn,
     (f) => {
+      // The rewriter removes dead lets as it finishes each scope, the function's own included.
       const rw = new Rewriter(rules, analyseUses(f.body), new Map());
-      const { expr, removed } = removeDeadLets(rw.scope(f.body));
-      if (removed > 0) rw.fired.set("dead-let", removed);
-      return { fn: { ...f, body: expr }, fired: rw.fired };
+      return { fn: { ...f, body: rw.scope(f.body) }, fired: rw.fired };
     },
     limits,
   );
