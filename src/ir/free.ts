@@ -204,6 +204,17 @@ export function exprSize(e: Expr): number {
 
 export const functionSize = (fn: IrFunction): number => exprSize(fn.body);
 
+/** `exprSize(e) > limit`, walking at most limit + 1 nodes: a rule's size bound costs no more than the bound. */
+export function exprSizeAbove(e: Expr, limit: number): boolean {
+  let n = 0;
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    if (++n > limit) return true;
+    pushChildren(stack.pop()!, stack);
+  }
+  return false;
+}
+
 /** True when some node of `e` satisfies `pred`. */
 export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
   const stack: Expr[] = [e];

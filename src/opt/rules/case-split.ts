@@ -13,7 +13,7 @@
 // `let hit = (j = q)` at its top, which decides the conditions equal to it.
 
 import { mkIf, splitLets, wrapLets, type Binding } from "../../ir/builder.js";
-import { exprSize, forEachNode, operands } from "../../ir/free.js";
+import { exprSizeAbove, forEachNode, operands } from "../../ir/free.js";
 import { freshVar, type Atom, type Build, type Expr, type Prim, type Var } from "../../ir/ir.js";
 import { BOOL } from "../../types/types.js";
 import { copyFresh } from "../../ir/rename.js";
@@ -43,10 +43,8 @@ function usedOnlyAsCondition(v: Var, e: Expr): boolean {
   return other === 0 && asCond >= 2;
 }
 
-function worthCopying(e: Expr): boolean {
-  const size = exprSize(e);
-  return size >= MIN_REST && size <= MAX_REST;
-}
+/** MIN_REST <= exprSize(e) <= MAX_REST, walking at most MAX_REST + 1 nodes of e. */
+const worthCopying = (e: Expr): boolean => !exprSizeAbove(e, MAX_REST) && exprSizeAbove(e, MIN_REST - 1);
 
 function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
   // The binders of the body and its lets' right-hand sides, collected at the first comparison (most bodies have none).

@@ -9,7 +9,7 @@
 // copies c is known). Loops with a tuple state are left to fission, which may split them first.
 
 import { mkIf } from "../../ir/builder.js";
-import { exprSize } from "../../ir/free.js";
+import { exprSizeAbove } from "../../ir/free.js";
 import type { Atom, Expr, Ifold } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
 import { rule } from "./rule.js";
@@ -20,33 +20,23 @@ const MAX_BODY = 200;
 /**
  * The first condition of a conditional in `node`'s body (outside nested loops and lambdas) bound outside the loop.
  * A condition in scope there that is bound in the body is bound by a let met before it in this walk (binders are
- * unique), so only those lets are collected, not every binder of the body.
+ * unique), so only those lets are collected, not every binder of the body. In program order, from a stack: a let
+ * chain's length must not need as many JavaScript frames.
  */
 function invariantCondition(node: Ifold): Atom | undefined {
   const bound = new Set<number>([node.index.id, node.acc.id]);
-  let found: Atom | undefined;
-  const visit = (e: Expr): void => {
-    if (found !== undefined) return;
-    switch (e.kind) {
-      case "let":
-        bound.add(e.v.id);
-        visit(e.rhs);
-        visit(e.body);
-        return;
-      case "if":
-        if (e.cond.kind === "var" && !bound.has(e.cond.id)) {
-          found = e.cond;
-          return;
-        }
-        visit(e.then);
-        visit(e.else);
-        return;
-      default:
-        return;
+  const stack: Expr[] = [node.body];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (e.kind === "let") {
+      bound.add(e.v.id);
+      stack.push(e.body, e.rhs);
+    } else if (e.kind === "if") {
+      if (e.cond.kind === "var" && !bound.has(e.cond.id)) return e.cond;
+      stack.push(e.else, e.then);
     }
-  };
-  visit(node.body);
-  return found;
+  }
+  return undefined;
 }
 
 export const unswitchNested = rule({
@@ -56,8 +46,10 @@ export const unswitchNested = rule({
   apply(node, ctx) {
     // A tuple state is left to fission first (its components may split into loops of which only some need the copy).
     if (node.type.k === "tuple") return undefined;
+    // The size first, and bounded: a long body is not walked, in every sweep, to find a condition it cannot use.
+    if (exprSizeAbove(node.body, MAX_BODY)) return undefined;
     const c = invariantCondition(node);
-    if (c === undefined || exprSize(node.body) > MAX_BODY || ctx.facts.known(c) !== undefined) return undefined;
+    if (c === undefined || ctx.facts.known(c) !== undefined) return undefined;
     return mkIf(c, copyFresh(node), copyFresh(node));
   },
 });
