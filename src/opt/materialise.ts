@@ -13,7 +13,7 @@
 // fusion rule's cost guard (./rules/fusion.ts) does not fuse such an array back into several reads.
 
 import { mkBuild, mkPrim, splitLets, wrapLets, type Binding } from "../ir/builder.js";
-import { alphaEqual } from "../ir/equal.js";
+import { alphaEqual, alphaKey } from "../ir/equal.js";
 import { freeVars, mapNode } from "../ir/free.js";
 import {
   freshVar,
@@ -38,6 +38,13 @@ export const isTranscendental = (op: PrimName): boolean => PRIMS[op].cost === "t
 
 type Loop = Build | Ifold;
 
+/**
+ * The most lets an element computation g may have. Its slice is collected for every transcendental in a loop, and a
+ * chain of them (`a = a + sin a` repeated) would otherwise collect the chain before each one: quadratic in its
+ * length. The computations worth sharing are a few operations (logsumexp's `exp (v[j] - p)`: two lets).
+ */
+const MAX_SLICE = 32;
+
 /** One occurrence: a transcendental primitive `root` (a let's right-hand side or a tail) in a loop over `size`. */
 interface Occurrence {
   readonly root: Prim;
@@ -51,11 +58,20 @@ interface Occurrence {
 export function materialiseShared(fn: IrFunction): { fn: IrFunction; materialised: number } {
   const scan = new Scan(fn);
   scan.top(fn.body);
+  // Occurrences with the same key are compared, not every pair: a loop body of many transcendentals has as many
+  // occurrences, nearly all of them different.
   const groups: Occurrence[][] = [];
+  const byKey = new Map<string, Occurrence[][]>();
   for (const o of scan.occurrences) {
-    const group = groups.find((g) => alphaEqual(g[0]!.g, o.g));
+    const key = alphaKey(o.g);
+    const candidates = byKey.get(key) ?? [];
+    const group = candidates.find((g) => alphaEqual(g[0]!.g, o.g));
     if (group) group.push(o);
-    else groups.push([o]);
+    else {
+      groups.push([o]);
+      candidates.push(groups[groups.length - 1]!);
+      byKey.set(key, candidates);
+    }
   }
   // Occurrence node -> the array and index that read it instead; top-level binder id (or -1: the start) -> new lets
   // after it.
@@ -181,7 +197,7 @@ class Scan {
       )
         return;
       slice.set(v.id, { v, rhs });
-      if (!visit(rhs)) return;
+      if (slice.size > MAX_SLICE || !visit(rhs)) return;
     }
     const ordered = [...slice.values()].sort((a, b) => this.order.get(a.v.id)! - this.order.get(b.v.id)!);
     const size = loop.kind === "build" ? loop.size : loop.count;
