@@ -7,8 +7,8 @@
 // returned as it was (the same objects), not rebuilt.
 
 import { AnfBuilder } from "../ir/builder.js";
-import { alphaEqual } from "../ir/equal.js";
-import { exprSize, mapNode } from "../ir/free.js";
+import { alphaEqual, alphaKey } from "../ir/equal.js";
+import { mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import type { Pass } from "./pass.js";
@@ -45,14 +45,13 @@ function key(e: Expr): string | undefined {
       return `t:${atomsKey(e.elems)}`;
     case "proj":
       return `j:${e.index}:${atomKey(e.arg)}`;
+    // Conditionals and loops by their alpha-invariant key: a program of many loops of one shape over different values
+    // (a loop per step of a chain) has them in different buckets, not compared each with all the earlier ones.
     case "if":
-      return `i:${atomKey(e.cond)}:${exprSize(e)}`;
     case "build":
-      return `b:${atomKey(e.size)}:${exprSize(e)}`;
     case "ifold":
-      return `f:${atomKey(e.init)}:${atomKey(e.count)}:${exprSize(e)}`;
     case "while":
-      return `w:${atomKey(e.init)}:${exprSize(e)}`;
+      return alphaKey(e);
     default:
       return undefined; // lambdas, applications and jvp are left to the inliner and AD
   }
