@@ -50,31 +50,49 @@ class Sinker {
     // Only the uses of the chain's own variables decide (binder ids are unique, so each is free in the later
     // right-hand sides and the tail): counted by walks of this chain, not kept for every variable of every node.
     const own = new Set(bindings.map((b) => b.v.id));
-    const uses = (x: Expr, into = new Map<number, number>()) => countUses(x, own, into);
     const counts = new Map<number, number>();
-    for (const x of [...rhss, tail]) uses(x, counts);
+    for (const x of [...rhss, tail]) countUses(x, own, counts);
+    // Which conditionals use each variable in a branch (their positions, ascending): a let is offered to those
+    // only, not to every later conditional of the chain (a chain of 10⁴ conditionals would be quadratic).
+    const usedAt = new Map<number, number[]>();
     const targets = new Map<number, Target>();
+    const addUses = (x: Expr, pos: number, into: Map<number, number>) =>
+      countUses(x, own, into, (id) => {
+        const at = usedAt.get(id);
+        if (at === undefined) usedAt.set(id, [pos]);
+        else insertSorted(at, pos);
+      });
     for (const pos of positions) {
       const node = (pos === bindings.length ? tail : rhss[pos]!) as If;
-      targets.set(pos, { node, thenUses: uses(node.then), elseUses: uses(node.else), thenLets: [], elseLets: [] });
+      const t: Target = { node, thenUses: new Map(), elseUses: new Map(), thenLets: [], elseLets: [] };
+      targets.set(pos, t);
+      addUses(node.then, pos, t.thenUses);
+      addUses(node.else, pos, t.elseUses);
     }
     const kept: (Binding | undefined)[] = bindings.map((b, k) => ({ v: b.v, rhs: rhss[k]! }));
     for (let k = bindings.length - 1; k >= 0; k--) {
       const { v, rhs } = kept[k]!;
       const total = counts.get(v.id) ?? 0;
       if (total === 0) continue;
-      for (const [pos, t] of targets) {
+      // The first later conditional with every use in one of its branches (then before else).
+      for (const pos of usedAt.get(v.id) ?? []) {
         if (pos <= k) continue;
+        const t = targets.get(pos)!;
         const side =
           (t.thenUses.get(v.id) ?? 0) === total ? "then" : (t.elseUses.get(v.id) ?? 0) === total ? "else" : undefined;
         if (side === undefined) continue;
         // The right-hand side's own uses now happen in that branch.
-        uses(rhs, side === "then" ? t.thenUses : t.elseUses);
-        (side === "then" ? t.thenLets : t.elseLets).unshift(k);
+        addUses(rhs, pos, side === "then" ? t.thenUses : t.elseUses);
+        // Last first: reversed below.
+        (side === "then" ? t.thenLets : t.elseLets).push(k);
         kept[k] = undefined;
         this.sunk++;
         break;
       }
+    }
+    for (const t of targets.values()) {
+      t.thenLets.reverse();
+      t.elseLets.reverse();
     }
     // A let sunk into a branch takes along what was sunk into its own branches (when it is a conditional too).
     const materialise = (k: number): Binding => ({ v: bindings[k]!.v, rhs: withSunk(rhss[k]!, k) });
@@ -110,10 +128,28 @@ class Sinker {
   }
 }
 
-/** Adds to `into` how many times each variable of `ids` is used in `e`; returns `into`. */
-function countUses(e: Expr, ids: ReadonlySet<number>, into: Map<number, number>): Map<number, number> {
+/** Adds to `into` how many times each variable of `ids` is used in `e`, telling `seen` of each use. */
+function countUses(e: Expr, ids: ReadonlySet<number>, into: Map<number, number>, seen?: (id: number) => void): void {
   forEachNode(e, (n) => {
-    for (const a of operands(n)) if (a.kind === "var" && ids.has(a.id)) into.set(a.id, (into.get(a.id) ?? 0) + 1);
+    for (const a of operands(n)) {
+      if (a.kind !== "var" || !ids.has(a.id)) continue;
+      into.set(a.id, (into.get(a.id) ?? 0) + 1);
+      seen?.(a.id);
+    }
   });
-  return into;
+}
+
+/** Inserts `x` into the ascending `xs` of distinct numbers unless it is there (mostly at the end: in order). */
+function insertSorted(xs: number[], x: number): void {
+  if (xs.length === 0 || xs[xs.length - 1]! < x) {
+    xs.push(x);
+    return;
+  }
+  let [lo, hi] = [0, xs.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (xs[lo] !== x) xs.splice(lo, 0, x);
 }
