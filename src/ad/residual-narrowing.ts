@@ -37,32 +37,50 @@ function projection(rhs: Expr): { of: Atom; step: number } | undefined {
   return undefined;
 }
 
+/** The component paths of a root that a body reads (see `readPaths`); undefined when the root itself is read. */
+type ReadPaths = { paths: Map<number, Path>; leaves: Path[] } | undefined;
+
 /**
- * The component paths of `root` that `body` reads: the variables bound to its components (by id, with their paths),
- * and the minimal set of paths read whole (undefined when root itself is).
+ * For each of `roots`, the component paths of it that `body` reads: the variables bound to its components (by id,
+ * with their paths), and the minimal set of paths read whole (undefined when the root itself is). One walk of the body
+ * for all the roots: a loop body of n lets has about n residuals.
  */
-function readPaths(body: Expr, root: Var): { paths: Map<number, Path>; leaves: Path[] } | undefined {
-  const paths = new Map<number, Path>([[root.id, []]]);
+function readPaths(body: Expr, roots: readonly Var[]): Map<number, ReadPaths> {
+  /** Variable id -> the root it is a component of (by id) and its path from it. */
+  const paths = new Map<number, { root: number; path: Path }>(roots.map((r) => [r.id, { root: r.id, path: [] }]));
   const projections = new Set<Expr>();
-  const whole: Path[] = [];
+  const whole = new Map<number, Path[]>(roots.map((r) => [r.id, []]));
   forEachNode(body, (node) => {
     if (node.kind === "let") {
       const p = projection(node.rhs);
       const parent = p?.of.kind === "var" ? paths.get(p.of.id) : undefined;
       if (p !== undefined && parent !== undefined) {
-        paths.set(node.v.id, [...parent, p.step]);
+        paths.set(node.v.id, { root: parent.root, path: [...parent.path, p.step] });
         projections.add(node.rhs);
       }
       return;
     }
     if (projections.has(node)) return;
-    for (const a of operands(node)) if (a.kind === "var" && paths.has(a.id)) whole.push(paths.get(a.id)!);
+    for (const a of operands(node)) {
+      const at = a.kind === "var" ? paths.get(a.id) : undefined;
+      if (at !== undefined) whole.get(at.root)!.push(at.path);
+    }
   });
-  if (whole.some((p) => p.length === 0)) return undefined;
+  const byRoot = new Map<number, Map<number, Path>>(roots.map((r) => [r.id, new Map()]));
+  for (const [id, { root, path }] of paths) byRoot.get(root)!.set(id, path);
   const key = (p: Path) => p.join(".");
-  const unique = [...new Map(whole.map((p) => [key(p), p])).values()];
-  const leaves = unique.filter((q) => !unique.some((p) => isPrefix(p, q))).sort((a, b) => (key(a) < key(b) ? -1 : 1));
-  return { paths, leaves };
+  const out = new Map<number, ReadPaths>();
+  for (const r of roots) {
+    const read = whole.get(r.id)!;
+    if (read.some((p) => p.length === 0)) {
+      out.set(r.id, undefined);
+      continue;
+    }
+    const unique = [...new Map(read.map((p) => [key(p), p])).values()];
+    const leaves = unique.filter((q) => !unique.some((p) => isPrefix(p, q))).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    out.set(r.id, { paths: byRoot.get(r.id)!, leaves });
+  }
+  return out;
 }
 
 /** p is a proper prefix of q. */
@@ -91,19 +109,30 @@ export function narrowResiduals(
   residuals: readonly StoredResidual[],
   index: Atom,
 ): { body: Expr; loopBody: Expr; residuals: StoredResidual[] } {
+  // Only a residual with components can be read in part; the others (most: scalars) are looked at no further.
+  const tapes = new Set(residuals.filter((r) => leafCount(r.copy.type) > 1).map((r) => r.tape.id));
+  if (tapes.size === 0) return { body, loopBody, residuals: [...residuals] };
+  // The first let of the body reading each tape, and the paths read of each, found once for all the residuals (each
+  // narrowing below changes only what reads its own tape).
+  const reads = new Map<number, Var>();
+  for (const x of splitLets(body).bindings) {
+    const a = x.rhs.kind === "prim" && x.rhs.op === "get" ? x.rhs.args[0]! : undefined;
+    if (a?.kind === "var" && tapes.has(a.id) && !reads.has(a.id)) reads.set(a.id, x.v);
+  }
+  const readOf = readPaths(body, [...reads.values()]);
+  const { bindings, tail } = splitLets(loopBody);
+  const position = new Map(bindings.map((x, k) => [x.v.id, k]));
+  /** Lets added after the loop body's let at a position: the last residual's first, as if each were added in turn. */
+  const after = new Map<number, Binding[]>();
   const out: StoredResidual[] = [];
   for (const r of residuals) {
-    const read = splitLets(body).bindings.find(
-      (x) =>
-        x.rhs.kind === "prim" && x.rhs.op === "get" && x.rhs.args[0]!.kind === "var" && x.rhs.args[0]!.id === r.tape.id,
-    );
-    const found = read === undefined ? undefined : readPaths(body, read.v);
-    const { bindings, tail } = splitLets(loopBody);
-    const at = bindings.findIndex((x) => x.v.id === r.original.id);
+    const read = reads.get(r.tape.id);
+    const found = read === undefined ? undefined : readOf.get(read.id);
+    const at = position.get(r.original.id);
     if (
       read === undefined ||
       found === undefined ||
-      at < 0 ||
+      at === undefined ||
       covered(r.copy.type, found.leaves) === leafCount(r.copy.type)
     ) {
       out.push(r);
@@ -114,8 +143,8 @@ export function narrowResiduals(
     const single = leaves.length === 1;
     const narrowType = single ? types[0]! : tupleOf(types);
     const tape = freshVar(r.tape.name, arrayOf(narrowType));
-    const element = freshVar(read.v.name, narrowType);
-    body = readingNarrowed(body, { read: read.v, element, tape, index, paths, leaves, single });
+    const element = freshVar(read.name, narrowType);
+    body = readingNarrowed(body, { read, element, tape, index, paths, leaves, single });
     const b = new AnfBuilder();
     const leafAtoms = leaves.map((p) =>
       p.reduce<Atom>(
@@ -125,11 +154,15 @@ export function narrowResiduals(
     );
     const stored = single ? leafAtoms[0]! : b.tuple(leafAtoms, r.original.name);
     const extra = b.finish(stored);
-    const added = splitLets(extra).bindings;
+    after.set(at, [...splitLets(extra).bindings, ...(after.get(at) ?? [])]);
     const original = stored.kind === "var" ? stored : r.original;
-    loopBody = wrapLets([...bindings.slice(0, at + 1), ...added, ...bindings.slice(at + 1)], tail);
     out.push({ copy: freshVar(r.copy.name, narrowType), original, tape });
   }
+  if (after.size > 0)
+    loopBody = wrapLets(
+      bindings.flatMap((x, k) => [x, ...(after.get(k) ?? [])]),
+      tail,
+    );
   return { body, loopBody, residuals: out };
 }
 
