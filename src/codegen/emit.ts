@@ -20,6 +20,7 @@ import { isZeroLiteral, symbolicZero, tangentPositions } from "../ir/ir.js";
 import type { Atom, Call, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import { JS_LOWERING } from "./lowering.js";
 import {
+  componentSlots,
   elemKind,
   invariantDimensionSlots,
   leafSlotCount,
@@ -312,8 +313,8 @@ export class Emitter {
   private proj(e: Proj): Slots {
     const t = e.arg.type;
     if (t.k !== "tuple") throw new Error("codegen: proj of a non-tuple");
-    const start = t.elems.slice(0, e.index).reduce((n, et) => n + slotCount(et), 0);
-    return this.atom(e.arg).slice(start, start + slotCount(e.type));
+    const { start, end } = componentSlots(t, e.index);
+    return this.atom(e.arg).slice(start, end);
   }
 
   private if(e: If, base: string): Slots {

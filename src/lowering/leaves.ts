@@ -102,6 +102,23 @@ export function slotCount(t: Type): number {
   return scalarLeaves(t) === undefined ? layoutOf(t).slots : 1;
 }
 
+/**
+ * Where each component's slots start among the slots of a tuple type, made once per type: a wide tuple is projected
+ * once per component, and summing the slots before each would be quadratic in its width.
+ */
+const componentStartsOf = new WeakMap<Type, readonly number[]>();
+
+/** The slots of component `index` of a value of tuple type `t`, as a range [start, end) of its slots. */
+export function componentSlots(t: Type & { k: "tuple" }, index: number): { start: number; end: number } {
+  let starts = componentStartsOf.get(t);
+  if (starts === undefined) {
+    const s = [0];
+    for (const e of t.elems) s.push(s[s.length - 1]! + slotCount(e));
+    componentStartsOf.set(t, (starts = s));
+  }
+  return { start: starts[index]!, end: starts[index + 1]! };
+}
+
 /** Where each leaf's slots start in the slot list of a type. */
 export function leafStarts(leaves: readonly Leaf[]): number[] {
   const starts: number[] = [];

@@ -16,6 +16,7 @@ import type { Type } from "../types/types.js";
 import { tangentPositions } from "../ir/ir.js";
 import type { Atom, Build, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import {
+  componentSlots,
   elemKind,
   invariantDimensionSlots,
   leafSlotCount,
@@ -390,8 +391,8 @@ export class WasmEmitter {
   private proj(e: Proj): WSlots {
     const t = e.arg.type;
     if (t.k !== "tuple") throw new Error("wasm: proj of a non-tuple");
-    const start = t.elems.slice(0, e.index).reduce((n, et) => n + slotCount(et), 0);
-    return this.atom(e.arg).slice(start, start + slotCount(e.type));
+    const { start, end } = componentSlots(t, e.index);
+    return this.atom(e.arg).slice(start, end);
   }
 
   private if(e: If): WSlots {

@@ -26,8 +26,10 @@ export const invariantComponent = rule({
     const { bindings, tail } = splitLets(node.body);
     if (tail.kind !== "tuple") return undefined;
     const passedOn = new Set<number>();
+    // The body's lets by binder: a state of many components would otherwise search the body once for each.
+    const byId = new Map(bindings.map((y) => [y.v.id, y]));
     tail.elems.forEach((x, j) => {
-      const b = x.kind === "var" ? bindings.find((y) => y.v.id === x.id) : undefined;
+      const b = x.kind === "var" ? byId.get(x.id) : undefined;
       if (b?.rhs.kind === "proj" && b.rhs.index === j && sameVar(b.rhs.arg, node.acc)) passedOn.add(j);
     });
     if (passedOn.size === 0) return undefined;
