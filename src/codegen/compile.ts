@@ -95,7 +95,7 @@ export function generateFunction(fn: IrFunction): GeneratedFunction {
   const main = em.out.text();
   const body =
     `  let $ek = 0${saved};\n  $a.reset(borrowed === true);\n${functions === undefined ? "" : "  $depth = 0;\n"}` +
-    `  $main: {\n${main}\n${onTheHeap(main)}  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
+    `  $main: {\n${onTheHeap(main)}\n  }\n  switch ($ek) {\n${dispatch}  }\n  return $rt.noError();\n`;
   const source =
     functions === undefined
       ? `"use strict";\nconst $a = $rt.newArena();\nreturn function compiled(args, borrowed) {\n${body}};\n`
@@ -120,19 +120,34 @@ export function functionFromGenerated(generated: GeneratedFunction): CompiledFun
   return Object.assign((args: readonly Value[], borrowed = false) => runChecked(run, args, borrowed), { source });
 }
 
-/** Above this many locals in the body's outermost block, they are moved off the stack frame (see onTheHeap). */
-const MOST_FRAME_LOCALS = 50_000;
+/** Above this many locals in one block, they are moved off the stack frame (see onTheHeap). */
+const MOST_BLOCK_LOCALS = 25_000;
 
 /**
  * Every local of a JavaScript function takes a slot of its stack frame, and a straight-line program of 10⁵ values
  * (a reverse sweep keeps its forward values) would need a frame larger than the whole stack. A function that
- * refers to the locals makes V8 keep them in a heap context instead: this one is declared (hoisted, never called)
- * in the outermost block when there are too many.
+ * refers to the locals makes V8 keep them in a heap context instead: one is declared (hoisted, never called) at the
+ * end of each block with too many, the function's outermost block or a loop body (whose context is then made once
+ * per iteration: nothing next to the work of so many statements). `main` is the body's text: blocks open on lines
+ * ending in `{` and close on lines starting with `}` (`} else {` does both).
  */
 function onTheHeap(main: string): string {
-  const names = [...main.matchAll(/^ {4}(?:const|let) ([$\w]+) =/gm)].map((m) => m[1]!);
-  if (names.length <= MOST_FRAME_LOCALS) return "";
-  return `    function $locals() { return [${names.join(", ")}]; }\n`;
+  const blocks: { indent: string; names: string[] }[] = [{ indent: "    ", names: [] }];
+  const out: string[] = [];
+  const closeBlock = () => {
+    const { indent, names } = blocks.pop()!;
+    if (names.length > MOST_BLOCK_LOCALS) out.push(`${indent}function $locals() { return [${names.join(", ")}]; }`);
+  };
+  for (const line of main.split("\n")) {
+    const trimmed = line.trimStart();
+    if (trimmed.startsWith("}")) closeBlock();
+    out.push(line);
+    const declared = /^(?:const|let) ([$\w]+) =/.exec(trimmed);
+    if (declared !== null) blocks[blocks.length - 1]!.names.push(declared[1]!);
+    if (trimmed.endsWith("{")) blocks.push({ indent: `${line.slice(0, line.length - trimmed.length)}  `, names: [] });
+  }
+  closeBlock();
+  return out.join("\n");
 }
 
 /** Runs compiled code; an array too large for JavaScript (a typed array's length limit) is a user-facing error. */
