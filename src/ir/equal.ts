@@ -4,6 +4,7 @@
 import { typeEq } from "../types/types.js";
 import { binders, forEachNode, operands } from "./free.js";
 import type { Atom, Expr, Var } from "./ir.js";
+import { compileWork } from "./work.js";
 
 /** True when `a` and `b` are the same expression up to renaming of their binders. Free variables must be identical. */
 export function alphaEqual(a: Expr, b: Expr): boolean {
@@ -57,6 +58,7 @@ class Matcher {
   }
 
   expr(a: Expr, b: Expr): boolean {
+    compileWork.nodes++;
     // Let chains are compared iteratively.
     while (a.kind === "let") {
       if (b.kind !== "let" || !this.expr(a.rhs, b.rhs) || !this.bind(a.v, b.v)) return false;

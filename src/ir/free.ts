@@ -2,6 +2,7 @@
 // nesting cannot overflow the JS stack.
 
 import type { Atom, Expr, IrFunction, Var } from "./ir.js";
+import { compileWork } from "./work.js";
 
 /** The atoms a node uses directly (its operands), not those of nested expressions. */
 export function operands(e: Expr): readonly Atom[] {
@@ -101,6 +102,7 @@ function pushChildren(e: Expr, stack: Expr[]): void {
 export function forEachNode(e: Expr, visit: (node: Expr) => void): void {
   const stack: Expr[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     const node = stack.pop()!;
     visit(node);
     pushChildren(node, stack);
@@ -129,6 +131,7 @@ export function freeVars(e: Expr): Map<number, Var> {
   // forEachNode over binders and operands, without their arrays (this runs on whole loop bodies, many times).
   const stack: Expr[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     const node = stack.pop()!;
     switch (node.kind) {
       case "var":
@@ -196,6 +199,7 @@ export function exprSize(e: Expr): number {
   let n = 0;
   const stack: Expr[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     n++;
     pushChildren(stack.pop()!, stack);
   }
@@ -209,6 +213,7 @@ export function exprSizeAbove(e: Expr, limit: number): boolean {
   let n = 0;
   const stack: Expr[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     if (++n > limit) return true;
     pushChildren(stack.pop()!, stack);
   }
@@ -219,6 +224,7 @@ export function exprSizeAbove(e: Expr, limit: number): boolean {
 export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
   const stack: Expr[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     const node = stack.pop()!;
     if (pred(node)) return true;
     // In order, so popped last first: the order this walk has always had (a predicate may record what it saw).
@@ -236,6 +242,7 @@ export function someNode(e: Expr, pred: (node: Expr) => boolean): boolean {
  * walks it leaves as they are).
  */
 export function mapNode(e: Exclude<Expr, { kind: "let" }>, atom: (a: Atom) => Atom, scope: (body: Expr) => Expr): Expr {
+  compileWork.nodes++;
   switch (e.kind) {
     case "var":
     case "lit":

@@ -7,6 +7,7 @@
 
 import { mapNode } from "./free.js";
 import { renameVar, type Atom, type Expr, type IrFunction, type Let, type Var } from "./ir.js";
+import { compileWork } from "./work.js";
 
 /**
  * `e` with each free variable whose id is in `subst` replaced by its atom. Binders are kept, and so is every subtree
@@ -25,6 +26,7 @@ class Substituter {
   private readonly scope = (e: Expr): Expr => this.expr(e);
 
   expr(e: Expr): Expr {
+    compileWork.nodes++;
     if (e.kind !== "let") return mapNode(e, this.atom, this.scope);
     // Iterative over the chain; the unchanged end of the chain is kept as it is.
     const lets: Let[] = [];
@@ -84,6 +86,7 @@ class Copier {
   }
 
   expr(e: Expr): Expr {
+    compileWork.nodes++;
     switch (e.kind) {
       case "var":
       case "lit":

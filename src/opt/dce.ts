@@ -8,6 +8,7 @@
 
 import { binders, operands } from "../ir/free.js";
 import { mkLet, type Expr, type Let, type Var } from "../ir/ir.js";
+import { compileWork } from "../ir/work.js";
 import type { Pass } from "./pass.js";
 
 export const dcePass: Pass = {
@@ -45,6 +46,13 @@ class DeadLets {
 
   /** `e` without its dead lets; `e` itself (and every unchanged subtree) when nothing in it is removed. */
   expr(e: Expr): Expr {
+    compileWork.nodes++;
+    // A clean node, a let chain (a scope the rewriter finished) as well as any other.
+    const used = this.clean?.get(e);
+    if (used !== undefined) {
+      for (const id of used) this.live.set(id, (this.live.get(id) ?? 0) + 1);
+      return e;
+    }
     if (e.kind === "let") {
       const lets: Let[] = [];
       let tail: Expr = e;
@@ -66,11 +74,6 @@ class DeadLets {
         out = same ? l : mkLet(l.v, rhs, out);
       }
       return out;
-    }
-    const used = this.clean?.get(e);
-    if (used !== undefined) {
-      for (const id of used) this.live.set(id, (this.live.get(id) ?? 0) + 1);
-      return e;
     }
     for (const a of operands(e)) if (a.kind === "var") this.live.set(a.id, (this.live.get(a.id) ?? 0) + 1);
     for (const v of binders(e)) this.bound.add(v.id);

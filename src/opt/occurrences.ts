@@ -2,6 +2,7 @@
 
 import { operands } from "../ir/free.js";
 import type { Expr } from "../ir/ir.js";
+import { compileWork } from "../ir/work.js";
 
 export interface UseInfo {
   /** Uses as an operand anywhere. */
@@ -52,6 +53,7 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
   // An explicit stack: "leave" entries pop the loop frame after a nested body.
   const stack: (Expr | "leave")[] = [e];
   while (stack.length > 0) {
+    compileWork.nodes++;
     const node = stack.pop()!;
     if (node === "leave") {
       frames.pop();

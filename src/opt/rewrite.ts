@@ -15,6 +15,7 @@
 import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { compileWork } from "../ir/work.js";
 import { removeDeadLets } from "./dce.js";
 import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
@@ -124,6 +125,7 @@ export class Rewriter implements RuleContext {
 
   /** Rewrites `e`, emitting its lets into `b`; returns the tail (never a let), which `binder` will be bound to. */
   private into(e: Expr, b: AnfBuilder, binder: Var | undefined): Expr {
+    compileWork.nodes++;
     while (e.kind === "let") {
       if (e.rhs.kind === "let") this.count("let-flatten");
       const rhs = this.into(e.rhs, b, e.v);
