@@ -7,7 +7,8 @@
 // removes the index error it would have raised out of range, and removing an unused loop its shape errors.
 
 import { binders, operands } from "../ir/free.js";
-import { mkLet, type Expr, type Let, type Var } from "../ir/ir.js";
+import { splitLets, wrapLets, type Binding } from "../ir/builder.js";
+import { mkLet, type Expr, type Let, type Proj, type Var } from "../ir/ir.js";
 import { compileWork } from "../ir/work.js";
 import type { Pass } from "./pass.js";
 
@@ -27,11 +28,20 @@ export function removeDeadLets(
   e: Expr,
   removable: (v: Var, rhs: Expr) => boolean = () => true,
   clean?: ReadonlyMap<Expr, readonly number[]>,
+  fuse?: Fuse,
 ): { expr: Expr; removed: number; free: () => number[] } {
-  const d = new DeadLets(removable, clean);
+  const d = new DeadLets(removable, clean, fuse);
   const expr = d.expr(e);
   return { expr, removed: d.removed, free: () => [...d.live.keys()].filter((id) => !d.bound.has(id)) };
 }
+
+/**
+ * What replaces `proj k t` when that projection, by a later let of the same chain or by its tail, is the one use left
+ * of `let t = def` (undefined: nothing, both stay). Exact use counts are known here, as the chain is cleaned from its
+ * end: the rewriter's rules, which see the counts of the start of the sweep, cannot tell that a tuple's other
+ * components died after them (../rewrite.ts uses it for proj-of-if and fission).
+ */
+export type Fuse = (def: Expr, k: number) => Expr | undefined;
 
 class DeadLets {
   readonly live = new Map<number, number>();
@@ -42,7 +52,62 @@ class DeadLets {
   constructor(
     private readonly removable: (v: Var, rhs: Expr) => boolean,
     private readonly clean: ReadonlyMap<Expr, readonly number[]> | undefined,
+    private readonly fuse: Fuse | undefined,
   ) {}
+
+  /** A let chain, cleaned from its end: the body before the bindings, a right-hand side's uses only if it is kept. */
+  private chain(e: Let): Expr {
+    const lets: Let[] = [];
+    let tail: Expr = e;
+    for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+    /** Right-hand sides kept (by position; lets.length: the tail), undefined for a let removed. */
+    const rhss: (Expr | undefined)[] = [];
+    rhss[lets.length] = this.expr(tail);
+    /** Lets that a fused right-hand side brought, to go in front of its position. */
+    const before = new Map<number, Binding[]>();
+    /** Variable id -> the position whose right-hand side projects it (for `fuse`). */
+    const projectedAt = new Map<number, number>();
+    const projecting = (at: number) => {
+      const rhs = rhss[at]!;
+      if (this.fuse !== undefined && rhs.kind === "proj" && rhs.arg.kind === "var") projectedAt.set(rhs.arg.id, at);
+    };
+    projecting(lets.length);
+    for (let i = lets.length - 1; i >= 0; i--) {
+      const l = lets[i]!;
+      if (!this.live.get(l.v.id) && this.removable(l.v, l.rhs)) {
+        this.removed++;
+        continue;
+      }
+      const at = this.live.get(l.v.id) === 1 ? projectedAt.get(l.v.id) : undefined;
+      const fused = at === undefined ? undefined : this.fuse!(l.rhs, (rhss[at] as Proj).index);
+      if (fused !== undefined) {
+        // The projection, t's one use, computes its component itself: t goes, the uses of what replaced it count.
+        this.live.set(l.v.id, 0);
+        const { bindings, tail: t } = splitLets(this.expr(fused));
+        before.set(at!, [...bindings, ...(before.get(at!) ?? [])]);
+        rhss[at!] = t;
+        continue;
+      }
+      this.bound.add(l.v.id);
+      rhss[i] = this.expr(l.rhs);
+      projecting(i);
+    }
+    // `out` is the clean rest of the chain; while nothing after lets[i] changed, it is lets[i].body itself.
+    let out = rhss[lets.length]!;
+    let same = out === tail && !before.has(lets.length);
+    out = wrapLets(before.get(lets.length) ?? [], out);
+    for (let i = lets.length - 1; i >= 0; i--) {
+      const l = lets[i]!;
+      const rhs = rhss[i];
+      if (rhs === undefined) {
+        same = false;
+        continue;
+      }
+      same &&= rhs === l.rhs && !before.has(i);
+      out = same ? l : wrapLets(before.get(i) ?? [], mkLet(l.v, rhs, out));
+    }
+    return out;
+  }
 
   /** `e` without its dead lets; `e` itself (and every unchanged subtree) when nothing in it is removed. */
   expr(e: Expr): Expr {
@@ -53,28 +118,7 @@ class DeadLets {
       for (const id of used) this.live.set(id, (this.live.get(id) ?? 0) + 1);
       return e;
     }
-    if (e.kind === "let") {
-      const lets: Let[] = [];
-      let tail: Expr = e;
-      for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
-      const cleanTail = this.expr(tail);
-      // `out` is the clean rest of the chain; while nothing after lets[i] changed, it is lets[i].body itself.
-      let out = cleanTail;
-      let same = cleanTail === tail;
-      for (let i = lets.length - 1; i >= 0; i--) {
-        const l = lets[i]!;
-        if (!this.live.get(l.v.id) && this.removable(l.v, l.rhs)) {
-          this.removed++;
-          same = false;
-          continue;
-        }
-        this.bound.add(l.v.id);
-        const rhs = this.expr(l.rhs);
-        same &&= rhs === l.rhs;
-        out = same ? l : mkLet(l.v, rhs, out);
-      }
-      return out;
-    }
+    if (e.kind === "let") return this.chain(e);
     for (const a of operands(e)) if (a.kind === "var") this.live.set(a.id, (this.live.get(a.id) ?? 0) + 1);
     for (const v of binders(e)) this.bound.add(v.id);
     switch (e.kind) {

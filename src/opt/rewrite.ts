@@ -16,7 +16,9 @@ import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
 import { compileWork } from "../ir/work.js";
-import { removeDeadLets } from "./dce.js";
+import { removeDeadLets, type Fuse } from "./dce.js";
+import { fissionOf } from "./rules/fission.js";
+import { projectIf } from "./rules/tuple.js";
 import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
 import type { RuleContext, RuleSet } from "./rules/rule.js";
@@ -33,6 +35,19 @@ export class Rewriter implements RuleContext {
   private readonly bindDepth = new Map<number, number>();
   /** Rewrites counted and operands replaced so far: unchanged across a scope, the scope is returned as it was. */
   private changes = 0;
+  /**
+   * proj-of-if and fission where dead-let removal finds a projection to be a tuple's one use left: in a chain of loops
+   * or conditionals of dual numbers whose primal the next step no longer reads, each tuple loses its other use only as
+   * the chain after it is cleaned, and the rules, seeing the uses of the start of the sweep, would take one step of the
+   * chain per sweep.
+   */
+  private readonly fuse: Fuse = (def, k) => {
+    const rule = def.kind === "if" ? "proj-of-if" : "fission";
+    if (!this.rules.names.has(rule)) return undefined;
+    const out = def.kind === "if" ? projectIf(def, k) : def.kind === "ifold" ? fissionOf(def, k) : undefined;
+    if (out !== undefined) this.count(rule);
+    return out;
+  };
   /** The scopes rewritten and cleaned of dead lets so far, with their free variables (see `clean`). */
   private readonly cleanScopes = new Map<Expr, readonly number[]>();
   /** `atom` and `scope` as functions, made once: `mapNode` takes them for most nodes of every sweep. */
@@ -82,7 +97,7 @@ export class Rewriter implements RuleContext {
    * is cleaned once, when it is finished: the scopes around it count its free variables instead of walking it again.
    */
   private clean(e: Expr): Expr {
-    const { expr, removed, free } = removeDeadLets(e, undefined, this.cleanScopes);
+    const { expr, removed, free } = removeDeadLets(e, undefined, this.cleanScopes, this.fuse);
     if (removed > 0) this.count("dead-let", removed);
     this.cleanScopes.set(expr, free());
     return expr;

@@ -103,12 +103,17 @@ export const fission = rule({
     const t = node.arg;
     const def = ctx.definition(t);
     if (def?.kind !== "ifold" || t.kind !== "var" || ctx.uses(t)?.total !== 1) return undefined;
-    const b = new AnfBuilder();
-    const z = b.proj(node.index, def.init, "z");
-    const loop = componentLoop(def, node.index, z);
-    return loop === undefined ? undefined : b.finish(loop);
+    return fissionOf(def, node.index);
   },
 });
+
+/** `proj k` of the loop `def` as the loop of component k alone, if that component is independent. */
+export function fissionOf(def: Ifold, k: number): Expr | undefined {
+  const b = new AnfBuilder();
+  const z = b.proj(k, def.init, "z");
+  const loop = componentLoop(def, k, z);
+  return loop === undefined ? undefined : b.finish(loop);
+}
 
 export const fissionInvariant = rule({
   name: "fission-invariant",

@@ -58,8 +58,11 @@ export class RuleSet {
   /** The rules of `prim` that can rewrite each op: a primitive is offered to a few rules, not to all of them. */
   private readonly byOp = new Map<PrimName, AnyRule[]>();
 
+  /** The names of the rules. */
+  readonly names = new Set<string>();
+
   constructor(readonly rules: readonly AnyRule[]) {
-    const names = new Set<string>();
+    const names = this.names;
     for (const r of rules) {
       if (names.has(r.name)) throw new Error(`duplicate rule name ${r.name}`);
       names.add(r.name);

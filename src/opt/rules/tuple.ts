@@ -2,7 +2,7 @@
 // The dual numbers of forward-mode AD leave many such pairs behind, also as the branches of conditionals.
 
 import { mkProj, splitLets, wrapLets } from "../../ir/builder.js";
-import type { Atom, Expr } from "../../ir/ir.js";
+import type { Atom, Expr, If } from "../../ir/ir.js";
 import { copyFresh } from "../../ir/rename.js";
 import { rule } from "./rule.js";
 
@@ -37,16 +37,16 @@ export const projOfIf = rule({
     const t = node.arg;
     const def = ctx.definition(t);
     if (def?.kind !== "if" || t.kind !== "var" || ctx.uses(t)?.total !== 1) return undefined;
-    if (!projectable(def.then) || !projectable(def.else)) return undefined;
-    const copy = copyFresh(def) as typeof def;
-    return {
-      ...copy,
-      then: projectBranch(copy.then, node.index),
-      else: projectBranch(copy.else, node.index),
-      type: node.type,
-    };
+    return projectIf(def, node.index);
   },
 });
+
+/** `proj k` of the conditional `def`, taken in its branches (a copy), if both end in a tuple or a variable. */
+export function projectIf(def: If, k: number): Expr | undefined {
+  if (!projectable(def.then) || !projectable(def.else) || def.type.k !== "tuple") return undefined;
+  const copy = copyFresh(def) as If;
+  return { ...copy, then: projectBranch(copy.then, k), else: projectBranch(copy.else, k), type: def.type.elems[k]! };
+}
 
 export const tupleEta = rule({
   name: "tuple-eta",
