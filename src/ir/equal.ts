@@ -2,7 +2,7 @@
 // rules that compare subterms (`if c then e else e`) and, later, by common-subexpression elimination.
 
 import { typeEq } from "../types/types.js";
-import { binders, forEachNode, operands } from "./free.js";
+import { binders, operands, someNode } from "./free.js";
 import type { Atom, Expr, Var } from "./ir.js";
 import { compileWork } from "./work.js";
 
@@ -12,21 +12,25 @@ export function alphaEqual(a: Expr, b: Expr): boolean {
 }
 
 /**
- * A key of `e` that alpha-equal expressions share: its nodes and operands in order, binders numbered as they are met,
- * free variables by id (types left out). Expressions are bucketed by key before alphaEqual compares them, so that
- * finding the equal ones among n takes about n comparisons rather than n² / 2.
+ * A key of `e` that alpha-equal expressions share: its first `limit` nodes (pre-order) and their operands, binders
+ * numbered as they are met, free variables by id (types left out). Expressions are bucketed by key before alphaEqual
+ * compares them, so that finding the equal ones among n takes about n comparisons rather than n² / 2 (loops of one
+ * shape over different values differ early: in what they read). Bounded, so that keying nested loops stays linear.
  */
-export function alphaKey(e: Expr): string {
+export function alphaKey(e: Expr, limit = Infinity): string {
   const binder = new Map<number, number>();
   const parts: string[] = [];
   const atom = (a: Atom) => {
     if (a.kind === "lit") parts.push(Object.is(a.value, -0) ? "-0" : String(a.value));
     else parts.push(binder.has(a.id) ? `#${binder.get(a.id)}` : `v${a.id}`);
   };
-  forEachNode(e, (n) => {
+  let seen = 0;
+  someNode(e, (n) => {
+    if (++seen > limit) return true;
     for (const v of binders(n)) binder.set(v.id, binder.size);
     parts.push(n.kind === "prim" ? n.op : n.kind === "proj" ? `p${n.index}` : n.kind === "call" ? n.fn : n.kind);
     if (n.kind !== "let" && n.kind !== "lam") for (const a of operands(n)) atom(a);
+    return false;
   });
   return parts.join(" ");
 }

@@ -8,7 +8,7 @@
 
 import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual, alphaKey } from "../ir/equal.js";
-import { mapNode } from "../ir/free.js";
+import { exprSize, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import type { Pass } from "./pass.js";
@@ -45,13 +45,14 @@ function key(e: Expr): string | undefined {
       return `t:${atomsKey(e.elems)}`;
     case "proj":
       return `j:${e.index}:${atomKey(e.arg)}`;
-    // Conditionals and loops by their alpha-invariant key: a program of many loops of one shape over different values
-    // (a loop per step of a chain) has them in different buckets, not compared each with all the earlier ones.
+    // Conditionals and loops by their size and the alpha-invariant key of their first nodes: a program of many loops
+    // of one shape over different values (a loop per step of a chain) has them in different buckets, not compared
+    // each with all the earlier ones.
     case "if":
     case "build":
     case "ifold":
     case "while":
-      return alphaKey(e);
+      return `${e.kind}:${exprSize(e)}:${alphaKey(e, 24)}`;
     default:
       return undefined; // lambdas, applications and jvp are left to the inliner and AD
   }

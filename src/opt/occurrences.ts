@@ -52,8 +52,9 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
   };
   // An explicit stack: "leave" entries pop the loop frame after a nested body.
   const stack: (Expr | "leave")[] = [e];
+  let visited = 0;
   while (stack.length > 0) {
-    compileWork.nodes++;
+    visited++;
     const node = stack.pop()!;
     if (node === "leave") {
       frames.pop();
@@ -106,5 +107,6 @@ export function analyseUses(e: Expr): Map<number, UseInfo> {
         break;
     }
   }
+  compileWork.nodes += visited;
   return info;
 }

@@ -10,11 +10,12 @@
 // is swept again, so rewrites that enable each other (fusion exposing a literal index) chain within one sweep.
 // A scope or node in which nothing changed (no rewrite counted, no operand replaced) is returned as it was, the same
 // object: most of a function is unchanged by most sweeps, and rebuilding it all was a large part of compile time.
-// Each scope leaves the sweep without its dead lets (dead-let, ./dce.ts), so a rule copying it copies no dead code.
+// A rule copies a scope without its dead lets (`copy`), and the function leaves the sweep without them (dead-let).
 
 import { AnfBuilder, splitLets, wrapLets } from "../ir/builder.js";
 import { freeVars, mapNode } from "../ir/free.js";
 import { isAtom, type Atom, type Expr, type Var } from "../ir/ir.js";
+import { copyFresh } from "../ir/rename.js";
 import { compileWork } from "../ir/work.js";
 import { removeDeadLets, type Fuse } from "./dce.js";
 import { fissionOf } from "./rules/fission.js";
@@ -22,6 +23,13 @@ import { projectIf } from "./rules/tuple.js";
 import { Facts } from "./facts.js";
 import type { UseInfo } from "./occurrences.js";
 import type { RuleContext, RuleSet } from "./rules/rule.js";
+
+/**
+ * Scopes without their dead lets (`copy`), and the free variables of those: kept weakly, and valid for good (the IR
+ * is immutable, so a clean scope stays clean).
+ */
+const CLEANED = new WeakMap<Expr, Expr>();
+const FREE = new WeakMap<Expr, readonly number[]>();
 
 export class Rewriter implements RuleContext {
   private readonly defs = new Map<number, Expr>();
@@ -48,8 +56,6 @@ export class Rewriter implements RuleContext {
     if (out !== undefined) this.count(rule);
     return out;
   };
-  /** The scopes rewritten and cleaned of dead lets so far, with their free variables (see `clean`). */
-  private readonly cleanScopes = new Map<Expr, readonly number[]>();
   /** `atom` and `scope` as functions, made once: `mapNode` takes them for most nodes of every sweep. */
   private readonly atomFn = (a: Atom) => this.atom(a);
   private readonly scopeFn = (e: Expr) => this.scope(e);
@@ -75,32 +81,45 @@ export class Rewriter implements RuleContext {
     return this.merged.has(v.id) ? this.merged.get(v.id) : this.useInfo.get(v.id);
   }
 
-  /** `e` rewritten as a closed scope (its own let chain), without its dead lets. */
+  /**
+   * A function's body rewritten, then without its dead lets, and with proj-of-if and fission where that finds a
+   * projection to be a tuple's one use left (`fuse`).
+   */
+  body(e: Expr): Expr {
+    const { expr, removed } = removeDeadLets(this.scope(e), undefined, undefined, this.fuse);
+    if (removed > 0) this.count("dead-let", removed);
+    return expr;
+  }
+
+  /** `e` rewritten as a closed scope (its own let chain). */
   scope(e: Expr): Expr {
     const before = this.changes;
     const b = new AnfBuilder();
     const tail = this.into(e, b, undefined);
     const out = b.finish(tail);
     const unchanged = () => (this.changes === before ? e : out);
-    if (tail.kind !== "var" || out.kind !== "let") return this.clean(unchanged());
+    if (tail.kind !== "var" || out.kind !== "let") return unchanged();
     const { bindings, tail: t } = splitLets(out);
     const last = bindings[bindings.length - 1]!;
-    if (last.v.id !== (t as Var).id) return this.clean(unchanged());
+    if (last.v.id !== (t as Var).id) return unchanged();
     this.count("let-tail");
-    return this.clean(wrapLets(bindings.slice(0, -1), last.rhs));
+    return wrapLets(bindings.slice(0, -1), last.rhs);
   }
 
   /**
-   * A rewritten scope without its dead lets. Removed here rather than after the sweep: a rule that copies a scope
-   * (fusion copies a build's body to its read, ifold-once a loop body) would otherwise copy what the rewrites inside it
-   * left dead, such as the arrays fused into it, and nested builds would double in size per level. Each nested scope
-   * is cleaned once, when it is finished: the scopes around it count its free variables instead of walking it again.
+   * A copy of `e` with fresh binders and `subst` done, without the dead lets of `e`: the rewrites inside a scope leave
+   * dead lets until the sweep ends (the arrays fused into it, say), and a rule copying the scope (fusion copies a
+   * build's body to its read, ifold-once a loop body) would copy them too; nested builds then doubled in size per
+   * level. Each scope is cleaned once however often it is copied (CLEANED).
    */
-  private clean(e: Expr): Expr {
-    const { expr, removed, free } = removeDeadLets(e, undefined, this.cleanScopes, this.fuse);
-    if (removed > 0) this.count("dead-let", removed);
-    this.cleanScopes.set(expr, free());
-    return expr;
+  copy(e: Expr, subst?: ReadonlyMap<number, Atom>): Expr {
+    let clean = CLEANED.get(e);
+    if (clean === undefined) {
+      const { expr, free } = removeDeadLets(e, undefined, FREE);
+      FREE.set(expr, free());
+      CLEANED.set(e, (clean = expr));
+    }
+    return copyFresh(clean, subst);
   }
 
   private count(name: string, times = 1): void {

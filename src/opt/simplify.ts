@@ -82,7 +82,7 @@ export function simplify(fn: IrFunction, opts: SimplifyOptions = {}): { fn: IrFu
     (f) => {
       // The rewriter removes dead lets as it finishes each scope, the function's own included.
       const rw = new Rewriter(rules, analyseUses(f.body), new Map());
-      return { fn: { ...f, body: rw.scope(f.body) }, fired: rw.fired };
+      return { fn: { ...f, body: rw.body(f.body) }, fired: rw.fired };
     },
     limits,
   );

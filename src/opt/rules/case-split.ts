@@ -16,7 +16,6 @@ import { mkIf, splitLets, wrapLets, type Binding } from "../../ir/builder.js";
 import { exprSizeAbove, forEachNode, operands } from "../../ir/free.js";
 import { freshVar, type Atom, type Build, type Expr, type Prim, type Var } from "../../ir/ir.js";
 import { BOOL } from "../../types/types.js";
-import { copyFresh } from "../../ir/rename.js";
 import { rule, type RuleContext } from "./rule.js";
 
 /**
@@ -97,7 +96,7 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
       if (oneHot(rhs)) {
         const rest = wrapLets(bindings.slice(k + 1), tail);
         if (depth === 0 && usedOnlyAsCondition(v, rest) && worthCopying(rest)) {
-          return wrapLets(bindings.slice(0, k + 1), mkIf(v, rest, copyFresh(rest)));
+          return wrapLets(bindings.slice(0, k + 1), mkIf(v, rest, ctx.copy(rest)));
         }
         // In a branch: the whole body is split on the same condition (if-known then decides this one).
         const byIndex = (rhs as Prim).args.some((a) => a.kind === "var" && a.id === loop.index.id);
@@ -124,7 +123,7 @@ function splitLoop(loop: Build, ctx: RuleContext): Expr | undefined {
   if (body !== undefined) return { ...loop, body };
   if (nested === undefined || !worthCopying(loop.body)) return undefined;
   const c = freshVar("hit", BOOL);
-  return { ...loop, body: wrapLets([{ v: c, rhs: nested }], mkIf(c, loop.body, copyFresh(loop.body))) };
+  return { ...loop, body: wrapLets([{ v: c, rhs: nested }], mkIf(c, loop.body, ctx.copy(loop.body))) };
 }
 
 export const caseSplitBuild = rule({

@@ -4,7 +4,6 @@ import { mkIf, mkPrim, splitLets, wrapLets } from "../../ir/builder.js";
 import { alphaEqual } from "../../ir/equal.js";
 import { freshVar, typeOf, type Atom, type Expr } from "../../ir/ir.js";
 import { BOOL } from "../../types/types.js";
-import { copyFresh } from "../../ir/rename.js";
 import type { PrimName } from "../../prims/names.js";
 import { rule } from "./rule.js";
 
@@ -93,7 +92,7 @@ export const ifNestedCondition = rule({
     if (d?.kind !== "if") return undefined;
     const inner = (branch: Expr, a: Expr, b: Expr): Expr => {
       // branch computes a Bool; a copy of it decides between a and b.
-      const { bindings, tail } = splitLets(copyFresh(branch));
+      const { bindings, tail } = splitLets(ctx.copy(branch));
       if (tail.kind === "var" || tail.kind === "lit") return wrapLets(bindings, mkIf(tail, a, b));
       const c = freshVar("c", BOOL);
       return wrapLets([...bindings, { v: c, rhs: tail }], mkIf(c, a, b));
@@ -163,7 +162,7 @@ export const distributeOverIf = rule({
       // none.
       const info = { count: 0, literal: false };
       if (!leaves(d, info, ctx.uses(x)?.total === 1 ? MAX_LEAF_LETS : 0) || !info.literal) continue;
-      const copy = copyFresh(d);
+      const copy = ctx.copy(d);
       return mapLeaves(copy, (a) => {
         const args = node.args.map((x, i) => (i === k ? a : x));
         return { ...node, args };

@@ -23,7 +23,6 @@ import { AnfBuilder, litDouble, mkPrim, splitLets, wrapLets } from "../../ir/bui
 import { someNode } from "../../ir/free.js";
 import { typeOf, type Atom, type Build, type Expr } from "../../ir/ir.js";
 import { arrayOf, type Type } from "../../types/types.js";
-import { copyFresh } from "../../ir/rename.js";
 import { isTranscendental } from "../materialise.js";
 import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
@@ -120,7 +119,7 @@ export const getOfBuild = rule({
     const j = node.args[1]!;
     const b = new AnfBuilder();
     const index = ctx.facts.inRange(j, def.size) ? j : b.bind("j", mkPrim("checkIndex", [j, def.size], node.span));
-    return b.finish(copyFresh(def.body, new Map<number, Atom>([[def.index.id, index]])));
+    return b.finish(ctx.copy(def.body, new Map<number, Atom>([[def.index.id, index]])));
   },
 });
 
@@ -191,7 +190,7 @@ export const zerosOfBuild = rule({
     const def = ctx.definition(node.args[0]!);
     if (def?.kind !== "build") return undefined;
     const body = zeroedBody(def.body);
-    return body && copyFresh({ ...def, body });
+    return body && ctx.copy({ ...def, body });
   },
 });
 

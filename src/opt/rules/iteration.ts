@@ -7,7 +7,6 @@
 
 import { AnfBuilder, litIndex, mkIf, splitLets, wrapLets, type Binding } from "../../ir/builder.js";
 import type { Atom, Expr, Ifold } from "../../ir/ir.js";
-import { copyFresh } from "../../ir/rename.js";
 import type { RuleContext } from "./rule.js";
 import { rule } from "./rule.js";
 
@@ -24,9 +23,9 @@ export const ifoldOnce = rule({
   name: "ifold-once",
   head: "ifold",
   doc: "ifold (fun a i -> e) z 1 -> e[a := z, i := 0]",
-  apply(node) {
+  apply(node, ctx) {
     if (!isIndexLit(node.count, 1)) return undefined;
-    return copyFresh(
+    return ctx.copy(
       node.body,
       new Map<number, Atom>([
         [node.acc.id, node.init],
@@ -101,7 +100,7 @@ export const singleAccess = rule({
     const j = hotIndex(node, s.lets, s.cond, s.when, ctx);
     if (j === undefined) return undefined;
     // Every other iteration returns its state unchanged, so iteration j starts from z and its result is final.
-    const hot = copyFresh(
+    const hot = ctx.copy(
       wrapLets(s.lets, s.hot),
       new Map<number, Atom>([
         [node.acc.id, node.init],

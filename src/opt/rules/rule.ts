@@ -25,6 +25,8 @@ export interface RuleContext {
   isLoopInvariant(e: Expr): boolean;
   /** The variable the node is about to be let-bound to, if it is a let's right-hand side. */
   readonly binder: Var | undefined;
+  /** `copyFresh(e, subst)` of `e` without its dead lets: what a rule copying a scope copies (../rewrite.ts). */
+  copy(e: Expr, subst?: ReadonlyMap<number, Atom>): Expr;
 }
 
 export interface Rule<H extends Head = Head> {

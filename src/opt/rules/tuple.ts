@@ -37,15 +37,19 @@ export const projOfIf = rule({
     const t = node.arg;
     const def = ctx.definition(t);
     if (def?.kind !== "if" || t.kind !== "var" || ctx.uses(t)?.total !== 1) return undefined;
-    return projectIf(def, node.index);
+    return projectIf(def, node.index, (e) => ctx.copy(e));
   },
 });
 
-/** `proj k` of the conditional `def`, taken in its branches (a copy), if both end in a tuple or a variable. */
-export function projectIf(def: If, k: number): Expr | undefined {
+/**
+ * `proj k` of the conditional `def`, taken in its branches (a copy, made by `copy`), if both end in a tuple or a
+ * variable.
+ */
+export function projectIf(def: If, k: number, copy: (e: Expr) => Expr = copyFresh): Expr | undefined {
   if (!projectable(def.then) || !projectable(def.else) || def.type.k !== "tuple") return undefined;
-  const copy = copyFresh(def) as If;
-  return { ...copy, then: projectBranch(copy.then, k), else: projectBranch(copy.else, k), type: def.type.elems[k]! };
+  const copied = copy(def) as If;
+  const then = projectBranch(copied.then, k);
+  return { ...copied, then, else: projectBranch(copied.else, k), type: def.type.elems[k]! };
 }
 
 export const tupleEta = rule({

@@ -11,7 +11,6 @@
 import { mkIf } from "../../ir/builder.js";
 import { exprSizeAbove } from "../../ir/free.js";
 import type { Atom, Expr, Ifold } from "../../ir/ir.js";
-import { copyFresh } from "../../ir/rename.js";
 import { rule } from "./rule.js";
 
 /** At most this many nodes in the loop body (it is copied once). */
@@ -50,6 +49,6 @@ export const unswitchNested = rule({
     if (exprSizeAbove(node.body, MAX_BODY)) return undefined;
     const c = invariantCondition(node);
     if (c === undefined || ctx.facts.known(c) !== undefined) return undefined;
-    return mkIf(c, copyFresh(node), copyFresh(node));
+    return mkIf(c, ctx.copy(node), ctx.copy(node));
   },
 });
