@@ -7,10 +7,12 @@ import type { AnyFunction, CompiledFunction } from "./types.js";
 import { decode } from "./convert.js";
 import { checkCompileOptions } from "./check.js";
 import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
+import { withClosureReads } from "../tsfront/routes.js";
 import {
   compiledProgram,
   isTransient,
   libraryFunction,
+  programsCompiled,
   register,
   Specialisations,
   targetOf,
@@ -30,16 +32,18 @@ export function compiledFunction(
   const engine = backendOf(options, name);
   const threads = threadsOf(options, name);
   const specs = new Specialisations(target);
-  const fn = (...args: unknown[]): unknown => {
-    if (isStagedCall(args)) return stagedCall(target, description, args);
-    const { inst, trees, values, inputs } = specs.lookup(args);
-    // Called on plain values in a trace, a closure over that trace's tensors is part of it (see ./staged-call.ts).
-    if (isTransient(inst)) return stagedCall(target, description, args, { trees, inst });
-    const program = compiledProgram(inst, engine, threads);
-    const all = withHidden(inst, values);
-    const result = options?.borrowResult === true ? program.runBorrowed(all) : program.run(all);
-    return decode(result, inst.resultType, inst.resultForm(trees), inputs);
-  };
+  // One read of each closure per call: the specialisation and the data passed see the same values.
+  const fn = (...args: unknown[]): unknown =>
+    withClosureReads(() => {
+      if (isStagedCall(args)) return stagedCall(target, description, args);
+      const { inst, trees, values, inputs } = specs.lookup(args);
+      // Called on plain values in a trace, a closure over that trace's tensors is part of it (see ./staged-call.ts).
+      if (isTransient(inst)) return stagedCall(target, description, args, { trees, inst });
+      const program = compiledProgram(inst, engine, threads);
+      const all = withHidden(inst, values);
+      const result = options?.borrowResult === true ? program.runBorrowed(all) : program.run(all);
+      return decode(result, inst.resultType, inst.resultForm(trees), inputs);
+    });
   return register(
     fn,
     {
@@ -72,9 +76,12 @@ export function compile<F extends AnyFunction>(f: F, options?: BackendOption): C
 
 /**
  * How many programs a function returned by the library (compile, grad, valueAndGrad, jacobian, hessian, vmap, a vjp
- * pullback, a module's definition) has compiled so far: one per argument type (or shape) it was called with.
+ * pullback, a module's definition) has specialised so far: one per argument type (or shape) it was called with (its
+ * program may have come from the library's shared programs, compiled for another function of the same source).
+ * Without an argument: how many programs the library has compiled in this process.
  */
-export function compilations(fn: AnyFunction): number {
+export function compilations(fn?: AnyFunction): number {
+  if (fn === undefined) return programsCompiled();
   const info = libraryFunction(fn);
   if (!info) return fail("argument", "compilations expects a function returned by the Smooth library");
   return info.compilations();

@@ -22,6 +22,7 @@ import {
   compiledProgram,
   engineOf,
   register,
+  sharedProgram,
   Specialisations,
   targetOf,
   withHidden,
@@ -51,21 +52,27 @@ export function requireTangentResult(target: Target, inst: Instance, what: strin
     );
 }
 
-/** One program per instance, transform and back end, kept for the instance's lifetime. */
+/**
+ * One program per instance, transform and back end, kept for the instance's lifetime (and shared with instances of
+ * the same program key, see `sharedProgram`).
+ */
 export class ProgramCache<E> {
   private readonly table = new WeakMap<Instance, Map<string, E>>();
+
+  /** `kind` names the transform (the shared programs' keys tell them apart by it). */
+  constructor(private readonly kind: string) {}
 
   get(inst: Instance, engine: Engine, make: () => E): E {
     let byEngine = this.table.get(inst);
     if (!byEngine) this.table.set(inst, (byEngine = new Map<string, E>()));
     let e = byEngine.get(engine);
-    if (!e) byEngine.set(engine, (e = make()));
+    if (!e) byEngine.set(engine, (e = sharedProgram(inst, `${this.kind}/${engine}`, make)));
     return e;
   }
 }
 
-const JVPS = new ProgramCache<Specialised>();
-const VJPS = new ProgramCache<{ vjp: Specialised; wrt: number[] }>();
+const JVPS = new ProgramCache<Specialised>("jvp");
+const VJPS = new ProgramCache<{ vjp: Specialised; wrt: number[] }>("vjp");
 
 /** Specialisations of a target for jvp, vjp and linearize, one per function (so their instances are cached too). */
 const SPECS = new WeakMap<Target, Specialisations>();

@@ -33,7 +33,7 @@ interface Split {
   readonly tangent: Specialised;
 }
 
-const SPLITS = new ProgramCache<Split>();
+const SPLITS = new ProgramCache<Split>("linearize");
 
 function splitOf(inst: Instance, engine: Engine): Split {
   return SPLITS.get(inst, engine, () => {

@@ -7,7 +7,7 @@
 import type * as A from "acorn";
 import * as tensorOps from "../staging/index.js";
 import type { JsFunction } from "../staging/index.js";
-import { functionSource, resolveValue } from "../tsfront/closure.js";
+import { functionSource, isOwnGlobal, memberOf } from "../tsfront/closure.js";
 import type { FunctionSource, Resolved } from "../tsfront/source.js";
 import { bare, declaredNames, keyName, type Expression } from "../tsfront/syntax.js";
 import { checkTensorConditions } from "../tsfront/tensor-conditions.js";
@@ -38,11 +38,12 @@ function calleeOf(e: Expression | A.Super): { name: string; owner?: string } | u
 
 /** What a callee is, resolved in the function's scope: the member of a free object, or a free name. */
 function resolveCallee(src: FunctionSource, callee: { name: string; owner?: string }): Resolved | undefined {
+  // (Math.sin, Number(x): the translator's own, looked up in no closure.)
+  if (isOwnGlobal(callee.owner ?? callee.name)) return undefined;
   if (callee.owner === undefined) return src.scope.lookup(callee.name);
   const owner = src.scope.lookup(callee.owner);
-  if (owner?.k !== "object") return undefined;
-  const member = (owner.value as Record<string, unknown>)[callee.name];
-  return typeof member === "function" ? resolveValue(member, callee.name) : undefined;
+  const member = owner && memberOf(owner, callee.name);
+  return member?.k === "function" ? member : undefined;
 }
 
 const LOCALS = new WeakMap<FunctionSource, ReadonlySet<string>>();

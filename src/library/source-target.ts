@@ -21,6 +21,16 @@ function paramTypes(t: MType): MType[] {
   return params;
 }
 
+const PROGRAM_IDS = new WeakMap<SmoothProgram, number>();
+let programs = 0;
+
+/** A number per loaded program (a module's definitions' programs are shared by the transforms taken of them). */
+function programId(p: SmoothProgram): number {
+  let id = PROGRAM_IDS.get(p);
+  if (id === undefined) PROGRAM_IDS.set(p, (id = ++programs));
+  return id;
+}
+
 export class SourceTarget implements Target {
   readonly label: string;
   readonly span: Span;
@@ -98,6 +108,7 @@ export class SourceTarget implements Target {
     const inst: Instance = {
       argTypes,
       resultType,
+      programKey: `smooth${programId(this.program)}.${name}|${key}`,
       paramNames: this.def.paramNames,
       derivative: false,
       lower: () => lowerEntry(checked, name, argTypes),

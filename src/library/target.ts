@@ -29,6 +29,7 @@ import { BoundedCache } from "./bounded-cache.js";
 import { prepareCached } from "../cache/prepare.js";
 import { runPipeline } from "../opt/pass.js";
 import { timed } from "../opt/stage-times.js";
+import { withClosureReads } from "../tsfront/routes.js";
 
 /**
  * A parameter an instance supplies itself, after the caller's arguments: data a traced function closed over, a tensor
@@ -66,7 +67,38 @@ export interface Instance {
    * transform on the way; undefined (not cached) where no text says it all (traced functions, hidden parameters).
    */
   readonly cacheKey?: string;
+  /**
+   * Instances with the same key have the same program (types, hidden parameters' types, IR): they share one compiled
+   * program (a closure made afresh in a loop, grad of the same function taken again). Undefined: not shared.
+   */
+  readonly programKey?: string;
 }
+
+/** How many programs the library keeps for sharing between instances (each also lives as long as its instance). */
+export const SHARED_PROGRAMS = 256;
+const SHARED = new BoundedCache<string, unknown>(SHARED_PROGRAMS);
+let compiledSoFar = 0;
+
+/** How many programs the library has compiled in this process (`compilations()`). */
+export const programsCompiled = (): number => compiledSoFar;
+
+/**
+ * The program `make` compiles for `inst` (`kind` says which: the instance's own, its jvp, ...), shared with every
+ * instance of the same program key.
+ */
+export function sharedProgram<P>(inst: Instance, kind: string, make: () => P): P {
+  const key = inst.programKey === undefined ? undefined : `${kind}|${inst.programKey}`;
+  const known = key === undefined ? undefined : (SHARED.get(key) as P | undefined);
+  if (known !== undefined) return known;
+  const made = make();
+  compiledSoFar++;
+  if (key !== undefined) SHARED.set(key, made);
+  return made;
+}
+
+/** A program key of an instance built from `inner` by a transform described by `transform` (none if inner has none). */
+export const derivedKey = (inner: Instance, transform: string): { programKey?: string } =>
+  inner.programKey === undefined ? {} : { programKey: `${transform}(${inner.programKey})` };
 
 export interface Target extends Subject {
   /** The parameter's type in the function's scheme: it tells a tuple from an array and an Index from a Double. */
@@ -113,7 +145,7 @@ export const paramTypes = (inst: Instance): Type[] => [...inst.argTypes, ...(ins
 
 /** The call's values followed by the hidden parameters' (what the instance's program runs on). */
 export const withHidden = (inst: Instance, values: readonly Value[]): Value[] =>
-  inst.hidden === undefined ? [...values] : [...values, ...inst.hidden.map((h) => h.value())];
+  inst.hidden === undefined ? [...values] : withClosureReads(() => [...values, ...inst.hidden!.map((h) => h.value())]);
 
 /** The hidden parameters of `inner`, for an instance built on it (which takes them after its own arguments too). */
 export const hiddenOfInner = (inner: Instance): { hidden?: readonly Hidden[] } =>
@@ -142,12 +174,14 @@ export function compiledProgram(
     const known = inst.cacheKey;
     const request = known === undefined ? undefined : JSON.stringify([known, passes.map((p) => p.name)]);
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
-    spec = withinCompilerStack("the function", () =>
-      withWasmThreads(threads, () =>
-        prepareCached(request, engine, paramTypes(inst), () => {
-          const lowered = inst.lower(engine);
-          return { lowered, optimised: timed("pipeline", () => runPipeline(lowered, passes)) };
-        }),
+    spec = sharedProgram(inst, key, () =>
+      withinCompilerStack("the function", () =>
+        withWasmThreads(threads, () =>
+          prepareCached(request, engine, paramTypes(inst), () => {
+            const lowered = inst.lower(engine);
+            return { lowered, optimised: timed("pipeline", () => runPipeline(lowered, passes)) };
+          }),
+        ),
       ),
     );
     byEngine.set(key, spec);
@@ -177,6 +211,10 @@ export class Specialisations {
   constructor(readonly target: Target) {}
 
   lookup(args: readonly unknown[]): Call {
+    return withClosureReads(() => this.find(args));
+  }
+
+  private find(args: readonly unknown[]): Call {
     const trees = describeArgs(this.target, args);
     const encoded = encodeArgs(this.target, args, trees);
     const values = () => encoded.values;

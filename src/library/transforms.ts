@@ -28,7 +28,15 @@ import { checkCompileOptions, checkFlag } from "./check.js";
 import { blockForm, formLeaves, formOr, hessianBlockForm, rebuildForm } from "./forms.js";
 import { keyOf, type Tree } from "./pytree.js";
 import { BoundedCache } from "./bounded-cache.js";
-import { compiledProgram, hiddenOfInner, targetOf, withHidden, type Instance, type Target } from "./target.js";
+import {
+  compiledProgram,
+  derivedKey,
+  hiddenOfInner,
+  targetOf,
+  withHidden,
+  type Instance,
+  type Target,
+} from "./target.js";
 
 /** Which arguments to differentiate: a position (the default, 0) or a list of positions (then results are a list). */
 export interface ArgnumsOption extends BackendOption {
@@ -99,6 +107,7 @@ class GradTarget extends DerivedTarget {
     return {
       argTypes: inner.argTypes,
       ...hiddenOfInner(inner),
+      ...derivedKey(inner, `grad[${list.join(",")}|${withValue}|${hasAux}]`),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,
@@ -230,6 +239,7 @@ class JacobianTarget extends DerivedTarget {
     return {
       argTypes: inner.argTypes,
       ...hiddenOfInner(inner),
+      ...derivedKey(inner, `jacobian[${list.join(",")}|${single}|${mode}]`),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,
@@ -327,6 +337,7 @@ class HessianTarget extends DerivedTarget {
     return {
       argTypes: inner.argTypes,
       ...hiddenOfInner(inner),
+      ...derivedKey(inner, `hessian[${list.join(",")}|${single}]`),
       resultType,
       paramNames: inner.paramNames,
       derivative: true,

@@ -1,21 +1,40 @@
-// A plain TypeScript function as a target: its source (read by acorn, src/tsfront/) translated into
-// a Smooth program once per argument types, then compiled and differentiated like any Smooth definition. Number
-// parameters it uses as indexes or lengths are Indexes (src/tsfront/hints.ts).
+// A plain TypeScript function as a target: its source (read by acorn, src/tsfront/) translated into a Smooth program
+// once per argument types, then compiled and differentiated like any Smooth definition. Number parameters it uses as
+// indexes or lengths are Indexes (src/tsfront/hints.ts).
+//
+// A function value's free names are read from its closure (src/tsfront/routes.ts): data it reads there (numbers,
+// arrays, typed arrays, objects of these; directly, through a helper function it calls, or a property of an object) is
+// a hidden parameter of the instance, read at each call, so the program sees the variables' current values and
+// contents. A translation is kept by the function's text and place, its argument types and the types of the data it
+// reads (not their sizes: the program works for any), and reused by every function value of that text whose free
+// names resolve alike: a closure made afresh in a loop is translated and compiled once.
 
+import type { SmoothProgram } from "../api/program.js";
 import { typeOf, type IrFunction } from "../ir/ir.js";
 import { lowerEntry } from "../ir/lower.js";
 import type { Type } from "../types/types.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { M_INDEX, type MType } from "../types/mtype.js";
+import type { Capture } from "../tsfront/captures.js";
 import { integerParams } from "../tsfront/hints.js";
 import { translateFunction } from "../tsfront/program.js";
+import {
+  closureReads,
+  matches,
+  readRoute,
+  routeKey,
+  Routing,
+  type ClosureReads,
+  type Lookup,
+} from "../tsfront/routes.js";
 import { spanOf, type FunctionSource } from "../tsfront/source.js";
 import { smoothType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsfront/ts-types.js";
+import { encode } from "./convert.js";
 import { defaultForm } from "./forms.js";
-import { keyOf, treeType, type Tree, type Where } from "./pytree.js";
-import type { Instance, Target } from "./target.js";
 import { BoundedCache } from "./bounded-cache.js";
+import { describe, keyOf, showTree, treeType, type Tree, type Where } from "./pytree.js";
+import type { Hidden, Instance, Target } from "./target.js";
 
 /** The translator's type of an argument of this structure. */
 function tsTypeOf(t: Tree): TsType {
@@ -51,18 +70,52 @@ function formOf(t: TsType): Tree {
   return defaultForm(smoothType(t));
 }
 
+/** How many translations of functions are kept for reuse by other function values of the same text. */
+export const SHARED_TRANSLATIONS = 256;
+/** How many translations one text keeps (for different argument types or types of the data it reads). */
+const VARIANTS_PER_TEXT = 8;
+
+/** A translation of a function value, reusable by another of the same text whose names resolve alike. */
+interface Variant {
+  readonly id: number;
+  readonly lookups: readonly Lookup[];
+  /** The data it reads, each with its type as a key. */
+  readonly captures: readonly { readonly capture: Capture; readonly type: string }[];
+  readonly program: SmoothProgram;
+  readonly name: string;
+  readonly result: TsType;
+  /** The entry's result type, found by lowering it once. */
+  resultType?: Type;
+}
+
+const TRANSLATIONS = new BoundedCache<string, Variant[]>(SHARED_TRANSLATIONS);
+let variants = 0;
+
+/** The translator's type of data a closure holds (an Index where it is used as one). */
+function dataType(value: unknown, integer: boolean, what: string, span?: Span): TsType {
+  return tsTypeOf(describe(value, integer ? M_INDEX : undefined, { what, ...(span ? { span } : {}) }));
+}
+
+type AnyFn = (...args: never[]) => unknown;
+
 export class TsTarget implements Target {
   readonly label: string;
-  readonly span: Span;
   private readonly integers: readonly boolean[];
   private readonly names: readonly (string | undefined)[];
   /** How many arguments it needs (those after have default values). */
   private readonly required: number;
   private readonly instances = new BoundedCache<string, Instance>();
+  /** The function value, whose closure is read (undefined for a module's function: its names are the module's). */
+  private readonly fn: AnyFn | undefined;
+  /** Module functions: one translation per argument types. */
+  private readonly translations = new Map<string, Variant>();
+  /** Variants whose function lookups were checked for this function value (its functions are taken to stay). */
+  private readonly checked = new WeakSet<Variant>();
+  /** The variant found for the last call's reads (key and instance run on the same ones). */
+  private last: { reads: number; argKey: string; variant: Variant } | undefined;
 
   constructor(readonly src: FunctionSource) {
     this.label = `the TypeScript function \`${src.name}\``;
-    this.span = spanOf(src, src.node);
     this.integers = integerParams(src.node);
     this.names = src.node.params.map((p) => {
       const target = p.type === "AssignmentPattern" ? p.left : p;
@@ -70,6 +123,12 @@ export class TsTarget implements Target {
     });
     this.required = src.node.params.findIndex((p) => p.type === "AssignmentPattern" || p.type === "RestElement");
     if (this.required < 0) this.required = this.names.length;
+    this.fn = typeof src.value === "function" ? (src.value as AnyFn) : undefined;
+  }
+
+  /** (Where the function is written is read only when a message needs it: it may take reading the closure.) */
+  get span(): Span {
+    return spanOf(this.src, this.src.node);
   }
 
   hint(k: number): MType | undefined {
@@ -97,31 +156,117 @@ export class TsTarget implements Target {
     }
   }
 
-  /** One translation per argument types: the program works for any sizes. */
+  /** One translation per argument types and types of the data read from closures: the program works for any sizes. */
   key(trees: readonly Tree[]): string {
-    return keyOf(trees, false);
+    const argKey = keyOf(trees, false);
+    return `${argKey}|${this.variant(trees, argKey).id}`;
   }
 
   instance(trees: readonly Tree[]): Instance {
-    const key = this.key(trees);
+    const argKey = keyOf(trees, false);
+    const v = this.variant(trees, argKey);
+    const key = `${argKey}|${v.id}`;
     const hit = this.instances.get(key);
     if (hit) return hit;
-    const params = trees.map(tsTypeOf);
-    const { program, name, result } = translateFunction(this.src, params);
     const argTypes = trees.map(treeType);
-    const lowered = lowerEntry(program.checked, name, argTypes);
-    const form = formOf(result);
+    const hidden = v.captures.map(({ capture }) => this.hidden(capture));
+    const entryTypes = [...argTypes, ...hidden.map((h) => h.type)];
+    v.resultType ??= resultTypeOf(lowerEntry(v.program.checked, v.name, entryTypes));
+    const form = formOf(v.result);
     const inst: Instance = {
       argTypes,
-      resultType: resultTypeOf(lowered),
+      ...(hidden.length > 0 ? { hidden } : {}),
+      resultType: v.resultType,
       paramNames: this.names,
       derivative: false,
-      lower: () => lowerEntry(program.checked, name, argTypes),
+      lower: () => lowerEntry(v.program.checked, v.name, entryTypes),
       resultForm: () => form,
+      programKey: `ts${v.id}|${argKey}`,
     };
     this.instances.set(key, inst);
     return inst;
   }
+
+  /** The translation for these arguments and the data the function reads now. */
+  private variant(trees: readonly Tree[], argKey: string): Variant {
+    const fn = this.fn;
+    if (!fn) {
+      let v = this.translations.get(argKey);
+      if (!v) this.translations.set(argKey, (v = translated(this.src, trees, [])));
+      return v;
+    }
+    const reads = closureReads();
+    if (this.last?.reads === reads.id && this.last.argKey === argKey) return this.last.variant;
+    const text = `${this.src.site ?? ""}\u0000${argKey}\u0000${Function.prototype.toString.call(fn)}`;
+    const known = TRANSLATIONS.get(text) ?? [];
+    let variant = known.find((v) => this.fits(v, reads));
+    if (!variant) {
+      const routing = new Routing(reads);
+      variant = translated(routing.source(fn, []), trees, routing.lookups);
+      this.checked.add(variant);
+      TRANSLATIONS.set(text, [...known.slice(1 - VARIANTS_PER_TEXT), variant]);
+    }
+    this.last = { reads: reads.id, argKey, variant };
+    return variant;
+  }
+
+  /** Whether the function's free names resolve now as they did for the variant's translation. */
+  private fits(v: Variant, reads: ClosureReads): boolean {
+    const fn = this.fn!;
+    try {
+      if (!this.checked.has(v)) {
+        if (!matches(reads, fn, v.lookups)) return false;
+        this.checked.add(v);
+      }
+      return v.captures.every(({ capture, type }) => {
+        const { found, value } = readRoute(reads, fn, capture.route);
+        return found && JSON.stringify(dataType(value, capture.integer, "")) === type;
+      });
+    } catch {
+      return false; // data Smooth cannot read: the translation says where
+    }
+  }
+
+  /** The hidden parameter of data the function reads from a closure: read at each call. */
+  private hidden(c: Capture): Hidden {
+    const fn = this.fn!;
+    const where: Where = { what: `\`${routeKey(c.route)}\`, which ${this.label} reads from outside`, span: c.span };
+    const read = (): unknown => {
+      const { found, value } = readRoute(closureReads(), fn, c.route);
+      if (!found)
+        fail("argument", `${where.what} is no longer defined`, c.span, {
+          hint: "a variable a compiled function reads must keep a value (and the objects on the way to it)",
+        });
+      return value;
+    };
+    return {
+      type: smoothType(c.type),
+      value: () => {
+        const value = read();
+        const tree = describe(value, c.integer ? M_INDEX : undefined, where);
+        const found = tsTypeOf(tree);
+        if (JSON.stringify(found) !== JSON.stringify(c.type))
+          fail("argument", `${where.what} has changed type since the call began`, c.span, { found: showTree(tree) });
+        return encode(value, tree, () => where);
+      },
+      get staged() {
+        return read();
+      },
+    };
+  }
+}
+
+/** The translation of `src` at the arguments' types; `lookups` are the free names it resolved (and how). */
+function translated(src: FunctionSource, trees: readonly Tree[], lookups: readonly Lookup[]): Variant {
+  const t = translateFunction(src, trees.map(tsTypeOf), { dataType });
+  return {
+    id: ++variants,
+    lookups,
+    captures: t.captures.map((capture) => ({ capture, type: JSON.stringify(capture.type) })),
+    program: t.program,
+    name: t.name,
+    result: t.result,
+  };
 }
 
 const resultTypeOf = (fn: IrFunction): Type => typeOf(fn.body);

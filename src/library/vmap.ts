@@ -17,7 +17,7 @@ import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
 import { describeJs, keyOf, treeType, type Tree, type Where } from "./pytree.js";
 import { checkCompileOptions } from "./check.js";
-import { hiddenOfInner, targetOf, type Instance, type Target } from "./target.js";
+import { derivedKey, hiddenOfInner, targetOf, type Instance, type Target } from "./target.js";
 
 /** An axis of every array in an argument (negative: counted from the last), or null: the argument is not mapped. */
 export type Axis = number | null;
@@ -159,6 +159,7 @@ class VmapTarget extends DerivedTarget {
     return {
       argTypes,
       ...hiddenOfInner(inner),
+      ...derivedKey(inner, `vmap[${axes.join(",")}|${outAxes.join(",")}|${keyOf(trees, false)}]`),
       resultType,
       paramNames: inner.paramNames,
       derivative: inner.derivative,

@@ -1,8 +1,15 @@
-// The free names of a function value: what its closure holds. JavaScript gives no access to a closure, but V8's
-// inspector does (Node's `node:inspector`, a session in this thread answers synchronously): the function's scopes
-// (closure, module, script; not the global one). The values of the names the function's text mentions are read once,
-// when the function is first read, and the inspector's handles are released at once (each handle keeps its object
-// alive). Where there is no inspector (a browser) the resolver knows nothing, and a free name is an error saying so.
+// The free names of a function value: what its closure holds. JavaScript gives no portable access to a closure; two
+// ways are used, in this order:
+//  - an accessor attached to the function (`withClosure`, which Smooth's bundler plugin writes around the functions
+//    given to transforms and a module's top-level functions: src/plugin/): it returns the closure's variables;
+//  - V8's inspector (Node's `node:inspector`, a session in this thread answers synchronously): the function's scopes
+//    (closure, block, script, module; not the global one), read by one function the inspector runs on them, which
+//    picks the names asked for. The inspector's handles are released after each read (each keeps its object alive).
+// Where neither is there (a browser bundle made without the plugin) nothing can be read, and a free name is an error
+// that names the plugin.
+//
+// A read gives the variables' values at that moment: the library reads them again at each call of a compiled
+// function (./routes.ts), so a closure sees its variables' current values, as JavaScript would.
 
 import type { SourceFile } from "../syntax/source.js";
 import { parseFunctionText } from "./parse.js";
@@ -10,13 +17,44 @@ import type { FunctionSource, Resolved, Resolver } from "./source.js";
 import type { FunctionNode, Identifier } from "./syntax.js";
 import { walkTree } from "./walk.js";
 
+type AnyFn = (...args: never[]) => unknown;
+
+/** The property (a registered symbol, so that every copy of the library finds it) holding a function's accessor. */
+export const CLOSURE_KEY: unique symbol = Symbol.for("smooth-ad.closure") as never;
+
+/** What `withClosure` attaches: the closure's variables, and where the function is written ("file:line:column"). */
+export interface ClosureAccessor {
+  readonly read: () => Record<string, unknown>;
+  readonly site?: string;
+}
+
+/**
+ * `fn`, marked with an accessor of the variables of its closure that it uses: `withClosure((w) => loss(w, X), () =>
+ * ({ loss, X }))`. The library calls `read` whenever it needs their values (at each call of a compiled function), so
+ * the function sees their current values. Smooth's bundler plugin (`smooth-ad/plugin`) writes this for the functions
+ * given to transforms; in Node the library reads closures without it. `site` ("file:line:column", 1-based line) names
+ * where the function is written in messages.
+ */
+export function withClosure<F extends AnyFn>(fn: F, read: () => Record<string, unknown>, site?: string): F {
+  if (typeof fn !== "function" || typeof read !== "function")
+    throw new TypeError("withClosure(fn, read): fn and read must be functions");
+  try {
+    Object.defineProperty(fn, CLOSURE_KEY, { value: { read, ...(site ? { site } : {}) }, configurable: true });
+  } catch {
+    // A frozen function keeps no accessor: its closure is read as any other function's.
+  }
+  return fn;
+}
+
+const accessorOf = (fn: AnyFn): ClosureAccessor | undefined => {
+  const a = (fn as unknown as { [CLOSURE_KEY]?: ClosureAccessor })[CLOSURE_KEY];
+  return a && typeof a.read === "function" ? a : undefined;
+};
+
 interface RemoteObject {
   readonly type: string;
-  readonly subtype?: string;
   readonly value?: unknown;
-  readonly unserializableValue?: string;
   readonly objectId?: string;
-  readonly description?: string;
 }
 interface PropertyDescriptor {
   readonly name: string;
@@ -66,44 +104,22 @@ const PROBE = "__smoothClosureProbe";
 /** The handles made while a function is read belong to this group, released when it has been read. */
 const GROUP = "smooth-closure";
 
-/** The inspector's handle of a value. */
-function remote(s: Session, value: unknown): string {
-  const g = globalThis as Record<string, unknown>;
-  g[PROBE] = value;
-  try {
-    const { result } = post<{ result: RemoteObject }>(s, "Runtime.evaluate", {
-      expression: `globalThis.${PROBE}`,
-      objectGroup: GROUP,
-    });
-    return result.objectId!;
-  } finally {
-    delete g[PROBE];
+/**
+ * Run by the inspector on a function's scope list (entries `{ description, object }`, innermost first): the values of
+ * `names` in the innermost scope holding each, the global scope left out (Math and friends are the translator's own,
+ * and user globals are not read), put where the library picks them up.
+ */
+const PICK = `function (names, probe) {
+  const found = {};
+  for (let i = 0; i < this.length; i++) {
+    const scope = this[i];
+    if (/^Global/.test(scope.description)) continue;
+    for (const n of names)
+      if (!Object.prototype.hasOwnProperty.call(found, n) && Object.prototype.hasOwnProperty.call(scope.object, n))
+        found[n] = scope.object[n];
   }
-}
-
-/** The value behind a remote object. */
-function local(s: Session, r: RemoteObject): unknown {
-  if (r.objectId === undefined) {
-    if (r.unserializableValue !== undefined) return r.type === "bigint" ? undefined : Number(r.unserializableValue);
-    return r.type === "undefined" ? undefined : r.value;
-  }
-  const g = globalThis as Record<string, unknown>;
-  post(s, "Runtime.callFunctionOn", {
-    objectId: r.objectId,
-    functionDeclaration: `function () { globalThis.${PROBE} = this; }`,
-    objectGroup: GROUP,
-  });
-  const value = g[PROBE];
-  delete g[PROBE];
-  return value;
-}
-
-const properties = (s: Session, objectId: string) =>
-  post<{ result: readonly PropertyDescriptor[]; internalProperties?: readonly PropertyDescriptor[] }>(
-    s,
-    "Runtime.getProperties",
-    { objectId, ownProperties: true },
-  );
+  globalThis[probe] = found;
+}`;
 
 /** Where a function is defined: its script and the 0-based line and column in it, when the inspector tells. */
 export interface Location {
@@ -112,74 +128,119 @@ export interface Location {
   readonly column: number;
 }
 
+/** A function's scopes read through the inspector: the values of `names` found, and where it is defined. */
+function inspect(
+  s: Session,
+  fn: AnyFn,
+  names: readonly string[],
+): { values: Map<string, unknown>; location?: Location } {
+  const g = globalThis as Record<string, unknown>;
+  const values = new Map<string, unknown>();
+  let location: Location | undefined;
+  try {
+    g[PROBE] = fn;
+    const { result } = post<{ result: RemoteObject }>(s, "Runtime.evaluate", {
+      expression: `globalThis.${PROBE}`,
+      objectGroup: GROUP,
+    });
+    delete g[PROBE];
+    const internal =
+      post<{ internalProperties?: readonly PropertyDescriptor[] }>(s, "Runtime.getProperties", {
+        objectId: result.objectId,
+        ownProperties: true,
+      }).internalProperties ?? [];
+    const loc = internal.find((p) => p.name === "[[FunctionLocation]]")?.value?.value as
+      { scriptId: string; lineNumber: number; columnNumber: number } | undefined;
+    if (loc) location = { scriptId: loc.scriptId, line: loc.lineNumber, column: loc.columnNumber };
+    const scopes = internal.find((p) => p.name === "[[Scopes]]")?.value?.objectId;
+    if (scopes && names.length > 0) {
+      post(s, "Runtime.callFunctionOn", {
+        objectId: scopes,
+        functionDeclaration: PICK,
+        arguments: [{ value: names }, { value: PROBE }],
+        objectGroup: GROUP,
+      });
+      const found = g[PROBE] as Record<string, unknown> | undefined;
+      if (found) for (const n of Object.keys(found)) values.set(n, found[n]);
+    }
+  } finally {
+    delete g[PROBE];
+    post(s, "Runtime.releaseObjectGroup", { objectGroup: GROUP });
+  }
+  return { values, ...(location ? { location } : {}) };
+}
+
+/**
+ * The call whose closure reads are being made (./routes.ts sets it around a call; 0 outside one): a function's first
+ * read made during a call serves as that call's read too.
+ */
+export const readsInProgress = { call: 0 };
+
+/** Why a closure cannot be read here, for messages. */
+export const NO_CLOSURE_READER =
+  "this JavaScript runtime does not let the library read a function's closure (a browser has no inspector)";
+
+/** How to make a closure readable where there is no inspector. */
+export const PLUGIN_HINT =
+  "bundle with Smooth's plugin, which passes a closure's variables to the library: " +
+  '`import { smoothEsbuild, smoothVite } from "smooth-ad/plugin"`, then `plugins: [smoothEsbuild()]` in esbuild\'s ' +
+  "options or `plugins: [smoothVite()]` in vite.config (README: Closures in the browser); or pass the data as an " +
+  "argument, or mark the function yourself: withClosure(f, () => ({ X }))";
+
+/**
+ * The current values of `names` in `fn`'s closure (those it has), or undefined where the closure cannot be read.
+ * `names` should be the names the function's text mentions (see `freeNames`).
+ */
+export function readClosure(fn: AnyFn, names: readonly string[]): Map<string, unknown> | undefined {
+  const accessor = accessorOf(fn);
+  if (accessor) {
+    const all = accessor.read();
+    const values = new Map<string, unknown>();
+    for (const n of names) if (Object.prototype.hasOwnProperty.call(all, n)) values.set(n, all[n]);
+    return values;
+  }
+  const s = inspector();
+  return s ? inspect(s, fn, names).values : undefined;
+}
+
+/** Names the translator reads itself, never from a closure. */
+const OWN_GLOBALS = new Set(["Math", "Number", "Infinity", "NaN", "undefined", "console", "Array", "Object"]);
+export const isOwnGlobal = (name: string): boolean => OWN_GLOBALS.has(name);
+
 /** The names a function's text reads that may be free: every identifier that is not a property's name. */
-function mentionedNames(node: FunctionNode): Set<string> {
+export function mentionedNames(node: FunctionNode): string[] {
   const names = new Set<string>();
   walkTree(node, true, (n) => {
     if (n.type === "Identifier") names.add((n as Identifier).name);
     return true;
   });
-  return names;
+  for (const g of OWN_GLOBALS) names.delete(g);
+  return [...names];
 }
 
-/** The resolver of a function value's free names (those of `names`), and where it is defined. */
-export function closureOf(
-  fn: (...args: never[]) => unknown,
-  names: ReadonlySet<string>,
-): { resolver: Resolver; location?: Location } {
-  const s = inspector();
-  if (!s)
-    return {
-      resolver: {
-        lookup: () => undefined,
-        limitation: "this JavaScript runtime does not let the library read a function's closure",
-      },
-    };
-  const values = new Map<string, unknown>();
-  let location: Location | undefined;
-  try {
-    const internal = properties(s, remote(s, fn)).internalProperties ?? [];
-    const loc = internal.find((p) => p.name === "[[FunctionLocation]]")?.value?.value as
-      { scriptId: string; lineNumber: number; columnNumber: number } | undefined;
-    if (loc) location = { scriptId: loc.scriptId, line: loc.lineNumber, column: loc.columnNumber };
-    const scopesId = internal.find((p) => p.name === "[[Scopes]]")?.value?.objectId;
-    const scopes = scopesId ? properties(s, scopesId).result : [];
-    // Closure, block, script and module scopes, innermost first; the global scope is left out (Math and friends are
-    // the translator's own, and user globals are not read).
-    for (const sc of scopes) {
-      if (!sc.value?.objectId || /^Global/.test(sc.value.description ?? "")) continue;
-      for (const p of properties(s, sc.value.objectId).result)
-        if (p.value && names.has(p.name) && !values.has(p.name)) values.set(p.name, local(s, p.value));
-    }
-  } finally {
-    post(s, "Runtime.releaseObjectGroup", { objectGroup: GROUP });
-  }
-  const resolver: Resolver = {
-    lookup: (name) => (values.has(name) ? resolveValue(values.get(name), name) : undefined),
-  };
-  return { resolver, ...(location ? { location } : {}) };
-}
-
-/** What a JavaScript value is to the translator (a closure's variable, or a property of an object it holds). */
+/**
+ * What a JavaScript value is to the translator (a closure's variable, or a property of an object it holds): a function
+ * (translated from its source), data (numbers, booleans, arrays, typed arrays, objects: read at each call and passed
+ * to the compiled code), or something Smooth cannot read.
+ */
 export function resolveValue(value: unknown, name: string): Resolved {
-  if (typeof value === "number") return { k: "number", value };
-  if (typeof value === "boolean") return { k: "boolean", value };
   if (typeof value === "function") {
-    const f = value as (...args: never[]) => unknown;
+    const f = value as AnyFn;
     return { k: "function", source: () => functionSource(f, name), value };
   }
-  if (
-    value instanceof Float64Array ||
-    value instanceof Float32Array ||
-    value instanceof Int32Array ||
-    Array.isArray(value)
-  ) {
-    const numbers = Array.from(value as ArrayLike<unknown>);
-    if (numbers.every((x) => typeof x === "number")) return { k: "numbers", value: numbers };
-    return { k: "other", what: "an array that is not of numbers" };
-  }
-  if (typeof value === "object" && value !== null) return { k: "object", value };
-  return { k: "other", what: value === undefined ? "undefined" : value === null ? "null" : typeof value };
+  if (typeof value === "number" || typeof value === "boolean" || (typeof value === "object" && value !== null))
+    return { k: "data", value };
+  return { k: "other", what: value === undefined ? "undefined" : value === null ? "null" : `a ${typeof value}` };
+}
+
+/** The property `name` of a free object (data, or a module namespace), resolved as a free name is. */
+export function memberOf(r: Resolved, name: string): Resolved | undefined {
+  if (r.k !== "data") return undefined;
+  if (r.member) return r.member(name);
+  const v = r.value;
+  if (typeof v !== "object" || v === null || Array.isArray(v) || ArrayBuffer.isView(v) || !(name in v))
+    return undefined;
+  return resolveValue((v as Record<string, unknown>)[name], name);
 }
 
 /** The URLs of scripts by id, read from the inspector's debugger when a location is first shown. */
@@ -208,9 +269,20 @@ function scriptName(scriptId: string): string | undefined {
   return url?.startsWith("file://") ? decodeURIComponent(url.slice("file://".length)) : url;
 }
 
+/** A plugin's site, "file:line:column" (1-based line), as a file name and 0-based line and column. */
+function parseSite(site: string): { name: string; line: number; column: number } | undefined {
+  const m = /^(.*):(\d+):(\d+)$/.exec(site);
+  return m ? { name: m[1]!, line: Math.max(0, Number(m[2]) - 1), column: Number(m[3]) } : undefined;
+}
+
 /** A function value's text as a file: at its line and column in its script, named by the script when known. */
-function functionFile(text: string, name: string, location: Location | undefined): SourceFile {
+function functionFile(text: string, name: string, place: { location?: Location; site?: string }): SourceFile {
   const fallback = name ? `<function ${name}>` : "<function>";
+  const context = name ? { context: `in \`${name}\`` } : {};
+  const { location } = place;
+  const fromSite = !location && place.site ? parseSite(place.site) : undefined;
+  if (fromSite)
+    return { name: fromSite.name, text: "\n".repeat(fromSite.line) + " ".repeat(fromSite.column) + text, ...context };
   if (!location) return { name: fallback, text };
   // The text placed at its line and column, so that messages give the script's line numbers.
   const padded = "\n".repeat(location.line) + " ".repeat(location.column) + text;
@@ -221,34 +293,108 @@ function functionFile(text: string, name: string, location: Location | undefined
       return (shown ??= scriptName(location.scriptId) ?? fallback);
     },
     text: padded,
-    ...(name ? { context: `in \`${name}\`` } : {}),
+    ...context,
   };
 }
 
-const SOURCES = new WeakMap<object, FunctionSource>();
+/**
+ * A function value's source. Its closure is first read when something needs it — a free name looked up, where it is
+ * written (for messages and the translation cache), the values at a call — and that one read gives all of them: a
+ * closure made afresh and called at once is read once.
+ */
+class ValueSource implements FunctionSource {
+  readonly name: string;
+  readonly node: FunctionNode;
+  readonly freeNames: readonly string[];
+  readonly scope: Resolver;
+  /** The first read (an object of its own, so that a source made from this one by Object.create shares it). */
+  private readonly state: {
+    read?: { values?: Map<string, unknown>; location?: Location; site?: string; file?: SourceFile; call?: number };
+  } = {};
+
+  constructor(
+    readonly value: AnyFn,
+    private readonly text: string,
+    parsed: { node: FunctionNode; shift: number; methodName?: string },
+    private readonly fnName: string,
+  ) {
+    this.name = fnName || parsed.methodName || "f";
+    this.node = parsed.node;
+    this.shift = parsed.shift;
+    this.freeNames = mentionedNames(parsed.node);
+    const limitation = accessorOf(value) || inspector() ? undefined : NO_CLOSURE_READER;
+    this.scope = {
+      lookup: (name) => {
+        const values = this.first().values;
+        return values?.has(name) ? resolveValue(values.get(name), name) : undefined;
+      },
+      ...(limitation ? { limitation } : {}),
+    };
+  }
+
+  private readonly shift: number;
+
+  get file(): SourceFile {
+    const r = this.first();
+    const place = { ...(r.location ? { location: r.location } : {}), ...(r.site ? { site: r.site } : {}) };
+    return (r.file ??= functionFile(this.text, this.fnName, place));
+  }
+
+  get offset(): number {
+    return this.shift + this.file.text.length - this.text.length;
+  }
+
+  get site(): string | undefined {
+    return this.first().site;
+  }
+
+  /** The closure's values now (the first read's, if this is the first). */
+  current(): Map<string, unknown> | undefined {
+    const { read } = this.state;
+    if (!read || (read.call !== undefined && read.call === readsInProgress.call)) return this.first().values;
+    return readClosure(this.value, this.freeNames);
+  }
+
+  private first(): NonNullable<ValueSource["state"]["read"]> {
+    const { state } = this;
+    if (state.read) return state.read;
+    const call = readsInProgress.call === 0 ? {} : { call: readsInProgress.call };
+    const accessor = accessorOf(this.value);
+    if (accessor) {
+      const values = readClosure(this.value, this.freeNames)!;
+      return (state.read = { values, ...call, ...(accessor.site ? { site: accessor.site } : {}) });
+    }
+    const s = inspector();
+    if (!s) return (state.read = {});
+    const { values, location } = inspect(s, this.value, this.freeNames);
+    const site = location ? `${location.scriptId}:${location.line}:${location.column}` : undefined;
+    return (state.read = { values, ...call, ...(location ? { location } : {}), ...(site ? { site } : {}) });
+  }
+}
+
+const SOURCES = new WeakMap<object, ValueSource>();
 
 /**
  * The source of a function value: its text (as `toString` gives it) parsed by acorn, with its closure as the
- * resolver of its free names. Messages locate it in its script's lines where the inspector tells them.
+ * resolver of its free names. Messages locate it in its script's lines where the inspector or the plugin tells them.
  */
-export function functionSource(fn: (...args: never[]) => unknown, name = fn.name): FunctionSource {
+export function functionSource(fn: AnyFn, name = fn.name): FunctionSource {
+  return valueSource(fn, name);
+}
+
+function valueSource(fn: AnyFn, name = fn.name): ValueSource {
   const known = SOURCES.get(fn);
   if (known) return known;
   const text = Function.prototype.toString.call(fn);
   const label = name ? `the TypeScript function \`${name}\`` : "a TypeScript function";
   const unplaced: SourceFile = { name: name ? `<function ${name}>` : "<function>", text };
-  const parsed = parseFunctionText(text, unplaced, 0, label);
-  const { resolver, location } = closureOf(fn, mentionedNames(parsed.node));
-  const file = functionFile(text, name, location);
-  const pad = file.text.length - text.length;
-  const src: FunctionSource = {
-    name: name || parsed.methodName || "f",
-    node: parsed.node,
-    file,
-    offset: parsed.shift + pad,
-    scope: resolver,
-    value: fn,
-  };
+  const src = new ValueSource(fn, text, parseFunctionText(text, unplaced, 0, label), name);
   SOURCES.set(fn, src);
   return src;
 }
+
+/**
+ * The current values of a function value's free names (undefined where its closure cannot be read here): a call's
+ * read. A function not read before is read once for this and for where it is written.
+ */
+export const currentClosure = (fn: AnyFn): Map<string, unknown> | undefined => valueSource(fn).current();

@@ -5,7 +5,8 @@
 import type { Definition, Expr } from "../syntax/ast.js";
 import { fail, type ErrorKind } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
-import { spanOf, type FunctionSource } from "./source.js";
+import type { Capture } from "./captures.js";
+import { spanOf, type FunctionSource, type Route } from "./source.js";
 import type { FunctionNode, Node } from "./syntax.js";
 import type { TsType } from "./ts-types.js";
 import type { Names, Val } from "./values.js";
@@ -166,6 +167,8 @@ export interface Program {
   define(src: FunctionSource, args: readonly TsType[], span: Span): { name: string; result: TsType };
   /** Names a generated program must not give to a user's variable (builtins and prelude definitions). */
   reserved(name: string): boolean;
+  /** The parameter holding data read from a closure by `route` (`what` names it in messages). */
+  capture(route: Route, value: unknown, integer: boolean, what: string, span: Span): Capture;
   readonly defs: Definition[];
 }
 

@@ -7,7 +7,8 @@ import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import { call } from "./calls.js";
 import { arrayLiteral, binary, logical, objectLiteral, unary } from "./operators.js";
-import { resolveValue } from "./closure.js";
+import { memberOf, PLUGIN_HINT } from "./closure.js";
+import { integerNames, pathOf } from "./hints.js";
 import type { Resolved } from "./source.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
@@ -27,15 +28,34 @@ import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } f
 
 export { bare };
 
-/** The value of `owner.name` where owner is a free name holding an object (a module namespace), if it is one. */
+/**
+ * The value of `owner.name` where owner is a free name holding an object (a module namespace, data: `cfg.n`), or such
+ * a property of one (`cfg.model.W`), if it is one.
+ */
 export function memberOfFree(fn: Fn, owner: Expression | A.Super, name: string, env: Env): Resolved | undefined {
   if (owner.type === "Super") return undefined;
   const o = bare(owner);
-  if (o.type !== "Identifier" || env.get(o.name)) return undefined;
-  const r = fn.src.scope.lookup(o.name);
-  if (r?.k !== "object") return undefined;
-  const value = (r.value as Record<string, unknown>)[name];
-  return resolveValue(value, name);
+  let r: Resolved | undefined;
+  if (o.type === "Identifier") r = env.get(o.name) ? undefined : fn.src.scope.lookup(o.name);
+  else if (o.type === "MemberExpression" && !o.computed) {
+    const inner = keyName(o.property, false);
+    r = inner === undefined ? undefined : memberOfFree(fn, o.object, inner, env);
+  }
+  return r === undefined ? undefined : memberOf(r, name);
+}
+
+/** The data a closure holds, read at each call: a parameter of the program (../library/ts-target.ts passes it). */
+function captured(fn: Fn, node: Expression, r: Extract<Resolved, { k: "data" }>, lets: Lets): Val {
+  const span = fn.span(node);
+  const path = pathOf(node) ?? fn.text(node);
+  if (!r.route)
+    return fn.fail(
+      node,
+      `\`${path}\` is data from outside the function, which is read only when it is given to the library`,
+    );
+  const integer = integerNames(fn.src.node).has(path);
+  const c = fn.program.capture(r.route, r.value, integer, `\`${path}\`, which the function reads from outside`, span);
+  return lets.bind({ kind: "var", name: c.name, span }, c.type, c.route.name, span);
 }
 
 /** The value of an expression. */
@@ -133,20 +153,21 @@ function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
   if (r?.k === "number") return atom(num(r.value, span), Number.isInteger(r.value) ? T_INT : T_DOUBLE);
   if (r?.k === "boolean") return atom(bool(r.value, span), T_BOOL);
   if (r?.k === "numbers") return constantArray(fn, e, r.value, lets);
-  if (r?.k === "object")
-    return fn.fail(e, `\`${name}\` is an object from outside the function: read its numbers or call its functions`);
+  if (r?.k === "data") return captured(fn, e, r, lets);
   if (r?.k === "function")
     return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
-  if (r?.k === "other") return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read as a constant`);
+  if (r?.k === "other")
+    return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read`, {
+      hint: "Smooth computes with numbers, booleans, arrays and objects of these",
+    });
   const limitation = fn.src.scope.limitation;
+  if (limitation) return fn.fail(e, `\`${name}\` is not defined here: ${limitation}`, { hint: PLUGIN_HINT });
   return fn.fail(e, `\`${name}\` is not defined here`, {
-    hint: limitation
-      ? `${limitation}: pass it as an argument, or give the library the whole module (typescriptModule)`
-      : "a variable from outside the function must be a constant (a number or a list of numbers) or a function",
+    hint: "a variable from outside the function must be data (numbers, arrays, objects of these) or a function",
   });
 }
 
-/** Constants from outside the function up to this many numbers are part of the program. */
+/** Constants of a module's text up to this many numbers are part of the program. */
 const MAX_CONSTANT_ARRAY = 4096;
 
 /** A list of numbers from outside the function, written into the program (a Vector). */
@@ -323,6 +344,7 @@ function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   if (member?.k === "boolean") return atom(bool(member.value, span), T_BOOL);
   if (member?.k === "numbers" && e.property.type === "Identifier")
     return constantArray(fn, e.property, member.value, lets);
+  if (member?.k === "data") return captured(fn, e, member, lets);
   const a = expr(fn, e.object, env, lets);
   if (a.kind === "record") {
     const k = a.keys.indexOf(name);

@@ -10,9 +10,11 @@ import { KEYWORDS } from "../syntax/lexer.js";
 import { parseProgram } from "../syntax/parser.js";
 import type { Span } from "../syntax/source.js";
 import { BUILTINS } from "../types/builtins.js";
+import { threadCaptures, type Capture } from "./captures.js";
 import { Env, Fn, type Program } from "./context.js";
+import { routeKey } from "./routes.js";
 import { lam, param, unshare } from "./smooth-ast.js";
-import { spanOf, type FunctionSource } from "./source.js";
+import { spanOf, type FunctionSource, type Route } from "./source.js";
 import { bindParams, parameterPattern, requiredParameters, translateBody } from "./bodies.js";
 import { returnTypeOf, type TypeNode } from "./syntax.js";
 import { sameType, showTsType, T_BOOL, T_DOUBLE, tArray, type TsType } from "./ts-types.js";
@@ -42,8 +44,21 @@ interface InProgress extends Made {
 /** How often a recursive function is translated again with the result type the previous attempt found. */
 const MAX_RESULT_ATTEMPTS = 3;
 
+/** How a translation for the library reads data from closures. */
+export interface TranslateOptions {
+  /**
+   * The translator's type of data a closure holds, read as an Index where `integer` (a SmoothError where Smooth cannot
+   * take it: `what` names it). Without it, a translation reads no data from closures.
+   */
+  readonly dataType?: (value: unknown, integer: boolean, what: string, span: Span) => TsType;
+}
+
 class ProgramBuilder implements Program {
   readonly defs: Definition[] = [];
+  /** Data read from closures, by route (and Index-ness). */
+  readonly captures = new Map<string, Capture>();
+  /** Definition name -> the captures it reads itself. */
+  readonly reads = new Map<string, Set<string>>();
   private readonly made = new Map<FunctionSource, Map<string, Made>>();
   private readonly inProgress = new Map<string, InProgress>();
   /** The definitions being translated, innermost last (the caller of a `define`). */
@@ -52,8 +67,35 @@ class ProgramBuilder implements Program {
   private readonly calls = new Map<string, Set<string>>();
   private readonly topNames = new Names(reserved);
 
+  constructor(private readonly options: TranslateOptions = {}) {}
+
   reserved(name: string): boolean {
     return reserved(name);
+  }
+
+  capture(route: Route, value: unknown, integer: boolean, what: string, span: Span): Capture {
+    const key = `${routeKey(route)}${integer ? "#index" : ""}`;
+    let c = this.captures.get(key);
+    if (!c) {
+      if (!this.options.dataType)
+        fail("unsupported", `${what} is data from outside the function, which is read only for the library`, span);
+      const type = this.options.dataType(value, integer, what, span);
+      const base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(route.name) ? route.name : "data";
+      c = { route, type, integer, name: `${base}'c${this.captures.size}`, span };
+      this.captures.set(key, c);
+    }
+    const caller = this.callers[this.callers.length - 1];
+    if (caller !== undefined) {
+      let set = this.reads.get(caller);
+      if (!set) this.reads.set(caller, (set = new Set()));
+      set.add(c.name);
+    }
+    return c;
+  }
+
+  /** Definition name -> the definitions it calls. */
+  get callGraph(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.calls;
   }
 
   define(src: FunctionSource, args: readonly TsType[], span: Span): Made {
@@ -230,18 +272,30 @@ function nameSpan(src: FunctionSource): Span | undefined {
 
 export interface TranslatedFunction {
   readonly program: SmoothProgram;
-  /** The entry's definition name. */
+  /** The entry's definition name: it takes the arguments, then the captures. */
   readonly name: string;
   readonly result: TsType;
+  /** Data the program reads from closures, in the order the entry takes it after its arguments. */
+  readonly captures: readonly Capture[];
 }
 
 /** The Smooth program of a TypeScript function at these parameter types. */
-export function translateFunction(src: FunctionSource, params: readonly TsType[]): TranslatedFunction {
-  const builder = new ProgramBuilder();
+export function translateFunction(
+  src: FunctionSource,
+  params: readonly TsType[],
+  options: TranslateOptions = {},
+): TranslatedFunction {
+  const builder = new ProgramBuilder(options);
   const span = spanOf(src, src.node);
   // Statement lists and operator chains are translated in loops; other nesting (calls in calls) recurses.
-  const { name, result } = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
-  const defs = builder.ordered().map((d) => ({ ...d, value: unshare(d.value) }));
-  const program = loadProgram(src.file, { ast: { defs } });
-  return { program, name, result };
+  const made = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
+  const { defs, entry, captures } = threadCaptures(
+    builder.ordered(),
+    made.name,
+    [...builder.captures.values()],
+    builder.reads,
+    builder.callGraph,
+  );
+  const program = loadProgram(src.file, { ast: { defs: defs.map((d) => ({ ...d, value: unshare(d.value) })) } });
+  return { program, name: entry, result: made.result, captures };
 }

@@ -8,14 +8,37 @@ import type { SourceFile, Span } from "../syntax/source.js";
 import { parseModuleText } from "./parse.js";
 import { bare, numberLiteral, type FunctionNode, type Node } from "./syntax.js";
 
+/**
+ * How data a closure holds is reached from the function given to the library: through functions it calls by free
+ * name (`hops`: each a name of the previous function's closure and properties of its value, `ns.helper`), then a
+ * name of the last one's closure and properties of its value (`data.X`). The library reads it again at each call.
+ */
+export interface Hop {
+  readonly name: string;
+  readonly props: readonly string[];
+}
+export interface Route extends Hop {
+  readonly hops: readonly Hop[];
+}
+
 /** What a free name of a function is. */
 export type Resolved =
+  /** A constant of a module's text (`const n = 3`, `const w = [1, 2]`): part of the program. */
   | { readonly k: "number"; readonly value: number }
   | { readonly k: "boolean"; readonly value: boolean }
   | { readonly k: "numbers"; readonly value: readonly number[] }
+  /**
+   * A value a closure holds that is not a function — a number, a boolean, an array, a typed array, an object — read
+   * at each call (`route`, where the translation is for the library) and passed to the compiled code; its
+   * properties are read by `member`.
+   */
+  | {
+      readonly k: "data";
+      readonly value: unknown;
+      readonly route?: Route;
+      readonly member?: (name: string) => Resolved | undefined;
+    }
   | { readonly k: "function"; readonly source: () => FunctionSource; readonly value?: unknown }
-  /** An object (a module namespace a bundler made, say): its properties are read as free names are. */
-  | { readonly k: "object"; readonly value: object }
   | { readonly k: "other"; readonly what: string };
 
 export interface Resolver {
@@ -36,6 +59,10 @@ export interface FunctionSource {
   readonly scope: Resolver;
   /** The function value itself, when it was given as one (the library's plain functions). */
   readonly value?: unknown;
+  /** The names its text mentions that its closure may hold (a function value's). */
+  readonly freeNames?: readonly string[];
+  /** Where it is defined, when known ("script:line:column", or the plugin's "file:line:column"). */
+  readonly site?: string;
 }
 
 /** The span of a node of `src`'s tree in its file. */

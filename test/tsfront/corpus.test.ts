@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { compilations, compile, grad, jacobian, type AnyFunction } from "../../src/index.js";
 import { decode } from "../../src/library/convert.js";
-import { interpretedProgram, libraryFunction, Specialisations } from "../../src/library/target.js";
+import { interpretedProgram, libraryFunction, Specialisations, withHidden } from "../../src/library/target.js";
 import * as corpus from "./corpus.js";
 import { expectClose, rng } from "../library/helpers.js";
 
@@ -111,7 +111,7 @@ function numeric(f: Fn, args: readonly unknown[], k: number, h = 1e-6): number[]
 
 function interpreted(fn: unknown, args: readonly unknown[]): unknown {
   const { inst, trees, values } = new Specialisations(libraryFunction(fn)!.target!).lookup(args);
-  return decode(interpretedProgram(inst).run(values), inst.resultType, inst.resultForm(trees));
+  return decode(interpretedProgram(inst).run(withHidden(inst, values)), inst.resultType, inst.resultForm(trees));
 }
 
 describe("the TypeScript corpus", () => {
