@@ -51,7 +51,7 @@ execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", `${
 });
 
 // The packages bundled into both builds (the parser that reads plain functions): their licenses ship beside them.
-const BUNDLED = ["acorn", "@sveltejs/acorn-typescript"];
+const BUNDLED = ["acorn", "@sveltejs/acorn-typescript", "magic-string", "@jridgewell/sourcemap-codec"];
 const licenseOf = (name) => {
   const dir = `${root}node_modules/${name}/`;
   const file = ["LICENSE", "LICENSE.md"].find((f) => existsSync(dir + f));
@@ -103,6 +103,24 @@ await build({
   ...forNode,
   format: "esm",
 });
+
+// The bundler plugin (`smooth-ad/plugin`), for the build tools' Node processes, ESM and CommonJS: acorn, its TypeScript
+// plugin and magic-string (which makes the plugin's edits and their source maps) bundled in, so that it needs nothing
+// installed beside it.
+const pluginNotice =
+  "/* Includes acorn, @sveltejs/acorn-typescript, magic-string and @jridgewell/sourcemap-codec (MIT): their licenses " +
+  "are in dist/THIRD_PARTY_LICENSES. */";
+for (const [format, file] of [
+  ["esm", "plugin.js"],
+  ["cjs", "plugin.cjs"],
+])
+  await build({
+    entryPoints: [`${root}src/plugin/index.ts`],
+    outfile: `${root}dist/bundle/${file}`,
+    ...forNode,
+    format,
+    banner: { js: pluginNotice },
+  });
 
 // The package's entry points: each takes what it exports (or runs) from the one compiler loader.js loaded.
 const generated = "// Written by scripts/build.mjs: the compiler itself is ./core.cjs, loaded by ./loader.js.\n";

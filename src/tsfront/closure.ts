@@ -22,20 +22,26 @@ type AnyFn = (...args: never[]) => unknown;
 /** The property (a registered symbol, so that every copy of the library finds it) holding a function's accessor. */
 export const CLOSURE_KEY: unique symbol = Symbol.for("smooth-ad.closure") as never;
 
+/**
+ * The variables of a closure: an object of them, or an array of them whose names are read from the accessor's text
+ * (`() => [X, y]`: what the bundler plugin writes, so that a bundler renaming a variable renames it there too).
+ */
+export type ClosureRead = () => Record<string, unknown> | readonly unknown[];
+
 /** What `withClosure` attaches: the closure's variables, and where the function is written ("file:line:column"). */
 export interface ClosureAccessor {
-  readonly read: () => Record<string, unknown>;
+  readonly read: ClosureRead;
   readonly site?: string;
 }
 
 /**
  * `fn`, marked with an accessor of the variables of its closure that it uses: `withClosure((w) => loss(w, X), () =>
- * ({ loss, X }))`. The library calls `read` whenever it needs their values (at each call of a compiled function), so
- * the function sees their current values. Smooth's bundler plugin (`smooth-ad/plugin`) writes this for the functions
- * given to transforms; in Node the library reads closures without it. `site` ("file:line:column", 1-based line) names
- * where the function is written in messages.
+ * ({ loss, X }))` (or `() => [loss, X]`). The library calls `read` whenever it needs their values (at each call of a
+ * compiled function), so the function sees their current values. Smooth's bundler plugin (`smooth-ad/plugin`) writes
+ * this for the functions given to transforms; in Node the library reads closures without it. `site`
+ * ("file:line:column", 1-based line) names where the function is written in messages.
  */
-export function withClosure<F extends AnyFn>(fn: F, read: () => Record<string, unknown>, site?: string): F {
+export function withClosure<F extends AnyFn>(fn: F, read: ClosureRead, site?: string): F {
   if (typeof fn !== "function" || typeof read !== "function")
     throw new TypeError("withClosure(fn, read): fn and read must be functions");
   try {
@@ -196,11 +202,41 @@ export function readClosure(fn: AnyFn, names: readonly string[]): Map<string, un
   if (accessor) {
     const all = accessor.read();
     const values = new Map<string, unknown>();
-    for (const n of names) if (Object.prototype.hasOwnProperty.call(all, n)) values.set(n, all[n]);
+    if (Array.isArray(all)) {
+      const listed = accessorNames(accessor.read);
+      listed.forEach((n, i) => n !== undefined && values.set(n, all[i]));
+    } else {
+      const vars = all as Record<string, unknown>;
+      for (const n of names) if (Object.prototype.hasOwnProperty.call(vars, n)) values.set(n, vars[n]);
+    }
     return values;
   }
   const s = inspector();
   return s ? inspect(s, fn, names).values : undefined;
+}
+
+const ACCESSOR_NAMES = new Map<string, readonly (string | undefined)[]>();
+
+/** The names an accessor `() => [X, y]` lists, from its text (an element that is not a name: undefined). */
+function accessorNames(read: ClosureRead): readonly (string | undefined)[] {
+  const text = Function.prototype.toString.call(read);
+  let names = ACCESSOR_NAMES.get(text);
+  if (!names) {
+    const file: SourceFile = { name: "<closure accessor>", text };
+    const { node } = parseFunctionText(text, file, 0, "a closure's accessor");
+    const body = node.body;
+    const list =
+      body.type === "ArrayExpression"
+        ? body
+        : body.type === "BlockStatement" && body.body[0]?.type === "ReturnStatement"
+          ? body.body[0].argument
+          : undefined;
+    if (list?.type !== "ArrayExpression")
+      throw new TypeError("withClosure: an accessor returning an array must be written `() => [a, b, ...]`");
+    names = list.elements.map((e) => (e?.type === "Identifier" ? e.name : undefined));
+    ACCESSOR_NAMES.set(text, names);
+  }
+  return names;
 }
 
 /** Names the translator reads itself, never from a closure. */
