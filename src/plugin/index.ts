@@ -63,7 +63,8 @@ export function smoothEsbuild(options: PluginOptions = {}): EsbuildPlugin {
         if (!out) return warnings.length > 0 ? { contents: code, loader, resolveDir, warnings } : undefined;
         const map = Buffer.from(out.map.toString()).toString("base64");
         return {
-          contents: `${out.code}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${map}\n`,
+          // (The comment's text is split here so that a tool reading this file does not take it for this file's.)
+          contents: `${out.code}//# ${"sourceMappingURL"}=data:application/json;charset=utf-8;base64,${map}\n`,
           loader,
           resolveDir,
         };
