@@ -32,7 +32,7 @@ export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";
 export { useTypeScript } from "./tsfront/use-typescript.js";
-export { withClosure } from "./tsfront/closure.js";
+export { withClosure } from "./tsfront/with-closure.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).

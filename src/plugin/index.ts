@@ -73,14 +73,20 @@ export function smoothEsbuild(options: PluginOptions = {}): EsbuildPlugin {
   };
 }
 
+/** A source map (version 3), as Rollup takes one. */
+export interface SourceMap {
+  readonly version: number;
+  readonly file?: string;
+  readonly sources: string[];
+  readonly sourcesContent?: (string | null)[];
+  readonly names: string[];
+  readonly mappings: string;
+}
+
 /** What the plugin uses of Rollup's (and Vite's) plugin API. */
 export interface RollupPlugin {
   readonly name: string;
-  transform(
-    this: { warn(message: string): void },
-    code: string,
-    id: string,
-  ): { code: string; map: { toString(): string } } | null;
+  transform(this: { warn(message: string): void }, code: string, id: string): { code: string; map: SourceMap } | null;
 }
 
 /** Smooth's plugin for Rollup and Vite: marks closures in the modules it transforms (with their source maps). */
@@ -90,7 +96,19 @@ export function smoothRollup(options: PluginOptions = {}): RollupPlugin {
     transform(code, id) {
       if (!wanted(id.split("?")[0]!, options)) return null;
       const out = transformClosures(code, id, options, (message) => this.warn(message));
-      return out ? { code: out.code, map: out.map } : null;
+      if (!out) return null;
+      const { version, file, sources, sourcesContent, names, mappings } = out.map;
+      return {
+        code: out.code,
+        map: {
+          version,
+          sources,
+          names,
+          mappings,
+          ...(file ? { file } : {}),
+          ...(sourcesContent ? { sourcesContent } : {}),
+        },
+      };
     },
   };
 }

@@ -41,7 +41,7 @@ let tarball = "";
  * (2, 4, 6), and a few functions like the corpus's against central differences of themselves. It prints whether it
  * could import `typescript`, the gradient, and the largest relative difference from central differences.
  */
-const PLAIN = `import { grad } from "smooth-ad";
+const PLAIN = `import { compilations, grad } from "smooth-ad";
 let typescript = true;
 try { await import("typescript"); } catch { typescript = false; }
 function sumOfSquares(v) { let s = 0; for (let i = 0; i < v.length; i++) s += v[i] * v[i]; return s; }
@@ -82,12 +82,36 @@ for (const [f, args] of cases) {
     worst = Math.max(worst, Math.abs(g[i] - fd) / (1 + Math.abs(fd)));
   }
 }
-console.log(JSON.stringify({ typescript, gradient: [...grad(sumOfSquares)(new Float64Array([1, 2, 3]))], worst }));
+// Closures over data: a loss over the module's number[][] through a helper, a captured Float64Array whose contents
+// change between calls, and closures made afresh in a loop (one compilation).
+const labels = new Float64Array([1, 0, 1]);
+const closure = (w) => logistic(w, X, labels);
+const dClosure = grad(closure);
+const w0 = new Float64Array([0.1, -0.4, 0.7]);
+const check = (g) => {
+  for (let i = 0; i < w0.length; i++) {
+    const at = (d) => { const y = Float64Array.from(w0); y[i] += d; return closure(y); };
+    worst = Math.max(worst, Math.abs(g[i] - (at(1e-6) - at(-1e-6)) / 2e-6));
+  }
+};
+check(dClosure(w0));
+labels.set([0, 1, 0]);
+check(dClosure(w0));
+const before = compilations();
+for (let k = 0; k < 50; k++) worst = Math.max(worst, Math.abs(grad((x) => x * k + Math.sin(x))(1) - k - Math.cos(1)));
+const loopCompilations = compilations() - before;
+const gradient = [...grad(sumOfSquares)(new Float64Array([1, 2, 3]))];
+console.log(JSON.stringify({ typescript, gradient, worst, loopCompilations }));
 `;
 
 /** What PLAIN prints in a project folder. */
 const plainIn = (at: string) =>
-  JSON.parse(run(at, "plain.mjs").trim()) as { typescript: boolean; gradient: number[]; worst: number };
+  JSON.parse(run(at, "plain.mjs").trim()) as {
+    typescript: boolean;
+    gradient: number[];
+    worst: number;
+    loopCompilations: number;
+  };
 
 beforeAll(() => {
   const packed = JSON.parse(
@@ -119,6 +143,9 @@ describe("the packed tarball", () => {
         "dist/node.d.ts",
         "dist/browser/smooth.mjs",
         "dist/THIRD_PARTY_LICENSES",
+        "dist/bundle/plugin.js",
+        "dist/bundle/plugin.cjs",
+        "dist/plugin/index.d.ts",
       ]),
     );
     expect(files.filter((f) => f.endsWith(".map") || f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
@@ -192,13 +219,31 @@ describe("the packed tarball", () => {
     expect(loader).toBe("function");
   });
 
-  it("differentiates plain functions in a project without the `typescript` package", () => {
+  it("differentiates plain functions and closures over data in a project without the `typescript` package", () => {
     // (Before the parser was the package's own, this printed [0, 0, 0]: the function was traced without being read.)
     const at = project("plain", { type: "module" }, { "plain.mjs": PLAIN });
     const out = plainIn(at);
     expect(out.typescript).toBe(false);
     expect(out.gradient).toEqual([2, 4, 6]);
     expect(out.worst).toBeLessThan(1e-6);
+    expect(out.loopCompilations).toBe(1);
+  });
+
+  it("exports the bundler plugin to ES modules and CommonJS", () => {
+    const source = `import { grad } from "smooth-ad";\nconst k = 2;\ngrad((x) => x * k);\n`;
+    const script = (load: string) =>
+      `${load}\nconst out = plugin.transformClosures(${JSON.stringify(source)}, "/m.js");\n` +
+      `console.log(JSON.stringify([typeof plugin.smoothEsbuild, typeof plugin.smoothVite, out.code.includes("() => [k]")]));\n`;
+    const at = project(
+      "plugin",
+      { type: "module" },
+      {
+        "esm.mjs": script(`import * as plugin from "smooth-ad/plugin";`),
+        "cjs.cjs": script(`const plugin = require("smooth-ad/plugin");`),
+      },
+    );
+    for (const file of ["esm.mjs", "cjs.cjs"])
+      expect(JSON.parse(run(at, file))).toEqual(["function", "function", true]);
   });
 });
 
@@ -216,6 +261,7 @@ describe("beside the typescript package", () => {
       expect(out.typescript).toBe(true);
       expect(out.gradient).toEqual([2, 4, 6]);
       expect(out.worst).toBeLessThan(1e-6);
+      expect(out.loopCompilations).toBe(1);
     },
     320_000,
   );

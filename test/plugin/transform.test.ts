@@ -7,7 +7,7 @@ import { decode } from "@jridgewell/sourcemap-codec";
 import { describe, expect, it } from "vitest";
 import * as library from "../../src/index.js";
 import { TRANSFORMS, transformClosures } from "../../src/plugin/index.js";
-import { CLOSURE_KEY } from "../../src/tsfront/closure.js";
+import { CLOSURE_KEY } from "../../src/tsfront/with-closure.js";
 
 const marked = (code: string, id = "/app/src/main.js") => transformClosures(code, id, { root: "/app" })?.code;
 
