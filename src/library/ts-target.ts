@@ -113,6 +113,11 @@ export class TsTarget implements Target {
   private readonly checked = new WeakSet<Variant>();
   /** The variant found for the last call's reads (key and instance run on the same ones). */
   private last: { reads: number; argKey: string; variant: Variant } | undefined;
+  /** The variant each argument key used last (tried first at the next call). */
+  private readonly recent = new Map<string, Variant>();
+  /** The data's structures as the last check found them (the call's hidden parameters are encoded by them). */
+  private described: { reads: number; variant: Variant; trees: readonly Tree[] } | undefined;
+  private readonly wheres: Where[] = [];
 
   constructor(readonly src: FunctionSource) {
     this.label = `the TypeScript function \`${src.name}\``;
@@ -137,7 +142,10 @@ export class TsTarget implements Target {
 
   where(k: number): Where {
     const name = this.names[k];
-    return { what: `argument ${k}${name ? ` (\`${name}\`)` : ""} of ${this.label}`, span: this.span };
+    return (this.wheres[k] ??= {
+      what: `argument ${k}${name ? ` (\`${name}\`)` : ""} of ${this.label}`,
+      span: this.span,
+    });
   }
 
   argument(k: number): string {
@@ -169,7 +177,7 @@ export class TsTarget implements Target {
     const hit = this.instances.get(key);
     if (hit) return hit;
     const argTypes = trees.map(treeType);
-    const hidden = v.captures.map(({ capture }) => this.hidden(capture));
+    const hidden = v.captures.map(({ capture }, k) => this.hidden(capture, v, k));
     const entryTypes = [...argTypes, ...hidden.map((h) => h.type)];
     v.resultType ??= resultTypeOf(lowerEntry(v.program.checked, v.name, entryTypes));
     const form = formOf(v.result);
@@ -197,9 +205,11 @@ export class TsTarget implements Target {
     }
     const reads = closureReads();
     if (this.last?.reads === reads.id && this.last.argKey === argKey) return this.last.variant;
+    const recent = this.recent.get(argKey);
+    let variant = recent && this.fits(recent, reads) ? recent : undefined;
     const text = `${this.src.site ?? ""}\u0000${argKey}\u0000${Function.prototype.toString.call(fn)}`;
-    const known = TRANSLATIONS.get(text) ?? [];
-    let variant = known.find((v) => this.fits(v, reads));
+    const known = variant ? [] : (TRANSLATIONS.get(text) ?? []);
+    variant ??= known.find((v) => this.fits(v, reads));
     if (!variant) {
       const routing = new Routing(reads);
       variant = translated(routing.source(fn, []), trees, routing.lookups);
@@ -207,6 +217,7 @@ export class TsTarget implements Target {
       TRANSLATIONS.set(text, [...known.slice(1 - VARIANTS_PER_TEXT), variant]);
     }
     this.last = { reads: reads.id, argKey, variant };
+    this.recent.set(argKey, variant);
     return variant;
   }
 
@@ -218,17 +229,23 @@ export class TsTarget implements Target {
         if (!matches(reads, fn, v.lookups)) return false;
         this.checked.add(v);
       }
-      return v.captures.every(({ capture, type }) => {
+      const trees: Tree[] = [];
+      for (const { capture, type } of v.captures) {
         const { found, value } = readRoute(reads, fn, capture.route);
-        return found && JSON.stringify(dataType(value, capture.integer, "")) === type;
-      });
+        if (!found) return false;
+        const tree = describe(value, capture.integer ? M_INDEX : undefined, { what: "" });
+        if (JSON.stringify(tsTypeOf(tree)) !== type) return false;
+        trees.push(tree);
+      }
+      this.described = { reads: reads.id, variant: v, trees };
+      return true;
     } catch {
       return false; // data Smooth cannot read: the translation says where
     }
   }
 
-  /** The hidden parameter of data the function reads from a closure: read at each call. */
-  private hidden(c: Capture): Hidden {
+  /** The hidden parameter of data the function reads from a closure (the variant's k-th): read at each call. */
+  private hidden(c: Capture, v: Variant, k: number): Hidden {
     const fn = this.fn!;
     const where: Where = { what: `\`${routeKey(c.route)}\`, which ${this.label} reads from outside`, span: c.span };
     const read = (): unknown => {
@@ -243,9 +260,11 @@ export class TsTarget implements Target {
       type: smoothType(c.type),
       value: () => {
         const value = read();
+        // The structure the call's check found (the same read), else described again and checked.
+        const d = this.described;
+        if (d && d.variant === v && d.reads === closureReads().id) return encode(value, d.trees[k]!, () => where);
         const tree = describe(value, c.integer ? M_INDEX : undefined, where);
-        const found = tsTypeOf(tree);
-        if (JSON.stringify(found) !== JSON.stringify(c.type))
+        if (JSON.stringify(tsTypeOf(tree)) !== JSON.stringify(c.type))
           fail("argument", `${where.what} has changed type since the call began`, c.span, { found: showTree(tree) });
         return encode(value, tree, () => where);
       },
