@@ -9,7 +9,7 @@
 import type * as A from "acorn";
 import MagicString from "magic-string";
 import { parseForPlugin } from "./parse.js";
-import { analyse, children, declarationOf, freeNames } from "./scopes.js";
+import { analyse, children, declarationOf, freeNames } from "../tsfront/scopes.js";
 
 /** The library's functions that take a function to transform (src/index.ts). */
 export const TRANSFORMS: readonly string[] = [

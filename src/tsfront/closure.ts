@@ -15,6 +15,7 @@ import type { SourceFile } from "../syntax/source.js";
 import { parseFunctionText } from "./parse.js";
 import type { FunctionSource, Resolved, Resolver } from "./source.js";
 import type { FunctionNode, Identifier } from "./syntax.js";
+import { constantNames } from "./constant-names.js";
 import { walkTree } from "./walk.js";
 import { accessorOf, type ClosureRead } from "./with-closure.js";
 
@@ -244,6 +245,24 @@ export function memberOf(r: Resolved, name: string): Resolved | undefined {
   return resolveValue((v as Record<string, unknown>)[name], name);
 }
 
+/** A script's text as V8 runs it (the inspector's debugger, enabled for the moment it takes). */
+function scriptSource(scriptId: string): string | undefined {
+  const s = inspector();
+  if (!s) return undefined;
+  try {
+    post(s, "Debugger.enable", {});
+    return post<{ scriptSource: string }>(s, "Debugger.getScriptSource", { scriptId }).scriptSource;
+  } catch {
+    return undefined;
+  } finally {
+    try {
+      post(s, "Debugger.disable", {});
+    } catch {
+      // (Disabled already.)
+    }
+  }
+}
+
 /** The URLs of scripts by id, read from the inspector's debugger when a location is first shown. */
 const scriptUrls = new Map<string, string>();
 let listening = false;
@@ -310,7 +329,14 @@ class ValueSource implements FunctionSource {
   readonly scope: Resolver;
   /** The first read (an object of its own, so that a source made from this one by Object.create shares it). */
   private readonly state: {
-    read?: { values?: Map<string, unknown>; location?: Location; site?: string; file?: SourceFile; call?: number };
+    read?: {
+      values?: Map<string, unknown>;
+      location?: Location;
+      site?: string;
+      file?: SourceFile;
+      call?: number;
+      constant?: ReadonlySet<string>;
+    };
   } = {};
 
   constructor(
@@ -353,7 +379,27 @@ class ValueSource implements FunctionSource {
   current(): Map<string, unknown> | undefined {
     const { read } = this.state;
     if (!read || (read.call !== undefined && read.call === readsInProgress.call)) return this.first().values;
+    if (read.values && this.unchanging(read)) return read.values;
     return readClosure(this.value, this.freeNames);
+  }
+
+  /**
+   * Whether every variable the first read found can never change (./constant-names.ts: a `const`, or a declaration
+   * nothing assigns) and had a value then: its read serves every call (the arrays' contents are read at each call).
+   */
+  private unchanging(read: NonNullable<ValueSource["state"]["read"]>): boolean {
+    const { location, values } = read;
+    if (!location || !values) return false;
+    read.constant ??= constantNames(
+      location.scriptId,
+      location.line,
+      location.column,
+      this.text,
+      this.freeNames,
+      scriptSource,
+    );
+    for (const [name, value] of values) if (value === undefined || !read.constant.has(name)) return false;
+    return true;
   }
 
   private first(): NonNullable<ValueSource["state"]["read"]> {

@@ -1,12 +1,16 @@
-// The scopes of a module, for the bundler plugin: where each name is declared, and which names a function reads from
-// outside itself that the module declares (its closure's variables; a name the module does not declare is a global,
-// which the library never reads from a closure). Enough of ECMAScript's scoping for that question: var hoisting to the
-// function, let/const/class to the block, function declarations, parameters, catch parameters, imports, the name of
-// a function or class expression; TypeScript's type positions are not code.
+// The scopes of a module or script: where each name is declared, which names a function reads from outside itself
+// that the code declares (its closure's variables; a name the code does not declare is a global, which the library
+// never reads from a closure), and which of those can never change (./constant-names.ts). Enough of ECMAScript's
+// scoping for these questions: var hoisting to the function, let/const/class to the block, function declarations,
+// parameters, catch parameters, imports, the name of a function or class expression; TypeScript's type positions are
+// not code. The bundler plugin (src/plugin/) and the library's reading of closures in Node use it.
 
 import type * as A from "acorn";
 
 type Node = A.Node;
+
+/** How a name is declared. */
+export type DeclarationKind = "const" | "let" | "var" | "function" | "class" | "param" | "import" | "other";
 
 /** Where a name is declared. */
 export interface Declaration {
@@ -14,6 +18,9 @@ export interface Declaration {
   /** The node that declares it: a function declaration, a variable declarator, an import specifier, ... */
   readonly node: Node;
   readonly scope: Scope;
+  readonly kind: DeclarationKind;
+  /** Declared more than once (`var x` twice, a function declared again): each declaration assigns it. */
+  again?: boolean;
 }
 
 export class Scope {
@@ -25,8 +32,10 @@ export class Scope {
     readonly owner: Node,
   ) {}
 
-  declare(name: string, node: Node): void {
-    if (!this.names.has(name)) this.names.set(name, { name, node, scope: this });
+  declare(name: string, node: Node, kind: DeclarationKind = "other"): void {
+    const known = this.names.get(name);
+    if (known) known.again = true;
+    else this.names.set(name, { name, node, scope: this, kind });
   }
 
   lookup(name: string): Declaration | undefined {
@@ -39,10 +48,12 @@ export class Scope {
   }
 }
 
-/** A reading of a name: the identifier and the scope it is read in. */
+/** A reading (or assignment) of a name: the identifier and the scope it is read in. */
 export interface Reference {
   readonly node: A.Identifier;
   readonly scope: Scope;
+  /** An assignment to it (`x = `, `x += `, `x++`, `for (x of ...)`, `[x] = ...`). */
+  readonly write?: boolean;
 }
 
 const isFunction = (n: Node): n is A.Function =>
@@ -113,13 +124,14 @@ export function analyse(program: A.Program): Scopes {
       if (!s) continue;
       if (s.type === "FunctionDeclaration" || s.type === "ClassDeclaration" || s.type === "TSEnumDeclaration") {
         const id = (s as { id?: A.Identifier | null }).id;
-        if (id) scope.declare(id.name, s);
-      } else if (s.type === "VariableDeclaration" && (s as A.VariableDeclaration).kind !== "var")
+        if (id) scope.declare(id.name, s, s.type === "FunctionDeclaration" ? "function" : "class");
+      } else if (s.type === "VariableDeclaration" && (s as A.VariableDeclaration).kind !== "var") {
+        const kind = (s as A.VariableDeclaration).kind === "const" ? "const" : "let";
         for (const d of (s as A.VariableDeclaration).declarations)
-          for (const id of patternNames(d.id)) scope.declare(id.name, d);
-      else if (s.type === "ImportDeclaration" && (s as { importKind?: string }).importKind !== "type")
+          for (const id of patternNames(d.id)) scope.declare(id.name, d, kind);
+      } else if (s.type === "ImportDeclaration" && (s as { importKind?: string }).importKind !== "type")
         for (const spec of (s as A.ImportDeclaration).specifiers)
-          if ((spec as { importKind?: string }).importKind !== "type") scope.declare(spec.local.name, spec);
+          if ((spec as { importKind?: string }).importKind !== "type") scope.declare(spec.local.name, spec, "import");
     }
     if (functionScope) for (const s of body) hoistVars(s, scope);
   };
@@ -132,36 +144,41 @@ export function analyse(program: A.Program): Scopes {
       if (isFunction(n) || n.type === "ClassDeclaration" || n.type === "ClassExpression") continue;
       if (n.type === "VariableDeclaration" && (n as A.VariableDeclaration).kind === "var")
         for (const d of (n as A.VariableDeclaration).declarations)
-          for (const id of patternNames(d.id)) scope.declare(id.name, d);
+          for (const id of patternNames(d.id)) scope.declare(id.name, d, "var");
       work.push(...children(n).filter((c) => !isExpression(c)));
     }
   };
 
-  const walkPattern = (p: Node | null | undefined, scope: Scope): void => {
-    // A pattern's defaults and computed keys are read; its names are declared (elsewhere).
+  const walkPattern = (p: Node | null | undefined, scope: Scope, assigns = false): void => {
+    // A pattern's defaults and computed keys are read; its names are declared (elsewhere), or assigned.
     if (!p) return;
+    if (p.type === "Identifier") {
+      if (assigns) references.push({ node: p as A.Identifier, scope, write: true });
+      return;
+    }
     if (p.type === "AssignmentPattern") {
-      walkPattern((p as A.AssignmentPattern).left, scope);
+      walkPattern((p as A.AssignmentPattern).left, scope, assigns);
       walk((p as A.AssignmentPattern).right, scope);
-    } else if (p.type === "ArrayPattern") (p as A.ArrayPattern).elements.forEach((e) => walkPattern(e, scope));
+    } else if (p.type === "ArrayPattern") (p as A.ArrayPattern).elements.forEach((e) => walkPattern(e, scope, assigns));
     else if (p.type === "ObjectPattern")
       for (const q of (p as A.ObjectPattern).properties) {
-        if (q.type === "RestElement") walkPattern(q.argument, scope);
+        if (q.type === "RestElement") walkPattern(q.argument, scope, assigns);
         else {
           if (q.computed) walk(q.key, scope);
-          walkPattern(q.value, scope);
+          walkPattern(q.value, scope, assigns);
         }
       }
-    else if (p.type === "RestElement") walkPattern((p as A.RestElement).argument, scope);
-    else if (p.type === "TSParameterProperty") walkPattern((p as unknown as { parameter: Node }).parameter, scope);
-    else if (p.type !== "Identifier") walk(p, scope); // an assignment's target: a member expression
+    else if (p.type === "RestElement") walkPattern((p as A.RestElement).argument, scope, assigns);
+    else if (p.type === "TSParameterProperty")
+      walkPattern((p as unknown as { parameter: Node }).parameter, scope, assigns);
+    else walk(p, scope); // an assignment's target: a member expression
   };
 
   const walkFunction = (f: A.Function, outer: Scope): void => {
     const scope = new Scope(outer, f);
     ofFunction.set(f, scope);
-    if (f.type === "FunctionExpression" && f.id) scope.declare(f.id.name, f);
-    for (const p of f.params) for (const id of patternNames(p)) scope.declare(id.name, p);
+    if (f.type === "FunctionExpression" && f.id) scope.declare(f.id.name, f, "function");
+    for (const p of f.params) for (const id of patternNames(p)) scope.declare(id.name, p, "param");
     scope.declare("arguments", f);
     for (const p of f.params) walkPattern(p, scope);
     if (f.body.type === "BlockStatement") {
@@ -199,8 +216,11 @@ export function analyse(program: A.Program): Scopes {
         const inner = new Scope(scope, node);
         const head = node.type === "ForStatement" ? (node as A.ForStatement).init : (node as A.ForInStatement).left;
         if (head?.type === "VariableDeclaration" && head.kind !== "var")
-          for (const d of head.declarations) for (const id of patternNames(d.id)) inner.declare(id.name, d);
-        for (const c of children(node)) walk(c, inner);
+          for (const d of head.declarations)
+            for (const id of patternNames(d.id)) inner.declare(id.name, d, head.kind === "const" ? "const" : "let");
+        // `for (x of xs)`: the loop assigns x.
+        if (node.type !== "ForStatement" && head && head.type !== "VariableDeclaration") walkPattern(head, inner, true);
+        for (const c of children(node)) if (c !== head || head.type === "VariableDeclaration") walk(c, inner);
         return;
       }
       case "CatchClause": {
@@ -254,8 +274,11 @@ export function analyse(program: A.Program): Scopes {
         return;
       }
       case "AssignmentExpression":
-        walkPattern((node as A.AssignmentExpression).left, scope);
+        walkPattern((node as A.AssignmentExpression).left, scope, true);
         walk((node as A.AssignmentExpression).right, scope);
+        return;
+      case "UpdateExpression":
+        walkPattern((node as A.UpdateExpression).argument, scope, true);
         return;
       case "LabeledStatement":
         walk((node as A.LabeledStatement).body, scope);

@@ -64,6 +64,28 @@ describe.each(backends)("data a plain function reads from its closure (%s)", (ba
     expect(compilations(df)).toBe(1);
   });
 
+  it("a variable assigned anywhere (by another function, a destructuring, ++, for-of) is read at each call", () => {
+    let a = 1;
+    let b = 1;
+    let c = 1;
+    let d = 1;
+    const setA = (v: number) => {
+      a = v;
+    };
+    const f = (x: number) => x * a + x * x * b + c * Math.sin(x) + d;
+    const df = grad(f, { backend });
+    const check = () => expect(df(0.5)).toBeCloseTo(a + b + c * Math.cos(0.5), 12);
+    check();
+    setA(4);
+    check();
+    [b] = [3];
+    check();
+    c++;
+    check();
+    for (d of [7]) check();
+    expect(compilations(df)).toBe(1);
+  });
+
   it("a number used as an index or a length is an Index; a changed value is read, a fraction refused", () => {
     let at = 1;
     let n = 3;
