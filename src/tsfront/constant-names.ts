@@ -84,8 +84,9 @@ const constant = (d: Declaration, script: Script): boolean =>
     !script.assigned.has(d));
 
 /**
- * The names of `names` that the function of text `text`, defined at `line` and `column` (0-based) of script `id`, reads
- * from declarations outside it that never change. `source` gives a script's text.
+ * The names of `names` whose values in the closure of the function of text `text`, defined at `line` and `column`
+ * (0-based) of script `id`, never change or are never read: declarations outside it that never change, and names it
+ * declares itself. `source` gives a script's text.
  */
 export function constantNames(
   id: string,
@@ -111,7 +112,9 @@ export function constantNames(
   const found = new Set<string>();
   for (const n of names) {
     const d: Declaration | undefined = own.lookup(n);
-    if (d && !d.scope.within(own) && constant(d, script)) found.add(n);
+    // A name the function declares itself (a parameter, a top-level local) shadows the closure's in all of its body:
+    // the closure's variable of that name, which the inspector still finds, is never read.
+    if (d && (d.scope.within(own) || constant(d, script))) found.add(n);
   }
   return remember(FOUND, MAX_FOUND, key, found);
 }
