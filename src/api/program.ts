@@ -60,6 +60,8 @@ export interface Specialised {
    * again, such as a benchmark loop.
    */
   runBorrowed(args: readonly Value[]): Value;
+  /** `run` for every back end, the asynchronous ones (webgpu) included: resolves to the result. */
+  runAsync(args: readonly Value[]): Promise<Value>;
   /** The code the back end generated (none for the interpreter). */
   readonly code?: GeneratedCode;
   /** The generated JavaScript (js engine only). */

@@ -28,6 +28,11 @@ export interface Executable {
    * memory): for a caller that reads the result before calling again, such as a benchmark loop.
    */
   readonly runBorrowed: (args: readonly Value[]) => Value;
+  /**
+   * Runs the function and resolves to its result: the way to run a back end whose results arrive asynchronously
+   * (webgpu, whose `run` is an error). Absent for the synchronous back ends, which callers run through `run`.
+   */
+  readonly runAsync?: (args: readonly Value[]) => Promise<Value>;
   /** The generated code (none for the interpreter, which runs the IR itself). */
   readonly code?: GeneratedCode;
   /** What it runs, in a form the persistent compile cache can store (src/cache/); none for the interpreter. */

@@ -116,6 +116,7 @@ function fromEntry(
     engine,
     run: exec.run,
     runBorrowed: exec.runBorrowed,
+    runAsync: (args) => Promise.resolve().then(() => exec.run(args)),
     ...withCode(entry.code ?? exec.code),
   };
 }
@@ -143,6 +144,7 @@ function compile(
     engine,
     run: compiled.run,
     runBorrowed: compiled.runBorrowed,
+    runAsync: compiled.runAsync ?? ((args) => Promise.resolve().then(() => compiled.run(args))),
     ...withCode(compiled.code),
   };
   return { spec, artefact: compiled.artefact };
