@@ -4,13 +4,20 @@
 import { JS_BACKEND } from "../codegen/backend.js";
 import { INTERP_BACKEND } from "../eval/backend.js";
 import { WASM_BACKEND, WASM_F32_BACKEND } from "../wasm/backend.js";
+import { WEBGPU_BACKEND } from "../webgpu/backend.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Backend } from "./backend.js";
 
 /** In the order the CLI's help lists them; the first is the default. */
 // wasm is the default: the fastest on every array program measured (bench:backends, bench:gradbench, bench:library);
 // a program it does not compile (recursive functions, over 50,000 values in one function) runs as js.
-const BACKEND_LIST = [WASM_BACKEND, JS_BACKEND, INTERP_BACKEND, WASM_F32_BACKEND] as const satisfies readonly Backend[];
+const BACKEND_LIST = [
+  WASM_BACKEND,
+  JS_BACKEND,
+  INTERP_BACKEND,
+  WASM_F32_BACKEND,
+  WEBGPU_BACKEND,
+] as const satisfies readonly Backend[];
 
 /** The name of a registered back end. */
 export type Engine = (typeof BACKEND_LIST)[number]["name"];

@@ -1,0 +1,44 @@
+// The WebGPU back end (src/backends/backend.ts): optimised, first-order IR becomes WGSL compute kernels that the host
+// dispatches on a GPU (./device.ts), in float32. Results arrive asynchronously, so the Executable's `runAsync` is the
+// way to run it; `run` is an error that says so. A program with recursive functions is refused, as float32 refuses it
+// on the wasm back end: WGSL has no recursion, and JavaScript would compute it in float64.
+
+import type { Backend, Executable } from "../backends/backend.js";
+import type { IrFunction } from "../ir/ir.js";
+import { fail } from "../syntax/diagnostics.js";
+import { serialPlan } from "./serial.js";
+import { GpuRunner } from "./run.js";
+import type { Plan } from "./plan.js";
+
+function refuse(fn: IrFunction, why: string): never {
+  return fail("unsupported", `the webgpu back end cannot compile \`${fn.name}\`: ${why}`, fn.span, {
+    hint: "run it on a CPU back end (wasm, or wasm-f32 for float32)",
+  });
+}
+
+/** The kernels of a plan as text a person can read (`inspect`, `smooth compile --engine webgpu`). */
+export function describePlan(plan: Plan): string {
+  const head = `// ${plan.kernels.length} WebGPU kernel${plan.kernels.length === 1 ? "" : "s"}, computing in float32`;
+  return [head, ...plan.kernels.map((k, i) => `// kernel ${i}: ${k.what}\n${k.wgsl}`)].join("\n");
+}
+
+function compileWebGpu(fn: IrFunction): Executable {
+  if (fn.functions !== undefined && fn.functions.length > 0) refuse(fn, "recursive functions");
+  const plan = serialPlan(fn);
+  const runner = new GpuRunner(plan);
+  const sync = (): never =>
+    fail("unsupported", "the webgpu back end computes asynchronously: await runAsync (or the library's async call)");
+  return {
+    run: sync,
+    runBorrowed: sync,
+    runAsync: (args) => runner.run(args),
+    code: { language: "wgsl", text: describePlan(plan) },
+  };
+}
+
+export const WEBGPU_BACKEND = {
+  name: "webgpu",
+  description: "WebGPU compute kernels in float32, asynchronous",
+  input: "optimised",
+  compile: compileWebGpu,
+} as const satisfies Backend;
