@@ -5,9 +5,11 @@
 
 import type { Backend, Executable } from "../backends/backend.js";
 import type { IrFunction } from "../ir/ir.js";
+import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import { serialPlan } from "./serial.js";
 import { GpuRunner } from "./run.js";
+import { Planner } from "./parallel.js";
 import type { Plan } from "./plan.js";
 
 function refuse(fn: IrFunction, why: string): never {
@@ -22,16 +24,33 @@ export function describePlan(plan: Plan): string {
   return [head, ...plan.kernels.map((k, i) => `// kernel ${i}: ${k.what}\n${k.wgsl}`)].join("\n");
 }
 
+const RUNNERS = new WeakMap<object, GpuRunner>();
+
+/**
+ * What the last call of a webgpu executable's `runAsync` did: how many kernels it dispatched, and whether a failed
+ * check sent it to the sequential plan (for tests of fusion and of the parallel plan).
+ */
+export function lastRun(spec: {
+  readonly runAsync?: unknown;
+}): { dispatches: number; sequential: boolean } | undefined {
+  const f = spec.runAsync;
+  return typeof f === "function" ? RUNNERS.get(f)?.last : undefined;
+}
+
 function compileWebGpu(fn: IrFunction): Executable {
   if (fn.functions !== undefined && fn.functions.length > 0) refuse(fn, "recursive functions");
-  const plan = serialPlan(fn);
-  const runner = new GpuRunner(plan);
+  const plan = new Planner(fn).plan();
+  // The sequential plan, made when a call's parallel plan fails a check: it reports the first error in order.
+  let sequential: GpuRunner | undefined;
+  const runner = new GpuRunner(plan, () => (sequential ??= new GpuRunner(serialPlan(fn))));
   const sync = (): never =>
     fail("unsupported", "the webgpu back end computes asynchronously: await runAsync (or the library's async call)");
+  const runAsync = (args: readonly Value[]) => runner.run(args);
+  RUNNERS.set(runAsync, runner);
   return {
     run: sync,
     runBorrowed: sync,
-    runAsync: (args) => runner.run(args),
+    runAsync,
     code: { language: "wgsl", text: describePlan(plan) },
   };
 }

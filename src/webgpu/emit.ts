@@ -50,6 +50,13 @@ export class WgslEmitter {
   inPlace: ReadonlySet<Prim> = new Set();
   /** Loops whose shared initial state components are copied once on entry (ownership.ts). */
   copyOnEntry: ReadonlyMap<Ifold | While, Fresh> = new Map();
+  /** How the code leaves the kernel (or the function it is written in) when a check fails. */
+  exit = "return;";
+  /**
+   * The data slots of arrays that threads of this kernel add into together (an accumulation loop's state): every
+   * addAt and addArray on them is made in place, atomically.
+   */
+  shared: ReadonlySet<string> = new Set();
 
   constructor(
     /** The error sites of the whole program (shared by its kernels): a site's number is its position + 1. */
@@ -145,7 +152,7 @@ export class WgslEmitter {
   allocate(n: string, zeroed: boolean): string {
     const name = this.fresh();
     this.out.line(`let ${name} = alloc(${n});`);
-    this.out.line(`if (${name} < 0) { return; }`);
+    this.out.line(`if (${name} < 0) { ${this.exit} }`);
     if (zeroed) this.fill(name, n, "0u");
     return name;
   }
@@ -175,12 +182,12 @@ export class WgslEmitter {
    */
   failIf(failed: string, values: readonly { slot: string; kind: SavedKind }[], site: Omit<ErrorSite, "kinds">): void {
     if (this.parallel) {
-      this.out.line(`if (${failed}) { atomicStore(&C[${CONTROL.parallelFailure}], 1u); return; }`);
+      this.out.line(`if (${failed}) { atomicStore(&C[${CONTROL.parallelFailure}], 1u); ${this.exit} }`);
       return;
     }
     const number = this.sites.push({ ...site, kinds: values.map((v) => v.kind) });
     const saves = values.map((v, q) => `atomicStore(&C[${CONTROL.saved + q}], ${toWord(v.kind, v.slot)}); `).join("");
-    this.out.line(`if (${failed}) { ${saves}atomicStore(&C[${CONTROL.site}], ${number}u); return; }`);
+    this.out.line(`if (${failed}) { ${saves}atomicStore(&C[${CONTROL.site}], ${number}u); ${this.exit} }`);
   }
 
   /** A size or count must not be negative (nor a size above the array limit): the interpreter's error otherwise. */

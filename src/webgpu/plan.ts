@@ -19,14 +19,25 @@ export interface KernelInfo {
   readonly what: string;
 }
 
-/** The host's values during a call: the parameter words the kernels read (P), as numbers (Index, Bool, Double). */
+/**
+ * The host's values during a call: the parameter words the kernels read (P), as numbers (Index, Bool, Double), and
+ * the commands it puts between kernels, in order.
+ */
 export interface HostState {
   readonly values: number[];
   /** Allocates `words` words in the heap's host region; the word address. */
   allocate(words: number): number;
-  /** Asks for words [at, at + n) to be zero before the next kernel runs. */
+  /** Sets words [at, at + n) to zero (a command, after the kernels dispatched so far). */
   clear(at: number, words: number): void;
+  /** Copies n words from `from` to `to` (a command, after the kernels dispatched so far). */
+  copy(from: number, to: number, words: number): void;
 }
+
+/**
+ * Thrown by a host step whose arithmetic fails (a shape check, an Index division by zero): the call is run again by
+ * the sequential plan, which finds the program's first error in order.
+ */
+export class HostFailure extends Error {}
 
 export type Step =
   | { readonly kind: "host"; readonly run: (h: HostState) => void }
@@ -35,6 +46,12 @@ export type Step =
       readonly kernel: number;
       /** The workgroups to dispatch (x, y, z); none when any is 0. */
       readonly groups: (h: HostState) => readonly [number, number, number];
+    }
+  | {
+      readonly kind: "if";
+      readonly cond: (h: HostState) => boolean;
+      readonly then: readonly Step[];
+      readonly else: readonly Step[];
     };
 
 export interface Plan {

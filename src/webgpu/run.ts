@@ -13,7 +13,7 @@ import { shapeSize, type FlatData, type Value } from "../runtime/value.js";
 import type { Type } from "../types/types.js";
 import { CONTROL, ENV, raiseAt, savedNumber, type ErrorSite } from "./control.js";
 import { gpuDevice, type GpuDevice } from "./device.js";
-import { slotKinds, type HostState, type Plan } from "./plan.js";
+import { HostFailure, slotKinds, type HostState, type Plan, type Step } from "./plan.js";
 
 const WORD = 4;
 /** The smallest heap, in words (16 MB). */
@@ -39,8 +39,8 @@ export class GpuRunner {
   private buffers: Buffers | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private layout: { group: GPUBindGroupLayout; pipeline: GPUPipelineLayout; gpu: GpuDevice } | undefined;
-  /** How many kernels the last call dispatched (tests assert fusion through it). */
-  lastDispatches = 0;
+  /** What the last call did: the kernels it dispatched, and whether it was run again by the sequential plan. */
+  last = { dispatches: 0, sequential: false };
 
   constructor(
     private readonly plan: Plan,
@@ -66,7 +66,7 @@ export class GpuRunner {
         if (e instanceof Retry && e.why === "heap") {
           words = Math.max(words, this.buffers?.heapWords ?? 0) * 2;
           const most = Math.floor(gpu.device.limits.maxStorageBufferBindingSize / WORD);
-          if (words > most * 2 || attempt > 12)
+          if ((this.buffers?.heapWords ?? 0) >= most || attempt > 12)
             fail("unsupported", "the program needs more GPU memory than one storage buffer holds", undefined, {
               found: `${gpu.device.limits.maxStorageBufferBindingSize} bytes`,
               hint: "reduce the sizes, or run on a CPU back end (wasm)",
@@ -74,8 +74,12 @@ export class GpuRunner {
           words = Math.min(words, most);
           continue;
         }
-        if (e instanceof Retry && e.why === "sequential" && this.sequential !== undefined)
-          return this.sequential().run(args);
+        if (e instanceof Retry && e.why === "sequential" && this.sequential !== undefined) {
+          const value = await this.sequential()
+            .run(args)
+            .finally(() => (this.last.sequential = true));
+          return value;
+        }
         throw deviceError(e, gpu);
       }
     }
@@ -159,7 +163,11 @@ export class GpuRunner {
         hostTop += slot.length;
       } else values[k] = typeof slot === "boolean" ? (slot ? 1 : 0) : slot;
     });
-    const clears: { at: number; words: number }[] = [];
+    const inputWords = hostTop;
+    let scratchWords = 0;
+    let scratch: GPUBuffer | undefined;
+    // Commands wait until the heap is known to be large enough; they keep their order with the kernels.
+    const commands: ((encoder: GPUCommandEncoder, b: Buffers) => void)[] = [];
     const host: HostState = {
       values,
       allocate: (n) => {
@@ -167,30 +175,58 @@ export class GpuRunner {
         hostTop += n;
         return at;
       },
-      clear: (at, n) => clears.push({ at, words: n }),
+      clear: (at, n) => {
+        if (n > 0) commands.push((encoder, b) => encoder.clearBuffer(b.heap, at * WORD, n * WORD));
+      },
+      // A buffer cannot be copied into itself: through a scratch buffer, made below once the largest copy is known.
+      copy: (from, to, n) => {
+        if (n <= 0) return;
+        scratchWords = Math.max(scratchWords, n);
+        commands.push((encoder, b) => {
+          encoder.copyBufferToBuffer(b.heap, from * WORD, scratch!, 0, n * WORD);
+          encoder.copyBufferToBuffer(scratch!, 0, b.heap, to * WORD, n * WORD);
+        });
+      },
     };
-    const b = this.buffersFor(gpu, Math.max(words, hostTop * 2));
-    const device = gpu.device;
-    const encoder = device.createCommandEncoder();
-    let dispatches = 0;
-    for (const step of plan.steps) {
-      if (step.kind === "host") {
-        step.run(host);
-        continue;
+    const run = (steps: readonly Step[]): void => {
+      for (const step of steps) {
+        if (step.kind === "host") step.run(host);
+        else if (step.kind === "if") run(step.cond(host) ? step.then : step.else);
+        else {
+          const [x, y, z] = step.groups(host);
+          if (x === 0 || y === 0 || z === 0) continue;
+          const pipeline = pipelines[step.kernel]!;
+          commands.push((encoder, b) => {
+            const pass = encoder.beginComputePass();
+            pass.setPipeline(pipeline);
+            pass.setBindGroup(0, b.bindGroup);
+            pass.dispatchWorkgroups(x, y, z);
+            pass.end();
+          });
+          dispatches++;
+        }
       }
-      const [x, y, z] = step.groups(host);
-      if (x === 0 || y === 0 || z === 0) continue;
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(pipelines[step.kernel]!);
-      pass.setBindGroup(0, b.bindGroup);
-      pass.dispatchWorkgroups(x, y, z);
-      pass.end();
-      dispatches++;
+    };
+    let dispatches = 0;
+    try {
+      run(plan.steps);
+    } catch (e) {
+      if (e instanceof HostFailure) throw new Retry("sequential");
+      throw e;
     }
+    const most = Math.floor(gpu.device.limits.maxStorageBufferBindingSize / WORD);
+    if (hostTop > most) throw new Retry("heap");
+    const b = this.buffersFor(gpu, Math.min(most, Math.max(words, hostTop * 2)));
+    const device = gpu.device;
+    if (scratchWords > 0) {
+      const usage = GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+      scratch = device.createBuffer({ size: scratchWords * WORD, usage });
+    }
+    const encoder = device.createCommandEncoder();
+    for (const command of commands) command(encoder, b);
     if (hostTop > b.heapWords) throw new Retry("heap");
-    this.lastDispatches = dispatches;
-    device.queue.writeBuffer(b.heap, 0, packInputs(inputs, hostTop));
-    for (const c of clears) if (c.words > 0) encoder.clearBuffer(b.heap, c.at * WORD, c.words * WORD);
+    this.last = { dispatches, sequential: false };
+    if (inputWords > 0) device.queue.writeBuffer(b.heap, 0, packInputs(inputs, inputWords));
     device.queue.writeBuffer(b.params, 0, paramWords(values, plan));
     const control = new Uint32Array(ENV + plan.envCount);
     control[CONTROL.top] = b.heapWords;
@@ -202,6 +238,7 @@ export class GpuRunner {
     encoder.copyBufferToBuffer(b.control, 0, readControl, 0, controlBytes);
     device.queue.submit([encoder.finish()]);
     const words32 = await readBack(readControl);
+    scratch?.destroy();
     checkControl(words32, plan.sites, hostTop);
     return this.result(gpu, b, words32, values);
   }

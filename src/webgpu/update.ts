@@ -34,7 +34,8 @@ function copyLeaf(em: WgslEmitter, l: LeafSlots): LeafSlots {
 
 function target(em: WgslEmitter, e: Prim, inPlace: boolean): { leaves: LeafSlots[]; slots: Slots } {
   const src = arrayLeaves(em, e.args[0]!);
-  if (inPlace) return { leaves: src, slots: em.atom(e.args[0]!) };
+  // The accumulators a kernel's threads share are updated where they are (atomically: ./emit.ts addTo).
+  if (inPlace || src.every((l) => em.shared.has(l.data))) return { leaves: src, slots: em.atom(e.args[0]!) };
   const leaves = src.map((l) => copyLeaf(em, l));
   return { leaves, slots: leaves.flatMap((l) => [l.data, l.offset, ...l.dims]) };
 }

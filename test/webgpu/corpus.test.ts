@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CORPUS_DIR, ERRORS_DIR, readPrograms } from "../gen/corpus.js";
 import { gpuDisagreement, runOnBoth } from "./agreement.js";
 import { useDawn } from "./gpu.js";
+import { lastRun } from "../../src/webgpu/backend.js";
 
 const corpus = readPrograms(CORPUS_DIR);
 const errors = readPrograms(ERRORS_DIR, (f) => f.startsWith("runtime_"));
@@ -28,5 +29,7 @@ describe("the corpus on webgpu", () => {
     const problem = gpuDisagreement(r.cpu, r.gpu, r.type);
     if (problem) throw new Error(`${problem}\n--- kernels ---\n${r.gpuSpec.code?.text ?? ""}`);
     if (p.error !== undefined) expect(r.gpu.ok).toBe(false);
+    // A program that runs is run by the parallel plan: no check of it fails, so no call goes to the sequential plan.
+    else if (r.gpu.ok) expect(lastRun(r.gpuSpec)?.sequential).toBe(false);
   });
 });
