@@ -8,7 +8,7 @@ import type { IrFunction } from "../ir/ir.js";
 import type { Value } from "../runtime/value.js";
 import { fail } from "../syntax/diagnostics.js";
 import { serialPlan } from "./serial.js";
-import { GpuRunner } from "./run.js";
+import { GpuRunner, type RunStats } from "./run.js";
 import { Planner } from "./parallel.js";
 import type { Plan } from "./plan.js";
 
@@ -27,14 +27,18 @@ export function describePlan(plan: Plan): string {
 const RUNNERS = new WeakMap<object, GpuRunner>();
 
 /**
- * What the last call of a webgpu executable's `runAsync` did: how many kernels it dispatched, and whether a failed
- * check sent it to the sequential plan (for tests of fusion and of the parallel plan).
+ * What the last call of a webgpu executable's `runAsync` did: how many kernels it dispatched, whether a failed check
+ * sent it to the sequential plan, the bytes it moved (for tests of fusion and of the parallel plan, and `inspect`).
  */
-export function lastRun(spec: {
-  readonly runAsync?: unknown;
-}): { dispatches: number; sequential: boolean } | undefined {
+export function lastRun(spec: { readonly runAsync?: unknown }): RunStats | undefined {
   const f = spec.runAsync;
   return typeof f === "function" ? RUNNERS.get(f)?.last : undefined;
+}
+
+/** How many kernels a webgpu executable's plan has (undefined for another back end's). */
+export function kernelCount(spec: { readonly runAsync?: unknown }): number | undefined {
+  const f = spec.runAsync;
+  return typeof f === "function" ? RUNNERS.get(f)?.plan.kernels.length : undefined;
 }
 
 function compileWebGpu(fn: IrFunction): Executable {

@@ -1,4 +1,4 @@
-// The GPU device the webgpu back end runs on: the browser's `navigator.gpu`, or a GPU object handed to `setGpu` (in
+// The GPU device the webgpu back end runs on: the browser's `navigator.gpu`, or a GPU object handed to `useGpu` (in
 // Node, the `webgpu` package's `create([...])`, an optional dependency the user installs). One device is shared by
 // every compiled program; when it is lost (a driver reset, an out-of-memory kill) the next call asks for a new one,
 // so a computation that failed with a lost device can simply be run again.
@@ -25,7 +25,7 @@ let current: Promise<GpuDevice> | undefined;
  * `webgpu` package (Dawn), with the adapter options to ask for (`{ featureLevel: "compatibility" }` for a software
  * adapter through OpenGL). A device already made on another GPU is left to finish what it runs.
  */
-export function setGpu(gpu: GPU, options: GPURequestAdapterOptions = {}): void {
+export function useGpu(gpu: GPU, options: GPURequestAdapterOptions = {}): void {
   provider = { gpu, options };
   current = undefined;
 }
@@ -80,7 +80,7 @@ async function requestDevice(): Promise<GpuDevice> {
   return made;
 }
 
-/** The name of the adapter the back end runs on ("llvmpipe ...", a GPU's vendor and architecture). */
-export async function adapterName(): Promise<string> {
+/** The name of the adapter the webgpu back end runs on ("mesa llvmpipe ...", a GPU's vendor and architecture). */
+export async function gpuAdapter(): Promise<string> {
   return (await gpuDevice()).adapter;
 }

@@ -56,7 +56,7 @@ export class WgslEmitter {
    * The data slots of arrays that threads of this kernel add into together (an accumulation loop's state): every
    * addAt and addArray on them is made in place, atomically.
    */
-  shared: ReadonlySet<string> = new Set();
+  readonly shared = new Set<string>();
 
   constructor(
     /** The error sites of the whole program (shared by its kernels): a site's number is its position + 1. */
@@ -337,6 +337,9 @@ export class WgslEmitter {
     const no = branch(e.else);
     const names = slotNames(base, e.type);
     const result = names.map((n, i) => (yes.slots[i] === no.slots[i] ? yes.slots[i]! : n));
+    names.forEach((n, i) => {
+      if (this.shared.has(yes.slots[i]!) && this.shared.has(no.slots[i]!)) this.shared.add(n);
+    });
     this.declareVars(
       names.filter((n, i) => result[i] === n),
       e.type,
@@ -428,6 +431,10 @@ export class WgslEmitter {
     const state = slotNames(varName(e.acc.id), e.acc.type);
     const fixed = invariantDimensionSlots(e);
     fixed.forEach((q) => (state[q] = init[q]!));
+    // A shared accumulator passed through a loop's state is still shared (and updated in place in it).
+    state.forEach((name, q) => {
+      if (this.shared.has(init[q]!)) this.shared.add(name);
+    });
     const mutable = state.map((_, q) => q).filter((q) => !fixed.has(q));
     this.declareVars(
       mutable.map((q) => state[q]!),

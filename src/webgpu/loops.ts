@@ -275,7 +275,7 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
     if (leafStart(comps[p]!, i - starts[p]!)) shared.add(name);
     return name;
   });
-  em.shared = shared;
+  for (const name of shared) em.shared.add(name);
   em.bind(e.acc, slots);
   em.markDimensions(slots, state);
   const result = em.expr(e.body, em.fresh());
@@ -283,8 +283,9 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   for (let p = 0; p < comps.length; p++) {
     if (acc.result[p]!.k !== "acc") continue;
     if (isArray[p]) {
-      // In place: the body gives back the accumulators it was handed.
-      for (let q = starts[p]!; q < starts[p]! + sizes[p]!; q++) if (result[q] !== slots[q]) return undefined;
+      // In place: the body gives back the accumulators it was handed (under their names, or a loop state's).
+      for (let q = starts[p]!; q < starts[p]! + sizes[p]!; q++)
+        if (leafStart(comps[p]!, q - starts[p]!) && !em.shared.has(result[q]!)) return undefined;
       continue;
     }
     const k = ENV + envs[p]!;

@@ -21,7 +21,15 @@ import { envLoad, envStore, kernelModule, param } from "./kernel.js";
 import { hostOp } from "./host.js";
 import { kernelEmitter, literalText, loadVars, ONE, storeEnv, type Loc } from "./kernels.js";
 import { planBuild, planReduction, planScatter } from "./loops.js";
-import { offsetPositions, slotKinds, type HostState, type KernelInfo, type Plan, type Step } from "./plan.js";
+import {
+  HostFailure,
+  offsetPositions,
+  slotKinds,
+  type HostState,
+  type KernelInfo,
+  type Plan,
+  type Step,
+} from "./plan.js";
 
 /** Whether every slot of `loc` is known to the host. */
 export function onHost(this: void, loc: Loc): boolean {
@@ -212,12 +220,42 @@ export class Planner {
     const args = p.args.map((a) => this.atomLoc(a));
     if (p.op === "length") return [args[0]![2]!];
     if (p.op === "zerosLike") return this.zeros(v, args[0]!, p.args[0]!.type);
+    if (p.op === "get" && p.type.k === "array") return this.view(args[0]!, args[1]!, p.args[0]!.type);
     const op = hostOp(p);
     if (op === undefined || !args.every(onHost)) return undefined;
     const reads = args.map((l) => hostRead(l[0]!));
     const at = this.param(slotKinds(p.type)[0]!);
     this.steps.push({ kind: "host", run: (h) => void (h.values[at] = op(reads.map((r) => r(h)))) });
     return [{ from: "param", at }];
+  }
+
+  /**
+   * A row of an array the host knows (`m[i]`, an array itself): the same data at offset + i * (the row's size),
+   * checked on the host (a HostFailure when out of range, which the sequential plan reports).
+   */
+  private view(arr: Loc, index: Loc, t: Type): Loc | undefined {
+    if (!onHost(arr) || !onHost(index)) return undefined;
+    const leaves = leavesOf(t);
+    const starts = leafStarts(leaves);
+    const i = hostRead(index[0]!);
+    const length = hostRead(arr[2]!);
+    const loc: Loc[number][] = [];
+    leaves.forEach((l, k) => {
+      const [data, offset, , ...inner] = arr.slice(starts[k], starts[k]! + 2 + l.rank);
+      const readOffset = hostRead(offset!);
+      const readInner = inner.map(hostRead);
+      const at = this.param("int");
+      this.steps.push({
+        kind: "host",
+        run: (h) => {
+          const j = i(h);
+          if (!(j >= 0 && j < length(h))) throw new HostFailure("index out of range");
+          h.values[at] = readOffset(h) + j * readInner.reduce((n, d) => n * d(h), 1);
+        },
+      });
+      loc.push(data!, { from: "param", at }, ...inner);
+    });
+    return loc;
   }
 
   /** Arrays of zeros the host allocates and clears (every dimension known to it). */
@@ -303,9 +341,20 @@ export class Planner {
 
   // ---- segments: one thread ----
 
+  /**
+   * The emitter of a one-thread kernel: it updates arrays in place where the whole function's ownership analysis
+   * allows (as the sequential plan does), since its lets run in the function's order.
+   */
+  private segmentEmitter() {
+    const em = kernelEmitter();
+    em.inPlace = this.owned.inPlace;
+    em.copyOnEntry = this.owned.copyOnEntry;
+    return em;
+  }
+
   /** The lets `pending` (followed by `rest`) as one kernel on one thread; the values `rest` reads go to the env. */
   private segment(pending: readonly Let[], rest: Expr): void {
-    const em = kernelEmitter();
+    const em = this.segmentEmitter();
     const bound = new Set(pending.map((l) => l.v.id));
     const free = new Map<number, Var>();
     for (const l of pending) for (const [id, v] of freeVars(l.rhs)) if (!bound.has(id)) free.set(id, v);
@@ -322,7 +371,7 @@ export class Planner {
 
   /** The final expression of a let chain on one thread, its value to the env. */
   private segmentValue(e: Expr): Loc {
-    const em = kernelEmitter();
+    const em = this.segmentEmitter();
     loadVars(em, freeVars(e).values(), this.locOf);
     const loc = storeEnv(em, em.expr(e, em.fresh()), slotKinds(typeOf(e)), this.env);
     const kernel = this.kernel(kernelModule(em, ONE), "the result, on one thread");

@@ -19,6 +19,13 @@ const WORD = 4;
 /** The smallest heap, in words (16 MB). */
 const MIN_HEAP_WORDS = 1 << 22;
 
+export interface RunStats {
+  readonly dispatches: number;
+  readonly sequential: boolean;
+  readonly bytesUp: number;
+  readonly bytesDown: number;
+}
+
 class Retry extends Error {
   constructor(readonly why: "heap" | "sequential") {
     super(why);
@@ -39,11 +46,14 @@ export class GpuRunner {
   private buffers: Buffers | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private layout: { group: GPUBindGroupLayout; pipeline: GPUPipelineLayout; gpu: GpuDevice } | undefined;
-  /** What the last call did: the kernels it dispatched, and whether it was run again by the sequential plan. */
-  last = { dispatches: 0, sequential: false };
+  /**
+   * What the last call did: the kernels it dispatched, whether it was run again by the sequential plan, and the bytes
+   * it moved between host and GPU (arguments and parameters up; control words and results down).
+   */
+  last: RunStats = { dispatches: 0, sequential: false, bytesUp: 0, bytesDown: 0 };
 
   constructor(
-    private readonly plan: Plan,
+    readonly plan: Plan,
     /** The sequential plan, made when a parallel plan's check fails (undefined: `plan` is sequential). */
     private readonly sequential?: () => GpuRunner,
   ) {}
@@ -75,9 +85,9 @@ export class GpuRunner {
           continue;
         }
         if (e instanceof Retry && e.why === "sequential" && this.sequential !== undefined) {
-          const value = await this.sequential()
-            .run(args)
-            .finally(() => (this.last.sequential = true));
+          const sequential = this.sequential();
+          const value = await sequential.run(args);
+          this.last = { ...sequential.last, sequential: true };
           return value;
         }
         throw deviceError(e, gpu);
@@ -225,7 +235,6 @@ export class GpuRunner {
     const encoder = device.createCommandEncoder();
     for (const command of commands) command(encoder, b);
     if (hostTop > b.heapWords) throw new Retry("heap");
-    this.last = { dispatches, sequential: false };
     if (inputWords > 0) device.queue.writeBuffer(b.heap, 0, packInputs(inputs, inputWords));
     device.queue.writeBuffer(b.params, 0, paramWords(values, plan));
     const control = new Uint32Array(ENV + plan.envCount);
@@ -233,6 +242,7 @@ export class GpuRunner {
     control[CONTROL.floor] = hostTop;
     device.queue.writeBuffer(b.control, 0, control);
     const controlBytes = control.byteLength;
+    const bytesUp = (inputWords + Math.max(values.length, 4)) * WORD + controlBytes;
     const readUsage = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
     const readControl = device.createBuffer({ size: controlBytes, usage: readUsage });
     encoder.copyBufferToBuffer(b.control, 0, readControl, 0, controlBytes);
@@ -240,11 +250,18 @@ export class GpuRunner {
     const words32 = await readBack(readControl);
     scratch?.destroy();
     checkControl(words32, plan.sites, hostTop);
-    return this.result(gpu, b, words32, values);
+    const { value, bytes } = await this.result(gpu, b, words32, values);
+    this.last = { dispatches, sequential: false, bytesUp, bytesDown: controlBytes + bytes };
+    return value;
   }
 
   /** The result's value: its slots from the environment, the parameters or literals, and its arrays read back. */
-  private async result(gpu: GpuDevice, b: Buffers, control: Uint32Array, params: readonly number[]): Promise<Value> {
+  private async result(
+    gpu: GpuDevice,
+    b: Buffers,
+    control: Uint32Array,
+    params: readonly number[],
+  ): Promise<{ value: Value; bytes: number }> {
     const plan = this.plan;
     const kinds = slotKinds(plan.resultType);
     const numbers = plan.result.map((src, i) => {
@@ -289,7 +306,7 @@ export class GpuRunner {
         from += a.size;
       }
     }
-    return slotsToValue(out, plan.resultType);
+    return { value: slotsToValue(out, plan.resultType), bytes: total * WORD };
   }
 }
 
