@@ -1,7 +1,8 @@
-// Which compiled back end a function returned by the library runs on: `{ backend: "js" | "wasm" }` in the options of
-// `compile` and of every transform that returns a function (grad, valueAndGrad, jacobian, hessian, vmap). The
-// default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `dtype: "float32"`
-// computes in float32 (the wasm-f32 back end). `borrowResult` lets results stay in the compiled function's memory.
+// Which compiled back end a function returned by the library runs on: `{ backend: "js" | "wasm" | "webgpu" }` in the
+// options of `compile` and of every transform that returns a function (grad, valueAndGrad, jacobian, hessian, vmap).
+// The default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `dtype:
+// "float32"` computes in float32 (the wasm-f32 back end, or webgpu, which computes in float32 only). `webgpu` runs on
+// the GPU and its functions return promises. `borrowResult` lets results stay in the compiled function's memory.
 // `threads` sets how many threads the wasm back end may use.
 
 import { DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
@@ -9,10 +10,13 @@ import { fail } from "../syntax/diagnostics.js";
 import { checkThreads } from "../wasm/parallel-run.js";
 
 /** The compiled back ends the library can run a function on. */
-export type LibraryBackend = "js" | "wasm";
+export type LibraryBackend = "js" | "wasm" | "webgpu";
 
 export interface BackendOption {
-  /** The back end the function is compiled for: "js" (JavaScript) or "wasm" (WebAssembly). */
+  /**
+   * The back end the function is compiled for: "js" (JavaScript), "wasm" (WebAssembly) or "webgpu" (WebGPU compute
+   * kernels, in float32; the function then returns a promise of its result: `await f(x)`).
+   */
   readonly backend?: LibraryBackend;
   /**
    * The precision Doubles are computed in: "float64" (the default) or "float32", every operation rounded to single
@@ -35,7 +39,7 @@ export interface BackendOption {
   readonly threads?: number;
 }
 
-const BACKENDS: readonly LibraryBackend[] = ["js", "wasm"];
+const BACKENDS: readonly LibraryBackend[] = ["js", "wasm", "webgpu"];
 
 export const DEFAULT_LIBRARY_BACKEND: LibraryBackend = DEFAULT_ENGINE === "wasm" ? "wasm" : "js";
 
@@ -48,10 +52,19 @@ export function backendOf(options: BackendOption | undefined, what: string): Eng
       expected: '"float64" or "float32"',
       found: String(dtype),
     });
+  // WebGPU has no float64: the webgpu back end computes in float32 only, and says so rather than compute in float32
+  // what was asked in float64.
+  if (b === "webgpu") {
+    if (dtype === "float64")
+      fail("argument", `${what}: the webgpu back end computes in float32, not float64`, undefined, {
+        hint: 'leave out `dtype` (or give dtype: "float32") with backend: "webgpu", or use backend: "wasm" for float64',
+      });
+    return "webgpu";
+  }
   if (dtype === "float32") {
     if (b !== undefined && b !== "wasm")
       fail("argument", `${what}: dtype "float32" runs on the wasm back end, not \`${String(b)}\``, undefined, {
-        hint: 'leave out `backend`, or give backend: "wasm"',
+        hint: 'leave out `backend`, or give backend: "wasm" (or "webgpu")',
       });
     return "wasm-f32";
   }

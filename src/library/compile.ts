@@ -3,7 +3,7 @@
 
 import { fail } from "../syntax/diagnostics.js";
 import { isStagedCall, stagedCall } from "./staged-call.js";
-import type { AnyFunction, CompiledFunction } from "./types.js";
+import type { AnyFunction, CompiledFunction, OnBackend } from "./types.js";
 import { decode } from "./convert.js";
 import { checkCompileOptions } from "./check.js";
 import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
@@ -33,7 +33,7 @@ export function compiledFunction(
   const threads = threadsOf(options, name);
   const specs = new Specialisations(target);
   // One read of each closure per call: the specialisation and the data passed see the same values.
-  const fn = (...args: unknown[]): unknown =>
+  const call = (...args: unknown[]): unknown =>
     withClosureReads(() => {
       if (isStagedCall(args)) return stagedCall(target, description, args);
       const { inst, trees, values, inputs } = specs.lookup(args);
@@ -41,9 +41,24 @@ export function compiledFunction(
       if (isTransient(inst)) return stagedCall(target, description, args, { trees, inst });
       const program = compiledProgram(inst, engine, threads);
       const all = withHidden(inst, values);
+      const form = inst.resultForm(trees);
+      // The webgpu back end's results arrive asynchronously: a promise of the same value.
+      if (engine === "webgpu") return program.runAsync(all).then((r) => decode(r, inst.resultType, form, inputs));
       const result = options?.borrowResult === true ? program.runBorrowed(all) : program.run(all);
-      return decode(result, inst.resultType, inst.resultForm(trees), inputs);
+      return decode(result, inst.resultType, form, inputs);
     });
+  // On webgpu every failure, compiling included, is a rejected promise, as an async function's would be.
+  const fn =
+    engine === "webgpu"
+      ? (...args: unknown[]): unknown => {
+          if (isStagedCall(args)) return call(...args);
+          try {
+            return call(...args);
+          } catch (e) {
+            return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        }
+      : call;
   return register(
     fn,
     {
@@ -61,17 +76,21 @@ export function compiledFunction(
  * Compiles `f` — a definition of a Smooth module or a TypeScript function over tensors — into a plain function over
  * numbers, Float64Arrays, NDArrays, nested arrays, tuples (JS arrays) and objects. The first call with arguments of
  * a new type (or, for a TypeScript function, new shapes) compiles; later calls reuse that code. `backend` picks the
- * compiled back end: "js" (JavaScript) or "wasm" (WebAssembly); `threads`, how many threads wasm may use.
+ * compiled back end: "js" (JavaScript), "wasm" (WebAssembly) or "webgpu" (a GPU, float32; the function returns a
+ * promise); `threads`, how many threads wasm may use.
  *
  * @example
  * const m = smooth`let f = fun (v: Vector) -> vectorDot v v`;
  * const f = compile(m.f);
  * f(new Float64Array([1, 2, 3])); // 14
  */
-export function compile<F extends AnyFunction>(f: F, options?: BackendOption): CompiledFunction<F> {
+export function compile<F extends AnyFunction, const O extends BackendOption = BackendOption>(
+  f: F,
+  options?: O,
+): OnBackend<O, CompiledFunction<F>> {
   checkCompileOptions(options, "compile");
   const target = targetOf(f, "compile");
-  return compiledFunction(target, `compile(${target.label})`, "compiled", options);
+  return compiledFunction(target, `compile(${target.label})`, "compiled", options) as OnBackend<O, CompiledFunction<F>>;
 }
 
 /**

@@ -1,15 +1,25 @@
 // inspect: what a library function runs for given arguments — the optimised program in Smooth syntax and the
-// JavaScript generated from it.
+// JavaScript generated from it; on the webgpu back end also its kernels.
 
 import { generateFunction } from "../codegen/compile.js";
 import { printIr } from "../ir/print.js";
 import { compiledFunction, type AnyFunction } from "./compile.js";
 import { libraryFunction, targetOf } from "./target.js";
+import { kernelCount, lastRun } from "../webgpu/backend.js";
 
 /** The program a function runs: Smooth text (after optimisation) and the generated JavaScript. */
 export interface Inspection {
   readonly smooth: string;
   readonly javascript: string;
+  /**
+   * On the webgpu back end: its kernels (how many, and their WGSL with what each computes) and, once the function has
+   * run for such arguments, what its last call did: kernels dispatched, bytes moved up to the GPU and down from it.
+   */
+  readonly webgpu?: {
+    readonly kernels: number;
+    readonly wgsl: string;
+    readonly lastCall?: { readonly dispatches: number; readonly bytesUp: number; readonly bytesDown: number };
+  };
 }
 
 /**
@@ -30,5 +40,16 @@ export function inspect(fn: AnyFunction, ...exampleArgs: unknown[]): Inspection 
   }
   const spec = info.program(exampleArgs);
   // A function running on wasm shows the JavaScript the js back end makes of the same program (its own code is binary).
-  return { smooth: printIr(spec.optimised), javascript: spec.jsSource ?? generateFunction(spec.optimised).source };
+  const shown = {
+    smooth: printIr(spec.optimised),
+    javascript: spec.jsSource ?? generateFunction(spec.optimised).source,
+  };
+  const kernels = kernelCount(spec);
+  if (spec.code === undefined || kernels === undefined) return shown;
+  const last = lastRun(spec);
+  const lastCall =
+    last === undefined
+      ? {}
+      : { lastCall: { dispatches: last.dispatches, bytesUp: last.bytesUp, bytesDown: last.bytesDown } };
+  return { ...shown, webgpu: { kernels, wgsl: spec.code.text, ...lastCall } };
 }

@@ -20,7 +20,14 @@ import { fail } from "../syntax/diagnostics.js";
 import { arrayOf, showType, tupleOf, type Type } from "../types/types.js";
 import { compiledFunction } from "./compile.js";
 import type { BackendOption } from "./backend-option.js";
-import type { AnyFunction, GradFunction, HessianFunction, JacobianFunction, ValueAndGradFunction } from "./types.js";
+import type {
+  AnyFunction,
+  GradFunction,
+  HessianFunction,
+  JacobianFunction,
+  OnBackend,
+  ValueAndGradFunction,
+} from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { sparseFunction } from "./sparse.js";
 import { parseArgnums, type Argnums } from "./errors.js";
@@ -145,23 +152,23 @@ function checkGradOptions(options: unknown, what: string): void {
 export function grad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
   f: F,
   options?: O,
-): GradFunction<F, O> {
+): OnBackend<O, GradFunction<F, O>> {
   checkGradOptions(options, "grad");
   const o: GradOptions = options ?? {};
   const target = new GradTarget(targetOf(f, "grad"), "grad", parseArgnums(o.argnums, "grad"), false, !!o.hasAux);
-  return compiledFunction(target, target.label, "grad", o);
+  return compiledFunction(target, target.label, "grad", o) as OnBackend<O, GradFunction<F, O>>;
 }
 
 /** Like {@link grad}, but returns `[value, gradient]` (with `hasAux`, `[[value, aux], gradient]`) from one program. */
 export function valueAndGrad<F extends AnyFunction, const O extends GradOptions = GradOptions>(
   f: F,
   options?: O,
-): ValueAndGradFunction<F, O> {
+): OnBackend<O, ValueAndGradFunction<F, O>> {
   checkGradOptions(options, "valueAndGrad");
   const o: GradOptions = options ?? {};
   const argnums = parseArgnums(o.argnums, "valueAndGrad");
   const target = new GradTarget(targetOf(f, "valueAndGrad"), "valueAndGrad", argnums, true, !!o.hasAux);
-  return compiledFunction(target, target.label, "valueAndGrad", o);
+  return compiledFunction(target, target.label, "valueAndGrad", o) as OnBackend<O, ValueAndGradFunction<F, O>>;
 }
 
 /** How many scalars a value of this structure holds. */
@@ -284,9 +291,10 @@ const prefixDims = (t: Type, outRank: number): Type => {
 export function jacobian<F extends AnyFunction, const O extends JacobianOptions = JacobianOptions>(
   f: F,
   options?: O,
-): JacobianFunction<F, O> {
+): OnBackend<O, JacobianFunction<F, O>> {
   checkCompileOptions(options, "jacobian", ["argnums", "mode", "sparse"]);
   checkFlag(options?.sparse, "jacobian", "sparse");
+  if (options?.sparse === true) notOnWebGpu(options, "jacobian");
   const argnums = parseArgnums(options?.argnums, "jacobian");
   const mode = options?.mode ?? "auto";
   if (mode !== "auto" && mode !== "forward" && mode !== "reverse")
@@ -298,9 +306,17 @@ export function jacobian<F extends AnyFunction, const O extends JacobianOptions 
       "jacobian",
       mode === "auto" ? undefined : mode,
       options,
-    ) as JacobianFunction<F, O>;
+    ) as OnBackend<O, JacobianFunction<F, O>>;
   const target = new JacobianTarget(targetOf(f, "jacobian"), argnums, mode === "auto" ? undefined : mode);
-  return compiledFunction(target, target.label, "jacobian", options);
+  return compiledFunction(target, target.label, "jacobian", options) as OnBackend<O, JacobianFunction<F, O>>;
+}
+
+/** Sparse Jacobians and Hessians run on the CPU back ends (their colouring and decompression are host work). */
+function notOnWebGpu(options: BackendOption, what: string): void {
+  if (options.backend === "webgpu")
+    fail("argument", `${what}: sparse: true runs on the js and wasm back ends, not webgpu`, undefined, {
+      hint: 'leave out sparse, or give backend: "wasm"',
+    });
 }
 
 class HessianTarget extends DerivedTarget {
@@ -368,17 +384,19 @@ const rankOf = (t: Type): number => (t.k === "array" ? 1 + rankOf(t.elem) : 0);
 export function hessian<F extends AnyFunction, const O extends SparseOption = SparseOption>(
   f: F,
   options?: O,
-): HessianFunction<F, O> {
+): OnBackend<O, HessianFunction<F, O>> {
   checkCompileOptions(options, "hessian", ["argnums", "sparse"]);
   checkFlag(options?.sparse, "hessian", "sparse");
-  if (options?.sparse === true)
+  if (options?.sparse === true) {
+    notOnWebGpu(options, "hessian");
     return sparseFunction(
       targetOf(f, "hessian"),
       parseArgnums(options.argnums, "hessian"),
       "hessian",
       undefined,
       options,
-    ) as HessianFunction<F, O>;
+    ) as OnBackend<O, HessianFunction<F, O>>;
+  }
   const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
-  return compiledFunction(target, target.label, "hessian", options);
+  return compiledFunction(target, target.label, "hessian", options) as OnBackend<O, HessianFunction<F, O>>;
 }

@@ -232,6 +232,14 @@ export type VmapFunction<F extends AnyFunction, O> = (
   ...args: VmapInputs<Parameters<F>, InAxesOf<O>>
 ) => BatchOutput<ReturnType<F>>;
 
+/**
+ * A function the library returns, as the options' back end runs it: on `webgpu` it returns a promise of its result
+ * (GPU results arrive asynchronously), on the CPU back ends the result itself.
+ */
+export type OnBackend<O, Fn extends AnyFunction> = O extends { readonly backend: "webgpu" }
+  ? (...args: Parameters<Fn>) => Promise<ReturnType<Fn>>
+  : Fn;
+
 /** The function `compile(f)` returns. */
 export type CompiledFunction<F extends AnyFunction> = (...args: Inputs<Parameters<F>>) => Output<ReturnType<F>>;
 

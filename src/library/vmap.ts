@@ -12,7 +12,7 @@ import { mArray, prune, type MType } from "../types/mtype.js";
 import { arrayOf, tupleOf, type Type } from "../types/types.js";
 import { compiledFunction } from "./compile.js";
 import type { BackendOption } from "./backend-option.js";
-import type { AnyFunction, VmapFunction } from "./types.js";
+import type { AnyFunction, OnBackend, VmapFunction } from "./types.js";
 import { DerivedTarget } from "./derived-target.js";
 import { batchedForm, formOr } from "./forms.js";
 import { describeJs, keyOf, treeType, type Tree, type Where } from "./pytree.js";
@@ -223,7 +223,7 @@ function batchLength(b: AnfBuilder, x: Atom, axis: number): Atom {
 export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOptions>(
   f: F,
   options?: O,
-): VmapFunction<F, O> {
+): OnBackend<O, VmapFunction<F, O>> {
   checkCompileOptions(options, "vmap", ["inAxes", "outAxes"]);
   const inAxes = options?.inAxes ?? 0;
   const outAxes = options?.outAxes ?? 0;
@@ -236,5 +236,5 @@ export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOp
   for (const a of Array.isArray(inAxes) ? inAxes : [inAxes]) check(a, "inAxes entry", true);
   for (const a of Array.isArray(outAxes) ? outAxes : [outAxes]) check(a, "outAxes entry", false);
   const target = new VmapTarget(targetOf(f, "vmap"), inAxes, outAxes);
-  return compiledFunction(target, target.label, "vmapped", options);
+  return compiledFunction(target, target.label, "vmapped", options) as OnBackend<O, VmapFunction<F, O>>;
 }
