@@ -3,7 +3,7 @@
 // (EGL_PLATFORM=surfaceless: no display). Tests that need it are skipped when it is missing, unless
 // SMOOTH_WEBGPU_TESTS=required (CI), which makes them fail instead.
 
-import { setGpu } from "../../src/webgpu/device.js";
+import { useGpu } from "../../src/webgpu/device.js";
 
 interface Dawn {
   create(flags: string[]): GPU;
@@ -27,7 +27,7 @@ export function useDawn(): Promise<boolean> {
     }
     Object.assign(globalThis, dawn.globals);
     process.env.EGL_PLATFORM ??= "surfaceless";
-    setGpu(dawn.create(["backend=opengl"]), { featureLevel: "compatibility" });
+    useGpu(dawn.create([`backend=${process.env.SMOOTH_DAWN_BACKEND ?? "opengl"}`]), { featureLevel: "compatibility" });
     return true;
   })();
   return ready;
