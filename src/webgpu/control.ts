@@ -4,6 +4,7 @@
 //   C[site]              0, or the number of the error site whose check failed (position in the site list + 1)
 //   C[parallelFailure]   1 when a check failed in a kernel running elements in parallel (the host reruns sequentially)
 //   C[outOfHeap]         1 when a device allocation found no room (the host retries with a larger heap)
+//   C[loopLimit]         1 when a loop was cut short (Mesa's software rasterizers stop threads: ./loop-guard.ts)
 //   C[top]               the heap's device top: device allocations take words below it, moving it down
 //   C[floor]             the lowest word device allocations may take (above the host's allocations)
 //   C[saved ...]         the numbers the failed check's message needs
@@ -22,6 +23,7 @@ export const CONTROL = {
   outOfHeap: 2,
   top: 3,
   floor: 4,
+  loopLimit: 5,
   saved: 8,
 } as const;
 

@@ -6,6 +6,7 @@
 //   P  storage, read: array<u32>, the values the host knows (arguments, sizes, addresses of its allocations)
 
 import { CONTROL, ENV } from "./control.js";
+import { guardLoops } from "./loop-guard.js";
 import type { WgslEmitter } from "./emit.js";
 import { fromWord, HELPERS, SPECIAL_VALUES, toWord, type HelperName } from "./wgsl.js";
 import type { ScalarKind } from "../runtime/value.js";
@@ -46,12 +47,7 @@ export function kernelModule(em: WgslEmitter, entry: EntryPoint, extra: readonly
   const helpers = [...em.helpers].sort().map((h: HelperName) => HELPERS[h]);
   const [x, y, z] = entry.workgroupSize;
   const guard = `  if (atomicLoad(&C[${CONTROL.site}]) != 0u || atomicLoad(&C[${CONTROL.outOfHeap}]) != 0u || atomicLoad(&C[${CONTROL.parallelFailure}]) != 0u) { return; }`;
-  return [
-    `@group(0) @binding(0) var<storage, read_write> H: ${heap};`,
-    "@group(0) @binding(1) var<storage, read_write> C: array<atomic<u32>>;",
-    "@group(0) @binding(2) var<storage, read> P: array<u32>;",
-    SPECIAL_VALUES,
-    "",
+  const code = [
     ALLOC,
     ...(em.heap === "atomic" ? [ATOMIC_ADD_F32] : []),
     ...helpers,
@@ -63,6 +59,14 @@ export function kernelModule(em: WgslEmitter, entry: EntryPoint, extra: readonly
     em.out.text(),
     "}",
     "",
+  ].join("\n");
+  return [
+    `@group(0) @binding(0) var<storage, read_write> H: ${heap};`,
+    "@group(0) @binding(1) var<storage, read_write> C: array<atomic<u32>>;",
+    "@group(0) @binding(2) var<storage, read> P: array<u32>;",
+    SPECIAL_VALUES,
+    "",
+    guardLoops(code),
   ].join("\n");
 }
 

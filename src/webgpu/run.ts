@@ -249,7 +249,7 @@ export class GpuRunner {
     device.queue.submit([encoder.finish()]);
     const words32 = await readBack(readControl);
     scratch?.destroy();
-    checkControl(words32, plan.sites, hostTop);
+    checkControl(words32, plan.sites, hostTop, gpu.adapter);
     const { value, bytes } = await this.result(gpu, b, words32, values);
     this.last = { dispatches, sequential: false, bytesUp, bytesDown: controlBytes + bytes };
     return value;
@@ -360,7 +360,16 @@ function paramWords(values: readonly number[], plan: Plan): Uint32Array<ArrayBuf
 }
 
 /** Raises what the control words say went wrong. */
-function checkControl(words: Uint32Array, sites: readonly ErrorSite[], hostTop: number): void {
+function checkControl(words: Uint32Array, sites: readonly ErrorSite[], hostTop: number, adapter: string): void {
+  // First: after a loop cut short, the values (those an error message reports included) are not the program's.
+  if (words[CONTROL.loopLimit] !== 0)
+    fail(
+      "unsupported",
+      `the GPU adapter (${adapter}) cut a kernel's loop short (Mesa's software rasterizers stop a thread after ` +
+        `65,535 loop iterations), so this program's results would be wrong on it`,
+      undefined,
+      { hint: 'run it on a hardware GPU, on smaller inputs, or with backend: "wasm" (dtype: "float32")' },
+    );
   const site = words[CONTROL.site]!;
   if (site !== 0) {
     const s = sites[site - 1];

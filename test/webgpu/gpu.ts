@@ -1,7 +1,8 @@
 // The GPU the webgpu tests run on: Dawn (the `webgpu` package, installed on demand into .on-demand/ by
 // `node scripts/on-demand.mjs webgpu`) through OpenGL, so Mesa's software rasterizer serves where there is no GPU
 // (EGL_PLATFORM=surfaceless: no display). Tests that need it are skipped when it is missing, unless
-// SMOOTH_WEBGPU_TESTS=required (CI), which makes them fail instead.
+// SMOOTH_WEBGPU_TESTS=required (CI), which makes them fail instead. SMOOTH_DAWN_BACKEND picks another of Dawn's
+// backends (vulkan, on a machine whose Vulkan driver Dawn accepts).
 
 import { useGpu } from "../../src/webgpu/device.js";
 

@@ -1,28 +1,18 @@
-// The models the webgpu tests and `npm run bench:gpu` run: a two-layer MLP's training loss over a batch (tanh hidden
-// layer, softmax cross-entropy), a 2-D convolution layer's loss, and (from examples/adbench) the GMM objective.
+// The models the webgpu tests run (examples/models, which `npm run bench:gpu` runs too): an MLP's training loss over a
+// batch (a tanh hidden layer, softmax cross-entropy), a 2-D convolution layer's loss, and (from examples/adbench) the
+// GMM objective; and their arguments.
+
+import { readFileSync } from "node:fs";
+
+/** examples/models/NAME.smooth's text. */
+const example = (name: string): string =>
+  readFileSync(new URL(`../../examples/models/${name}.smooth`, import.meta.url), "utf8");
 
 /** mlpLoss W1 b1 W2 b2 X Y: the mean softmax cross-entropy of tanh(X W1ᵀ + b1) W2ᵀ + b2 against one-hot rows Y. */
-export const MLP_SOURCE = `
-let mlpLoss = fun (W1: Matrix) (b1: Vector) (W2: Matrix) (b2: Vector) (X: Matrix) (Y: Matrix) ->
-  let H = build (length X) (fun r -> build (length W1) (fun i -> tanh (vectorDot W1[i] X[r] + b1[i])))
-  let Z = build (length X) (fun r -> build (length W2) (fun k -> vectorDot W2[k] H[r] + b2[k]))
-  let total = ifold (fun acc r -> acc + logsumexp Z[r] - vectorDot Y[r] Z[r]) 0. (length X)
-  total / double (length X)
-`;
+export const MLP_SOURCE = example("mlp");
 
-/**
- * conv2dLoss K img: a valid 3x3 convolution of a C-channel image by F filters (K: F x C x 3 x 3), then tanh, summed
- * with the squares of the activations (a layer and a loss in one).
- */
-export const CONV_SOURCE = `
-let conv2dLoss = fun (K: Array<Array<Matrix>>) (img: Array<Matrix>) ->
-  let h = length img[0] - 2
-  let w = length img[0][0] - 2
-  let out = build (length K) (fun f -> build h (fun y -> build w (fun x ->
-    tanh (ifold (fun s c -> s + ifold (fun t dy -> t + ifold (fun u dx ->
-      u + K[f][c][dy][dx] * img[c][y + dy][x + dx]) 0. 3) 0. 3) 0. (length img)))))
-  ifold (fun acc f -> acc + ifold (fun a y -> a + ifold (fun b x -> b + out[f][y][x] * out[f][y][x]) 0. w) 0. h) 0. (length K)
-`;
+/** conv2dLoss K img: a valid 3x3 convolution (F x C x 3 x 3 filters), tanh, the sum of squares. */
+export const CONV_SOURCE = example("conv2d");
 
 /** Deterministic numbers in [lo, hi) (a linear congruential sequence: tests and benchmarks need no randomness). */
 export function numbers(n: number, seed: number, lo = -1, hi = 1): Float64Array {
