@@ -45,9 +45,9 @@ function kernels(
 }
 
 describe("models on webgpu, through the library", () => {
-  // These sizes make the function's arrays copied (not updated in place) past some 60,000 words of allocations: a
-  // one-thread kernel that copied them gave wrong values on Mesa's adapter, so the MLP and conv2d cases guard that
-  // one-thread kernels update in place where the ownership analysis allows.
+  // At these sizes a one-thread kernel that copies the gradients on every update (instead of updating them in place,
+  // as the ownership analysis allows) passes the 65,535 loop iterations Mesa's adapter allows a thread
+  // (../../src/webgpu/loop-guard.ts): the MLP and conv2d cases guard that one-thread kernels update in place.
   it("an MLP's value and gradient (8 → 16 → 4, batch 5) agree with wasm-f32, in one kernel", async () => {
     if (!ready) return;
     const m = smoothModule(MLP_SOURCE, { fileName: "mlp.smooth" });
