@@ -57,8 +57,17 @@ export async function missing(): Promise<string | undefined> {
 
 let puppeteer: PuppeteerNode | undefined;
 
-/** A fresh headless Chromium with its own profile; `close` ends it and removes the profile. */
-export async function launch(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+/** Chromium's flags for WebGPU on its own software adapter (SwiftShader), for a machine without a GPU. */
+const WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader", "--enable-features=Vulkan"];
+
+/**
+ * A fresh headless Chromium with its own profile; `close` ends it and removes the profile. With `webgpu`, pages have
+ * `navigator.gpu` on SwiftShader (served from 127.0.0.1: WebGPU needs a secure context); without, no GPU at all.
+ */
+export async function launch(options: { webgpu?: boolean } = {}): Promise<{
+  browser: Browser;
+  close: () => Promise<void>;
+}> {
   if (!puppeteer) throw new Error("call missing() first");
   const profile = mkdtempSync(join(tmpdir(), "smooth-chromium-"));
   const browser = await puppeteer.launch({
@@ -66,7 +75,7 @@ export async function launch(): Promise<{ browser: Browser; close: () => Promise
     headless: true,
     args: [
       "--no-sandbox",
-      "--disable-gpu",
+      ...(options.webgpu === true ? WEBGPU_FLAGS : ["--disable-gpu"]),
       "--no-first-run",
       "--disable-background-networking",
       "--disable-component-update",
