@@ -34,7 +34,7 @@ export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js"
 export { useTypeScript } from "./tsfront/use-typescript.js";
 export { withClosure } from "./tsfront/with-closure.js";
 export { SmoothError, type ErrorKind } from "./syntax/diagnostics.js";
-export { useGpu, gpuAdapter } from "./webgpu/device.js";
+export { useGpu, gpuAdapter, type WebGpu, type WebGpuAdapterOptions } from "./webgpu/gpu-setup.js";
 
 // The tensor operations of staged TypeScript functions (src/staging/index.ts documents them).
 export {

@@ -74,9 +74,16 @@ export interface Instance {
   readonly programKey?: string;
 }
 
-/** How many programs the library keeps for sharing between instances (each also lives as long as its instance). */
-export const SHARED_PROGRAMS = 256;
-const SHARED = new BoundedCache<string, unknown>(SHARED_PROGRAMS);
+/**
+ * Programs shared between instances, by kind and program key, held weakly: a program lives as long as some instance
+ * (some function of the user's) uses it, so its wasm module and the workers' copies of it go with the last such
+ * function (test/wasm/worker-release.test.ts), while a closure made afresh in a loop finds the program the previous
+ * one compiled (that instance is still alive, and a WeakRef keeps its target until the current job ends).
+ */
+const SHARED = new Map<string, WeakRef<object>>();
+const FORGET = new FinalizationRegistry<string>((key) => {
+  if (SHARED.get(key)?.deref() === undefined) SHARED.delete(key);
+});
 let compiledSoFar = 0;
 
 /** How many programs the library has compiled in this process (`compilations()`). */
@@ -88,11 +95,14 @@ export const programsCompiled = (): number => compiledSoFar;
  */
 export function sharedProgram<P>(inst: Instance, kind: string, make: () => P): P {
   const key = inst.programKey === undefined ? undefined : `${kind}|${inst.programKey}`;
-  const known = key === undefined ? undefined : (SHARED.get(key) as P | undefined);
+  const known = key === undefined ? undefined : (SHARED.get(key)?.deref() as P | undefined);
   if (known !== undefined) return known;
   const made = make();
   compiledSoFar++;
-  if (key !== undefined) SHARED.set(key, made);
+  if (key !== undefined && typeof made === "object" && made !== null) {
+    SHARED.set(key, new WeakRef(made));
+    FORGET.register(made, key);
+  }
   return made;
 }
 

@@ -20,12 +20,8 @@ export interface GpuDevice {
 
 let current: Promise<GpuDevice> | undefined;
 
-/**
- * The GPU the webgpu back end uses where the platform has no `navigator.gpu`, such as Node: e.g. `create([])` of the
- * `webgpu` package (Dawn), with the adapter options to ask for (`{ featureLevel: "compatibility" }` for a software
- * adapter through OpenGL). A device already made on another GPU is left to finish what it runs.
- */
-export function useGpu(gpu: GPU, options: GPURequestAdapterOptions = {}): void {
+/** Sets the GPU where the platform has none (the library's `useGpu`, ./gpu-setup.ts). */
+export function setGpuProvider(gpu: GPU, options: GPURequestAdapterOptions = {}): void {
   provider = { gpu, options };
   current = undefined;
 }
@@ -78,9 +74,4 @@ async function requestDevice(): Promise<GpuDevice> {
     if (current !== undefined) void current.then((d) => (d === made ? (current = undefined) : undefined));
   });
   return made;
-}
-
-/** The name of the adapter the webgpu back end runs on ("mesa llvmpipe ...", a GPU's vendor and architecture). */
-export async function gpuAdapter(): Promise<string> {
-  return (await gpuDevice()).adapter;
 }

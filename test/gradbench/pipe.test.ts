@@ -164,7 +164,7 @@ describe("the tool over a pipe", () => {
     expect(bad.status).toBe(1);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toBe(
-      "smooth gradbench: argument error: unknown engine `fortran`\n  expected: wasm or js or interp or wasm-f32\n  found:    fortran\n",
+      "smooth gradbench: argument error: unknown engine `fortran`\n  expected: wasm or js or interp or wasm-f32 or webgpu\n  found:    fortran\n",
     );
   });
 });

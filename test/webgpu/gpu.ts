@@ -4,7 +4,7 @@
 // SMOOTH_WEBGPU_TESTS=required (CI), which makes them fail instead. SMOOTH_DAWN_BACKEND picks another of Dawn's
 // backends (vulkan, on a machine whose Vulkan driver Dawn accepts).
 
-import { useGpu } from "../../src/webgpu/device.js";
+import { useGpu } from "../../src/webgpu/gpu-setup.js";
 
 interface Dawn {
   create(flags: string[]): GPU;
