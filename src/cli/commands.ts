@@ -282,8 +282,8 @@ export function registerCommands(program: Command): void {
       const passes = named.map((p) =>
         p.name === "simplify"
           ? simplifyPass({ onReport: report(p.name) })
-          : p.name === "optimise" || p.name === "optimise-finite"
-            ? optimisePass({ assumeFinite: p.name === "optimise-finite", onReport: report(p.name) })
+          : p.name === "optimise"
+            ? optimisePass({ onReport: report(p.name) })
             : p,
       );
       const argTypes = argTypesFor(prog, o.fn, parseArgs(o));

@@ -24,30 +24,26 @@ export const PASSES: Readonly<Record<string, Pass>> = {
   siblings: siblingsPass,
   dce: dcePass,
   optimise: optimisePass(),
-  "optimise-finite": optimisePass({ assumeFinite: true }),
   "inline-keep-custom": inlineKeepingCustomPass,
   "chunk-accumulations": chunkAccumulationsPass,
 };
 
 /**
  * What `compile` runs: derivatives expanded into ordinary IR (forward-ad), first-order IR (inline), then the
- * optimisation strategy (./strategy.ts: simplify, CSE, LICM, sinking, to a bounded fixpoint).
+ * optimisation strategy (./strategy.ts: simplify, CSE, LICM, sinking, to a bounded fixpoint). A derivative written in
+ * the program (`deriv`, `grad`, `jvp`, ...) is optimised as one requested from outside: the rules that take the
+ * paper's assumption (the sign of a zero and the rounding of a sum do not matter) apply to forward mode's tangent
+ * arithmetic wherever it is, and to nothing else (./rules/ring.ts).
  */
 export const STANDARD_PIPELINE: Pipeline = [PASSES["forward-ad"]!, PASSES.inline!, PASSES.optimise!];
 
 /**
- * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, with the
- * paper's
- * assumption that Doubles are finite (`x * 0 = 0` for the zero tangents of what is not differentiated), which is
- * what turns a vectorised forward derivative into the matrix-calculus identity (paper 000 §4.1, ./strategy.ts).
- * Last, reverse mode's heavy sweeps over a dataset are cut into chunks that threads can run (./chunk-accumulations.ts).
+ * For the derivative programs of an entry point (../api/derivative-programs.ts): the standard pipeline, then reverse
+ * mode's heavy sweeps over a dataset cut into chunks that threads can run (./chunk-accumulations.ts). The chunks
+ * change the order of a sum's additions, which is why the standard pipeline, whose sums may be primal values, does
+ * not do it.
  */
-export const DERIVATIVE_PIPELINE: Pipeline = [
-  PASSES["forward-ad"]!,
-  PASSES.inline!,
-  PASSES["optimise-finite"]!,
-  PASSES["chunk-accumulations"]!,
-];
+export const DERIVATIVE_PIPELINE: Pipeline = [...STANDARD_PIPELINE, PASSES["chunk-accumulations"]!];
 
 /**
  * The primal that reverse mode differentiates (../api/program.ts): first-order and optimised like STANDARD_PIPELINE's,

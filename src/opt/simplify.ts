@@ -29,19 +29,20 @@ import { projOfIf, projOfTuple, tupleEta } from "./rules/tuple.js";
 
 /**
  * The rules of the simplifier (paper 000 Fig. 7 and the range facts), in the order they are tried for a node: folding
- * first, then what the facts decide, fusion, the ring rules, then the rules that restructure. `finite` adds the ring
- * rules that hold only for finite Doubles (the paper's assumption, ./rules/ring.ts).
+ * first, then what the facts decide, fusion, the ring rules, then the rules that restructure. Every rule is exact on
+ * primal values; on forward mode's tangent arithmetic the ring rules also take the paper's assumption that the sign of
+ * a zero and the rounding of a sum do not matter (./rules/ring.ts).
  */
-export function simplifyRules(finite: boolean): AnyRule[] {
+export function simplifyRules(): AnyRule[] {
   return [
     constantFold,
     ...RANGE_RULES,
     ...FUSION_RULES,
-    ...ringRules(finite),
+    ...ringRules(),
     addNegativeZero,
     stopDerivativeOf,
     projOfTuple,
-    projConstant(finite),
+    projConstant,
     fission,
     projOfIf,
     tupleEta,
@@ -58,8 +59,8 @@ export function simplifyRules(finite: boolean): AnyRule[] {
   ];
 }
 
-/** The standard rules: every one exact on values (they may only remove index and shape errors). */
-export const SIMPLIFY_RULES: readonly AnyRule[] = simplifyRules(false);
+/** The rules, every one exact on primal values (they may only remove index and shape errors). */
+export const SIMPLIFY_RULES: readonly AnyRule[] = simplifyRules();
 
 /** Names of the rewrites the engine does itself (not rules of the list): they appear in reports too. */
 export const STRUCTURAL_REWRITES = ["let-flatten", "copy-propagation", "let-tail", "dead-let"] as const;

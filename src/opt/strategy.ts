@@ -29,9 +29,7 @@ import { sinkLets } from "./sink.js";
 import { timed } from "./stage-times.js";
 
 export interface StrategyOptions {
-  /** Also the rules exact only for finite Doubles (paper 000's assumption; ./rules/ring.ts). Default false. */
-  readonly assumeFinite?: boolean;
-  /** The rules, instead of simplifyRules(assumeFinite). */
+  /** The rules, instead of simplifyRules(). */
   readonly rules?: readonly AnyRule[];
   readonly maxRounds?: number;
   /** Node-count limit; by default 8 times the input's size (at least 100000). */
@@ -51,7 +49,7 @@ export interface StrategyReport {
 export function optimise(fn: IrFunction, opts: StrategyOptions = {}): { fn: IrFunction; report: StrategyReport } {
   const maxRounds = opts.maxRounds ?? 16;
   const maxSize = opts.maxSize ?? Math.max(100_000, 8 * functionSize(fn));
-  const rules = opts.rules ?? simplifyRules(opts.assumeFinite ?? false);
+  const rules = opts.rules ?? simplifyRules();
   const fired: Record<string, number> = {};
   const add = (name: string, n: number) => {
     if (n > 0) fired[name] = (fired[name] ?? 0) + n;
@@ -130,7 +128,7 @@ function confirmFixpoint(
 /** The strategy as a pass; `onReport` receives each run's report (for `smooth dev` and tests). */
 export function optimisePass(opts: StrategyOptions & { onReport?: (r: StrategyReport) => void } = {}): Pass {
   return {
-    name: opts.assumeFinite ? "optimise-finite" : "optimise",
+    name: "optimise",
     run(fn) {
       const { fn: out, report } = optimise(fn, opts);
       opts.onReport?.(report);

@@ -139,7 +139,7 @@ describe("smooth show --grad and smooth dev", () => {
     const r = smooth("dev", dot, "--fn", "f", "--derivative", "--wrt", "0", "--mode", "forward");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("// after forward-ad");
-    expect(r.stdout).toMatch(/\/\/ optimise-finite stopped: fixpoint; fired: .*single-access 1/);
+    expect(r.stdout).toMatch(/\/\/ optimise stopped: fixpoint; fired: .*single-access 1/);
     expect(r.stdout.trimEnd().endsWith("build (length v1) (fun p0 -> v2[p0])")).toBe(true);
   });
 

@@ -7,9 +7,10 @@
 // under the paper's assumption that the sign of a zero and the rounding of a sum do not matter:
 //  - `e + 0 -> e` (e = -0 gives +0) and `0 - e -> -e` (e = +0);
 //  - `e0*e1 + e0*e2 -> e0*(e1+e2)` (rounds differently).
-// `ringRules(true)` (the derivative pipeline) applies them to tangent arithmetic only, never to a primal value: a
-// derivative program's value is bit for bit the primal's. `ringRules(false)` keeps every rule exact. `e + -e -> 0` and
-// `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
+// They are applied to forward mode's tangent arithmetic (the nodes it marks), in every pipeline, and never to a primal
+// value: what decides is which arithmetic computes a tangent, not whether the derivative was asked for by the CLI, the
+// library or `deriv`/`grad` inside the program. A program's primal values are bit for bit what the interpreter
+// computes. `e + -e -> 0` and `e - e -> 0` are done on Index only: on Double they fail for infinities and NaN.
 
 import { AnfBuilder, mkPrim } from "../../ir/builder.js";
 import { lit, symbolicZero, type Atom, type Expr, type Prim } from "../../ir/ir.js";
@@ -30,16 +31,16 @@ function defOp(a: Atom, op: string, ctx: RuleContext): Prim | undefined {
 /** Whether `p` is a product or quotient of forward mode's tangent arithmetic whose tangent is a literal 0. */
 const zeroTangent = (p: Prim) => symbolicZero(p, (k) => isNum(p.args[k]!, 0));
 
-/** The ring rules; `finite` adds, on tangent arithmetic, the rules exact only up to signs of zero and rounding. */
-export function ringRules(finite: boolean): AnyRule[] {
-  /** Whether a rule exact only under the assumption may rewrite `p`. */
-  const assumed = (p: Prim) => p.type.k === "int" || (finite && p.tangent !== undefined);
+/** Whether a rule exact only up to signs of zero and rounding may rewrite `p`: Index arithmetic, or a tangent's. */
+const assumed = (p: Prim) => p.type.k === "int" || p.tangent !== undefined;
 
+/** The ring rules: exact ones, and on tangent arithmetic those exact only up to signs of zero and rounding. */
+export function ringRules(): AnyRule[] {
   const addZero = rule({
     name: "add-zero",
     head: "prim",
     ops: ["add"],
-    doc: "e + 0 -> e;  0 + e -> e   (Double: with +0 only under the finite assumption)",
+    doc: "e + 0 -> e;  0 + e -> e   (Double: with +0 only on tangent arithmetic)",
     apply(node) {
       if (node.op !== "add" || !isArith(node)) return undefined;
       const [a, b] = node.args as [Atom, Atom];
@@ -53,7 +54,7 @@ export function ringRules(finite: boolean): AnyRule[] {
     name: "sub-zero",
     head: "prim",
     ops: ["sub"],
-    doc: "e - 0 -> e;  0 - e -> -e   (Double: the second only under the finite assumption)",
+    doc: "e - 0 -> e;  0 - e -> -e   (Double: the second only on tangent arithmetic)",
     apply(node) {
       if (node.op !== "sub" || !isArith(node)) return undefined;
       const [a, b] = node.args as [Atom, Atom];
@@ -132,7 +133,7 @@ export function ringRules(finite: boolean): AnyRule[] {
     name: "factor",
     head: "prim",
     ops: ["add"],
-    doc: "e0*e1 + e0*e2 -> e0*(e1+e2)   (products used only here; Double: only under the finite assumption)",
+    doc: "e0*e1 + e0*e2 -> e0*(e1+e2)   (products used only here; Double: only on tangent arithmetic)",
     apply(node, ctx): Expr | undefined {
       if (node.op !== "add" || !isArith(node) || !assumed(node)) return undefined;
       const [a, b] = node.args as [Atom, Atom];
