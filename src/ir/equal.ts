@@ -3,7 +3,7 @@
 
 import { typeEq } from "../types/types.js";
 import { binders, operands, someNode } from "./free.js";
-import type { Atom, Expr, Var } from "./ir.js";
+import { tangentMarkKey, type Atom, type Expr, type Var } from "./ir.js";
 import { compileWork } from "./work.js";
 
 /** True when `a` and `b` are the same expression up to renaming of their binders. Free variables must be identical. */
@@ -74,7 +74,15 @@ class Matcher {
       case "lit":
         return (b.kind === "var" || b.kind === "lit") && this.atom(a, b);
       case "prim":
-        return b.kind === "prim" && a.op === b.op && typeEq(a.type, b.type) && this.atoms(a.args, b.args);
+        // Forward mode's tangent arithmetic (Prim.tangent) is not the same as the primal operation: a zero tangent is
+        // a symbolic zero.
+        return (
+          b.kind === "prim" &&
+          a.op === b.op &&
+          tangentMarkKey(a) === tangentMarkKey(b) &&
+          typeEq(a.type, b.type) &&
+          this.atoms(a.args, b.args)
+        );
       case "call":
         return b.kind === "call" && a.fn === b.fn && this.atoms(a.args, b.args);
       case "tuple":

@@ -68,6 +68,16 @@ export function tangentPositions(p: Prim): number[] {
   return p.tangent === "both" ? [0, 1] : [p.tangent];
 }
 
+/**
+ * The tangent mark of `p` as it matters to its value and to the rules: none (a primal operation), or tangent arithmetic
+ * with its symbolic-zero positions (`swapped`: of `p` with its two operands swapped). Equal keys, equal meaning.
+ */
+export function tangentMarkKey(p: Prim, swapped = false): string {
+  if (p.tangent === undefined) return "";
+  const positions = tangentPositions(p).map((k) => (swapped ? 1 - k : k));
+  return `t${positions.sort().join("")}`;
+}
+
 export interface Tuple {
   readonly kind: "tuple";
   readonly elems: readonly Atom[];

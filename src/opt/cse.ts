@@ -3,13 +3,14 @@
 //
 // Every right-hand side is pure, and a let in scope has already been evaluated (lets are strict), so reusing its value
 // is exact, errors included: had the earlier evaluation failed, execution would not have got here. Commutative
-// primitives are compared with their operands in either order. A scope or node in which nothing is replaced is
-// returned as it was (the same objects), not rebuilt.
+// primitives are compared with their operands in either order, and forward mode's tangent arithmetic (Prim.tangent)
+// only with its own kind: a primal product is NaN where the same product of a zero tangent is a symbolic zero. A scope
+// or node in which nothing is replaced is returned as it was (the same objects), not rebuilt.
 
 import { AnfBuilder } from "../ir/builder.js";
 import { alphaEqual, alphaKey } from "../ir/equal.js";
 import { exprSize, mapNode } from "../ir/free.js";
-import { isAtom, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
+import { isAtom, tangentMarkKey, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import { PRIMS } from "../prims/table.js";
 import type { Pass } from "./pass.js";
 
@@ -30,14 +31,17 @@ function key(e: Expr): string | undefined {
     case "prim": {
       // Most primitives take two operands: their key is made without an array (this runs on every let, every round).
       const commutative = PRIMS[e.op].commutative === true;
+      const head = `p:${e.op}:${e.type.k}:${tangentMarkKey(e)}`;
       if (e.args.length !== 2) {
         const args = e.args.map(atomKey);
         if (commutative) args.sort();
-        return `p:${e.op}:${e.type.k}:${args.join(",")}`;
+        return `${head}:${args.join(",")}`;
       }
       const x = atomKey(e.args[0]!);
       const y = atomKey(e.args[1]!);
-      return commutative && y < x ? `p:${e.op}:${e.type.k}:${y},${x}` : `p:${e.op}:${e.type.k}:${x},${y}`;
+      if (!(commutative && y < x)) return `${head}:${x},${y}`;
+      // Operands swapped: so is the position of a tangent operand.
+      return `p:${e.op}:${e.type.k}:${tangentMarkKey(e, true)}:${y},${x}`;
     }
     case "call": // a function of its arguments, like a primitive
       return `c:${e.fn}:${atomsKey(e.args)}`;

@@ -69,6 +69,49 @@ describe("cse", () => {
   });
 });
 
+describe("cse and tangent arithmetic", () => {
+  // A primal `x * c` and forward mode's `c * ẋ` with ẋ = x (`jvp (fun y -> y * c) (x, x)`): the same operation on the
+  // same operands, but at x = 0, c = ∞ the primal is NaN and the tangent a symbolic zero.
+  const program = () =>
+    func("f", params(["x", DOUBLE], ["c", DOUBLE]), (b, x, c) => {
+      const primal = b.prim("mul", [x, c], "r");
+      const tangent = b.bind("dr", { ...mkPrim("mul", [c, x]), tangent: 1 });
+      return b.tuple([primal, tangent, b.prim("mul", [c, x], "r2")]);
+    });
+
+  test("a product of tangent arithmetic and a primal one stay apart; each is shared with its own kind", () => {
+    const { fn: out, replaced } = eliminateCommonSubexpressions(program());
+    expect(replaced).toBe(1);
+    expect(show(out)).toBe("let f (x: Double) (c: Double) =\n  let r = x * c in\n  (r, c * x, r)");
+    for (const f of [program(), out])
+      expect(runFunction(f, [0, Infinity])).toEqual({ tag: "tuple", elems: [NaN, 0, NaN] });
+  });
+
+  test("the strategy keeps them apart in a loop too (alpha-equal bodies compare the marks)", () => {
+    const loop = (tangent: boolean) =>
+      func("f", params(["v", VECTOR], ["c", DOUBLE]), (b, v, c) => {
+        const sum = (name: string, marked: boolean) =>
+          b.ifold(
+            litDouble(0),
+            b.prim("length", [v]),
+            (s, i, bb) => {
+              const x = bb.prim("get", [v, i]);
+              const p = marked ? bb.bind("p", { ...mkPrim("mul", [c, x]), tangent: 1 }) : bb.prim("mul", [c, x]);
+              return bb.prim("add", [s, p]);
+            },
+            name,
+          );
+        return b.tuple([sum("s1", false), sum("s2", tangent)]);
+      });
+    expect(eliminateCommonSubexpressions(loop(true)).replaced).toBe(1); // only `length v`
+    expect(eliminateCommonSubexpressions(loop(false)).replaced).toBe(2);
+    expect(runFunction(optimise(loop(true)).fn, [vec([0, 1]), Infinity])).toEqual({
+      tag: "tuple",
+      elems: [NaN, Infinity],
+    });
+  });
+});
+
 describe("licm", () => {
   test("invariants climb out of a loop nest, one loop at a time", () => {
     const fn = func("f", params(["v", VECTOR], ["x", DOUBLE]), (b, v, x) =>
