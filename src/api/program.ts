@@ -181,8 +181,9 @@ export class SmoothProgram {
 
   /**
    * The forward-mode derivative program of `name` with respect to the parameters `wrt` (see ../api/derivatives.ts),
-   * specialised at `argTypes` and prepared for `engine` (cached). Optimised by default under the paper's assumption
-   * that Doubles are finite (DERIVATIVE_PIPELINE, ../opt/pipeline.ts).
+   * specialised at `argTypes` and prepared for `engine` (cached). Optimised by default with DERIVATIVE_PIPELINE
+   * (../opt/pipeline.ts: the standard pipeline, whose rules take the paper's assumption on tangent arithmetic, then
+   * reverse mode's sweeps cut into chunks).
    */
   derivative(
     name: string,

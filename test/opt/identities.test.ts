@@ -1,6 +1,6 @@
 // The matrix-calculus identities of paper 000 §4.1, derived by the optimisation strategy from user-level Smooth with
 // no per-example choices: the vectorised forward derivative program of an entry point (the derivative API), through the
-// standard derivative pipeline (forward-ad, inline, the strategy under the paper's finite-Double assumption).
+// standard derivative pipeline (forward-ad, inline, the strategy: on tangents, the paper's finite-Double assumption).
 // Each derived program is also run against the reference (the unoptimised derivative, in the interpreter), compiled
 // and interpreted, on random inputs, including shapes the identity does not cover.
 
