@@ -11,7 +11,7 @@ import { children } from "../../src/ir/free.js";
 import type { Expr } from "../../src/ir/ir.js";
 import { printIr } from "../../src/ir/print.js";
 import { verify } from "../../src/ir/verify.js";
-import type { DenseArray, TupleArray, Value } from "../../src/runtime/value.js";
+import type { DenseArray, TupleArray, TupleValue, Value } from "../../src/runtime/value.js";
 import { DOUBLE, MATRIX, VECTOR, type Type } from "../../src/types/types.js";
 import { matrix, random, vector } from "../helpers.js";
 
@@ -161,6 +161,21 @@ describe("the cost follows the primal's", () => {
       expect(tangents).toEqual(b);
       for (const x of values) expect(x).toBeCloseTo(value, 12);
     }
+  });
+
+  test("vjp of the dot product (reverse mode, written in the program): linear, as the requested gradient", () => {
+    const s = inLanguage(dot + "let f = fun (v1: Vector) (v2: Vector) -> vjp (fun v -> dot v v2) v1 1.", "f", [
+      VECTOR,
+      VECTOR,
+    ]);
+    expect(loopDepth(s.optimised.body)).toBe(1);
+    const [a, b] = [random(6, 12), random(6, 13)];
+    const out = s.run([vector(a), vector(b)]) as TupleValue;
+    expect(out.elems[0]).toBeCloseTo(
+      a.reduce((sum, x, i) => sum + x * b[i]!, 0),
+      12,
+    );
+    expect(numbers(out.elems[1]!)).toEqual(b);
   });
 
   test("jacob of a scaled vector: the identity times the scale, a loop per dimension", () => {
