@@ -4,11 +4,12 @@
 // doubling of n = m). All compiled to JavaScript, timed in alternation (rounds over every case, the best round of
 // each kept: other processes' load shows up as slow rounds, not as a bias between cases). Run with
 // `npm run bench:inlang` (builds first). Timings never gate `npm test`; test/opt/in-language.test.ts asserts the
-// structure (no one-hot loop, loop nest depth).
+// structure (no one-hot loop, loop nest depth). Writes bench/results/in-language.md.
 //
 // `run` copies an array result out of the compiled function's arena (the caller may keep it); `runBorrowed` lends it
 // (read before the next call): the dot product's derivative returns 2n Doubles where the primal returns one, so the
 // copy is most of the difference. A hand-written (value, tangent) pair of arrays is timed for comparison.
+import { writeFileSync } from "node:fs";
 import { MAT, VEC, dense, random } from "./lib.mjs";
 import { loadProgram } from "../dist/api/program.js";
 
@@ -139,3 +140,21 @@ for (let k = 1; k < SIZES.length; k++) {
   });
 }
 console.table(growth);
+
+const md = [
+  "# Derivatives written in the program (backend js)",
+  "",
+  "Best round of 24, all cases in alternation; milliseconds per call.",
+  "",
+  "| case | ms | / primal |",
+  "| --- | ---: | ---: |",
+  ...table.map((r) => `| ${r.case.replace(" | ", ": ")} | ${r["best (ms)"]} | ${r["x primal"]} |`),
+  "",
+  "| NNMF, n -> 2n (n = m) | primal | in-language deriv | requested | hand-written |",
+  "| --- | ---: | ---: | ---: | ---: |",
+  ...growth.map(
+    (g) => `| ${g["n -> 2n"]} | ${g.primal} | ${g["in-language deriv"]} | ${g.requested} | ${g["hand-written"]} |`,
+  ),
+  "",
+];
+writeFileSync(new URL("./results/in-language.md", import.meta.url), md.join("\n"));
