@@ -29,7 +29,16 @@ import {
   type Lookup,
 } from "../tsfront/routes.js";
 import { spanOf, type FunctionSource } from "../tsfront/source.js";
-import { smoothType, T_BOOL, T_DOUBLE, T_INT, tArray, type TsType } from "../tsfront/ts-types.js";
+import {
+  hasFunction,
+  showTsType,
+  smoothType,
+  T_BOOL,
+  T_DOUBLE,
+  T_INT,
+  tArray,
+  type TsType,
+} from "../tsfront/ts-types.js";
 import { encode } from "./convert.js";
 import { defaultForm } from "./forms.js";
 import { BoundedCache } from "./bounded-cache.js";
@@ -176,6 +185,15 @@ export class TsTarget implements Target {
     const key = `${argKey}|${v.id}`;
     const hit = this.instances.get(key);
     if (hit) return hit;
+    if (hasFunction(v.result))
+      fail(
+        "unsupported",
+        `${this.label} returns a function (${showTsType(v.result)}), which has no value outside it`,
+        this.span,
+        {
+          hint: "return numbers, arrays or objects of them; call the function it returns inside it",
+        },
+      );
     const argTypes = trees.map(treeType);
     const hidden = v.captures.map(({ capture }, k) => this.hidden(capture, v, k));
     const entryTypes = [...argTypes, ...hidden.map((h) => h.type)];

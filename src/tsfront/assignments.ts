@@ -134,9 +134,11 @@ function assign(
       hint: "a function of the subset computes a result; it cannot change variables outside it",
     });
   if (b.level < env.level)
-    return fn.fail(t, `a callback of map or reduce cannot change \`${root.name}\`, a variable outside it`, {
-      hint: "use a for loop (or forEach) to accumulate",
-    });
+    return fn.fail(
+      t,
+      `a callback of map or reduce, or a function written inside this one, cannot change \`${root.name}\`, a variable outside it`,
+      { hint: "use a for loop (or forEach) to accumulate, or return the new value" },
+    );
   if (t === root && mode === "assign") {
     if (!b.mutable) return fn.fail(t, `\`${root.name}\` is a const`, {}, "type");
     const value = f(b.val);

@@ -8,7 +8,8 @@ import { fill, Holes, type Env, type Fn } from "./context.js";
 import { expr, packAs } from "./expressions.js";
 import { ptuple } from "./smooth-ast.js";
 import { bindPattern, stmts } from "./statements.js";
-import { bare, type Expression, type FunctionNode, type Node, type Pattern } from "./syntax.js";
+import { applyFunction } from "./function-values.js";
+import { bare, type Expression, type Node, type Pattern } from "./syntax.js";
 import { joinType, showTsType, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
 
@@ -172,7 +173,10 @@ export function requiredParameters(fn: Fn, params: readonly Pattern[]): number {
   return k < 0 ? params.length : k;
 }
 
-/** A callback's value (of map, reduce, Array.from, forEach), its parameters bound to `args`. */
+/**
+ * A callback's value (of map, reduce, Array.from): a function written in place reads the variables around it as they
+ * are; any other function value (`xs.map(sq)`, `xs.map(Math.tanh)`, `xs.map(layer.act)`) is called with the values.
+ */
 export function callbackValue(
   fn: Fn,
   callback: Expression,
@@ -181,43 +185,14 @@ export function callbackValue(
   lets: Lets,
 ): Val {
   const cb = bare(callback);
-  let node: FunctionNode;
-  if (cb.type === "ArrowFunctionExpression" || cb.type === "FunctionExpression") node = cb;
-  else if (cb.type === "Identifier" && env.get(cb.name)?.kind === "function")
-    node = (env.get(cb.name) as { node: FunctionNode }).node;
-  else return fn.fail(callback, "the callback must be a function written here (x => ...) or declared in this function");
-  const inner = env.enterCallback();
-  const bound = bindParams(fn, node.params, args, inner, lets);
-  const { expr: body, type } = translateBody(fn, node.body, bound, node);
-  return lets.bind(body, type, "r", fn.span(node));
-}
-
-const INLINING = new WeakSet<object>();
-
-/** A local function called: its body with its parameters bound to the arguments, in the caller's environment. */
-export function inlineFunction(
-  fn: Fn,
-  node: FunctionNode,
-  args: readonly Expression[],
-  env: Env,
-  lets: Lets,
-  call: Node,
-): Val {
-  if (INLINING.has(node)) return fn.fail(call, "a local function that calls itself is not supported (recursion)");
-  const vals = args.map((a) => expr(fn, a, env, lets));
-  const required = requiredParameters(fn, node.params);
-  if (vals.length < required)
-    fn.fail(
-      call,
-      `the function takes ${required} argument${required === 1 ? "" : "s"}, but ${vals.length} ${vals.length === 1 ? "is" : "are"} given`,
-    );
-  INLINING.add(node);
-  try {
-    const inner = env.enterCallback();
-    const bound = bindParams(fn, node.params, vals, inner, lets);
-    const { expr: body, type } = translateBody(fn, node.body, bound, node);
-    return lets.bind(body, type, "r", fn.span(call));
-  } finally {
-    INLINING.delete(node);
+  if (cb.type !== "ArrowFunctionExpression" && cb.type !== "FunctionExpression") {
+    const f = expr(fn, callback, env, lets);
+    if (f.kind !== "fn")
+      return fn.fail(callback, `the callback is ${showTsType(typeOfVal(f))}, not a function`, {}, "type");
+    return applyFunction(fn, f, args, env, lets, callback);
   }
+  const inner = env.enterCallback();
+  const bound = bindParams(fn, cb.params, args, inner, lets);
+  const { expr: body, type } = translateBody(fn, cb.body, bound, cb);
+  return lets.bind(body, type, "r", fn.span(cb));
 }

@@ -6,11 +6,11 @@ import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
-import { consoleCall, expr, indexOf, memberOfFree, packAs } from "./expressions.js";
+import { consoleCall, expr, functionValue, indexOf, memberOfFree, packAs } from "./expressions.js";
+import { applyFunction } from "./function-values.js";
 import { app, binop, dbl, index, lam, num, param } from "./smooth-ast.js";
-import { callbackValue, inlineFunction } from "./bodies.js";
+import { callbackValue } from "./bodies.js";
 import { math } from "./math.js";
-import type { FunctionSource } from "./source.js";
 import { bare, keyName, type Expression } from "./syntax.js";
 import { joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
@@ -29,6 +29,7 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
   if (e.callee.type === "Super") return fn.fail(e, "`super` is not supported");
   const callee = bare(e.callee);
   if (e.type === "NewExpression") return construct(fn, e, callee, plainArguments(fn, e.arguments), env, lets);
+  const values = () => plainArguments(fn, e.arguments).map((a) => expr(fn, a, env, lets));
   if (callee.type === "MemberExpression" && !callee.computed && callee.object.type !== "Super") {
     const owner = bare(callee.object);
     const name = keyName(callee.property, false)!;
@@ -38,51 +39,40 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
       if (owner.name === "Array" && name === "from")
         return arrayFrom(fn, e, plainArguments(fn, e.arguments), env, lets);
       const member = memberOfFree(fn, owner, name, env);
-      if (member?.k === "function") return userCall(fn, e, member.source(), e.arguments, env, lets);
+      if (member?.k === "function") return callValue(fn, functionValue(fn, member, callee), e, values(), env, lets);
     }
-    return method(fn, e, callee.object, name, plainArguments(fn, e.arguments), env, lets);
+    const filled = arrayOfCopies(fn, e, callee.object, name, env, lets);
+    if (filled) return filled;
+    const receiver = expr(fn, callee.object, env, lets);
+    if (receiver.kind === "record") {
+      // A function stored in an object (`layer.act(z)`, `ops.f(x)`).
+      const k = receiver.keys.indexOf(name);
+      if (k < 0) return fn.fail(callee.property, `the object has no property \`${name}\``, {}, "type");
+      return callValue(fn, receiver.fields[k]!, e, values(), env, lets);
+    }
+    return method(fn, e, receiver, callee.object, name, plainArguments(fn, e.arguments), env, lets);
   }
-  if (callee.type === "Identifier") {
+  if (callee.type === "Identifier" && !env.get(callee.name)) {
     const name = callee.name;
-    const local = env.get(name);
-    if (local?.kind === "function")
-      return inlineFunction(fn, local.node, plainArguments(fn, e.arguments), env, lets, e);
-    if (local) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
     if (name === "Number" && e.arguments.length === 1) return expr(fn, plainArguments(fn, e.arguments)[0]!, env, lets);
     const r = fn.src.scope.lookup(name);
-    if (r?.k === "function") return userCall(fn, e, r.source(), e.arguments, env, lets);
-    if (r) return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
-    return fn.fail(callee, `the function \`${name}\` is not defined here`, {
-      hint: fn.src.scope.limitation
-        ? `${fn.src.scope.limitation}: give the library the whole module (typescriptModule) to call its functions`
-        : "functions of the same module (or in the function's closure) can be called",
-    });
+    if (!r)
+      return fn.fail(callee, `the function \`${name}\` is not defined here`, {
+        hint: fn.src.scope.limitation
+          ? `${fn.src.scope.limitation}: give the library the whole module (typescriptModule) to call its functions`
+          : "functions of the same module (or in the function's closure) can be called",
+      });
+    if (r.k !== "function") return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
   }
-  return fn.fail(callee, `\`${fn.text(callee)}(...)\` is not a call Smooth can read`);
+  // Any other callee is a function value: a variable holding one, `grad(f)(x)`, `fs[i](x)`, `make(a)(x)`.
+  return callValue(fn, expr(fn, callee, env, lets), e, values(), env, lets);
 }
 
-/** A function of the module or closure: its Smooth definition at these argument types, applied. */
-function userCall(
-  fn: Fn,
-  e: A.CallExpression,
-  src: FunctionSource,
-  args: readonly Argument[],
-  env: Env,
-  lets: Lets,
-): Val {
-  const span = fn.span(e);
-  const vals = plainArguments(fn, args).map((a) => expr(fn, a, env, lets));
-  const { name, result } = fn.program.define(src, vals.map(typeOfVal), span);
-  return lets.bind(
-    app(
-      name,
-      vals.map((x) => pack(x, span)),
-      span,
-    ),
-    result,
-    "r",
-    span,
-  );
+/** A call of a value that must be a function. */
+function callValue(fn: Fn, f: Val, e: A.CallExpression, args: readonly Val[], env: Env, lets: Lets): Val {
+  if (f.kind !== "fn")
+    return fn.fail(e.callee, `\`${fn.text(e.callee)}\` is ${showTsType(typeOfVal(f))}, not a function`, {}, "type");
+  return applyFunction(fn, f, args, env, lets, e);
 }
 
 function construct(
@@ -168,9 +158,44 @@ function mapIndexes(
   return lets.bind(app("build", [n, lam([param(i, span)], body, span)], span), tArray(t), "xs", span);
 }
 
+/** `new Array(n).fill(x)` and `Array(n).fill(x)`: an array of n copies (undefined for other calls). */
+function arrayOfCopies(
+  fn: Fn,
+  e: A.CallExpression,
+  receiver: Expression,
+  name: string,
+  env: Env,
+  lets: Lets,
+): Val | undefined {
+  const span = fn.span(e);
+  const r = bare(receiver);
+  if (
+    name !== "fill" ||
+    !(r.type === "NewExpression" || r.type === "CallExpression") ||
+    r.callee.type !== "Identifier" ||
+    r.callee.name !== "Array" ||
+    env.get("Array")
+  )
+    return undefined;
+  const length = r.arguments[0];
+  if (r.arguments.length !== 1 || length?.type === "SpreadElement")
+    return fn.fail(r, "`new Array(n)` needs one argument, its length");
+  const n = indexOf(fn, length!, env, lets, "the length");
+  const args = plainArguments(fn, e.arguments);
+  if (args.length !== 1) return fn.fail(e, "`.fill(x)` with a start or an end is not supported");
+  const x = expr(fn, args[0]!, env, lets);
+  return lets.bind(
+    build(fn, n, () => pack(x, span), span),
+    tArray(typeOfVal(x)),
+    "xs",
+    span,
+  );
+}
+
 function method(
   fn: Fn,
   e: A.CallExpression,
+  xs: Val,
   receiver: Expression,
   name: string,
   args: readonly Expression[],
@@ -178,27 +203,6 @@ function method(
   lets: Lets,
 ): Val {
   const span = fn.span(e);
-  // new Array(n).fill(x) and Array(n).fill(x): an array of n copies.
-  const r = bare(receiver);
-  if (
-    name === "fill" &&
-    (r.type === "NewExpression" || r.type === "CallExpression") &&
-    r.callee.type === "Identifier" &&
-    r.callee.name === "Array"
-  ) {
-    const length = r.arguments[0];
-    if (r.arguments.length !== 1 || length?.type === "SpreadElement")
-      return fn.fail(r, "`new Array(n)` needs one argument, its length");
-    const n = indexOf(fn, length!, env, lets, "the length");
-    const x = expr(fn, args[0]!, env, lets);
-    return lets.bind(
-      build(fn, n, () => pack(x, span), span),
-      tArray(typeOfVal(x)),
-      "xs",
-      span,
-    );
-  }
-  const xs = expr(fn, receiver, env, lets);
   if (xs.kind !== "atom" || xs.type.k !== "array")
     return fn.fail(receiver, `\`.${name}\` of ${showTsType(typeOfVal(xs))} is not supported`, {}, "type");
   const elem = xs.type.elem;

@@ -118,9 +118,12 @@ export class Env {
     return new Env(this.map.with(name, b), this.level);
   }
 
-  /** A new variable. */
-  declare(name: string, val: Val, mutable: boolean, ownership: Ownership, decl: object): Env {
-    return this.set(name, { kind: "value", val, mutable, ownership, decl, level: this.level });
+  /**
+   * A new variable. Its declaration is a new object each time (not the syntax node, which a loop body or an inlined
+   * function declares again): a function value tells the variables it captured by it (./function-values.ts).
+   */
+  declare(name: string, val: Val, mutable: boolean, ownership: Ownership, node: object): Env {
+    return this.set(name, { kind: "value", val, mutable, ownership, decl: { node }, level: this.level });
   }
 
   /** A variable's new value (its declaration, mutability and ownership kept unless given). */

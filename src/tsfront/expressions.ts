@@ -10,6 +10,8 @@ import { arrayLiteral, binary, logical, objectLiteral, unary } from "./operators
 import { memberOf, PLUGIN_HINT } from "./closure.js";
 import { integerNames, pathOf } from "./hints.js";
 import type { Resolved } from "./source.js";
+import { closureOf, current, globalFunction, mathFunction } from "./function-values.js";
+import { isMathFunction } from "./math.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
 import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
@@ -24,7 +26,7 @@ import {
   tArray,
   type TsType,
 } from "./ts-types.js";
-import { atom, fromLeaves, leaves, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
+import { atom, fromLeaves, leaves, leafTypes, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
 
 export { bare };
 
@@ -99,9 +101,7 @@ export function expr(fn: Fn, node: Expression, env: Env, lets: Lets): Val {
       });
     case "ArrowFunctionExpression":
     case "FunctionExpression":
-      return fn.fail(e, "a function is used as a value here", {
-        hint: "functions can be called, or given to map, reduce, forEach and Array.from",
-      });
+      return closureOf(fn, e, env);
     case "TemplateLiteral":
     case "TaggedTemplateExpression":
       return fn.fail(e, "strings are not supported: Smooth computes with numbers, booleans and arrays");
@@ -136,6 +136,11 @@ export function bindExpr(fn: Fn, lets: Lets, value: Expr, type: TsType, base: st
 
 const GLOBALS: Record<string, number> = { Infinity: Infinity, NaN: NaN };
 
+/** A function of the module or closure used as a value (a transform of the library's: ./transforms.ts). */
+export function functionValue(fn: Fn, r: Extract<Resolved, { k: "function" }>, node: Node): Val {
+  return globalFunction(r.source(), node, fn);
+}
+
 function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
   const name = e.name;
   const span = fn.span(e);
@@ -143,7 +148,7 @@ function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
   if (b?.kind === "value") {
     if (b.val.kind === "atom" && b.val.type.k === "unset")
       return fn.fail(e, `\`${name}\` is read before it is assigned a value`, {}, "type");
-    return b.val;
+    return b.val.kind === "atom" ? b.val : current(b.val, env, e, fn);
   }
   if (b?.kind === "function")
     return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
@@ -154,8 +159,7 @@ function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
   if (r?.k === "boolean") return atom(bool(r.value, span), T_BOOL);
   if (r?.k === "numbers") return constantArray(fn, e, r.value, lets);
   if (r?.k === "data") return captured(fn, e, r, lets);
-  if (r?.k === "function")
-    return fn.fail(e, `the function \`${name}\` is used as a value`, { hint: "call it, or give it to map or reduce" });
+  if (r?.k === "function") return functionValue(fn, r, e);
   if (r?.k === "other")
     return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read`, {
       hint: "Smooth computes with numbers, booleans, arrays and objects of these",
@@ -262,7 +266,7 @@ export function packAs(x: Val, t: TsType, span: Span): Expr {
     return t.k === "double" && ts.k === "int" ? toDouble(x.expr, span) : x.expr;
   }
   const parts = leaves(x);
-  const types = leavesTypes(t);
+  const types = leafTypes(t);
   return pack(
     fromLeaves(
       t,
@@ -273,9 +277,6 @@ export function packAs(x: Val, t: TsType, span: Span): Expr {
     span,
   );
 }
-
-const leavesTypes = (t: TsType): TsType[] =>
-  t.k === "record" ? t.fields.flatMap(leavesTypes) : t.k === "tuple" ? t.elems.flatMap(leavesTypes) : [t];
 
 function element(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
@@ -337,9 +338,11 @@ function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
     const table = owner.name === "Math" ? MATH_CONSTANTS : owner.name === "Number" ? NUMBER_CONSTANTS : undefined;
     const x = table?.[name];
     if (x !== undefined) return atom(num(x, span), T_DOUBLE);
+    if (owner.name === "Math" && isMathFunction(name)) return mathFunction(name, e, fn);
     if (table) return fn.fail(e, `\`${owner.name}.${name}\` is not supported`);
   }
   const member = memberOfFree(fn, e.object, name, env);
+  if (member?.k === "function") return functionValue(fn, member, e);
   if (member?.k === "number") return atom(num(member.value, span), Number.isInteger(member.value) ? T_INT : T_DOUBLE);
   if (member?.k === "boolean") return atom(bool(member.value, span), T_BOOL);
   if (member?.k === "numbers" && e.property.type === "Identifier")

@@ -175,6 +175,7 @@ export function forOfLoop(fn: Fn, s: A.ForOfStatement, env: Env, ctx: Ctx): Expr
     return fn.fail(init, "a for-of loop declares its element (for (const x of xs))");
   const lets = new Lets(fn.names);
   const xs = expr(fn, s.right, env, lets);
+  if (xs.kind === "tuple") return lets.wrap(unrolled(fn, s, init, xs.elems, env, ctx));
   if (xs.kind !== "atom" || xs.type.k !== "array")
     return fn.fail(s.right, `for-of goes over an array, but this is ${showTsType(typeOfVal(xs))}`, {}, "type");
   const count = (lets.bind(app("length", [xs.expr], span), T_INT, "n", span) as { expr: Expr }).expr;
@@ -191,6 +192,33 @@ export function forOfLoop(fn: Fn, s: A.ForOfStatement, env: Env, ctx: Ctx): Expr
       },
     }),
   );
+}
+
+/**
+ * `for (const x of xs)` over a tuple (a JavaScript array of values of different kinds: layers with different
+ * activation functions): the body once per element, in order.
+ */
+function unrolled(
+  fn: Fn,
+  s: A.ForOfStatement,
+  init: A.VariableDeclaration,
+  elems: readonly Val[],
+  env: Env,
+  ctx: Ctx,
+): Expr {
+  const decl = init.declarations[0]!;
+  const jump = (_e: Env, node: Node): Expr =>
+    fn.fail(node, "break and continue in a for-of loop over values of different kinds are not supported", {
+      hint: "the loop is unrolled, one copy of its body per element: use if around the rest of the body",
+    });
+  const step = (k: number, e: Env): Expr => {
+    if (k === elems.length) return ctx.next(e);
+    const l = new Lets(fn.names);
+    const bound = bindPattern(fn, decl.id, elems[k]!, e, l, init.kind !== "const", "foreign", decl);
+    const next = (after: Env) => step(k + 1, after.exitTo(env));
+    return l.wrap(block(fn, s.body, bound, { ...ctx, next, brk: jump, cont: jump }));
+  };
+  return step(0, env);
 }
 
 /** `xs.forEach((x, i) => { ... })`: a counting loop whose body is the callback's. */

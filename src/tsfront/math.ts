@@ -6,11 +6,11 @@
 import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
-import type { Env, Fn } from "./context.js";
+import { Env, type Fn } from "./context.js";
 import { expr, number } from "./expressions.js";
 import { arithmetic } from "./operators.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
-import type { Expression } from "./syntax.js";
+import type { Expression, Node } from "./syntax.js";
 import { isNumber, T_DOUBLE, T_INT, type TsType } from "./ts-types.js";
 import { atom, Lets, type AtomVal, type Val } from "./values.js";
 
@@ -102,6 +102,29 @@ export function math(fn: Fn, e: A.CallExpression, name: string, all: readonly Ar
     default:
       return fn.fail(e, `Math.${name} is not supported`, { hint: SUPPORTED });
   }
+}
+
+/** Is Math.name one of Math's functions (supported or not: a value of it says which)? */
+export const isMathFunction = (name: string): boolean =>
+  typeof (Math as unknown as Record<string, unknown>)[name] === "function";
+
+/** How many arguments Math.name takes, when it is a function of one or two numbers (undefined otherwise). */
+export function mathArity(name: string): number | undefined {
+  if (PRIMITIVE.has(name) || WRITTEN.has(name) || ROUNDING.has(name) || name === "sign") return 1;
+  return name === "atan2" || name === "pow" || name === "imul" ? 2 : undefined;
+}
+
+/** Math.name applied to values (a Math function given as a value, then called). */
+export function mathOfValues(fn: Fn, call: Node, name: string, vals: readonly (Val | undefined)[], lets: Lets): Val {
+  // Each value stands as a variable of its own, spanning the call, so Math's translation reads it as an argument.
+  let env = Env.empty();
+  const args = vals.map((v, k): Expression => {
+    const id = `%${k}`;
+    if (v) env = env.declare(id, v, false, "foreign", call);
+    const stand: A.Identifier = { type: "Identifier", name: id, start: call.start, end: call.end };
+    return stand;
+  });
+  return math(fn, call as unknown as A.CallExpression, name, args, env, lets);
 }
 
 /** A number argument of Math.f as a Double (Math's functions compute in Doubles). */

@@ -233,8 +233,9 @@ export function objectLiteral(fn: Fn, e: A.ObjectExpression, env: Env, lets: Let
 type Piece = { readonly one: Val } | { readonly many: AtomVal };
 
 /**
- * `[a, b, c]`: an array when its elements are all numbers (or all arrays of one kind), else a tuple; `[]` an array
- * with no element type yet (./ts-types.ts, `nothing`); `[...xs, y]` the elements of xs then y.
+ * `[a, b, c]`: an array when its elements are all of one kind (numbers, arrays or objects of one shape, one
+ * function), else a tuple; `[]` an array with no element type yet (./ts-types.ts, `nothing`); `[...xs, y]` the
+ * elements of xs then y.
  */
 export function arrayLiteral(fn: Fn, e: A.ArrayExpression, env: Env, lets: Lets): Val {
   const span = fn.span(e);
@@ -254,7 +255,8 @@ export function arrayLiteral(fn: Fn, e: A.ArrayExpression, env: Env, lets: Lets)
   const types = pieces.map((p) => ("one" in p ? typeOfVal(p.one) : (p.many.type as { elem: TsType }).elem));
   let type: TsType | undefined = types.find((t) => t.k !== "nothing") ?? T_NOTHING;
   for (const t of types) type = type && (t.k === "nothing" ? type : joinType(type, t));
-  const isArray = type !== undefined && (isNumber(type) || type.k === "array" || type.k === "bool");
+  // Objects (and functions) of one kind make an array too: `[{ w, b }, { w: w2, b: b2 }]` is read by index in a loop.
+  const isArray = type !== undefined && type.k !== "tuple";
   if (!isArray) {
     if (pieces.every((p) => "one" in p)) return { kind: "tuple", elems: pieces.map((p) => (p as { one: Val }).one) };
     return fn.fail(e, "an array of mixed values (a tuple) cannot take the elements of an array (`...`)", {}, "type");

@@ -102,6 +102,11 @@ function zeroOf(t: TsType, span: Span): Expr {
         t.elems.map((f) => zeroOf(f, span)),
         span,
       );
+    case "fn":
+      return tuple(
+        t.parts.map((f) => zeroOf(f, span)),
+        span,
+      );
     default:
       return dbl(0, span);
   }
@@ -127,6 +132,8 @@ export function annotation(t: TsType, span: Span): TypeAnn {
       return { kind: "ttuple", elems: t.fields.map((f) => annotation(f, span)), span };
     case "tuple":
       return { kind: "ttuple", elems: t.elems.map((f) => annotation(f, span)), span };
+    case "fn":
+      return { kind: "ttuple", elems: t.parts.map((f) => annotation(f, span)), span };
     case "unset":
       throw new Error("annotation: an unassigned variable has no type");
     case "nothing":

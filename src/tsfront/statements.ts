@@ -16,6 +16,7 @@ import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
 import {
   bare,
   isFunctionLike,
+  isFunctionNode,
   isLoop,
   keyName,
   type Expression,
@@ -26,6 +27,7 @@ import {
 import { isNumber, joinType, showTsType, T_UNSET, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
+import { closureOf, mentionedNames } from "./function-values.js";
 
 /**
  * Translates statements list[i..] into an expression; control leaves through `ctx`. The statements are translated in
@@ -162,9 +164,11 @@ function statement(fn: Fn, s: Statement, env: Env, ctx: Ctx): Expr {
       if (!go) return fn.fail(s, `\`${brk ? "break" : "continue"}\` outside a loop`);
       return go(env, s);
     }
-    case "FunctionDeclaration":
-      // A function declared inside: inlined where it is called (it sees the variables as they are then).
-      return ctx.next(env.set(s.id.name, { kind: "function", node: s, decl: s, level: env.level }));
+    case "FunctionDeclaration": {
+      // A function declared inside: a function value (inlined where it is called, ./function-values.ts).
+      const f = closureOf(fn, s, env);
+      return ctx.next(markShared(fn, s as unknown as Expression, env).declare(s.id.name, f, false, "owned", s));
+    }
     case "ForInStatement":
       return fn.fail(s, "for-in loops are not supported", { hint: "use for (let i = 0; i < n; i++)" });
     case "ThrowStatement":
@@ -191,10 +195,6 @@ function declarations(fn: Fn, list: A.VariableDeclaration, env: Env, ctx: Ctx): 
       continue;
     }
     const init = bare(d.init);
-    if (d.id.type === "Identifier" && (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")) {
-      e = e.set(d.id.name, { kind: "function", node: init, decl: d, level: e.level });
-      continue;
-    }
     const val = expr(fn, d.init, e, lets);
     e = markShared(fn, d.init, e);
     e = bindPattern(fn, d.id, val, e, lets, mutable, ownershipOf(init, e), d);
@@ -208,11 +208,16 @@ function ownershipOf(init: Expression, env: Env): Ownership {
     return "owned";
   if (init.type === "CallExpression") {
     const c = init.callee.type === "Super" ? init.callee : bare(init.callee);
-    if (
-      c.type === "MemberExpression" &&
-      ["map", "slice", "fill", "from"].includes(keyName(c.property, c.computed) ?? "")
-    )
+    if (c.type === "MemberExpression" && ["map", "slice", "from"].includes(keyName(c.property, c.computed) ?? ""))
       return "owned";
+    // What a function returns may be an array or object it was given (`id(a)`), which a write would change.
+    const given = init.arguments.some((a) => {
+      const x = a.type === "SpreadElement" ? a.argument : bare(a);
+      const b = x.type === "Identifier" ? env.get(x.name) : undefined;
+      return b?.kind === "value" && !isScalar(typeOfVal(b.val));
+    });
+    const filled = c.type === "MemberExpression" && keyName(c.property, c.computed) === "fill";
+    return given || filled ? "shared" : "owned";
   }
   if (init.type === "Identifier") {
     const b = env.get(init.name);
@@ -221,20 +226,34 @@ function ownershipOf(init: Expression, env: Env): Ownership {
   return "owned";
 }
 
-/** An owned array or object stored elsewhere (another variable, an object, an array) becomes shared. */
+/**
+ * An owned array or object stored elsewhere becomes shared: in another variable, an object or an array, given to a
+ * function (which may return it), captured by a function written here (which reads it when called), or chosen by
+ * `?:`.
+ */
 export function markShared(fn: Fn, value: Expression, env: Env): Env {
   const e = bare(value);
-  if (e.type === "Identifier") {
-    const b = env.get(e.name);
+  const mark = (name: string, out: Env): Env => {
+    const b = out.get(name);
     if (b?.kind === "value" && b.ownership === "owned" && !isScalar(typeOfVal(b.val)))
-      return env.update(e.name, b.val, "shared");
-    return env;
-  }
+      return out.update(name, b.val, "shared");
+    return out;
+  };
+  if (e.type === "Identifier") return mark(e.name, env);
   let out = env;
   if (e.type === "ObjectExpression")
     for (const p of e.properties) out = markShared(fn, p.type === "Property" ? p.value : p.argument, out);
   if (e.type === "ArrayExpression")
     for (const x of e.elements) if (x) out = markShared(fn, x.type === "SpreadElement" ? x.argument : x, out);
+  if (isFunctionNode(e)) for (const name of mentionedNames(e)) out = mark(name, out);
+  if (e.type === "CallExpression" || e.type === "NewExpression") {
+    for (const a of e.arguments) out = markShared(fn, a.type === "SpreadElement" ? a.argument : a, out);
+    const c = e.callee.type === "Super" ? undefined : bare(e.callee);
+    if (c?.type === "MemberExpression" && c.object.type !== "Super" && keyName(c.property, c.computed) === "fill")
+      out = markShared(fn, c.object, out);
+  }
+  if (e.type === "ConditionalExpression") out = markShared(fn, e.alternate, markShared(fn, e.consequent, out));
+  if (e.type === "LogicalExpression") out = markShared(fn, e.right, markShared(fn, e.left, out));
   return out;
 }
 

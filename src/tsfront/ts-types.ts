@@ -2,9 +2,18 @@
 // itself (JavaScript has one number type; Smooth has two): a number is an Index when it is integer-valued by
 // construction (an integer literal, a loop counter, a length, integer arithmetic on those), a Double otherwise; a
 // variable assigned both is a Double. Objects are records (tuples with keys), JS arrays of numbers and typed arrays
-// are arrays, and a JS array literal mixing kinds is a tuple.
+// are arrays, and a JS array literal mixing kinds is a tuple. A function value's type says which function it is (so
+// every call of it is known when it is translated: ./function-values.ts) and holds the types of what it captured,
+// which are its data: as a Smooth value it is the tuple of those (an Index 0 when it captured nothing).
 
 import { arrayOf, BOOL, DOUBLE, INT, tupleOf, type Type } from "../types/types.js";
+import type { FnRef } from "./function-refs.js";
+
+/** A variable a function value captured: its name and the declaration it belongs to (./function-values.ts). */
+export interface Capture {
+  readonly name: string;
+  readonly decl: object;
+}
 
 export type TsType =
   | { readonly k: "double" }
@@ -16,7 +25,20 @@ export type TsType =
   /** A variable declared without a value (`let y: number;`), until it is assigned. */
   | { readonly k: "unset" }
   /** The element type of an array with no elements yet (`const xs = []`, until something is pushed). */
-  | { readonly k: "nothing" };
+  | { readonly k: "nothing" }
+  /**
+   * A function value: which function (`ref`), and its parts — the values it captured (`captures[i]` names part i; an
+   * undefined capture is a part that is not a variable: the function a transform of it holds, or the Index 0 of a
+   * function that captured nothing).
+   */
+  | FnType;
+
+export interface FnType {
+  readonly k: "fn";
+  readonly ref: FnRef;
+  readonly captures: readonly (Capture | undefined)[];
+  readonly parts: readonly TsType[];
+}
 
 export const T_UNSET: TsType = { k: "unset" };
 export const T_NOTHING: TsType = { k: "nothing" };
@@ -41,6 +63,8 @@ export function smoothType(t: TsType): Type {
       return tupleOf(t.fields.map(smoothType));
     case "tuple":
       return tupleOf(t.elems.map(smoothType));
+    case "fn":
+      return tupleOf(t.parts.map(smoothType));
     case "unset":
       throw new Error("smoothType: an unassigned variable has no type (the translator reports its use)");
     case "nothing":
@@ -65,10 +89,23 @@ export function sameType(a: TsType, b: TsType): boolean {
       const r = b as typeof a;
       return a.elems.length === r.elems.length && a.elems.every((e, i) => sameType(e, r.elems[i]!));
     }
+    case "fn": {
+      const r = b as FnType;
+      return (
+        a.ref === r.ref &&
+        sameCaptures(a, r) &&
+        a.parts.length === r.parts.length &&
+        a.parts.every((p, i) => sameType(p, r.parts[i]!))
+      );
+    }
     default:
       return true;
   }
 }
+
+/** Do two function types capture variables of the same names (their declarations may differ: see joinType)? */
+const sameCaptures = (a: FnType, b: FnType): boolean =>
+  a.captures.length === b.captures.length && a.captures.every((c, i) => c?.name === b.captures[i]?.name);
 
 /**
  * The type of a value that is sometimes of type a and sometimes of type b (a variable assigned in a branch or a loop):
@@ -99,6 +136,14 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
       const elems = a.elems.map((e, i) => joinType(e, r.elems[i]!));
       return elems.every((e) => e !== undefined) ? { k: "tuple", elems: elems } : undefined;
     }
+    case "fn": {
+      // The same function, its captured values joined (a closure made by one function in two calls holds variables
+      // of different declarations, none of them in scope where the two meet: a's are kept).
+      const r = b as FnType;
+      if (a.ref !== r.ref || !sameCaptures(a, r) || a.parts.length !== r.parts.length) return undefined;
+      const parts = a.parts.map((p, i) => joinType(p, r.parts[i]!));
+      return parts.every((p) => p !== undefined) ? { ...a, parts } : undefined;
+    }
     default:
       return a;
   }
@@ -109,7 +154,15 @@ export const hasNothing = (t: TsType): boolean =>
   t.k === "nothing" ||
   (t.k === "array" && hasNothing(t.elem)) ||
   (t.k === "record" && t.fields.some(hasNothing)) ||
-  (t.k === "tuple" && t.elems.some(hasNothing));
+  (t.k === "tuple" && t.elems.some(hasNothing)) ||
+  (t.k === "fn" && t.parts.some(hasNothing));
+
+/** Does the type hold a function value? */
+export const hasFunction = (t: TsType): boolean =>
+  t.k === "fn" ||
+  (t.k === "array" && hasFunction(t.elem)) ||
+  (t.k === "record" && t.fields.some(hasFunction)) ||
+  (t.k === "tuple" && t.elems.some(hasFunction));
 
 /** For messages: `number`, `Float64Array`, `{w: Float64Array, b: number}`. */
 export function showTsType(t: TsType): string {
@@ -131,6 +184,8 @@ export function showTsType(t: TsType): string {
       return `{${t.keys.map((k, i) => `${k}: ${showTsType(t.fields[i]!)}`).join(", ")}}`;
     case "tuple":
       return `[${t.elems.map(showTsType).join(", ")}]`;
+    case "fn":
+      return t.ref.label;
     case "unset":
       return "no value (declared without one)";
     case "nothing":
@@ -139,3 +194,28 @@ export function showTsType(t: TsType): string {
 }
 
 const wrap = (s: string) => (/^[\w{[]/.test(s) && !s.includes(" ") ? s : `(${s})`);
+
+const REF_IDS = new WeakMap<object, number>();
+let refCount = 0;
+
+/**
+ * A key that tells types apart (a definition is made once per argument key): `showTsType`'s, with each function
+ * value's function named by a number of its own (two functions can look alike) and what it captured.
+ */
+export function typeKey(t: TsType): string {
+  switch (t.k) {
+    case "array":
+      return `[${typeKey(t.elem)}]`;
+    case "record":
+      return `{${t.keys.map((k, i) => `${k}:${typeKey(t.fields[i]!)}`).join(",")}}`;
+    case "tuple":
+      return `(${t.elems.map(typeKey).join(",")})`;
+    case "fn": {
+      let id = REF_IDS.get(t.ref);
+      if (id === undefined) REF_IDS.set(t.ref, (id = ++refCount));
+      return `fn${id}<${t.parts.map((p, i) => `${t.captures[i]?.name ?? ""}:${typeKey(p)}`).join(",")}>`;
+    }
+    default:
+      return t.k;
+  }
+}

@@ -4,13 +4,23 @@
 
 import type { Expr, Pattern } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
+import type { FnRef } from "./function-refs.js";
 import { app, letIn, pvar, tuple } from "./smooth-ast.js";
-import type { TsType } from "./ts-types.js";
+import type { Capture, TsType } from "./ts-types.js";
 
 export type Val =
   | { readonly kind: "atom"; readonly expr: Expr; readonly type: TsType }
   | { readonly kind: "record"; readonly keys: readonly string[]; readonly fields: readonly Val[] }
-  | { readonly kind: "tuple"; readonly elems: readonly Val[] };
+  | { readonly kind: "tuple"; readonly elems: readonly Val[] }
+  | FnVal;
+
+/** A function value (./function-values.ts): which function, and the values it holds (its type's parts). */
+export interface FnVal {
+  readonly kind: "fn";
+  readonly ref: FnRef;
+  readonly captures: readonly (Capture | undefined)[];
+  readonly parts: readonly Val[];
+}
 
 /** A value that is one Smooth atom (a variable or a literal). */
 export type AtomVal = Extract<Val, { kind: "atom" }>;
@@ -25,12 +35,18 @@ export function typeOfVal(x: Val): TsType {
       return { k: "record", keys: x.keys, fields: x.fields.map(typeOfVal) };
     case "tuple":
       return { k: "tuple", elems: x.elems.map(typeOfVal) };
+    case "fn":
+      return { k: "fn", ref: x.ref, captures: x.captures, parts: x.parts.map(typeOfVal) };
   }
 }
 
+/** The parts of a value that is made of others (a record's fields, a tuple's elements, a function value's parts). */
+const partsOf = (x: Exclude<Val, { kind: "atom" }>): readonly Val[] =>
+  x.kind === "record" ? x.fields : x.kind === "tuple" ? x.elems : x.parts;
+
 /** The atoms of a value, depth first. */
 export function leaves(x: Val): Extract<Val, { kind: "atom" }>[] {
-  return x.kind === "atom" ? [x] : (x.kind === "record" ? x.fields : x.elems).flatMap(leaves);
+  return x.kind === "atom" ? [x] : partsOf(x).flatMap(leaves);
 }
 
 /** A value of the structure of type t whose atoms are `atoms` in order. */
@@ -39,6 +55,7 @@ export function fromLeaves(t: TsType, atoms: readonly Val[]): Val {
   const rec = (u: TsType): Val => {
     if (u.k === "record") return { kind: "record", keys: u.keys, fields: u.fields.map(rec) };
     if (u.k === "tuple") return { kind: "tuple", elems: u.elems.map(rec) };
+    if (u.k === "fn") return { kind: "fn", ref: u.ref, captures: u.captures, parts: u.parts.map(rec) };
     return atoms[next++]!;
   };
   return rec(t);
@@ -46,14 +63,19 @@ export function fromLeaves(t: TsType, atoms: readonly Val[]): Val {
 
 /** The leaf types of a type (records and tuples taken apart). */
 export function leafTypes(t: TsType): TsType[] {
-  return t.k === "record" ? t.fields.flatMap(leafTypes) : t.k === "tuple" ? t.elems.flatMap(leafTypes) : [t];
+  const parts = partTypes(t);
+  return parts ? parts.flatMap(leafTypes) : [t];
 }
+
+/** The parts of a type made of others (records, tuples, function values), or undefined. */
+export const partTypes = (t: TsType): readonly TsType[] | undefined =>
+  t.k === "record" ? t.fields : t.k === "tuple" ? t.elems : t.k === "fn" ? t.parts : undefined;
 
 /** The value as one Smooth expression (records and tuples as Smooth tuples). */
 export function pack(x: Val, span: Span): Expr {
   if (x.kind === "atom") return x.expr;
   return tuple(
-    (x.kind === "record" ? x.fields : x.elems).map((e) => pack(e, span)),
+    partsOf(x).map((e) => pack(e, span)),
     span,
   );
 }
@@ -106,13 +128,20 @@ export class Lets {
 
   /** An atom of a record or tuple type taken apart into its fields (`let (w, b) = p`). */
   private unpack(expr: Expr, type: TsType, base: string, span: Span): Val {
-    if (type.k !== "record" && type.k !== "tuple") return atom(expr, type);
-    const parts = type.k === "record" ? type.fields : type.elems;
-    const labels = type.k === "record" ? type.keys : parts.map((_, i) => String(i));
+    const parts = partTypes(type);
+    if (!parts) return atom(expr, type);
+    const labels =
+      type.k === "record"
+        ? type.keys
+        : type.k === "fn"
+          ? type.captures.map((c) => c?.name ?? "f")
+          : parts.map((_, i) => String(i));
     const names = parts.map((_, i) => this.names.fresh(`${base}_${labels[i]}`));
     this.items.push({ pattern: { kind: "ptuple", elems: names.map((n) => pvar(n, span)), span }, value: expr, span });
     const fields = parts.map((t, i) => this.unpack({ kind: "var", name: names[i]!, span }, t, names[i]!, span));
-    return type.k === "record" ? { kind: "record", keys: type.keys, fields } : { kind: "tuple", elems: fields };
+    if (type.k === "record") return { kind: "record", keys: type.keys, fields };
+    if (type.k === "fn") return { kind: "fn", ref: type.ref, captures: type.captures, parts: fields };
+    return { kind: "tuple", elems: fields };
   }
 
   /** `let pattern = value` as it is (a tuple pattern binding a loop's or a branch's results). */

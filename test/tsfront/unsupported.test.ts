@@ -82,10 +82,10 @@ const CASES: Record<string, Case> = {
     at: "y++",
     message: /an assignment inside/,
   },
-  "a function as a value": {
-    body: "const fs = [(t: number) => t * x];\n  return x;",
-    at: "(t: number) => t * x",
-    message: /a function is used as a value here/,
+  "a function chosen when the program runs": {
+    body: "const f = x > 0 ? (t: number) => t * x : (t: number) => t;\n  return f(x);",
+    at: "x > 0 ? (t: number) => t * x : (t: number) => t",
+    message: /the branches of `\?:` give the function `\(t: number\) => t \* x` and the function `\(t: number\) => t`/,
   },
   "writing into a parameter": {
     body: "v[0] = x;\n  return v[0];",
