@@ -19,6 +19,12 @@ import { emit, toOperand, type Staged } from "../staging/tensor.js";
 import { compiledFunction, type AnyFunction } from "./compile.js";
 import { libraryFunction, register } from "./target.js";
 import { stagedTarget } from "./staged.js";
+import { readsAsPlain } from "./plain.js";
+import { TsTarget } from "./ts-target.js";
+import { functionSource } from "../tsfront/closure.js";
+import { sourceFunction } from "../tsfront/function-values.js";
+import { transformRef } from "../tsfront/function-refs.js";
+import { registerCustom, registerTransform } from "../tsfront/transforms.js";
 
 /** The arguments of a staged call as one operand: the argument itself, or a tuple of several. */
 function packArguments(args: readonly unknown[], op: string): { operand: Operand; type: StaticType } {
@@ -92,8 +98,30 @@ function stageCustom(op: "customJvp" | "customVjp", fns: readonly AnyFunction[],
   return emit(trace, { kind: "call", fn: op, args: [fn.lambda, ...rules, arg.operand] }, fn.type, "c");
 }
 
+/**
+ * Rules written with numbers (Math.* and operators) instead of tensor operations: the function and its rules are
+ * translated (src/tsfront/transforms.ts) into the language's customJvp / customVjp, as a target of their own; a plain
+ * function calling the result is translated with it.
+ */
+function plainCustom(op: "customJvp" | "customVjp", fns: readonly AnyFunction[]): AnyFunction {
+  const sources = fns.map((f) => functionSource(f as (...args: never[]) => unknown));
+  const values = sources.map(sourceFunction);
+  const name = fns[0]!.name;
+  const value = {
+    kind: "fn",
+    ref: transformRef(op, {}),
+    captures: values.map(() => undefined),
+    parts: values,
+  } as const;
+  const target = new TsTarget(sources[0]!, { value, label: `${op}(${name ? `\`${name}\`` : "a function"})` });
+  const g = compiledFunction(target, target.label, op);
+  registerCustom(g, op, values);
+  return g;
+}
+
 /** The library function: staged into an active trace, compiled otherwise, a target for every transform. */
 function customFunction(op: "customJvp" | "customVjp", fns: readonly AnyFunction[]): AnyFunction {
+  if (fns.every(readsAsPlain)) return plainCustom(op, fns);
   const staged = (...args: unknown[]) => stageCustom(op, fns, args);
   const name = fns[0]!.name;
   Object.defineProperty(staged, "name", { value: name ? `${op}(${name})` : op });
@@ -149,3 +177,6 @@ export function customVjp(f: AnyFunction, fwd: AnyFunction, bwd: AnyFunction): A
   ]);
   return customFunction("customVjp", [f, fwd, bwd]);
 }
+
+registerTransform(customJvp, "customJvp");
+registerTransform(customVjp, "customVjp");

@@ -4,6 +4,7 @@
 // none (./tangents.ts). Both keep one compiled program per function, argument types and back end (the function's:
 // `vjp(compile(f, { backend: "wasm" }), x)` runs on wasm), across calls.
 
+import { registerTransform } from "../tsfront/transforms.js";
 import { derivativeFunction } from "../api/derivatives.js";
 import { optimisesFirst } from "../backends/registry.js";
 import { prepare, type Engine, type Specialised } from "../api/program.js";
@@ -184,3 +185,6 @@ export function vjp<F extends AnyFunction>(
   );
   return [decode(y, inst.resultType, form, inputs) as Output<ReturnType<F>>, pullback as Pullback<F>];
 }
+
+registerTransform(jvp, "jvp");
+registerTransform(vjp, "vjp");

@@ -5,6 +5,7 @@
 // grad of a function calling it): its target takes the tangents of the arguments with one, and supplies the primal
 // arguments and the residuals itself (hidden parameters, ./target.ts).
 
+import { registerTransform } from "../tsfront/transforms.js";
 import { linearSplit, type LinearSplit } from "../ad/linear-split.js";
 import { tangentType } from "../ad/seed.js";
 import type { Engine, Specialised } from "../api/program.js";
@@ -197,3 +198,5 @@ export function linearize<F extends AnyFunction>(
   );
   return [decode(out.elems[0]!, inst.resultType, form, inputs) as Output<ReturnType<F>>, fJvp as LinearMap<F>];
 }
+
+registerTransform(linearize, "linearize");

@@ -12,6 +12,7 @@ import type { FunctionSource, Resolved } from "../tsfront/source.js";
 import { bare, declaredNames, keyName, type Expression } from "../tsfront/syntax.js";
 import { checkTensorConditions } from "../tsfront/tensor-conditions.js";
 import { walkTree } from "../tsfront/walk.js";
+import { knownFunction } from "../tsfront/transforms.js";
 import { stagedTarget } from "./staged.js";
 import { libraryFunction, type Target } from "./target.js";
 import { TsTarget } from "./ts-target.js";
@@ -71,6 +72,8 @@ function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): bo
     const r = resolveCallee(src, callee);
     if (r === undefined) return opByName(src, callee) !== undefined;
     if (r.k !== "function") return false;
+    // The transforms, and functions with custom rules written with numbers, are translated (src/tsfront/transforms.ts).
+    if (knownFunction(r.value) !== undefined) return false;
     if (r.value !== undefined && (OPS.has(r.value) || libraryFunction(r.value))) return true;
     try {
       return needsTracing(r.source(), seen);
@@ -90,6 +93,26 @@ function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): bo
   return found;
 }
 
+/**
+ * Does the function call one of the library's transforms (grad, jvp, ...) while its closure holds data the translator
+ * does not read (a `number[][]`, say)? Such a function is traced, as every function calling a transform was before
+ * the translator read them: tracing passes the data to the transform's program.
+ */
+function transformsOverData(src: FunctionSource): boolean {
+  let transform = false;
+  let data = false;
+  walkTree(src.node, true, (n) => {
+    if (n.type === "CallExpression") {
+      const callee = calleeOf((n as A.CallExpression).callee);
+      const r = callee && resolveCallee(src, callee);
+      if (r?.k === "function" && knownFunction(r.value)?.k === "transform") transform = true;
+    }
+    if (n.type === "Identifier" && src.scope.lookup((n as A.Identifier).name)?.k === "other") data = true;
+    return true;
+  });
+  return transform && data;
+}
+
 /** The tensor operation a callee names (`lt`, or `ns.lt` for a bundler's namespace), if it names one. */
 function tensorOpCalled(src: FunctionSource, e: Expression): string | undefined {
   const callee = calleeOf(e);
@@ -99,10 +122,20 @@ function tensorOpCalled(src: FunctionSource, e: Expression): string | undefined 
   return r.k === "function" && OPS.has(r.value) ? callee.name : undefined;
 }
 
+/** Is `fn` a plain function the translator reads (not one over tensors, which is traced)? */
+export function readsAsPlain(fn: unknown): boolean {
+  if (typeof fn !== "function" || libraryFunction(fn) !== undefined) return false;
+  try {
+    return !needsTracing(functionSource(fn as (...args: never[]) => unknown));
+  } catch {
+    return false;
+  }
+}
+
 /** The target of a plain function (one per function: see targetOf). */
 export function plainTarget(fn: JsFunction): Target {
   const src = functionSource(fn as (...args: never[]) => unknown);
-  if (!needsTracing(src)) return new TsTarget(src);
+  if (!needsTracing(src) && !transformsOverData(src)) return new TsTarget(src);
   checkTensorConditions(src, (callee) => tensorOpCalled(src, callee));
   return stagedTarget(fn);
 }

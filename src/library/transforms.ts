@@ -4,6 +4,7 @@
 // mode, which program) is src/api/derivatives.ts's and src/api/derivative-blocks.ts's; here are the options, the
 // result forms and the checks' wording.
 
+import { registerTransform } from "../tsfront/transforms.js";
 import { optimisesFirst } from "../backends/registry.js";
 import {
   checkWrt,
@@ -400,3 +401,9 @@ export function hessian<F extends AnyFunction, const O extends SparseOption = Sp
   const target = new HessianTarget(targetOf(f, "hessian"), parseArgnums(options?.argnums, "hessian"));
   return compiledFunction(target, target.label, "hessian", options) as OnBackend<O, HessianFunction<F, O>>;
 }
+
+// A plain function calling these is translated with them (src/tsfront/transforms.ts), not traced.
+registerTransform(grad, "grad");
+registerTransform(valueAndGrad, "valueAndGrad");
+registerTransform(jacobian, "jacobian");
+registerTransform(hessian, "hessian");

@@ -40,6 +40,7 @@ import {
   type TsType,
 } from "../tsfront/ts-types.js";
 import { encode } from "./convert.js";
+import type { FnVal } from "../tsfront/values.js";
 import { defaultForm } from "./forms.js";
 import { BoundedCache } from "./bounded-cache.js";
 import { describe, keyOf, showTree, treeType, type Tree, type Where } from "./pytree.js";
@@ -128,8 +129,15 @@ export class TsTarget implements Target {
   private described: { reads: number; variant: Variant; trees: readonly Tree[] } | undefined;
   private readonly wheres: Where[] = [];
 
-  constructor(readonly src: FunctionSource) {
-    this.label = `the TypeScript function \`${src.name}\``;
+  /**
+   * `src`, or with `entry.value` that function value (a function with custom rules made of src and others), whose
+   * parameters are src's (translated once per argument types: such a target reads no data from closures).
+   */
+  constructor(
+    readonly src: FunctionSource,
+    private readonly entry?: { readonly value: FnVal; readonly label: string },
+  ) {
+    this.label = entry?.label ?? `the TypeScript function \`${src.name}\``;
     this.integers = integerParams(src.node);
     this.names = src.node.params.map((p) => {
       const target = p.type === "AssignmentPattern" ? p.left : p;
@@ -137,7 +145,7 @@ export class TsTarget implements Target {
     });
     this.required = src.node.params.findIndex((p) => p.type === "AssignmentPattern" || p.type === "RestElement");
     if (this.required < 0) this.required = this.names.length;
-    this.fn = typeof src.value === "function" ? (src.value as AnyFn) : undefined;
+    this.fn = !entry && typeof src.value === "function" ? (src.value as AnyFn) : undefined;
   }
 
   /** (Where the function is written is read only when a message needs it: it may take reading the closure.) */
@@ -218,7 +226,7 @@ export class TsTarget implements Target {
     const fn = this.fn;
     if (!fn) {
       let v = this.translations.get(argKey);
-      if (!v) this.translations.set(argKey, (v = translated(this.src, trees, [])));
+      if (!v) this.translations.set(argKey, (v = translated(this.src, trees, [], this.entry?.value)));
       return v;
     }
     const reads = closureReads();
@@ -294,8 +302,8 @@ export class TsTarget implements Target {
 }
 
 /** The translation of `src` at the arguments' types; `lookups` are the free names it resolved (and how). */
-function translated(src: FunctionSource, trees: readonly Tree[], lookups: readonly Lookup[]): Variant {
-  const t = translateFunction(src, trees.map(tsTypeOf), { dataType });
+function translated(src: FunctionSource, trees: readonly Tree[], lookups: readonly Lookup[], value?: FnVal): Variant {
+  const t = translateFunction(src, trees.map(tsTypeOf), value ? {} : { dataType }, value);
   return {
     id: ++variants,
     lookups,

@@ -3,6 +3,7 @@
 // followed by moving the batch axis of each result leaf to its out axis — so the mapped function is compiled once,
 // differentiated (grad(vmap(f))), mapped again, and maps any transform's result (vmap(grad(f)): per-example gradients).
 
+import { registerTransform } from "../tsfront/transforms.js";
 import { inlineCall, functionOf } from "../api/derivative-blocks.js";
 import { arrayDims, mapElements, movePermutation, permuteAxes, sliceAxis } from "../ir/axes.js";
 import type { AnfBuilder } from "../ir/builder.js";
@@ -238,3 +239,5 @@ export function vmap<F extends AnyFunction, const O extends VmapOptions = VmapOp
   const target = new VmapTarget(targetOf(f, "vmap"), inAxes, outAxes);
   return compiledFunction(target, target.label, "vmapped", options) as OnBackend<O, VmapFunction<F, O>>;
 }
+
+registerTransform(vmap, "vmap");

@@ -8,6 +8,7 @@ import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
 import { consoleCall, expr, functionValue, indexOf, memberOfFree, packAs } from "./expressions.js";
 import { applyFunction } from "./function-values.js";
+import { callTransform, knownFunction } from "./transforms.js";
 import { app, binop, dbl, index, lam, num, param } from "./smooth-ast.js";
 import { callbackValue } from "./bodies.js";
 import { math } from "./math.js";
@@ -39,6 +40,8 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
       if (owner.name === "Array" && name === "from")
         return arrayFrom(fn, e, plainArguments(fn, e.arguments), env, lets);
       const member = memberOfFree(fn, owner, name, env);
+      const transform = member?.k === "function" ? knownFunction(member.value) : undefined;
+      if (transform?.k === "transform") return callTransform(fn, transform.name, e, env, lets);
       if (member?.k === "function") return callValue(fn, functionValue(fn, member, callee), e, values(), env, lets);
     }
     const filled = arrayOfCopies(fn, e, callee.object, name, env, lets);
@@ -63,6 +66,8 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
           : "functions of the same module (or in the function's closure) can be called",
       });
     if (r.k !== "function") return fn.fail(callee, `\`${name}\` is not a function`, {}, "type");
+    const transform = knownFunction(r.value);
+    if (transform?.k === "transform") return callTransform(fn, transform.name, e, env, lets);
   }
   // Any other callee is a function value: a variable holding one, `grad(f)(x)`, `fs[i](x)`, `make(a)(x)`.
   return callValue(fn, expr(fn, callee, env, lets), e, values(), env, lets);

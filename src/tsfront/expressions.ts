@@ -12,6 +12,7 @@ import { integerNames, pathOf } from "./hints.js";
 import type { Resolved } from "./source.js";
 import { closureOf, current, globalFunction, mathFunction } from "./function-values.js";
 import { isMathFunction } from "./math.js";
+import { customValue, knownFunction } from "./transforms.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
 import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
@@ -138,6 +139,10 @@ const GLOBALS: Record<string, number> = { Infinity: Infinity, NaN: NaN };
 
 /** A function of the module or closure used as a value (a transform of the library's: ./transforms.ts). */
 export function functionValue(fn: Fn, r: Extract<Resolved, { k: "function" }>, node: Node): Val {
+  const known = knownFunction(r.value);
+  if (known?.k === "custom") return customValue(known);
+  if (known?.k === "transform")
+    return fn.fail(node, `${known.name} is used as a value here`, { hint: `call it: ${known.name}(f)` });
   return globalFunction(r.source(), node, fn);
 }
 

@@ -17,7 +17,7 @@ import { bindParams, requiredParameters, translateBody } from "./bodies.js";
 import { localRef, globalRef, mathRef, type FnRef } from "./function-refs.js";
 import { mathArity, mathOfValues } from "./math.js";
 import { app } from "./smooth-ast.js";
-import type { FunctionSource } from "./source.js";
+import { spanOf, type FunctionSource } from "./source.js";
 import { declaredNames, type FunctionNode, type Node } from "./syntax.js";
 import { T_INT, typeKey, type Capture } from "./ts-types.js";
 import { applyTransform } from "./transforms.js";
@@ -94,6 +94,14 @@ export const globalFunction = (src: FunctionSource, node: Node, fn: Fn): FnVal =
   ref: globalRef(src),
   captures: [undefined],
   parts: [nothing(node, fn)],
+});
+
+/** A function the library was given as a value (a rule of customJvp). */
+export const sourceFunction = (src: FunctionSource): FnVal => ({
+  kind: "fn",
+  ref: globalRef(src),
+  captures: [undefined],
+  parts: [atom(num(0, spanOf(src, src.node)), T_INT)],
 });
 
 /** One of Math's functions of one or two numbers as a value (`xs.map(Math.tanh)`, `{ act: Math.tanh }`). */

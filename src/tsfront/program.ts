@@ -17,8 +17,10 @@ import { lam, param, unshare } from "./smooth-ast.js";
 import { spanOf, type FunctionSource, type Route } from "./source.js";
 import { bindParams, parameterPattern, requiredParameters, translateBody } from "./bodies.js";
 import { returnTypeOf, type TypeNode } from "./syntax.js";
-import { sameType, showTsType, T_BOOL, T_DOUBLE, tArray, type TsType } from "./ts-types.js";
-import { Lets, Names, type Val } from "./values.js";
+import { sameType, showTsType, T_BOOL, T_DOUBLE, tArray, typeKey, type TsType } from "./ts-types.js";
+import { Lets, Names, typeOfVal, type FnVal, type Val } from "./values.js";
+import { applyFunction } from "./function-values.js";
+import { packAs } from "./expressions.js";
 
 let preludeNames: ReadonlySet<string> | undefined;
 
@@ -28,7 +30,7 @@ function reserved(name: string): boolean {
   return KEYWORDS.has(name) || BUILTINS.has(name) || preludeNames.has(name);
 }
 
-const typesKey = (ts: readonly TsType[]): string => ts.map(showTsType).join(",");
+const typesKey = (ts: readonly TsType[]): string => ts.map(typeKey).join(",");
 
 interface Made {
   readonly name: string;
@@ -60,7 +62,8 @@ class ProgramBuilder implements Program {
   /** Definition name -> the captures it reads itself. */
   readonly reads = new Map<string, Set<string>>();
   private readonly made = new Map<FunctionSource, Map<string, Made>>();
-  private readonly inProgress = new Map<string, InProgress>();
+  /** The functions being translated, by source and argument types (two functions may have one name). */
+  private readonly inProgress = new Map<FunctionSource, Map<string, InProgress>>();
   /** The definitions being translated, innermost last (the caller of a `define`). */
   private readonly callers: string[] = [];
   /** Definition name -> the definitions it calls (for the recursive groups, see `ordered`). */
@@ -104,8 +107,9 @@ class ProgramBuilder implements Program {
     const key = typesKey(args);
     const known = byTypes.get(key);
     if (known) return this.called(known);
-    const progress = `${src.name}(${key})`;
-    const running = this.inProgress.get(progress);
+    let progress = this.inProgress.get(src);
+    if (!progress) this.inProgress.set(src, (progress = new Map<string, InProgress>()));
+    const running = progress.get(key);
     if (running) {
       // A recursive call: the function's own name, and the result type assumed until its translation is done.
       running.assumed = true;
@@ -118,7 +122,7 @@ class ProgramBuilder implements Program {
     for (let attempt = 1; ; attempt++) {
       const entry: InProgress = { name, result: guess, assumed: false };
       const [defsBefore, cacheBefore] = [this.defs.length, [...this.made].map(([f, m]) => [f, new Map(m)] as const)];
-      this.inProgress.set(progress, entry);
+      progress.set(key, entry);
       this.callers.push(name);
       let made: Made;
       try {
@@ -132,7 +136,7 @@ class ProgramBuilder implements Program {
         throw e;
       } finally {
         this.callers.pop();
-        this.inProgress.delete(progress);
+        progress.delete(key);
       }
       if (!entry.assumed || sameType(made.result, guess)) {
         byTypes.set(key, made);
@@ -148,6 +152,31 @@ class ProgramBuilder implements Program {
       this.made.clear();
       for (const [f, m] of cacheBefore) this.made.set(f, m);
       byTypes = this.made.get(src)!;
+    }
+  }
+
+  /** A definition calling a function value with parameters of these types (an entry that is a value). */
+  defineValue(src: FunctionSource, value: FnVal, args: readonly TsType[]): Made {
+    const name = this.topNames.fresh(src.name);
+    const span = spanOf(src, src.node);
+    const fn = new Fn(this, src, new Names(reserved));
+    const lets = new Lets(fn.names);
+    const params = args.map((type, k) => ({ name: fn.names.fresh(`x${k}`), type }));
+    const vals = params.map((p) => lets.bind({ kind: "var", name: p.name, span }, p.type, p.name, span));
+    this.callers.push(name);
+    try {
+      const r = applyFunction(fn, value, vals, Env.empty(), lets, src.node);
+      const result = typeOfVal(r);
+      const body = lets.wrap(packAs(r, result, span));
+      const lambda = lam(
+        params.map((p) => param(p.name, span, p.type)),
+        body,
+        span,
+      );
+      this.defs.push({ name, nameSpan: span, value: lambda, span });
+      return { name, result };
+    } finally {
+      this.callers.pop();
     }
   }
 
@@ -279,16 +308,24 @@ export interface TranslatedFunction {
   readonly captures: readonly Capture[];
 }
 
-/** The Smooth program of a TypeScript function at these parameter types. */
+/**
+ * The Smooth program of a TypeScript function at these parameter types; with `value`, of that function value (a
+ * function with custom rules made of `src` and others) called with the parameters.
+ */
 export function translateFunction(
   src: FunctionSource,
   params: readonly TsType[],
   options: TranslateOptions = {},
+  value?: FnVal,
 ): TranslatedFunction {
   const builder = new ProgramBuilder(options);
   const span = spanOf(src, src.node);
   // Statement lists and operator chains are translated in loops; other nesting (calls in calls) recurses.
-  const made = withinCompilerStack(`\`${src.name}\``, () => builder.define(src, params, span), span);
+  const made = withinCompilerStack(
+    `\`${src.name}\``,
+    () => (value ? builder.defineValue(src, value, params) : builder.define(src, params, span)),
+    span,
+  );
   const { defs, entry, captures } = threadCaptures(
     builder.ordered(),
     made.name,

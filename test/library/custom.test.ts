@@ -19,6 +19,7 @@ import {
   map,
   max,
   min,
+  neg,
   mul,
   smooth,
   StagingError,
@@ -121,8 +122,8 @@ describe("customVjp", () => {
 
   it("rules that do not fit are staging errors; a library function is not a rule", () => {
     const bad = customJvp(
-      (x: Tensor) => x,
-      ([x]: [Tensor]) => x,
+      (x: Tensor) => neg(x),
+      ([x]: [Tensor]) => neg(x),
     );
     expect(() => grad(bad)(1)).toThrow(StagingError);
     expect(() => grad(bad)(1)).toThrow(/must return a pair/);
