@@ -5,10 +5,10 @@
 // was allocated by this function and reached `a` without being shared) and *owned* (this update is its only sharing
 // use on any path, at the same loop depth as its binder: a use inside a loop that `a` is bound outside of runs many
 // times). Reading a scalar element of `a` or its length, or copying `a` into another array (the value operand of an
-// update), does not share it, nor does taking a row `a[i]` that is itself only read so; such reads only have to come
-// before the update, even from inside a loop (nodes are numbered in evaluation order: a let's right-hand side before
-// its body, a branch or loop's `end`
-// after everything in it). Anything not proven so is copied first, so this analysis decides speed, never results.
+// update), does not share it, nor does taking a row `a[i]` (or an element holding arrays, of an array of tuples) that
+// is itself only read so; such reads only have to come before the update, even from inside a loop (nodes are
+// numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end` after everything in
+// it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
 // Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
 // a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's
@@ -54,6 +54,12 @@ import { isTapeOp } from "../prims/tape.js";
 const isUpdate = (op: PrimName) => PRIMS[op].update !== undefined;
 /** zerosLike and the updates: the result is a new array, or the owned operand updated in place (PrimRule.cost). */
 const allocates = (op: PrimName) => PRIMS[op].cost === "array";
+/**
+ * Does a value of this type hold an array? An element `a[i]` of such a type (a row, or a tuple with an array in it, of
+ * an array of tuples) is a view of a's storage, not a copy: what is done with it shares a.
+ */
+const holdsArray = (t: Type): boolean => t.k === "array" || (t.k === "tuple" && t.elems.some(holdsArray));
+
 /** A use that no single-use test passes: inside a loop deeper than the binder. */
 const MANY = 2;
 
@@ -194,7 +200,7 @@ class Uses {
     while (e.kind === "let") {
       this.depthOf.set(e.v.id, depth);
       const r = e.rhs;
-      const a = r.kind === "prim" && r.op === "get" && r.type.k === "array" ? r.args[0]! : undefined;
+      const a = r.kind === "prim" && r.op === "get" && holdsArray(r.type) ? r.args[0]! : undefined;
       if (r.kind === "tuple") for (const x of r.elems) if (x.kind === "var") this.packedInto.set(x.id, e.v.id);
       if (a?.kind === "var") {
         // A view: not a use of its array by itself; what is done with it counts (reads read the array too).
@@ -222,7 +228,7 @@ class Uses {
           for (const id of [x.id, this.viewRoot.get(x.id)])
             if (id !== undefined) this.lastRead.set(id, Math.max(this.lastRead.get(id) ?? -1, at));
         };
-        if ((e.op === "get" && e.type.k !== "array") || e.op === "length") {
+        if ((e.op === "get" && !holdsArray(e.type)) || e.op === "length") {
           read(e.args[0]!);
           e.args.slice(1).forEach((x) => use(x));
         } else if (isUpdate(e.op)) {

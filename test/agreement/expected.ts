@@ -42,6 +42,7 @@ export const EXPECTED: Readonly<Record<string, (args: readonly Json[]) => Json>>
     ],
     [1, 101],
     [-1, 2],
+    [4, 5],
   ],
 
   "softmax.smooth": ([v]) => {

@@ -67,6 +67,11 @@ let sorted = fun (v: Vector) ->
 let readsAfter = fun (v: Vector) ->
   let a = ifold (fun (a: Vector) (i: Index) -> let b = setAt a i (a[i] * 2) in setAt b 0 (b[i] * b[0] * 0.5 + 0.1)) v (length v)
   vectorDot a a
+// An array of tuples holding rows, one element replaced: the reverse reads the element's adjoint (a view of the
+// adjoint array's row) after clearing it there, which must not happen in place (it gave a zero gradient).
+let tupleRows = fun (v: Vector) ->
+  let layers = setAt (build 2 (fun i -> (v, 0.8))) 1 (build 3 (fun j -> v[2 - j]), 1.)
+  ifold (fun s i -> let (w, c) = layers[i] in tanh (c * (w[0] * s + w[1]))) v[2] (length layers)
 `);
 const rnd = seededRandom(44);
 const v = [0.3, -1.2, 0.8, 1.9, -0.4];
@@ -100,6 +105,10 @@ describe("in-place updates of a loop's array state, reversed from undo logs", ()
     const rank = [...v].sort((a, b) => a - b);
     const [row] = sorted.reverseJacobian();
     v.forEach((x, j) => expect(row![j]).toBeCloseTo(2 * (rank.indexOf(x) + 1) * x, 12));
+  });
+
+  test("an element of an array of tuples holding a row, replaced and read", () => {
+    new Point(p, "tupleRows", [[0.6, -0.3, 0.9]]).checkAll(rnd);
   });
 
   test("a read of the updated version, or rows replaced whole, fall back to taping the array, and are still right", () => {
