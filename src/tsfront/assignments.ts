@@ -4,14 +4,15 @@
 
 import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
-import type { Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
+import type { Binding, Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
+import { withField } from "./classes.js";
 import { consoleCall, expr, indexOf, packAs } from "./expressions.js";
 import { arithmetic, bitwise, remainder } from "./operators.js";
 import { forEachLoop } from "./loops.js";
 import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
 import { elementOf, markShared, restOf } from "./statements.js";
 import { bare, isFunctionLike, keyName, type Expression, type Node, type Pattern } from "./syntax.js";
-import { joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
+import { joinType, sameType, showTsType, T_DOUBLE, T_INT, T_UNSET, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, typeOfVal, type AtomVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
 
@@ -74,6 +75,8 @@ export function expressionStatement(fn: Fn, e0: Expression, env: Env, ctx: Ctx):
   }
   if (m && bare(m.receiver).type === "Identifier" && (bare(m.receiver) as A.Identifier).name === "console")
     return consoleCall(fn, e, env);
+  // A call for its effect (a method writing `this`): translated first, so the write is the error reported.
+  if (e.type === "CallExpression") expr(fn, e, env, new Lets(fn.names));
   return fn.fail(e, "this expression statement has no effect Smooth can keep", {
     hint: "statements are declarations, assignments, ++/--, a.fill(x), xs.forEach(...), if, loops and return",
   });
@@ -129,6 +132,7 @@ function assign(
   const root = rootName(t);
   if (!root) return fn.fail(t, `\`${fn.text(t)}\` cannot be assigned to`);
   const b = env.get(root.name);
+  if (root.name === "this") return assignThis(fn, t, b, f, env, lets);
   if (!b || b.kind !== "value")
     return fn.fail(root, `\`${root.name}\` is not a variable of this function`, {
       hint: "a function of the subset computes a result; it cannot change variables outside it",
@@ -260,7 +264,32 @@ export function rootName(t: Node): A.Identifier | undefined {
     const m = e as A.MemberExpression | (Node & { expression: Node });
     e = "object" in m ? m.object : m.expression;
   }
+  if (e.type === "ThisExpression") return { type: "Identifier", name: "this", start: e.start, end: e.end };
   return e.type === "Identifier" ? (e as A.Identifier) : undefined;
+}
+
+/**
+ * An assignment into `this`: in a constructor, `this.x = e` adds or sets a field of the object being built (and
+ * `this.v[i] = e` writes into a field it made); in a method, a located error (objects are values here).
+ */
+function assignThis(fn: Fn, t: Node, b: Binding | undefined, f: (old: Val) => Val, env: Env, lets: Lets): Env {
+  if (b?.kind !== "value")
+    return fn.fail(t, "`this` is not in the TypeScript subset Smooth reads outside a class's methods", {});
+  const cls = b.val.kind === "record" ? b.val.cls?.name : undefined;
+  if (!b.mutable)
+    return fn.fail(t, `a method cannot change \`${fn.text(t)}\`: objects of a class are values here`, {
+      hint: `return a new object instead (return new ${cls ?? "C"}(...) with the new values)`,
+    });
+  const m = t as A.MemberExpression;
+  if (m.type === "MemberExpression" && m.object.type === "ThisExpression" && !m.computed) {
+    const key = keyName(m.property, false)!;
+    const self = b.val as Extract<Val, { kind: "record" }>;
+    const k = self.keys.indexOf(key);
+    // A new field: its value (an assignment's right-hand side; `+=` reads the unset field and fails there).
+    if (k < 0)
+      return env.update("this", withField(self, key, f(atom({ kind: "var", name: "", span: fn.span(t) }, T_UNSET))));
+  }
+  return env.update("this", write(fn, t as Expression, b.val, f, env, lets));
 }
 
 /** The value of `container` with the part at `target` replaced by f(old part). */

@@ -9,6 +9,7 @@ import type { Env, Fn } from "./context.js";
 import { consoleCall, expr, functionValue, indexOf, memberOfFree, packAs } from "./expressions.js";
 import { applyFunction } from "./function-values.js";
 import { callTransform, knownFunction } from "./transforms.js";
+import { callMethod, callStatic, construct } from "./classes.js";
 import { app, binop, dbl, index, lam, num, param } from "./smooth-ast.js";
 import { callbackValue } from "./bodies.js";
 import { math } from "./math.js";
@@ -29,7 +30,7 @@ function plainArguments(fn: Fn, args: readonly Argument[]): Expression[] {
 export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
   if (e.callee.type === "Super") return fn.fail(e, "`super` is not supported");
   const callee = bare(e.callee);
-  if (e.type === "NewExpression") return construct(fn, e, callee, plainArguments(fn, e.arguments), env, lets);
+  if (e.type === "NewExpression") return newObject(fn, e, callee, plainArguments(fn, e.arguments), env, lets);
   const values = () => plainArguments(fn, e.arguments).map((a) => expr(fn, a, env, lets));
   if (callee.type === "MemberExpression" && !callee.computed && callee.object.type !== "Super") {
     const owner = bare(callee.object);
@@ -46,10 +47,19 @@ export function call(fn: Fn, e: Call, env: Env, lets: Lets): Val {
     }
     const filled = arrayOfCopies(fn, e, callee.object, name, env, lets);
     if (filled) return filled;
+    if (owner.type === "Identifier" && !env.get(owner.name)) {
+      const r = fn.src.scope.lookup(owner.name);
+      const method = r?.k === "class" ? r.info().statics.get(name) : undefined;
+      if (r?.k === "class" && !method)
+        return fn.fail(callee.property, `the class \`${owner.name}\` has no static method \`${name}\``, {}, "type");
+      if (r?.k === "class") return callStatic(fn, r.info(), name, method!, values(), lets, e);
+    }
     const receiver = expr(fn, callee.object, env, lets);
     if (receiver.kind === "record") {
-      // A function stored in an object (`layer.act(z)`, `ops.f(x)`).
+      // A function stored in an object (`layer.act(z)`, `ops.f(x)`), or a method of its class.
       const k = receiver.keys.indexOf(name);
+      const method = receiver.cls?.methods.get(name);
+      if (k < 0 && method) return callMethod(fn, receiver.cls!, receiver, name, method, values(), lets, e);
       if (k < 0) return fn.fail(callee.property, `the object has no property \`${name}\``, {}, "type");
       return callValue(fn, receiver.fields[k]!, e, values(), env, lets);
     }
@@ -80,7 +90,7 @@ function callValue(fn: Fn, f: Val, e: A.CallExpression, args: readonly Val[], en
   return applyFunction(fn, f, args, env, lets, e);
 }
 
-function construct(
+function newObject(
   fn: Fn,
   e: A.NewExpression,
   callee: Expression,
@@ -90,6 +100,16 @@ function construct(
 ): Val {
   const span = fn.span(e);
   const kind = callee.type === "Identifier" ? callee.name : "";
+  const r = callee.type === "Identifier" && !env.get(kind) ? fn.src.scope.lookup(kind) : undefined;
+  if (r?.k === "class")
+    return construct(
+      fn,
+      r.info(),
+      args.map((a) => expr(fn, a, env, lets)),
+      env,
+      lets,
+      e,
+    );
   if (kind === "Float64Array" || kind === "Float32Array" || kind === "Int32Array" || kind === "Array") {
     const elem = kind === "Int32Array" ? T_INT : T_DOUBLE;
     if (args.length !== 1) return fn.fail(e, `\`new ${kind}\` needs one argument: a length or an array to copy`);

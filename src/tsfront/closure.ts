@@ -12,7 +12,8 @@
 // function (./routes.ts), so a closure sees its variables' current values, as JavaScript would.
 
 import type { SourceFile } from "../syntax/source.js";
-import { parseFunctionText } from "./parse.js";
+import { parseClassText, parseFunctionText } from "./parse.js";
+import { classInfo, type ClassInfo } from "./classes.js";
 import type { FunctionSource, Resolved, Resolver } from "./source.js";
 import type { FunctionNode, Identifier } from "./syntax.js";
 import { constantNames } from "./constant-names.js";
@@ -226,6 +227,10 @@ export function mentionedNames(node: FunctionNode): string[] {
  * to the compiled code), or something Smooth cannot read.
  */
 export function resolveValue(value: unknown, name: string): Resolved {
+  if (typeof value === "function" && /^class\b/.test(Function.prototype.toString.call(value))) {
+    const c = value as AnyFn;
+    return { k: "class", info: () => classSource(c, name) };
+  }
   if (typeof value === "function") {
     const f = value as AnyFn;
     return { k: "function", source: () => functionSource(f, name), value };
@@ -420,6 +425,34 @@ class ValueSource implements FunctionSource {
 }
 
 const SOURCES = new WeakMap<object, ValueSource>();
+const CLASSES = new WeakMap<object, ClassInfo>();
+
+/**
+ * A class value read as functions are: its text parsed, its closure (read once, through the inspector) the resolver
+ * of its free names.
+ */
+function classSource(c: AnyFn, name: string): ClassInfo {
+  const known = CLASSES.get(c);
+  if (known) return known;
+  const text = Function.prototype.toString.call(c);
+  const parsed = parseClassText(text, { name: `<class ${name}>`, text }, 0, `the class \`${name}\``);
+  const names = new Set<string>();
+  walkTree(parsed.node, true, (n) => {
+    if (n.type === "Identifier") names.add((n as Identifier).name);
+    return true;
+  });
+  for (const g of OWN_GLOBALS) names.delete(g);
+  const s = inspector();
+  const { values, location } = s ? inspect(s, c, [...names]) : { values: undefined, location: undefined };
+  const scope: Resolver = {
+    lookup: (n) => (values?.has(n) ? resolveValue(values.get(n), n) : undefined),
+    ...(s ? {} : { limitation: NO_CLOSURE_READER }),
+  };
+  const file = functionFile(text, name, location ? { location } : {});
+  const info = classInfo(parsed.node, name, file, parsed.shift + file.text.length - text.length, scope);
+  CLASSES.set(c, info);
+  return info;
+}
 
 /**
  * The source of a function value: its text (as `toString` gives it) parsed by acorn, with its closure as the

@@ -13,6 +13,7 @@ import type { Resolved } from "./source.js";
 import { closureOf, current, globalFunction, mathFunction } from "./function-values.js";
 import { isMathFunction } from "./math.js";
 import { customValue, knownFunction } from "./transforms.js";
+import { callMethod } from "./classes.js";
 import type { Env, Fn } from "./context.js";
 import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
 import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
@@ -78,6 +79,13 @@ export function expr(fn: Fn, node: Expression, env: Env, lets: Lets): Val {
     }
     case "Identifier":
       return identifier(fn, e, env, lets);
+    case "ThisExpression": {
+      const self = env.value("this");
+      if (self) return self;
+      return fn.fail(e, "`this` is not in the TypeScript subset Smooth reads outside a class's methods", {
+        hint: SUBSET_HINT,
+      });
+    }
     case "UnaryExpression":
       return unary(fn, e, env, lets);
     case "BinaryExpression":
@@ -169,6 +177,8 @@ function identifier(fn: Fn, e: A.Identifier, env: Env, lets: Lets): Val {
     return fn.fail(e, `\`${name}\` is ${r.what}, which Smooth cannot read`, {
       hint: "Smooth computes with numbers, booleans, arrays and objects of these",
     });
+  if (r?.k === "class")
+    return fn.fail(e, `\`${name}\` is a class: make its objects with \`new ${name}(...)\` and call their methods`);
   const limitation = fn.src.scope.limitation;
   if (limitation) return fn.fail(e, `\`${name}\` is not defined here: ${limitation}`, { hint: PLUGIN_HINT });
   return fn.fail(e, `\`${name}\` is not defined here`, {
@@ -356,6 +366,12 @@ function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   const a = expr(fn, e.object, env, lets);
   if (a.kind === "record") {
     const k = a.keys.indexOf(name);
+    const getter = k < 0 ? a.cls?.getters.get(name) : undefined;
+    if (getter) return callMethod(fn, a.cls!, a, name, getter, [], lets, e);
+    if (k < 0 && a.cls?.methods.has(name))
+      return fn.fail(e, `the method \`${a.cls.name}.${name}\` is used as a value`, {
+        hint: `call it (\`${fn.text(e)}(...)\`), or wrap it: (x) => ${fn.text(e)}(x)`,
+      });
     if (k < 0)
       return fn.fail(
         e.property,

@@ -1,8 +1,8 @@
 // Which function a function value is (./function-values.ts): a function written inside the function being
 // translated (inlined where it is called, with what it captured), a function of the module or closure (a definition
 // per argument types), one of Math's, a transform of another function value (grad(f), vjp's pullback, ...: the
-// language's derivative builtins, ./transforms.ts), a function with custom derivative rules (./custom-rules.ts), or a
-// class's method bound to its object (./classes.ts). Each is one object, so a type's `ref` tells functions apart.
+// language's derivative builtins, ./transforms.ts, which also makes functions with custom derivative rules). A class's
+// method is not a value (./classes.ts). Each is one object, so a type's `ref` tells functions apart.
 
 import type { FunctionSource } from "./source.js";
 import type { FunctionNode } from "./syntax.js";

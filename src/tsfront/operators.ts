@@ -218,9 +218,12 @@ export function objectLiteral(fn: Fn, e: A.ObjectExpression, env: Env, lets: Let
       spread.keys.forEach((k, i) => set(k, spread.fields[i]!));
       continue;
     }
-    const key = p.kind === "init" && !p.method ? keyName(p.key, p.computed) : undefined;
+    // (A method `{ f(x) { ... } }` is a function value; one reading `this` fails there.)
+    const key = p.kind === "init" ? keyName(p.key, p.computed) : undefined;
     if (key === undefined)
-      return fn.fail(p, "this kind of object property is not supported", { hint: "write `key: value` or `key`" });
+      return fn.fail(p, "this kind of object property is not supported", {
+        hint: "write `key: value`, `key`, or a method `f(x) { ... }`",
+      });
     if (keys.includes(key) && !e.properties.some((q) => q.type === "SpreadElement"))
       fn.fail(p, `the key \`${key}\` is given twice`);
     set(key, expr(fn, p.value, env, lets));

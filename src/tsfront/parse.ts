@@ -3,7 +3,7 @@
 // to `typescriptModule` — with acorn and its TypeScript plugin, which reads the annotations into nodes of their own.
 // acorn runs anywhere (no dependencies, no `node:` modules), so the browser bundle reads functions as Node does.
 
-import { Parser, tokTypes, type Node, type Options, type Program, type TokenType } from "acorn";
+import { Parser, tokTypes, type Class, type Node, type Options, type Program, type TokenType } from "acorn";
 import { tsPlugin } from "@sveltejs/acorn-typescript";
 import { withinCompilerStack } from "../api/compiler-stack.js";
 import { fail } from "../syntax/diagnostics.js";
@@ -147,6 +147,21 @@ export function parseFunctionText(
     });
   if (/^\s*class\b/.test(text)) fail("unsupported", `${what} is a class, not a function`, span);
   return fail("unsupported", `the source of ${what} could not be read as a function`, span);
+}
+
+/** The tree of a class's text as `Function.prototype.toString` gives it (`class C { ... }`), as parseFunctionText. */
+export function parseClassText(
+  text: string,
+  file: SourceFile,
+  offset: number,
+  what: string,
+): { node: Class; shift: number } {
+  const span = { file, start: offset, end: offset + text.length };
+  const parsed = tryParse(`(${text}\n)`, false, what, span);
+  const stmt = "program" in parsed ? parsed.program.body[0] : undefined;
+  if (stmt?.type === "ExpressionStatement" && stmt.expression.type === "ClassExpression")
+    return { node: stmt.expression, shift: offset - 1 };
+  return fail("unsupported", `the source of ${what} could not be read as a class`, span);
 }
 
 /** Is a module of this file name JavaScript (parsed without the TypeScript plugin)? */

@@ -6,6 +6,7 @@
 import type * as A from "acorn";
 import type { SourceFile, Span } from "../syntax/source.js";
 import { parseModuleText } from "./parse.js";
+import { classInfo, type ClassInfo } from "./classes.js";
 import { bare, numberLiteral, type FunctionNode, type Node } from "./syntax.js";
 
 /**
@@ -39,6 +40,8 @@ export type Resolved =
       readonly member?: (name: string) => Resolved | undefined;
     }
   | { readonly k: "function"; readonly source: () => FunctionSource; readonly value?: unknown }
+  /** A class (./classes.ts). */
+  | { readonly k: "class"; readonly info: () => ClassInfo }
   | { readonly k: "other"; readonly what: string };
 
 export interface Resolver {
@@ -85,11 +88,14 @@ export function parseModule(file: SourceFile): ModuleSource {
   const program = parseModuleText(file);
   const functions = new Map<string, FunctionSource>();
   const constants = new Map<string, A.Expression>();
+  const classes = new Map<string, ClassInfo>();
   const exported: string[] = [];
   const scope: Resolver = {
     lookup: (name) => {
       const f = functions.get(name);
       if (f) return { k: "function", source: () => f };
+      const cls = classes.get(name);
+      if (cls) return { k: "class", info: () => cls };
       const c = constants.get(name);
       return c ? constantValue(c) : undefined;
     },
@@ -98,7 +104,8 @@ export function parseModule(file: SourceFile): ModuleSource {
     const isExported = top.type === "ExportNamedDeclaration" || top.type === "ExportDefaultDeclaration";
     const s = isExported ? top.declaration : top;
     if (!s) continue;
-    if (s.type === "FunctionDeclaration" && s.id && s.body) {
+    if (s.type === "ClassDeclaration" && s.id) classes.set(s.id.name, classInfo(s, s.id.name, file, 0, scope));
+    else if (s.type === "FunctionDeclaration" && s.id && s.body) {
       functions.set(s.id.name, { name: s.id.name, node: s, file, offset: 0, scope });
       if (isExported) exported.push(s.id.name);
     } else if (s.type === "VariableDeclaration") {

@@ -7,6 +7,7 @@
 // which are its data: as a Smooth value it is the tuple of those (an Index 0 when it captured nothing).
 
 import { arrayOf, BOOL, DOUBLE, INT, tupleOf, type Type } from "../types/types.js";
+import type { ClassInfo } from "./classes.js";
 import type { FnRef } from "./function-refs.js";
 
 /** A variable a function value captured: its name and the declaration it belongs to (./function-values.ts). */
@@ -20,7 +21,13 @@ export type TsType =
   | { readonly k: "int" }
   | { readonly k: "bool" }
   | { readonly k: "array"; readonly elem: TsType }
-  | { readonly k: "record"; readonly keys: readonly string[]; readonly fields: readonly TsType[] }
+  | {
+      readonly k: "record";
+      readonly keys: readonly string[];
+      readonly fields: readonly TsType[];
+      /** The class of objects made by `new` (./classes.ts). */
+      readonly cls?: ClassInfo;
+    }
   | { readonly k: "tuple"; readonly elems: readonly TsType[] }
   /** A variable declared without a value (`let y: number;`), until it is assigned. */
   | { readonly k: "unset" }
@@ -81,6 +88,7 @@ export function sameType(a: TsType, b: TsType): boolean {
     case "record": {
       const r = b as typeof a;
       return (
+        a.cls === r.cls &&
         a.keys.length === r.keys.length &&
         a.keys.every((k, i) => k === r.keys[i] && sameType(a.fields[i]!, r.fields[i]!))
       );
@@ -126,9 +134,10 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
     }
     case "record": {
       const r = b as typeof a;
-      if (a.keys.length !== r.keys.length || a.keys.some((k, i) => k !== r.keys[i])) return undefined;
+      if (a.cls !== r.cls || a.keys.length !== r.keys.length || a.keys.some((k, i) => k !== r.keys[i]))
+        return undefined;
       const fields = a.fields.map((f, i) => joinType(f, r.fields[i]!));
-      return fields.every((f) => f !== undefined) ? { k: "record", keys: a.keys, fields: fields } : undefined;
+      return fields.every((f) => f !== undefined) ? { ...a, fields: fields } : undefined;
     }
     case "tuple": {
       const r = b as typeof a;
@@ -181,7 +190,7 @@ export function showTsType(t: TsType): string {
           ? "Int32Array"
           : `${wrap(showTsType(t.elem))}[]`;
     case "record":
-      return `{${t.keys.map((k, i) => `${k}: ${showTsType(t.fields[i]!)}`).join(", ")}}`;
+      return `${t.cls ? `${t.cls.name} ` : ""}{${t.keys.map((k, i) => `${k}: ${showTsType(t.fields[i]!)}`).join(", ")}}`;
     case "tuple":
       return `[${t.elems.map(showTsType).join(", ")}]`;
     case "fn":
@@ -198,6 +207,13 @@ const wrap = (s: string) => (/^[\w{[]/.test(s) && !s.includes(" ") ? s : `(${s})
 const REF_IDS = new WeakMap<object, number>();
 let refCount = 0;
 
+/** A number naming a class (or a function) in keys. */
+export function classId(c: object): number {
+  let id = REF_IDS.get(c);
+  if (id === undefined) REF_IDS.set(c, (id = ++refCount));
+  return id;
+}
+
 /**
  * A key that tells types apart (a definition is made once per argument key): `showTsType`'s, with each function
  * value's function named by a number of its own (two functions can look alike) and what it captured.
@@ -207,7 +223,7 @@ export function typeKey(t: TsType): string {
     case "array":
       return `[${typeKey(t.elem)}]`;
     case "record":
-      return `{${t.keys.map((k, i) => `${k}:${typeKey(t.fields[i]!)}`).join(",")}}`;
+      return `${t.cls ? `class${classId(t.cls)}` : ""}{${t.keys.map((k, i) => `${k}:${typeKey(t.fields[i]!)}`).join(",")}}`;
     case "tuple":
       return `(${t.elems.map(typeKey).join(",")})`;
     case "fn": {

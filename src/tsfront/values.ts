@@ -4,13 +4,20 @@
 
 import type { Expr, Pattern } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
+import type { ClassInfo } from "./classes.js";
 import type { FnRef } from "./function-refs.js";
 import { app, letIn, pvar, tuple } from "./smooth-ast.js";
 import type { Capture, TsType } from "./ts-types.js";
 
 export type Val =
   | { readonly kind: "atom"; readonly expr: Expr; readonly type: TsType }
-  | { readonly kind: "record"; readonly keys: readonly string[]; readonly fields: readonly Val[] }
+  | {
+      readonly kind: "record";
+      readonly keys: readonly string[];
+      readonly fields: readonly Val[];
+      /** The class of an object made by `new` (./classes.ts). */
+      readonly cls?: ClassInfo;
+    }
   | { readonly kind: "tuple"; readonly elems: readonly Val[] }
   | FnVal;
 
@@ -32,7 +39,7 @@ export function typeOfVal(x: Val): TsType {
     case "atom":
       return x.type;
     case "record":
-      return { k: "record", keys: x.keys, fields: x.fields.map(typeOfVal) };
+      return { k: "record", keys: x.keys, fields: x.fields.map(typeOfVal), ...(x.cls ? { cls: x.cls } : {}) };
     case "tuple":
       return { k: "tuple", elems: x.elems.map(typeOfVal) };
     case "fn":
@@ -53,7 +60,8 @@ export function leaves(x: Val): Extract<Val, { kind: "atom" }>[] {
 export function fromLeaves(t: TsType, atoms: readonly Val[]): Val {
   let next = 0;
   const rec = (u: TsType): Val => {
-    if (u.k === "record") return { kind: "record", keys: u.keys, fields: u.fields.map(rec) };
+    if (u.k === "record")
+      return { kind: "record", keys: u.keys, fields: u.fields.map(rec), ...(u.cls ? { cls: u.cls } : {}) };
     if (u.k === "tuple") return { kind: "tuple", elems: u.elems.map(rec) };
     if (u.k === "fn") return { kind: "fn", ref: u.ref, captures: u.captures, parts: u.parts.map(rec) };
     return atoms[next++]!;
@@ -139,7 +147,7 @@ export class Lets {
     const names = parts.map((_, i) => this.names.fresh(`${base}_${labels[i]}`));
     this.items.push({ pattern: { kind: "ptuple", elems: names.map((n) => pvar(n, span)), span }, value: expr, span });
     const fields = parts.map((t, i) => this.unpack({ kind: "var", name: names[i]!, span }, t, names[i]!, span));
-    if (type.k === "record") return { kind: "record", keys: type.keys, fields };
+    if (type.k === "record") return { kind: "record", keys: type.keys, fields, ...(type.cls ? { cls: type.cls } : {}) };
     if (type.k === "fn") return { kind: "fn", ref: type.ref, captures: type.captures, parts: fields };
     return { kind: "tuple", elems: fields };
   }

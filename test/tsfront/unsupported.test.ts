@@ -109,9 +109,9 @@ const CASES: Record<string, Case> = {
     at: "class P",
     message: /this statement is not in the TypeScript subset/,
   },
-  "an object's method": {
-    body: "const o = { m() { return 1; } };\n  return x;",
-    at: "m() { return 1; }",
+  "an object's getter": {
+    body: "const o = { get m() { return 1; } };\n  return x;",
+    at: "get m() { return 1; }",
     message: /this kind of object property is not supported/,
   },
   this: { body: "return this.x;", at: "this.x", message: /is not in the TypeScript subset/ },
