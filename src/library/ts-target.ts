@@ -57,7 +57,9 @@ function tsTypeOf(t: Tree): TsType {
       return T_BOOL;
     case "dense": {
       let u: TsType = t.elem === "double" ? T_DOUBLE : t.elem === "int" ? T_INT : T_BOOL;
-      for (let d = 0; d < t.shape.length; d++) u = tArray(u);
+      // (Integers given in an array stay integers when the function writes into it: an Int32Array.)
+      for (let d = 0; d < t.shape.length; d++)
+        u = d === 0 && t.elem === "int" ? { k: "array", elem: u, int32: true } : tArray(u);
       return u;
     }
     case "tuple":

@@ -6,7 +6,7 @@ import type * as A from "acorn";
 import type { Expr } from "../syntax/ast.js";
 import type { Binding, Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
 import { withField } from "./classes.js";
-import { consoleCall, expr, indexOf, packAs } from "./expressions.js";
+import { consoleCall, expr, indexOf, packAs, widenArray } from "./expressions.js";
 import { arithmetic, bitwise, remainder } from "./operators.js";
 import { forEachLoop } from "./loops.js";
 import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
@@ -330,6 +330,12 @@ function write(fn: Fn, target: Expression, container: Val, f: (old: Val) => Val,
       const old = lets.bind(index(parent.expr, i, span), elem, "x", span);
       const value = f(old);
       const joined = joinType(elem, typeOfVal(value));
+      // A Double written into an array of integers JavaScript made (`xs.map(() => 0)`): the array becomes Doubles.
+      const wide = joined && !sameType(joined, elem) ? joinType(parent.type, tArray(joined)) : undefined;
+      if (wide?.k === "array") {
+        const widened = widenArray(parent.expr, parent.type, wide, span);
+        return lets.bind(app("setAt", [widened, i, packAs(value, wide.elem, span)], span), wide, "xs", span);
+      }
       if (!joined || !sameType(joined, elem))
         return fn.fail(
           t,

@@ -121,7 +121,7 @@ function newObject(
     const zero = elem.k === "int" ? num(0, span) : dbl(0, span);
     return lets.bind(
       build(fn, n, () => zero, span),
-      tArray(elem),
+      kind === "Int32Array" ? { k: "array", elem, int32: true } : tArray(elem),
       "xs",
       span,
     );

@@ -15,12 +15,13 @@ import { isMathFunction } from "./math.js";
 import { customValue, knownFunction } from "./transforms.js";
 import { callMethod } from "./classes.js";
 import type { Env, Fn } from "./context.js";
-import { app, binop, bool, emptyArray, ifte, index, num, tuple } from "./smooth-ast.js";
+import { app, binop, bool, emptyArray, ifte, index, lam, letIn, num, param, pvar, tuple, v } from "./smooth-ast.js";
 import { bare, keyName, numberLiteral, stringLiteral, type Expression, type Node } from "./syntax.js";
 import {
   hasNothing,
   isNumber,
   joinType,
+  sameType,
   showTsType,
   T_BOOL,
   T_DOUBLE,
@@ -278,6 +279,7 @@ export function packAs(x: Val, t: TsType, span: Span): Expr {
   if (x.kind === "atom") {
     // An empty array taken at a type with elements (joined with an array that has some): made at that type.
     if (t.k === "array" && ts.k === "array" && hasNothing(ts) && !hasNothing(t)) return emptyArray(t.elem, span);
+    if (t.k === "array" && ts.k === "array" && !sameType(t, ts)) return widenArray(x.expr, ts, t, span);
     return t.k === "double" && ts.k === "int" ? toDouble(x.expr, span) : x.expr;
   }
   const parts = leaves(x);
@@ -291,6 +293,20 @@ export function packAs(x: Val, t: TsType, span: Span): Expr {
     ),
     span,
   );
+}
+
+/**
+ * An array of integers (or of arrays of them) converted to Doubles element by element, for a join with an array of
+ * Doubles (./ts-types.ts `joinType`). The binders' names have a prime then a letter, which no user or `Names` makes.
+ */
+export function widenArray(e: Expr, from: TsType, to: TsType, span: Span, depth = 0): Expr {
+  if (to.k === "double" && from.k === "int") return toDouble(e, span);
+  if (to.k !== "array" || from.k !== "array" || sameType(from, to)) return e;
+  const xs = `xs'w${depth}`;
+  const i = `i'w${depth}`;
+  const element = widenArray(index(v(xs, span), v(i, span), span), from.elem, to.elem, span, depth + 1);
+  const made = app("build", [app("length", [v(xs, span)], span), lam([param(i, span)], element, span)], span);
+  return letIn(pvar(xs, span), e, made, span);
 }
 
 function element(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {

@@ -20,7 +20,8 @@ export type TsType =
   | { readonly k: "double" }
   | { readonly k: "int" }
   | { readonly k: "bool" }
-  | { readonly k: "array"; readonly elem: TsType }
+  /** int32: an Int32Array (`new Int32Array(n)`, or given as one), whose elements stay integers when written. */
+  | { readonly k: "array"; readonly elem: TsType; readonly int32?: true }
   | {
       readonly k: "record";
       readonly keys: readonly string[];
@@ -55,6 +56,9 @@ export const T_BOOL: TsType = { k: "bool" };
 export const tArray = (elem: TsType): TsType => ({ k: "array", elem });
 
 export const isNumber = (t: TsType): boolean => t.k === "double" || t.k === "int";
+
+/** Numbers, or arrays (of arrays) of numbers. */
+export const isNumeric = (t: TsType): boolean => isNumber(t) || (t.k === "array" && isNumeric(t.elem));
 
 export function smoothType(t: TsType): Type {
   switch (t.k) {
@@ -128,9 +132,13 @@ export function joinType(a: TsType, b: TsType): TsType | undefined {
       // An empty array (`[]`) joins an array of anything: it is made anew at the joined type.
       if (a.elem.k === "nothing") return b;
       if ((b as typeof a).elem.k === "nothing") return a;
-      const e = joinType(a.elem, (b as typeof a).elem);
-      // Arrays are not converted element by element: their element types must agree already.
-      return e && sameType(e, a.elem) && sameType(e, (b as typeof a).elem) ? a : undefined;
+      const r = b as typeof a;
+      const e = joinType(a.elem, r.elem);
+      // (An Int32Array on either path keeps its integers.)
+      if (e && sameType(e, a.elem) && sameType(e, r.elem)) return a.int32 || !r.int32 ? a : r;
+      // An array of integers made by JavaScript (`xs.map(() => 0)`) joins an array of Doubles: it is converted
+      // element by element (./expressions.ts `packAs`). An Int32Array keeps its integers, as JavaScript does.
+      return e && !a.int32 && !r.int32 && isNumeric(e) ? { k: "array", elem: e } : undefined;
     }
     case "record": {
       const r = b as typeof a;
@@ -221,7 +229,7 @@ export function classId(c: object): number {
 export function typeKey(t: TsType): string {
   switch (t.k) {
     case "array":
-      return `[${typeKey(t.elem)}]`;
+      return `${t.int32 ? "i32" : ""}[${typeKey(t.elem)}]`;
     case "record":
       return `${t.cls ? `class${classId(t.cls)}` : ""}{${t.keys.map((k, i) => `${k}:${typeKey(t.fields[i]!)}`).join(",")}}`;
     case "tuple":
