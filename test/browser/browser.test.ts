@@ -2,12 +2,14 @@
 // (dist/browser/smooth.mjs) and an ahead-of-time module under `Content-Security-Policy: script-src 'self'`, each
 // computing what Node computes. Pages are served from 127.0.0.1 by scripts/serve.mjs.
 
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emitModule, grad, smooth } from "../../src/index.js";
+import { emitModule, grad, smooth, typescriptModule } from "../../src/index.js";
+import { PROGRAM_CASES } from "../tsfront/programs-cases.js";
+import { runPrograms } from "../tsfront/run-programs.mjs";
 import { launch, missing, type Browser, type Page } from "./chromium.js";
 
 interface Server {
@@ -17,6 +19,7 @@ interface Server {
 type Serve = (root: string, options?: { csp?: boolean }) => Promise<Server>;
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
+const PROGRAMS = readFileSync(join(root, "test/tsfront/programs.ts"), "utf8");
 const skip = await missing();
 
 describe.skipIf(skip !== undefined)("in headless Chromium", () => {
@@ -197,6 +200,15 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
         "closure",
         `const { grad } = await import("./smooth.mjs");\nconst scale = 2;\nconst g = grad((x) => x * scale)(3);\n${show}`,
       );
+      // Programs as people write them (test/tsfront/programs.ts) read by the bundle's typescriptModule.
+      copyFileSync(join(root, "test/tsfront/run-programs.mjs"), join(dir, "run-programs.mjs"));
+      page(
+        "programs",
+        `const { grad, typescriptModule } = await import("./smooth.mjs");\n` +
+          `const { runPrograms } = await import("./run-programs.mjs");\n` +
+          `const g = runPrograms({ grad, typescriptModule }, ${JSON.stringify(PROGRAMS)}, ${JSON.stringify(PROGRAM_CASES)});\n` +
+          `document.body.dataset.result = JSON.stringify(g);`,
+      );
       page(
         "aot",
         `const { gradient } = await import("./f.mjs");\nconst g = gradient(${JSON.stringify(v)}, 1.5);\n${show}`,
@@ -234,6 +246,23 @@ describe.skipIf(skip !== undefined)("in headless Chromium", () => {
       const { error } = await outcome(`${await served(dir)}closure.html`);
       expect(error).toMatch(/^SmoothError: .*unsupported error: `scale` is not defined here/);
       expect(error).toContain("this JavaScript runtime does not let the library read a function's closure");
+    });
+
+    it("the bundle computes Node's values and gradients of programs as people write them", async () => {
+      const { result, error } = (await outcome(`${await served(dir)}programs.html`)) as {
+        result?: unknown;
+        error?: string;
+      };
+      expect(error).toBeUndefined();
+      const there = result as Record<string, number[]>;
+      const here = runPrograms({ grad, typescriptModule }, PROGRAMS, PROGRAM_CASES);
+      expect(Object.keys(there)).toEqual(Object.keys(here));
+      for (const [label, numbers] of Object.entries(here)) {
+        expect(there[label]!.length, label).toBe(numbers.length);
+        numbers.forEach((x, i) =>
+          expect(Math.abs(there[label]![i]! - x), label).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(x))),
+        );
+      }
     });
 
     it("under script-src 'self' the AOT module computes Node's gradient, where the bundle cannot compile", async () => {

@@ -2,15 +2,19 @@
 // and `tsc --strict` TypeScript projects, each computing a gradient. The install reads npm's cache first
 // (--prefer-offline; `npm ci` has put the one runtime dependency there), so it needs no network. Plain functions are
 // read by the package's own parser: in a project without the `typescript` package, and in projects that install
-// `typescript@5` or the newest `typescript` beside it (those two installs ask the registry for what the cache lacks).
+// `typescript@5` or the newest `typescript` beside it (those two installs ask the registry for what the cache lacks),
+// with the programs of test/tsfront/programs.ts read by `typescriptModule` giving the numbers Node gives here.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { grad, typescriptModule } from "../../src/index.js";
+import { PROGRAM_CASES } from "../tsfront/programs-cases.js";
+import { runPrograms } from "../tsfront/run-programs.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -103,6 +107,38 @@ const loopCompilations = compilations() - before;
 const gradient = [...grad(sumOfSquares)(new Float64Array([1, 2, 3]))];
 console.log(JSON.stringify({ typescript, gradient, worst, loopCompilations }));
 `;
+
+/**
+ * Programs as people write them (test/tsfront/programs.ts, checked against central differences there) read by the
+ * package's `typescriptModule`: the files a project gets, and what the package computes there.
+ */
+const PROGRAM_FILES: Record<string, string> = {
+  "programs.ts": readFileSync(join(root, "test/tsfront/programs.ts"), "utf8"),
+  "run-programs.mjs": readFileSync(join(root, "test/tsfront/run-programs.mjs"), "utf8"),
+  "cases.json": JSON.stringify(PROGRAM_CASES),
+  "programs.mjs": [
+    `import { readFileSync } from "node:fs";`,
+    `import { grad, typescriptModule } from "smooth-ad";`,
+    `import { runPrograms } from "./run-programs.mjs";`,
+    `const read = (f) => readFileSync(new URL(f, import.meta.url), "utf8");`,
+    `const out = runPrograms({ grad, typescriptModule }, read("./programs.ts"), JSON.parse(read("./cases.json")));`,
+    `console.log(JSON.stringify(out));`,
+    "",
+  ].join("\n"),
+};
+
+/** The programs' values and gradients in a project folder equal Node's here (from the sources, not the package). */
+function expectProgramsIn(at: string): void {
+  const there = JSON.parse(run(at, "programs.mjs").trim()) as Record<string, number[]>;
+  const here = runPrograms({ grad, typescriptModule }, PROGRAM_FILES["programs.ts"]!, PROGRAM_CASES);
+  expect(Object.keys(there)).toEqual(Object.keys(here));
+  for (const [label, numbers] of Object.entries(here)) {
+    expect(there[label]!.length, label).toBe(numbers.length);
+    numbers.forEach((x, i) =>
+      expect(Math.abs(there[label]![i]! - x), label).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(x))),
+    );
+  }
+}
 
 /** What PLAIN prints in a project folder. */
 const plainIn = (at: string) =>
@@ -221,7 +257,8 @@ describe("the packed tarball", () => {
 
   it("differentiates plain functions and closures over data in a project without the `typescript` package", () => {
     // (Before the parser was the package's own, this printed [0, 0, 0]: the function was traced without being read.)
-    const at = project("plain", { type: "module" }, { "plain.mjs": PLAIN });
+    const at = project("plain", { type: "module" }, { "plain.mjs": PLAIN, ...PROGRAM_FILES });
+    expectProgramsIn(at);
     const out = plainIn(at);
     expect(out.typescript).toBe(false);
     expect(out.gradient).toEqual([2, 4, 6]);
@@ -251,12 +288,17 @@ describe("beside the typescript package", () => {
   it.each(["typescript@5", "typescript@latest"])(
     "differentiates plain functions the same with %s installed in the project",
     (typescript) => {
-      const at = project(`with-${typescript.replace(/\W/g, "-")}`, { type: "module" }, { "plain.mjs": PLAIN });
+      const at = project(
+        `with-${typescript.replace(/\W/g, "-")}`,
+        { type: "module" },
+        { "plain.mjs": PLAIN, ...PROGRAM_FILES },
+      );
       execFileSync(
         npm,
         ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, typescript],
         { cwd: at, encoding: "utf8", timeout: 300_000 },
       );
+      expectProgramsIn(at);
       const out = plainIn(at);
       expect(out.typescript).toBe(true);
       expect(out.gradient).toEqual([2, 4, 6]);
