@@ -7,7 +7,7 @@ import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
 import { bindExpr, boolean, expr, number, packAs } from "./expressions.js";
-import { app, binop, emptyArray, ifte, lam, neg, not, num, param } from "./smooth-ast.js";
+import { annotation, app, binop, emptyArray, ifte, lam, letIn, neg, not, num, param, pvar } from "./smooth-ast.js";
 import { bare, keyName, type Expression } from "./syntax.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, T_NOTHING, tArray, type TsType } from "./ts-types.js";
 import { atom, Lets, toDouble, typeOfVal, type AtomVal, type Val } from "./values.js";
@@ -181,9 +181,13 @@ export function remainder(
   span: Span,
 ): Val {
   if (a.type.k === "int" && b.type.k === "int") {
-    // Index division truncates toward zero, as JavaScript's remainder needs.
-    const q = binop("/", a.expr, b.expr, span);
-    return bindExpr(fn, lets, binop("-", a.expr, binop("*", b.expr, q, span), span), T_INT, "r", span);
+    // Index division truncates toward zero, as JavaScript's remainder needs. The quotient is declared an Index: the
+    // language types an integer literal nothing else decides as a Double (`let j = 1 in j % 3 = 1` divided 1. / 3.).
+    const qName = fn.names.fresh("q");
+    const q = { kind: "var" as const, name: qName, span };
+    const r = binop("-", a.expr, binop("*", b.expr, q, span), span);
+    const rem = letIn(pvar(qName, span), binop("/", a.expr, b.expr, span), r, span, annotation(T_INT, span));
+    return bindExpr(fn, lets, rem, T_INT, "r", span);
   }
   const q = (lets.bind(binop("/", a.expr, b.expr, span), T_DOUBLE, "q", span) as { expr: Expr }).expr;
   const trunc = ifte(

@@ -1,6 +1,6 @@
-// `npm run fuzz`: the fuzzing harness (test/fuzz/harness.ts) and the webgpu random programs (test/webgpu) at
-// SMOOTH_FUZZ_SCALE times the CI slice (default 10; `npm run fuzz -- --long`: 100), with a fresh seed unless
-// SMOOTH_RANDOM_SEED is set. The seed is printed first: SMOOTH_RANDOM_SEED=<seed> replays the run, and fast-check
+// `npm run fuzz`: the fuzzing harness (test/fuzz/harness.ts), the generated plain functions
+// (test/fuzz/plain-functions.test.ts) and the webgpu random programs (test/webgpu) at SMOOTH_FUZZ_SCALE times the
+// CI slice (default 10; `npm run fuzz -- --long`: 100), with a fresh seed unless SMOOTH_RANDOM_SEED is set. The seed is printed first: SMOOTH_RANDOM_SEED=<seed> replays the run, and fast-check
 // prints the seed and path of any counterexample.
 import { spawnSync } from "node:child_process";
 

@@ -29,6 +29,30 @@ describe("integers and doubles", () => {
     agrees(f, new Float64Array([1]), 0.7);
   });
 
+  it("a remainder of integers only literals decide: `let j = 0; j = j + 1; switch (j % 3)`", () => {
+    // The language types an integer literal nothing else decides as a Double: j % 3 divided 1. / 3. and was 0, so the
+    // switch took case 0 (a wrong value, silently; found by test/fuzz/plain-functions.test.ts).
+    const f = (v: Float64Array, y: number) => {
+      let s = 0;
+      let j = 0;
+      j = j + 1;
+      switch (j % 3) {
+        case 0:
+          s += y;
+          break;
+        case 1:
+          s *= v[0]!;
+          break;
+        default:
+          s -= v[0]!;
+      }
+      let m = 7;
+      m = m - 12;
+      return s + y + (m % 3 === -2 ? 10 * y : 0);
+    };
+    agrees(f, new Float64Array([0.5]), 0.7);
+  });
+
   it("an index computed from a constant: `v[(i + k) % n]`", () => {
     const f = (v: Float64Array, y: number) => {
       const k = 2;
