@@ -1,7 +1,8 @@
 // `npm run fuzz`: the fuzzing harness (test/fuzz/harness.ts), the generated plain functions
 // (test/fuzz/plain-functions.test.ts) and the webgpu random programs (test/webgpu) at SMOOTH_FUZZ_SCALE times the
-// CI slice (default 10; `npm run fuzz -- --long`: 100), with a fresh seed unless SMOOTH_RANDOM_SEED is set. The seed is printed first: SMOOTH_RANDOM_SEED=<seed> replays the run, and fast-check
-// prints the seed and path of any counterexample.
+// CI slice (default 10; `npm run fuzz -- --long`: 100), with a fresh seed unless SMOOTH_RANDOM_SEED is set. The seed
+// is printed first: SMOOTH_RANDOM_SEED=<seed> replays the run, and fast-check prints the seed and path of any
+// counterexample.
 import { spawnSync } from "node:child_process";
 
 // --long: also the long sweeps (test/fuzz/growth.test.ts: every construct, request and back end at two sizes).
