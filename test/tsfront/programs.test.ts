@@ -1,9 +1,12 @@
 // ./programs.ts through the library: each function's value is its own (run as JavaScript), its gradient equals
-// central differences of the function itself; the module's text read by `typescriptModule` gives the same numbers.
+// central differences of the function itself (and the reference interpreter gives it too); the module's text read by
+// `typescriptModule` gives the same numbers.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compile, grad, typescriptModule, type AnyFunction } from "../../src/index.js";
+import { decode } from "../../src/library/convert.js";
+import { interpretedProgram, libraryFunction, Specialisations } from "../../src/library/target.js";
 import { thrown } from "../helpers.js";
 import { expectClose } from "../library/helpers.js";
 import * as corpus from "./corpus.js";
@@ -35,6 +38,11 @@ function numeric(f: (...a: unknown[]) => number, args: readonly unknown[], k: nu
   });
 }
 
+function interpreted(f: unknown, args: readonly unknown[]): unknown {
+  const { inst, trees, values } = new Specialisations(libraryFunction(f)!.target!).lookup(args);
+  return decode(interpretedProgram(inst).run(values), inst.resultType, inst.resultForm(trees));
+}
+
 const fn = (name: string) => (programs as Record<string, unknown>)[name] as (...a: unknown[]) => number;
 
 describe("programs as people write them", () => {
@@ -58,6 +66,8 @@ describe("programs as people write them", () => {
       expect((fromText as (...a: unknown[]) => number)(...c.args)).toBeCloseTo(expected, 10);
       const g2 = grad(fromText, { argnums: c.wrt as number[] }) as (...a: unknown[]) => unknown[];
       expectClose(flatten(g2(...c.args)), flatten(grads), 1e-10);
+      // The reference interpreter on the same (unoptimised) gradient program.
+      expectClose(flatten(interpreted(g, c.args)), flatten(grads), 1e-9);
     },
   );
 });
