@@ -81,6 +81,10 @@ export function construct(fn: Fn, c: ClassInfo, args: readonly Val[], env: Env, 
   const node = c.ctor;
   const src = c.source(node ?? (c.node as unknown as FunctionNode), "constructor");
   const inner = new Fn(fn.program, src, fn.names);
+  if (c.node.superClass)
+    return inner.fail(c.node.superClass, `\`${c.name}\` extends another class, which is not supported`, {
+      hint: "give the class the fields and methods it needs itself, or use functions taking the object",
+    });
   const key = `${classId(c)}.constructor(${args.map((a) => typeKey(typeOfVal(a))).join(",")})`;
   return guarded(fn, key, call, `the constructor of \`${c.name}\``, () => {
     let e = Env.empty().declare("this", { kind: "record", keys: [], fields: [], cls: c }, true, "owned", call);

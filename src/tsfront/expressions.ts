@@ -371,6 +371,10 @@ function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
     if (x !== undefined) return atom(num(x, span), T_DOUBLE);
     if (owner.name === "Math" && isMathFunction(name)) return mathFunction(name, e, fn);
     if (table) return fn.fail(e, `\`${owner.name}.${name}\` is not supported`);
+    if (fn.src.scope.lookup(owner.name)?.k === "class")
+      return fn.fail(e, `\`${owner.name}.${name}\`: a class's static fields are not supported`, {
+        hint: "read a constant of the module or closure instead (const K = ...), or call a static method",
+      });
   }
   const member = memberOfFree(fn, e.object, name, env);
   if (member?.k === "function") return functionValue(fn, member, e);

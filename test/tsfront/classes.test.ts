@@ -187,7 +187,29 @@ describe("classes the translation refuses, each at its line", () => {
       return n <= 0 ? this.x : this.down(n - 1);
     }
   }
+  class Base {
+    constructor(public x: number) {}
+  }
+  class Derived extends Base {
+    twice(): number {
+      return 2 * this.x;
+    }
+  }
+  class Scaled {
+    static factor = 3;
+    constructor(public x: number) {}
+    scaled(): number {
+      return this.x * Scaled.factor;
+    }
+  }
   const cases: [string, (x: number) => number, RegExp, string][] = [
+    ["a class that extends another", (x) => new Derived(x).twice(), /`Derived` extends another class/, "Base"],
+    [
+      "a static field",
+      (x) => new Scaled(x).scaled(),
+      /`Scaled.factor`: a class's static fields are not supported/,
+      "Scaled.factor",
+    ],
     [
       "a method writing a field of this",
       (x) => new Counter().bump().n * x,
