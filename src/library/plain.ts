@@ -94,9 +94,9 @@ function needsTracing(src: FunctionSource, seen = new Set<FunctionSource>()): bo
 }
 
 /**
- * Does the function call one of the library's transforms (grad, jvp, ...) while its closure holds data the translator
- * does not read (a `number[][]`, say)? Such a function is traced, as every function calling a transform was before
- * the translator read them: tracing passes the data to the transform's program.
+ * Does the function call one of the library's transforms (grad, jvp, ...) while its closure holds what the translator
+ * does not read (a value it cannot take, or a function the library made from a Smooth definition or by tracing)?
+ * Such a function is traced, as every function calling a transform was before the translator read them.
  */
 function transformsOverData(src: FunctionSource): boolean {
   let transform = false;
@@ -107,7 +107,17 @@ function transformsOverData(src: FunctionSource): boolean {
       const r = callee && resolveCallee(src, callee);
       if (r?.k === "function" && knownFunction(r.value)?.k === "transform") transform = true;
     }
-    if (n.type === "Identifier" && src.scope.lookup((n as A.Identifier).name)?.k === "other") data = true;
+    let r: Resolved | undefined;
+    if (n.type === "Identifier") r = src.scope.lookup((n as A.Identifier).name);
+    const m = n as A.MemberExpression;
+    if (n.type === "MemberExpression" && !m.computed && m.object.type === "Identifier") {
+      const owner = src.scope.lookup(m.object.name);
+      const name = keyName(m.property, false);
+      r = owner && name !== undefined ? memberOf(owner, name) : undefined;
+    }
+    // (A function the library made that the translator cannot read: a Smooth definition, a traced function.)
+    const opaque = r?.k === "function" && libraryFunction(r.value) !== undefined && !knownFunction(r.value);
+    if (r?.k === "other" || opaque) data = true;
     return true;
   });
   return transform && data;

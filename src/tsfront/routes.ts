@@ -8,7 +8,7 @@
 // function of a given text and place, data, nothing), so that the translation can be reused for another function of
 // the same text whose names resolve alike (`matches`): a closure made afresh in a loop compiles once.
 
-import { currentClosure, functionSource, readsInProgress } from "./closure.js";
+import { currentClosure, functionSource, readsInProgress, resolveValue } from "./closure.js";
 import type { FunctionSource, Hop, Resolved, Route } from "./source.js";
 
 type AnyFn = (...args: never[]) => unknown;
@@ -66,11 +66,15 @@ function functionSignature(fn: AnyFn): string {
 /** What a free name's value is to a translation (data is checked by its type where the translation reads it). */
 function signatureOf(value: unknown, found: boolean): string {
   if (!found) return "none";
+  if (isClass(value)) return `class:${Function.prototype.toString.call(value)}`;
   if (typeof value === "function") return functionSignature(value as AnyFn);
   if (typeof value === "number" || typeof value === "boolean") return "data";
   if (typeof value === "object" && value !== null) return isArrayLike(value) ? "data" : "object";
   return `other:${value === null ? "null" : typeof value}`;
 }
+
+const isClass = (x: unknown): boolean =>
+  typeof x === "function" && /^class\b/.test(Function.prototype.toString.call(x));
 
 const isArrayLike = (x: object): boolean => Array.isArray(x) || ArrayBuffer.isView(x);
 
@@ -151,6 +155,8 @@ export class Routing {
   private resolved(value: unknown, found: boolean, route: Route): Resolved | undefined {
     this.lookups.push({ ...route, signature: signatureOf(value, found) });
     if (!found) return undefined;
+    // A class (./classes.ts): its text is the translation's; its own closure is read once.
+    if (isClass(value)) return resolveValue(value, route.name);
     if (typeof value === "function") {
       const f = value as AnyFn;
       const hop: Hop = { name: route.name, props: route.props };
