@@ -91,3 +91,50 @@ describe("a program the front end refuses", () => {
     expect(e.details.hint).toMatch(/call the function itself \(without grad\) to print its values/);
   });
 });
+
+// Data a closure holds (number[][] of the module), read at each call: the losses people write over their data set.
+const FEATURES = [
+  [0.5, -1.2],
+  [1.5, 0.25],
+  [-0.75, 2],
+  [0.3, 0.8],
+];
+const LABELS = [1, 0, 1, 0];
+
+function capturedLogistic(w: number[]): number {
+  let total = 0;
+  for (let i = 0; i < FEATURES.length; i++) {
+    const z = FEATURES[i]!.reduce((s, x, j) => s + w[j + 1]! * x, w[0]!);
+    total += Math.log1p(Math.exp(z)) - LABELS[i]! * z;
+  }
+  return total / FEATURES.length;
+}
+
+function capturedMlp(W1: number[][], w2: number[]): number {
+  // The module's mlpError over the data the closure holds.
+  return programs.mlpError(W1, [0.1, -0.2], [w2], FEATURES, LABELS);
+}
+
+describe("programs over data their closure holds", () => {
+  const cases: [string, (...a: never[]) => number, unknown[]][] = [
+    ["logistic regression over a captured number[][]", capturedLogistic, [[0.1, -0.4, 0.7]]],
+    [
+      "an MLP over captured number[][], through a function of the module",
+      capturedMlp,
+      [
+        [
+          [0.3, -0.5],
+          [0.8, 0.2],
+        ],
+        [0.7, -0.3],
+      ],
+    ],
+  ];
+  it.each(cases)("%s: the value, the gradient against central differences", (_, f, args) => {
+    const run = f as (...a: unknown[]) => number;
+    expect(compile(f as AnyFunction)(...(args as never[]))).toBeCloseTo(run(...args), 10);
+    const wrt = args.map((_a, k) => k);
+    const grads = (grad(f as AnyFunction, { argnums: wrt }) as (...a: unknown[]) => unknown[])(...args);
+    wrt.forEach((k, i) => expectClose(flatten(grads[i]), numeric(run, args, k), 1e-6));
+  });
+});
