@@ -7,17 +7,19 @@
 //    [count]; returns, per colour k, the tangent of the result when the seed is 1 on the positions of colour k;
 //  - rows (reverse mode, Jacobian rows): params ++ [colours of the result's positions] ++ [count]; per colour k, the
 //    adjoints of the differentiated parameters for the cotangent that is 1 on the result positions of colour k;
-//  - Hessian: forward over reverse, the forward program of the gradient.
+//  - Hessian: reverse over forward, per colour k the gradient of the derivative along the seed of colour k.
 
 import { constDual } from "../ad/forward.js";
 import { dualType } from "../ad/dual-types.js";
 import { reverseSweep } from "../ad/reverse.js";
 import { tangentOf } from "../ad/seed.js";
-import { functionsOf, renameParams, reverseGradient, withFunctions } from "../api/reverse-programs.js";
+import { functionsOf, renameParams, withFunctions } from "../api/reverse-programs.js";
 import { AnfBuilder, litDouble, mkIf } from "../ir/builder.js";
 import { freshVar, mkLam, mkTuple, typeOf, type Atom, type Expr, type IrFunction, type Var } from "../ir/ir.js";
 import { copyFunction } from "../ir/rename.js";
 import { arrayOf, INT, type Type } from "../types/types.js";
+import { runPipeline } from "../opt/pass.js";
+import { PASSES } from "../opt/pipeline.js";
 
 /** The type of a colour argument for a value of type `t` (a Double or an array of Doubles): its Indexes. */
 export function colourType(t: Type): Type {
@@ -112,9 +114,62 @@ export function compressedRows(fn: IrFunction, wrt: readonly number[]): IrFuncti
   return withFunctions(result, table);
 }
 
-/** The Hessian's columns per colour: forward mode over the reverse-mode gradient of the first-order `fn`. */
+/**
+ * The derivative of the first-order `fn` along the seed of one colour: params ++ colours ++ [colour] -> the tangent
+ * of its (Double) result, made first-order (forward-ad expanded) for reverse mode to differentiate.
+ */
+function directional(fn: IrFunction, wrt: readonly number[]): { dir: IrFunction; colours: Var[] } {
+  const { params, colours } = compressedParams(
+    fn,
+    wrt.map((k) => fn.params[k]!.type),
+  );
+  const colour = freshVar("colour", INT);
+  const b = new AnfBuilder();
+  let lam: Expr = fn.body;
+  for (let i = fn.params.length - 1; i >= 0; i--) lam = mkLam(fn.params[i]!, lam);
+  const f = b.bind(fn.name, lam);
+  const df = b.bind("df", { kind: "jvp", fn: f, type: dualType(f.type) });
+  let out: Atom = df;
+  params.forEach((p, i) => {
+    const at = wrt.indexOf(i);
+    out = b.app(out, at < 0 ? constDual(p, b) : seedOf(b, colours[at]!, colour, p), "r");
+  });
+  const tangent = tangentOf(b, out, typeOf(fn.body))!;
+  const dir: IrFunction = {
+    ...(fn.functions?.length ? { functions: fn.functions } : {}),
+    name: `${fn.name}_along`,
+    params: [...params, ...colours, colour],
+    body: b.finish(tangent),
+  };
+  return { dir: runPipeline(dir, DIRECTIONAL_PIPELINE), colours };
+}
+
+const DIRECTIONAL_PIPELINE = [PASSES["forward-ad"]!, PASSES["inline-keep-custom"]!, PASSES["optimise-finite"]!];
+
+/**
+ * The Hessian's columns per colour, reverse mode over forward mode: per colour k, the gradient of x ↦ ∇f(x)·v_k
+ * (v_k the seed of colour k). Its adjoint accumulators are arrays of Doubles, where forward over reverse carries the
+ * gradient's values beside the tangents (arrays of pairs) and computes them once per colour for nothing.
+ */
 export function compressedHessian(fn: IrFunction, wrt: readonly number[]): IrFunction {
-  return compressedForward(reverseGradient(fn, { wrt }), wrt);
+  const { dir } = directional(fn, wrt);
+  const table = functionsOf(dir, `${fn.name}_hessian`);
+  const params = dir.params.slice(0, -1).map((p) => freshVar(p.name, p.type));
+  const count = freshVar("colourCount", INT);
+  const b = new AnfBuilder();
+  const passes = b.build(
+    count,
+    (k, inner) => {
+      const body = renameParams(copyFunction(dir), [...params, k]);
+      const active = wrt.map((i) => params[i]!);
+      const { adjoint } = reverseSweep(body, active, litDouble(1), inner, undefined, table);
+      const adjoints = active.map(adjoint);
+      return adjoints.length === 1 ? adjoints[0]! : inner.tuple(adjoints, "adj");
+    },
+    "passes",
+    "colour",
+  );
+  return withFunctions({ name: `${fn.name}_hessian`, params: [...params, count], body: b.finish(passes) }, table);
 }
 
 /**
