@@ -144,7 +144,7 @@ function directional(fn: IrFunction, wrt: readonly number[]): { dir: IrFunction;
   return { dir: runPipeline(dir, DIRECTIONAL_PIPELINE), colours };
 }
 
-const DIRECTIONAL_PIPELINE = [PASSES["forward-ad"]!, PASSES["inline-keep-custom"]!, PASSES["optimise-finite"]!];
+const DIRECTIONAL_PIPELINE = [PASSES["forward-ad"]!, PASSES["inline-keep-custom"]!, PASSES.optimise!];
 
 /**
  * The Hessian's columns per colour, reverse mode over forward mode: per colour k, the gradient of x ↦ ∇f(x)·v_k
