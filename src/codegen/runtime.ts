@@ -6,7 +6,7 @@ import { arrayTooLarge, MAX_CALL_DEPTH_COMPILED, recursionTooDeep } from "../run
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import { indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
+import { checkpointSlots, indexOutOfRange, intDiv, intPow, sizesDiffer, toIndex } from "../prims/table.js";
 import { irregularBuild, negativeLoopCount, shapeOf } from "../runtime/stack.js";
 import type { FlatData, Value } from "../runtime/value.js";
 import { elemKind, leavesOf, slotsToValue, valueToSlots, type Slot } from "../lowering/leaves.js";
@@ -105,6 +105,7 @@ function drive(first: Generator<Generator<unknown>, void>, below: number, span: 
 export const RUNTIME = {
   intDiv,
   toIndex,
+  checkpointSlots,
   intPow,
   indexOutOfRange,
   sizesDiffer,

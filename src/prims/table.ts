@@ -373,9 +373,42 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
       return num(n!);
     },
   },
+  // The snapshots a checkpointed loop keeps (src/ad/reverse-checkpoint.ts): the budget over one state's bytes.
+  checkpointSlots: {
+    derivative: D.NO_TANGENT,
+    ...SCALAR,
+    fails: "operands",
+    arity: 2,
+    syntax: { prefix: "checkpointSlots" },
+    type: ([b, x]) => (b!.k === "double" && x!.k === "double" ? INT : { expected: "two Doubles" }),
+    evaluate: ([b, x], _types, span) => checkpointSlots(num(b!), num(x!), span),
+  },
   ...UPDATE_PRIMS,
   ...TAPE_PRIMS,
 };
+
+/** The most snapshots `checkpointSlots` gives (an Index, and far more than a checkpointed loop needs). */
+export const MAX_CHECKPOINT_SLOTS = 2 ** 30;
+
+/** `checkpointSlots`: floor(budget / bytes), at most MAX_CHECKPOINT_SLOTS; compiled code computes it the same way. */
+export function checkpointSlots(budget: number, bytes: number, span: Span | undefined): number {
+  const slots = Math.floor(budget / bytes);
+  if (!(slots >= 1)) budgetTooSmall(budget, bytes, span);
+  return Math.min(slots, MAX_CHECKPOINT_SLOTS);
+}
+
+/** The error of a memory budget that cannot hold one state of the loop at `span` (compiled code raises it too). */
+export function budgetTooSmall(budget: number, bytes: number, span: Span | undefined): never {
+  return fail(
+    "memory",
+    `the memory budget of ${budget} bytes cannot hold one state of this loop (${bytes} bytes), which its gradient must store at least once`,
+    span,
+    {
+      expected: `a memory budget of at least ${bytes} bytes`,
+      hint: "raise the budget: the memoryBudget option of the transform, or SMOOTH_MEMORY_BUDGET (e.g. 256M)",
+    },
+  );
+}
 
 /** Whether some operands of these types make an application of `op` fail (see PrimRule.fails). */
 export function primMayFail(op: PrimName, resultType: Type): boolean {

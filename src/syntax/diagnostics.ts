@@ -11,6 +11,7 @@ export type ErrorKind =
   | "index" // out-of-range index
   | "argument" // bad --args JSON / bad argument to a compiled function
   | "recursion" // recursion deeper than the engine allows
+  | "memory" // a memory budget too small for what the program must store
   | "unsupported" // a construct the back end or transformation cannot handle
   | "staging"; // a TypeScript function over tensors the tracer cannot stage (a StagingError)
 

@@ -14,6 +14,7 @@
 import type { Prim } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
 import type { Type } from "../types/types.js";
+import { MAX_CHECKPOINT_SLOTS } from "../prims/table.js";
 import type { Code } from "./encoder.js";
 import { call, f64, i32, op, type OpName } from "./instructions.js";
 import { emitAddArray, emitField, emitRecord, emitSameShape, emitUpdateAt, emitZerosLike } from "./update.js";
@@ -174,6 +175,20 @@ export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
         em.helpers.raise.toIndex(v!, e.span),
       );
       return [em.define("i32", op("i32.trunc_f64_s", slotCode(w)))];
+    },
+  },
+  // floor(budget / bytes) in f64 (also in float32, as the interpreter computes it), at least 1, at most 2^30.
+  checkpointSlots: {
+    slots: (em, e) => {
+      const [b, x] = e.args.map((a) => {
+        const s = em.atom(a)[0]!;
+        return em.define("f64", em.real === "f64" ? slotCode(s) : op("f64.promote_f32", slotCode(s)));
+      }) as [WSlot, WSlot];
+      const q = em.define("f64", op("f64.floor", op("f64.div", slotCode(b), slotCode(x))));
+      em.failIf(op("i32.eqz", op("f64.ge", slotCode(q), f64(1))), [savedSlot(b), savedSlot(x)], ([budget, bytes]) =>
+        em.helpers.raise.budgetTooSmall(budget!, bytes!, e.span),
+      );
+      return [em.define("i32", op("i32.trunc_f64_s", op("f64.min", slotCode(q), f64(MAX_CHECKPOINT_SLOTS))))];
     },
   },
   lt: compare("i32.lt_s", "lt"),

@@ -66,6 +66,7 @@ export interface ErrorRaisers {
   badCount(what: "build size" | "ifold count", n: number, span: unknown): never;
   indexOutOfRange(index: number, length: number, span: unknown): never;
   sizesDiffer(n: number, m: number, span: unknown): never;
+  budgetTooSmall(budget: number, bytes: number, span: unknown): never;
   intDivByZero(span: unknown): never;
   toIndex(x: number, span: unknown): never;
   irregular(span: unknown, elemType: unknown, common: number, index: number, first: number[], found: number[]): never;

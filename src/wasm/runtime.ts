@@ -6,7 +6,7 @@
 // result (then they are valid until the next call, as the JavaScript back end's arena arrays are). A trap with an
 // error site set is the SmoothError of that site, raised from the numbers the check saved (./emit.ts).
 
-import { indexOutOfRange, sizesDiffer, toIndex } from "../prims/table.js";
+import { budgetTooSmall, indexOutOfRange, sizesDiffer, toIndex } from "../prims/table.js";
 import { RUNTIME } from "../codegen/runtime.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
 import type { FlatData, Value } from "../runtime/value.js";
@@ -24,6 +24,7 @@ export const RAISE: ErrorRaisers = {
   badCount: (what, n, span) => RUNTIME.badCount(what, n, span as Span | undefined),
   indexOutOfRange: (index, length, span) => indexOutOfRange(index, length, span as Span | undefined),
   sizesDiffer: (n, m, span) => sizesDiffer(n, m, span as Span | undefined),
+  budgetTooSmall: (budget, bytes, span) => budgetTooSmall(budget, bytes, span as Span | undefined),
   intDivByZero: (span) => fail("index", "integer division by zero", span as Span | undefined),
   toIndex: (x, span) => {
     toIndex(x, span as Span | undefined);
