@@ -4,7 +4,7 @@
 // variables. Costly values the reverse reads are recorded by the primal loop as residuals; a state whose shape may
 // change is taped only while it keeps its shape, with a loop recomputing states from the start as the fallback.
 
-import { AnfBuilder, litIndex, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
+import { AnfBuilder, litIndex, mkIf, mkIfold, mkPrim, mkProj, nested, splitLets, type Binding } from "../ir/builder.js";
 import { freeVars, isFreeIn } from "../ir/free.js";
 import { freshVar, lit, mkTuple, type Atom, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
@@ -25,8 +25,15 @@ import {
   readingResiduals,
   stateAdjointInvariant,
   stateIndependent,
-  zeroScalar,
 } from "./reverse-support.js";
+import {
+  checkpointOf,
+  emitCheckpointedPrimal,
+  emitCheckpointedReverse,
+  emitDecision,
+  noSnapshots,
+} from "./reverse-checkpoint.js";
+import { emitTapedLoop } from "./reverse-tapes.js";
 import type { Reverse, ReverseLoop } from "./reverse.js";
 import { loggingBody, logType, restoreBefore } from "./reverse-undo.js";
 
@@ -83,15 +90,17 @@ export function prepareIfold(
     return stateType.k === "tuple" ? bb.proj(c, s, "s") : s;
   };
   /**
-   * The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start; with
-   * `undo`, that component is the array the state carries with iteration i's updates undone.
+   * The reverse loop's body: the state before iteration i from its tapes, or (`recompute`) from the start, or from
+   * given variables (a checkpointed loop's recomputed state); with `undo`, that component is the array the state
+   * carries with iteration i's updates undone.
    */
   const reverseBody = (
-    recompute: boolean,
+    source: "tape" | "recompute" | readonly Var[],
     state: Var,
     k: Var,
     undo?: Undo,
   ): { body: Expr; bindings: readonly Binding[]; copy: Ifold } => {
+    const recompute = source === "recompute";
     const total = 1 + targets.length + (undo ? 1 : 0);
     const copy = copyFresh(e) as Ifold;
     let bindings: readonly Binding[] = [];
@@ -106,11 +115,13 @@ export function prepareIfold(
           const restored =
             undo && !recompute ? restoreBefore(bb, carried!, undo.log, undo.sites.length, copy.index) : carried;
           const saved = parts.map((_, c) =>
-            recompute
-              ? recomputedState(bb, copy.index, c)
-              : undo?.component === c
-                ? restored!
-                : bb.prim("get", [tapes[c]!, copy.index], "s"),
+            typeof source !== "string"
+              ? source[c]!
+              : recompute
+                ? recomputedState(bb, copy.index, c)
+                : undo?.component === c
+                  ? restored!
+                  : bb.prim("get", [tapes[c]!, copy.index], "s"),
           );
           bb.bindVar(copy.acc, stateType.k === "tuple" ? mkTuple(saved) : saved[0]!);
           activateState(rev, copy.acc, varied);
@@ -138,7 +149,7 @@ export function prepareIfold(
     );
     return { body, bindings, copy };
   };
-  let taping = reverseBody(false, state, k);
+  let taping = reverseBody("tape", state, k);
   // An array component the reverse reads, which the body only updates in place: the reverse carries it and undoes
   // each iteration's updates from logs the primal writes, instead of reading a tape of whole arrays.
   // (Threaded through updates only, it keeps its shape, also where invariantShapePaths cannot tell.)
@@ -147,7 +158,7 @@ export function prepareIfold(
   const undo = allowUndo ? undoPlan(e, parts, tapeRead) : undefined;
   if (undo !== undefined) {
     state = stateVar(undo);
-    taping = reverseBody(false, state, k, undo);
+    taping = reverseBody("tape", state, k, undo);
   }
   let body = taping.body;
   const copy = taping.copy;
@@ -185,14 +196,28 @@ export function prepareIfold(
   const read = freeVars(body);
   const taped = tapes.flatMap((tp, c) => (read.has(tp.id) ? [{ tape: tp, component: c }] : []));
   // Undoing updates needs the iterations from the last to the first.
-  const order = (x: Expr, st: Var, i: Var) =>
-    !undo && stateAdjointInvariant(x, st, targets.length > 0) ? forwardOrder(x, i) : x;
-  // When a taped component may change shape, a second reverse loop recomputing the states is chosen at run time.
+  const forwards = (x: Expr, st: Var) => !undo && stateAdjointInvariant(x, st, targets.length > 0);
+  const order = (x: Expr, st: Var, i: Var) => (forwards(x, st) ? forwardOrder(x, i) : x);
+  // A loop whose primal stores states may be checkpointed instead, when they would not fit (./reverse-checkpoint.ts):
+  // one in the differentiated code itself (a loop inside a loop's step is recomputed with the step; the layout of
+  // its primal's value, taped or not, would keep the outer loop from recording it).
+  const cp =
+    rev.atTop && (taped.length > 0 || undo !== undefined)
+      ? checkpointOf(
+          e,
+          (parts3, state3, k3) => reverseBody(parts3, state3, k3).body,
+          stateVar(undefined),
+          forwards(body, state),
+        )
+      : undefined;
+  // When a stored component may change shape, a second reverse loop recomputing the states is chosen at run time.
   const checked = taped.some(({ component }) => guarded[component]);
+  const regularNeeded = checked || (cp !== undefined && !cp.forward && cp.components.some((c) => guarded[c]));
   let fallback: ReverseLoop["fallback"];
-  if (checked) {
+  if (regularNeeded) {
     const [state2, k2] = [freshVar("dstate", state.type), freshVar("k", INT)];
-    fallback = { state: state2, index: k2, body: order(reverseBody(true, state2, k2, undo).body, state2, k2), regular };
+    const again = reverseBody("recompute", state2, k2, undo).body;
+    fallback = { state: state2, index: k2, body: order(again, state2, k2), regular };
   }
   const reverseLoop: ReverseLoop = {
     state,
@@ -201,6 +226,7 @@ export function prepareIfold(
     targets,
     fallback,
     ...(undo ? { carried: undo.component } : {}),
+    ...(cp ? { checkpoint: cp } : {}),
   };
   // Residuals that do not depend on the state are computed before the loop, by a build over its iterations (which
   // writes them in place, even into an enclosing build's storage); the loop body reads them. Others are recorded.
@@ -221,116 +247,91 @@ export function prepareIfold(
       : new Set<number>();
   const hoisted = residuals.filter((r) => early.has(r.original.id));
   residuals = residuals.filter((r) => !early.has(r.original.id));
-  if (hoisted.length > 0)
-    loop = {
-      ...loop,
-      body: hoistResiduals(
-        loop,
-        e.count,
-        hoisted,
-        b,
-        residuals.map((r) => r.original),
-      ),
-    };
+  const recorded = residuals;
+  /** The loop body reading the hoisted residuals, whose builds go into `bb` (binding `tapeOf` each). */
+  const hoisting = (bb: AnfBuilder, tapeOf: (r: (typeof hoisted)[number]) => Var) =>
+    hoisted.length === 0
+      ? loop.body
+      : hoistResiduals(
+          loop,
+          e.count,
+          hoisted.map((r) => ({ original: r.original, tape: tapeOf(r) })),
+          bb,
+          recorded.map((r) => r.original),
+        );
+  if (cp === undefined) loop = { ...loop, body: hoisting(b, (r) => r.tape) };
   if (taped.length === 0 && residuals.length === 0 && undo === undefined) {
     // The loop's value, unless it is already known (a while's counting loop computed it: ./reverse-while.ts).
     b.bindVar(v, value ?? mkIfold(e.init, e.count, loop.acc, loop.index, loop.body, e.span));
     return reverseLoop;
   }
-  // The primal loop, also writing each taped component of the state: tape[i] is the state before iteration i, so
-  // tape[0] is the initial state and iteration i writes its result at i + 1 (n + 1 entries). Writing the result,
-  // after the body, lets the body update the state in place before the tape copies it. Residual i is written at i.
-  const part = (bb: AnfBuilder, x: Atom, c: number) => (stateType.k === "tuple" ? bb.proj(c, x, "x") : x);
-  const entries = b.prim("add", [e.count, litIndex(1)], "n");
-  // Only entry 0 needs the initial state: a scalar tape starts as zeros (a bare allocation) with it at 0.
-  const tape0 = taped.map(({ tape, component }) => {
-    const first = part(b, e.init, component);
-    const elem = tape.type.k === "array" ? tape.type.elem : tape.type;
-    // An array state's tape is allocated by recording entry 0 (no copies of the initial state in the others).
-    if (!isScalar(elem)) return b.prim("record", [emptyTape(b, elem), litIndex(0), first, entries], "tape0");
-    // Located at the user's loop: a count too large for a tape (2^31 - 1 wraps to a negative size) is reported there.
-    const zeros = b.build(entries, () => zeroScalar(elem), "tape0", "i", e.span);
-    return b.prim("setAt", [zeros, litIndex(0), first], "tape0");
+  /** The taped primal loop into `bb`, with the loop body `body`. */
+  const tapedLoop = (bb: AnfBuilder, body: Expr): Atom => {
+    const logged = undo && loggingBody(body, loop.acc, stateType.k === "tuple" ? undo.component : -1);
+    if (undo && !same(logged?.sites))
+      throw new Error("reverse: the primal loop's updates differ from the checked ones");
+    const logging = undo && { body: logged!.body, sites: undo.sites, log: undo.log };
+    const plan = { e, loop: { ...loop, body }, taped, residuals, undo: logging, guarded, checked };
+    return emitTapedLoop(bb, plan, v.name);
+  };
+  const stored = taped.length + residuals.length + (undo ? 1 : 0);
+  if (cp === undefined) {
+    const all = tapedLoop(b, loop.body);
+    b.bindVar(v, mkProj(0, all));
+    taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
+    residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
+    if (undo) b.bindVar(undo.log, mkProj(taped.length + residuals.length + 1, all));
+    if (checked) b.bindVar(regular, mkProj(stored + 1, all));
+    return reverseLoop;
+  }
+  // Taped or checkpointed, as the decision says: one value of the same layout either way.
+  const tapeSize = {
+    taped: taped.map((t) => t.component),
+    scalarsPerIteration:
+      [...residuals, ...hoisted].reduce((sum, r) => sum + knownScalars(r.copy.type), 0) +
+      (undo ? knownScalars(logType(undo.sites)) : 0),
+  };
+  emitDecision(b, e, cp.components, tapeSize, cp.flag, cp.slots);
+  const storedTapes = [...taped.map((t) => t.tape), ...residuals.map((r) => r.tape), ...(undo ? [undo.log] : [])];
+  const layout = [...storedTapes, ...hoisted.map((r) => r.tape)];
+  const tapedBranch = nested((bb) => {
+    const renamed = new Map(hoisted.map((r) => [r.tape.id, freshVar(r.tape.name, r.tape.type)]));
+    const all = tapedLoop(
+      bb,
+      hoisting(bb, (r) => renamed.get(r.tape.id)!),
+    );
+    const flag = checked ? [bb.proj(stored + 1, all, "regular")] : regularNeeded ? [lit(true, BOOL)] : [];
+    return mkTuple([
+      bb.proj(0, all, "s"),
+      ...storedTapes.map((_, j) => bb.proj(j + 1, all, "tape")),
+      ...hoisted.map((r) => renamed.get(r.tape.id)!),
+      ...flag,
+      ...noSnapshots(bb, cp),
+    ]);
   });
-  const residual0 = residuals.map((r) =>
-    isScalar(r.copy.type)
-      ? b.build(e.count, () => zeroScalar(r.copy.type), `${r.copy.name}s`, "i", e.span)
-      : emptyTape(b, r.copy.type),
-  );
-  // The undo log: per iteration, the position and the element each update overwrote.
-  const logTapes = undo ? [undo.log] : [];
-  const log0 = undo
-    ? [
-        b.build(
-          e.count,
-          (_i, bb) =>
-            bb.tuple(
-              undo.sites.flatMap((t) => [litIndex(0), zeroScalar(t)]),
-              "log",
-            ),
-          "log",
-        ),
-      ]
-    : [];
-  const logged = undo && loggingBody(loop.body, loop.acc, stateType.k === "tuple" ? undo.component : -1);
-  if (undo && !same(logged?.sites)) throw new Error("reverse: the primal loop's updates differ from the checked ones");
-  const st = freshVar(
-    "st",
-    tupleOf([
-      stateType,
-      ...taped.map(({ tape }) => tape.type),
-      ...residuals.map((r) => r.tape.type),
-      ...logTapes.map((t) => t.type),
-      ...(checked ? [BOOL] : []),
-    ]),
-  );
-  const loopBody = nested((bb) => {
-    bb.bindVar(loop.acc, mkProj(0, st));
-    const step = bb.bind("s", logged?.body ?? loop.body);
-    const next = logged ? bb.proj(0, step, "s") : step;
-    const at = bb.prim("add", [loop.index, litIndex(1)], "at");
-    let ok: Atom = lit(true, BOOL);
-    const written = taped.map(({ component }, j) => {
-      const tape = bb.proj(j + 1, st, "tape");
-      const value = part(bb, next, component);
-      if (!guarded[component]) return bb.prim("setAt", [tape, at, value], "tape");
-      // Written only while the state keeps the initial shape; once it does not, `regular` is false for good.
-      const same = bb.prim("sameShape", [part(bb, e.init, component), value], "same");
-      ok = ok.kind === "lit" ? same : bb.prim("and", [ok, same], "same");
-      return bb.if(
-        same,
-        (x) => x.prim("setAt", [tape, at, value], "tape"),
-        () => tape,
-        "tape",
-      );
-    });
-    const kept = residuals.map((r, j) => {
-      const tape = bb.proj(taped.length + j + 1, st, "r");
-      return isScalar(r.copy.type)
-        ? bb.prim("setAt", [tape, loop.index, r.original], "r")
-        : bb.prim("record", [tape, loop.index, r.original, e.count], "r");
-    });
-    const logs = logTapes.map((t) => {
-      const tape = bb.proj(taped.length + residuals.length + 1, st, "log");
-      const entry = bb.tuple(
-        undo!.sites.flatMap((_, j) => [bb.proj(2 * j + 1, step, "pos"), bb.proj(2 * j + 2, step, "old")]),
-        "entry",
-      );
-      return bb.prim("setAt", [tape, loop.index, entry], t.name);
-    });
-    const flag = checked
-      ? [bb.prim("and", [bb.proj(taped.length + residuals.length + logs.length + 1, st, "regular"), ok], "regular")]
-      : [];
-    return mkTuple([next, ...written, ...kept, ...logs, ...flag]);
+  const checkpointed = nested((bb) => {
+    const primal = emitCheckpointedPrimal(bb, cp, guarded, value);
+    return mkTuple([
+      primal.value,
+      ...layout.map((t) => emptyTape(bb, t.type.k === "array" ? t.type.elem : t.type)),
+      ...(regularNeeded ? [primal.regular] : []),
+      ...primal.stored,
+    ]);
   });
-  const init0 = [e.init, ...tape0, ...residual0, ...log0, ...(checked ? [lit(true, BOOL)] : [])];
-  const all = b.bind(v.name, mkIfold(b.tuple(init0, "st0"), e.count, st, loop.index, loopBody, e.span));
+  const all = b.bind(v.name, mkIf(cp.flag, checkpointed, tapedBranch));
   b.bindVar(v, mkProj(0, all));
-  taped.forEach(({ tape }, j) => b.bindVar(tape, mkProj(j + 1, all)));
-  residuals.forEach((r, j) => b.bindVar(r.tape, mkProj(taped.length + j + 1, all)));
-  logTapes.forEach((t, j) => b.bindVar(t, mkProj(taped.length + residuals.length + j + 1, all)));
-  if (checked) b.bindVar(regular, mkProj(taped.length + residuals.length + logTapes.length + 1, all));
+  layout.forEach((t, j) => b.bindVar(t, mkProj(j + 1, all)));
+  let at = layout.length + 1;
+  if (regularNeeded) b.bindVar(regular, mkProj(at++, all));
+  cp.snaps.forEach((x) => b.bindVar(x, mkProj(at++, all)));
+  b.bindVar(cp.positions, mkProj(at++, all));
+  b.bindVar(cp.height, mkProj(at, all));
   return reverseLoop;
+}
+
+/** The scalars of a value of type t whose count the type tells (arrays count none: their size is not known). */
+function knownScalars(t: Type): number {
+  return isScalar(t) ? 1 : t.k === "tuple" ? t.elems.reduce((sum, u) => sum + knownScalars(u), 0) : 0;
 }
 
 /**
@@ -394,19 +395,19 @@ export function reverseIfold(rev: Reverse, v: Var, e: Ifold, vb: Adj, b: AnfBuil
     targets.length + carried.length === 0
       ? ds
       : b.tuple([ds, ...targets.map((t) => materialize(rev.adjointOf(t), t.type, t, b)), ...carried], "dstate0");
-  const taped = mkIfold(init, e.count, loop.state, loop.index, loop.body);
+  let taped: Expr = mkIfold(init, e.count, loop.state, loop.index, loop.body);
+  // Checkpointed when the tapes would not fit (./reverse-checkpoint.ts): the same gradient, from snapshots.
+  const cp = loop.checkpoint;
+  if (cp !== undefined)
+    taped = mkIf(
+      cp.flag,
+      nested((bb) => emitCheckpointedReverse(bb, cp, init, targets.length, carried.length)),
+      taped,
+    );
   const f = loop.fallback;
   const res = b.bind(
     "dstate",
-    f === undefined
-      ? taped
-      : {
-          kind: "if",
-          cond: f.regular,
-          then: taped,
-          else: mkIfold(init, e.count, f.state, f.index, f.body),
-          type: taped.type,
-        },
+    f === undefined ? taped : mkIf(f.regular, taped, mkIfold(init, e.count, f.state, f.index, f.body)),
   );
   if (targets.length + carried.length === 0) {
     rev.contribute(e.init, res, b);

@@ -47,6 +47,7 @@ import { scaleTerm } from "./derivatives.js";
 import { hasTangent } from "./dual-types.js";
 import type { ProgramFunctions } from "./functions.js";
 import { rewriteSelectionFolds } from "./selection-folds.js";
+import type { Checkpoint } from "./reverse-checkpoint.js";
 
 /** A let of the primal, as the reverse sweep visits it. */
 export interface Step {
@@ -72,6 +73,8 @@ export interface ReverseLoop {
   readonly targets: readonly Var[];
   /** An ifold's state component the reverse carries as its last state component, restored by undo logs. */
   readonly carried?: number;
+  /** The checkpointed form of an ifold's reverse, chosen when its tapes would not fit (./reverse-checkpoint.ts). */
+  readonly checkpoint?: Checkpoint;
 }
 
 interface Alias {
@@ -156,17 +159,30 @@ export class Reverse {
     return a.kind === "var" && this.active.has(a.id);
   }
 
+  /** How many forward walks are running: 1 in the code being differentiated, more inside its loops and branches. */
+  private walks = 0;
+
+  /** Whether the forward walk is in the differentiated code itself, not in a loop's body (or a build's element). */
+  get atTop(): boolean {
+    return this.walks <= 1;
+  }
+
   /** Emits the primal lets of `e` into `b`; returns them (with the result) for the reverse sweep. */
   forward(e: Expr, b: AnfBuilder): { steps: Step[]; result: Atom } {
     const steps: Step[] = [];
-    while (e.kind === "let") {
-      this.step(e.v, e.rhs, b, steps);
-      e = e.body;
+    this.walks++;
+    try {
+      while (e.kind === "let") {
+        this.step(e.v, e.rhs, b, steps);
+        e = e.body;
+      }
+      if (isAtom(e)) return { steps, result: e };
+      const out = freshVar("r", typeOf(e));
+      this.step(out, e, b, steps);
+      return { steps, result: out };
+    } finally {
+      this.walks--;
     }
-    if (isAtom(e)) return { steps, result: e };
-    const out = freshVar("r", typeOf(e));
-    this.step(out, e, b, steps);
-    return { steps, result: out };
   }
 
   /** Emits the primal of `let v = rhs` into `b`, recording its step. */

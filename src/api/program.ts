@@ -26,6 +26,7 @@ import { PRELUDE_TEXT } from "../generated/prelude.js";
 import { timed } from "../opt/stage-times.js";
 import { cachedProgram, prepareCached, specialised } from "../cache/prepare.js";
 import { compileCacheStore } from "../cache/store.js";
+import { memoryBudget } from "../runtime/memory-budget.js";
 
 export type { Engine } from "../backends/registry.js";
 
@@ -160,7 +161,7 @@ export class SmoothProgram {
     engine: Engine = DEFAULT_ENGINE,
     passes: readonly Pass[] = STANDARD_PIPELINE,
   ): Specialised {
-    const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}`;
+    const key = `${name}|${engine}|${argTypes.map(showType).join(",")}|${passes.map((p) => p.name).join(",")}|${memoryBudget()}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const request = this.cacheRequest(["primal", name, argTypes, passes.map((p) => p.name)]);
@@ -193,7 +194,8 @@ export class SmoothProgram {
     passes: readonly Pass[] = DERIVATIVE_PIPELINE,
     kind: DerivativeKind = "forward",
   ): Specialised {
-    const key = `d:${kind}:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}`;
+    // The memory budget is a literal of reverse-mode programs (src/runtime/memory-budget.ts).
+    const key = `d:${kind}:${name}|${engine}|${argTypes.map(showType).join(",")}|${wrt.join(",")}|${passes.map((p) => p.name).join(",")}|${memoryBudget()}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const request = this.cacheRequest(["derivative", kind, name, argTypes, wrt, passes.map((p) => p.name)]);
@@ -224,7 +226,8 @@ export class SmoothProgram {
 
   /** The cache request (src/cache/prepare.ts) of `what` in this program; undefined when it is not cached. */
   private cacheRequest(what: readonly unknown[]): string | undefined {
-    return this.sourceKey === undefined ? undefined : JSON.stringify([this.sourceKey, ...what]);
+    // The memory budget is a literal of reverse-mode programs (src/runtime/memory-budget.ts): part of every key.
+    return this.sourceKey === undefined ? undefined : JSON.stringify([this.sourceKey, ...what, memoryBudget()]);
   }
 
   /**
@@ -234,7 +237,8 @@ export class SmoothProgram {
    * (the GradBench evals compile both) reuses the optimised primal instead of optimising it again.
    */
   primalThrough(name: string, argTypes: readonly Type[], passes: readonly Pass[], lowered: IrFunction): IrFunction {
-    const key = (p: readonly Pass[]) => `${name}|${argTypes.map(showType).join(",")}|${p.map((q) => q.name).join(",")}`;
+    const key = (p: readonly Pass[]) =>
+      `${name}|${argTypes.map(showType).join(",")}|${p.map((q) => q.name).join(",")}|${memoryBudget()}`;
     const hit = this.primals.get(key(passes));
     if (hit !== undefined) return hit;
     const shared = passes === STANDARD_PIPELINE || passes === REVERSE_PRIMAL_PIPELINE;
