@@ -27,7 +27,7 @@ export { linearTranspose } from "./library/linear-transpose.js";
 export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
 export { customJvp, customVjp } from "./library/custom.js";
 export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
-export { inspect, type Inspection } from "./library/inspect.js";
+export { inspect, type CheckpointReport, type Inspection } from "./library/inspect.js";
 export { emitModule, type EmitOptions } from "./library/emit-module.js";
 export { NDArray, ndarray, type NDData } from "./library/ndarray.js";
 export { typescriptModule, type TypeScriptModule } from "./library/ts-module.js";

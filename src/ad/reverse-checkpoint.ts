@@ -112,14 +112,8 @@ export interface TapeSize {
  * and the snapshot slots a checkpointed loop gets (the budget over the stored components' size; at most n, and at
  * most what one array holds). `slots` fails with a located error when the budget cannot hold one state.
  */
-export function emitDecision(
-  b: AnfBuilder,
-  e: Ifold,
-  components: readonly number[],
-  tape: TapeSize,
-  flag: Var,
-  slots: Var,
-): void {
+export function emitDecision(b: AnfBuilder, cp: Checkpoint, tape: TapeSize): void {
+  const { loop: e, components, flag, slots } = cp;
   const parts = e.acc.type.k === "tuple" ? e.acc.type.elems : [e.acc.type];
   const part = (c: number) => (e.acc.type.k === "tuple" ? b.proj(c, e.init, "init") : e.init);
   const counts = new Map<number, Atom>();
@@ -146,19 +140,14 @@ export function emitDecision(
   b.bindVar(flag, mkPrim("and", [run, b.prim("or", [over, tooLong], "big")]));
   const snapshot = sum(components);
   const widest = max(components);
+  // A reverse running forwards stores no snapshot: it needs no slots.
+  if (cp.forward) return b.bindVar(slots, litIndex(0));
   b.bindVar(slots, {
     kind: "if",
     cond: flag,
     then: nested((bb) => {
-      const fit = bb.prim(
-        "checkpointSlots",
-        [budget, bb.prim("mul", [snapshot, litDouble(8)], "bytes")],
-        "slots",
-        e.span,
-      );
-      // One snapshot array holds at most MAX_ARRAY_ELEMENTS scalars; no more slots than steps are ever used.
-      const held = bb.prim("toIndex", [bb.prim("floor", [bb.prim("div", [litDouble(MAX_ARRAY_ELEMENTS), widest])])]);
-      return mkPrim("min", [bb.prim("min", [fit, held], "slots"), e.count]);
+      const bytes = bb.prim("mul", [snapshot, litDouble(8)], "bytes");
+      return mkPrim("checkpointSlots", [budget, bytes, e.count, widest], e.span);
     }),
     else: litIndex(0),
     type: INT,

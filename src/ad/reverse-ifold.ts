@@ -291,7 +291,7 @@ export function prepareIfold(
       [...residuals, ...hoisted].reduce((sum, r) => sum + knownScalars(r.copy.type), 0) +
       (undo ? knownScalars(logType(undo.sites)) : 0),
   };
-  emitDecision(b, e, cp.components, tapeSize, cp.flag, cp.slots);
+  emitDecision(b, cp, tapeSize);
   const storedTapes = [...taped.map((t) => t.tape), ...residuals.map((r) => r.tape), ...(undo ? [undo.log] : [])];
   const layout = [...storedTapes, ...hoisted.map((r) => r.tape)];
   const tapedBranch = nested((bb) => {

@@ -88,7 +88,7 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
   abs: { expr: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`) },
   toDouble: same,
   toIndex: { expr: ([a], _t, span) => `$rt.toIndex(${a}, ${span})` },
-  checkpointSlots: { expr: ([b, x], _t, span) => `$rt.checkpointSlots(${b}, ${x}, ${span})` },
+  checkpointSlots: { expr: ([b, x, n, w], _t, span) => `$rt.checkpointSlots(${b}, ${x}, ${n}, ${w}, ${span})` },
   lt: infix("<"),
   gt: infix(">"),
   le: infix("<="),

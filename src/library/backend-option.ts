@@ -3,11 +3,12 @@
 // The default is the registry's default engine (src/backends/registry.ts), which is a compiled one. `dtype:
 // "float32"` computes in float32 (the wasm-f32 back end, or webgpu, which computes in float32 only). `webgpu` runs on
 // the GPU and its functions return promises. `borrowResult` lets results stay in the compiled function's memory.
-// `threads` sets how many threads the wasm back end may use.
+// `threads` sets how many threads the wasm back end may use; `memoryBudget` what reverse mode's loop tapes may take.
 
 import { DEFAULT_ENGINE, type Engine } from "../backends/registry.js";
 import { fail } from "../syntax/diagnostics.js";
 import { checkThreads } from "../wasm/parallel-run.js";
+import { checkMemoryBudget } from "../runtime/memory-budget.js";
 
 /** The compiled back ends the library can run a function on. */
 export type LibraryBackend = "js" | "wasm" | "webgpu";
@@ -37,6 +38,13 @@ export interface BackendOption {
    * whatever the number. Where there are no worker threads (a browser), 1.
    */
   readonly threads?: number;
+  /**
+   * The memory, in bytes, reverse mode may use to store a loop's states (its tapes) in the derivatives this function
+   * computes: a loop whose tapes would take more is checkpointed — it stores as many snapshots of its state as fit
+   * and recomputes the others (Revolve's schedule), which gives the same gradient. By default SMOOTH_MEMORY_BUDGET,
+   * else a quarter of the machine's memory (512 MiB where it cannot be known).
+   */
+  readonly memoryBudget?: number;
 }
 
 const BACKENDS: readonly LibraryBackend[] = ["js", "wasm", "webgpu"];
@@ -75,6 +83,12 @@ export function backendOf(options: BackendOption | undefined, what: string): Eng
       found: String(b),
     });
   return b;
+}
+
+/** The memory budget an options object asks for (undefined: the default); an argument error for anything else. */
+export function memoryBudgetOf(options: BackendOption | undefined, what: string): number | undefined {
+  const bytes = options?.memoryBudget;
+  return bytes === undefined ? undefined : checkMemoryBudget(bytes, what);
 }
 
 /** The threads an options object asks for (undefined: the default); an argument error for anything but 1, 2, ... */

@@ -41,7 +41,7 @@ export function checkCallback(value: unknown, what: string): void {
 }
 
 /** The options every function the library compiles takes (./backend-option.ts). */
-export const BACKEND_OPTIONS = ["backend", "dtype", "borrowResult", "threads"] as const;
+export const BACKEND_OPTIONS = ["backend", "dtype", "borrowResult", "threads", "memoryBudget"] as const;
 
 /** Checks the options of a function that compiles: only `known` and the back-end options, borrowResult a flag. */
 export function checkCompileOptions(options: unknown, what: string, known: readonly string[] = []): void {

@@ -6,7 +6,7 @@ import { isStagedCall, stagedCall } from "./staged-call.js";
 import type { AnyFunction, CompiledFunction, OnBackend } from "./types.js";
 import { decode } from "./convert.js";
 import { checkCompileOptions } from "./check.js";
-import { backendOf, threadsOf, type BackendOption } from "./backend-option.js";
+import { backendOf, memoryBudgetOf, threadsOf, type BackendOption } from "./backend-option.js";
 import { withClosureReads } from "../tsfront/routes.js";
 import {
   compiledProgram,
@@ -31,6 +31,7 @@ export function compiledFunction(
 ): AnyFunction {
   const engine = backendOf(options, name);
   const threads = threadsOf(options, name);
+  const budget = memoryBudgetOf(options, name);
   const specs = new Specialisations(target);
   // One read of each closure per call: the specialisation and the data passed see the same values.
   const call = (...args: unknown[]): unknown =>
@@ -39,7 +40,7 @@ export function compiledFunction(
       const { inst, trees, values, inputs } = specs.lookup(args);
       // Called on plain values in a trace, a closure over that trace's tensors is part of it (see ./staged-call.ts).
       if (isTransient(inst)) return stagedCall(target, description, args, { trees, inst });
-      const program = compiledProgram(inst, engine, threads);
+      const program = compiledProgram(inst, engine, threads, budget);
       const all = withHidden(inst, values);
       const form = inst.resultForm(trees);
       // The webgpu back end's results arrive asynchronously: a promise of the same value.
@@ -66,7 +67,11 @@ export function compiledFunction(
       description,
       engine,
       compilations: () => specs.count,
-      program: (args) => compiledProgram(specs.lookup(args).inst, engine, threads),
+      program: (args) => compiledProgram(specs.lookup(args).inst, engine, threads, budget),
+      runOn: (args, on) => {
+        const { inst, values } = specs.lookup(args);
+        return compiledProgram(inst, on, threads, budget).run(withHidden(inst, values));
+      },
     },
     name,
   );

@@ -30,6 +30,7 @@ import { prepareCached } from "../cache/prepare.js";
 import { runPipeline } from "../opt/pass.js";
 import { timed } from "../opt/stage-times.js";
 import { withClosureReads } from "../tsfront/routes.js";
+import { memoryBudget as currentMemoryBudget, withMemoryBudget } from "../runtime/memory-budget.js";
 
 /**
  * A parameter an instance supplies itself, after the caller's arguments: data a traced function closed over, a tensor
@@ -167,30 +168,36 @@ export const isTransient = (inst: Instance): boolean => inst.hidden?.some((h) =>
 const COMPILED = new WeakMap<Instance, Map<string, Specialised>>();
 
 /**
- * The instance's program, optimised and compiled for a compiled back end (once per instance, back end and number of
- * threads: undefined is the default, SMOOTH_THREADS or the cores).
+ * The instance's program, optimised and compiled for a compiled back end (once per instance, back end, number of
+ * threads — undefined is the default, SMOOTH_THREADS or the cores — and memory budget of reverse mode's tapes,
+ * undefined: the default, src/runtime/memory-budget.ts).
  */
 export function compiledProgram(
   inst: Instance,
   engine: Engine = DEFAULT_LIBRARY_BACKEND,
   threads?: number,
+  memoryBudget?: number,
 ): Specialised {
   let byEngine = COMPILED.get(inst);
   if (!byEngine) COMPILED.set(inst, (byEngine = new Map<string, Specialised>()));
-  const key = threads === undefined ? engine : `${engine}/${threads}`;
+  const key = `${engine}/${threads ?? ""}/${memoryBudget ?? ""}`;
   let spec = byEngine.get(key);
   if (!spec) {
     const passes = inst.derivative ? DERIVATIVE_PIPELINE : STANDARD_PIPELINE;
     const known = inst.cacheKey;
-    const request = known === undefined ? undefined : JSON.stringify([known, passes.map((p) => p.name)]);
+    // The memory budget is a literal of reverse-mode programs (src/runtime/memory-budget.ts): part of the key.
+    const budget = withMemoryBudget(memoryBudget, currentMemoryBudget);
+    const request = known === undefined ? undefined : JSON.stringify([known, passes.map((p) => p.name), budget]);
     // A program nested too deeply for the compiler is a SmoothError here too, not a RangeError.
     spec = sharedProgram(inst, key, () =>
       withinCompilerStack("the function", () =>
         withWasmThreads(threads, () =>
-          prepareCached(request, engine, paramTypes(inst), () => {
-            const lowered = inst.lower(engine);
-            return { lowered, optimised: timed("pipeline", () => runPipeline(lowered, passes)) };
-          }),
+          withMemoryBudget(memoryBudget, () =>
+            prepareCached(request, engine, paramTypes(inst), () => {
+              const lowered = inst.lower(engine);
+              return { lowered, optimised: timed("pipeline", () => runPipeline(lowered, passes)) };
+            }),
+          ),
         ),
       ),
     );
@@ -251,6 +258,8 @@ export interface LibraryFunction {
   program(args: readonly unknown[]): Specialised;
   /** The back end it runs on (jvp, vjp and linearize of it run there too). */
   readonly engine?: Engine;
+  /** Runs it on these arguments with its program compiled for `engine` (`inspect` runs JavaScript to report). */
+  runOn?(args: readonly unknown[], engine: Engine): Value;
 }
 
 const LIBRARY = new WeakMap<JsFunction, LibraryFunction>();

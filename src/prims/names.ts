@@ -64,8 +64,9 @@ export const PRIM_NAMES = [
   "checkIndex",
   // sameSize n m: n when n = m, else a shape error (the precondition of map2, reshape, scatter in the prelude)
   "sameSize",
-  // checkpointSlots budget bytes: how many states of `bytes` bytes a memory budget of `budget` bytes holds (at most
-  // 2^30), a located error when not even one (reverse mode checkpointing a loop, src/ad/reverse-checkpoint.ts)
+  // checkpointSlots budget bytes steps widest: how many snapshots of `bytes` bytes a memory budget of `budget` bytes
+  // holds, at most `steps` and what one array of snapshots holds (`widest`: a component's scalars); a located error
+  // when not even one (reverse mode checkpointing a loop of `steps` steps, src/ad/reverse-checkpoint.ts)
   "checkpointSlots",
   // functional array updates (src/prims/updates.ts): reverse-mode accumulation, and the prelude's combinators
   "zerosLike",

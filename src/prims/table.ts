@@ -7,6 +7,7 @@ import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import { BOOL, DOUBLE, INT, showType, type Type } from "../types/types.js";
 import { arrayGet, arrayLength, isArrayValue, type Value } from "../runtime/value.js";
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import type { PrimName } from "./names.js";
 import * as D from "../ad/derivatives.js";
 import { UPDATE_PRIMS } from "./updates.js";
@@ -378,23 +379,46 @@ export const PRIMS: { readonly [K in PrimName]: PrimRule } = {
     derivative: D.NO_TANGENT,
     ...SCALAR,
     fails: "operands",
-    arity: 2,
+    arity: 4,
     syntax: { prefix: "checkpointSlots" },
-    type: ([b, x]) => (b!.k === "double" && x!.k === "double" ? INT : { expected: "two Doubles" }),
-    evaluate: ([b, x], _types, span) => checkpointSlots(num(b!), num(x!), span),
+    type: ([b, x, n, w]) =>
+      b!.k === "double" && x!.k === "double" && n!.k === "int" && w!.k === "double"
+        ? INT
+        : { expected: "a Double, a Double, an Index and a Double" },
+    evaluate: ([b, x, n, w], _types, span) => checkpointSlots(num(b!), num(x!), num(n!), num(w!), span),
   },
   ...UPDATE_PRIMS,
   ...TAPE_PRIMS,
 };
 
-/** The most snapshots `checkpointSlots` gives (an Index, and far more than a checkpointed loop needs). */
-export const MAX_CHECKPOINT_SLOTS = 2 ** 30;
+/** What a loop's `checkpointSlots` found, for a listener (`inspect` reports it). */
+export interface CheckpointDecision {
+  readonly budget: number;
+  readonly stateBytes: number;
+  readonly steps: number;
+  readonly slots: number;
+  readonly span: Span | undefined;
+}
 
-/** `checkpointSlots`: floor(budget / bytes), at most MAX_CHECKPOINT_SLOTS; compiled code computes it the same way. */
-export function checkpointSlots(budget: number, bytes: number, span: Span | undefined): number {
-  const slots = Math.floor(budget / bytes);
-  if (!(slots >= 1)) budgetTooSmall(budget, bytes, span);
-  return Math.min(slots, MAX_CHECKPOINT_SLOTS);
+/** Called with every decision `checkpointSlots` makes, while set (the interpreter's and compiled JavaScript's). */
+export const checkpointListener: { current?: (d: CheckpointDecision) => void } = {};
+
+/**
+ * `checkpointSlots`: floor(budget / bytes), at most `steps` and at most the snapshots one array holds
+ * (MAX_ARRAY_ELEMENTS over `widest` scalars); compiled code computes the same.
+ */
+export function checkpointSlots(
+  budget: number,
+  bytes: number,
+  steps: number,
+  widest: number,
+  span: Span | undefined,
+): number {
+  const fit = Math.floor(budget / bytes);
+  if (!(fit >= 1)) budgetTooSmall(budget, bytes, span);
+  const slots = Math.min(fit, Math.floor(MAX_ARRAY_ELEMENTS / widest), steps);
+  checkpointListener.current?.({ budget, stateBytes: bytes, steps, slots, span });
+  return slots;
 }
 
 /** The error of a memory budget that cannot hold one state of the loop at `span` (compiled code raises it too). */

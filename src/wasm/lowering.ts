@@ -11,10 +11,10 @@
 // follow Math.min/max on NaN and signed zeros, sqrt, floor and abs are exact in both; sin, cos, tan and pow are V8's
 // own (`Math` imported), exp and log ./math.ts's and tanh ./math-tanh.ts's, bit for bit V8's.
 
-import type { Prim } from "../ir/ir.js";
+import type { Atom, Prim } from "../ir/ir.js";
 import type { PrimName } from "../prims/names.js";
 import type { Type } from "../types/types.js";
-import { MAX_CHECKPOINT_SLOTS } from "../prims/table.js";
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import type { Code } from "./encoder.js";
 import { call, f64, i32, op, type OpName } from "./instructions.js";
 import { emitAddArray, emitField, emitRecord, emitSameShape, emitUpdateAt, emitZerosLike } from "./update.js";
@@ -177,18 +177,23 @@ export const WASM_LOWERING: { readonly [K in PrimName]: WasmLowering } = {
       return [em.define("i32", op("i32.trunc_f64_s", slotCode(w)))];
     },
   },
-  // floor(budget / bytes) in f64 (also in float32, as the interpreter computes it), at least 1, at most 2^30.
+  // floor(budget / bytes) in f64 (also in float32, as the interpreter computes it), at least 1, at most the steps
+  // and the snapshots one array holds.
   checkpointSlots: {
     slots: (em, e) => {
-      const [b, x] = e.args.map((a) => {
+      const wide = (a: Atom) => {
         const s = em.atom(a)[0]!;
         return em.define("f64", em.real === "f64" ? slotCode(s) : op("f64.promote_f32", slotCode(s)));
-      }) as [WSlot, WSlot];
+      };
+      const [b, x, w] = [wide(e.args[0]!), wide(e.args[1]!), wide(e.args[3]!)];
+      const steps = em.atom(e.args[2]!)[0]!;
       const q = em.define("f64", op("f64.floor", op("f64.div", slotCode(b), slotCode(x))));
       em.failIf(op("i32.eqz", op("f64.ge", slotCode(q), f64(1))), [savedSlot(b), savedSlot(x)], ([budget, bytes]) =>
         em.helpers.raise.budgetTooSmall(budget!, bytes!, e.span),
       );
-      return [em.define("i32", op("i32.trunc_f64_s", op("f64.min", slotCode(q), f64(MAX_CHECKPOINT_SLOTS))))];
+      const held = op("f64.floor", op("f64.div", f64(MAX_ARRAY_ELEMENTS), slotCode(w)));
+      const most = op("f64.min", op("f64.min", slotCode(q), held), op("f64.convert_i32_s", slotCode(steps)));
+      return [em.define("i32", op("i32.trunc_f64_s", most))];
     },
   },
   lt: compare("i32.lt_s", "lt"),
