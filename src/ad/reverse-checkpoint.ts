@@ -427,7 +427,9 @@ function revolveSweep(b: AnfBuilder, cp: Checkpoint, adjoints: readonly Atom[]):
         (sb) => splitIr(sb, sb.prim("add", [gap, litIndex(1)], "length"), free),
         "steps",
       );
-      const from = snaps.map((x) => bb.prim("get", [x, top], "x"));
+      // The top snapshot, copied by reading its scalars: a row of the snapshots passed to the advancing loop would
+      // share them, and storing the next snapshot would copy them all (src/lowering/ownership.ts).
+      const from = snaps.map((x) => freshCopy(bb, x, top));
       const xs = emitAdvance(bb, e, cp.components, from, p, steps);
       return nested((ob) => {
         const out = ob.if(
@@ -461,4 +463,16 @@ function revolveSweep(b: AnfBuilder, cp: Checkpoint, adjoints: readonly Atom[]):
     e.span,
   );
   return adjoints.map((_, j) => b.proj(j, all, "d"));
+}
+
+/**
+ * Element `i` of `arr` (an array of a state component's snapshots), copied: recorded into a tape of one entry, which
+ * reads it as an update reads the value it stores (src/lowering/ownership.ts).
+ */
+function freshCopy(b: AnfBuilder, arr: Atom, i: Atom): Atom {
+  const t = arr.type.k === "array" ? arr.type.elem : arr.type;
+  const x = b.prim("get", [arr, i], "x");
+  if (isScalar(t)) return x;
+  const one = b.prim("record", [emptyTape(b, t), litIndex(0), x, litIndex(1)], "copy");
+  return b.prim("get", [one, litIndex(0)], "x");
 }

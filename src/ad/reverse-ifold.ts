@@ -34,6 +34,7 @@ import {
   noSnapshots,
 } from "./reverse-checkpoint.js";
 import { emitTapedLoop } from "./reverse-tapes.js";
+import { memoryBudget } from "../runtime/memory-budget.js";
 import type { Reverse, ReverseLoop } from "./reverse.js";
 import { loggingBody, logType, restoreBefore } from "./reverse-undo.js";
 
@@ -202,7 +203,7 @@ export function prepareIfold(
   // one in the differentiated code itself (a loop inside a loop's step is recomputed with the step; the layout of
   // its primal's value, taped or not, would keep the outer loop from recording it).
   const cp =
-    rev.atTop && (taped.length > 0 || undo !== undefined)
+    rev.atTop && (taped.length > 0 || undo !== undefined) && memoryBudget() < Infinity
       ? checkpointOf(
           e,
           (parts3, state3, k3) => reverseBody(parts3, state3, k3).body,

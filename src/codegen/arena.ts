@@ -99,11 +99,57 @@ export class Arena {
    */
   borrowed = false;
 
+  /** Each chunk's position in `chunks` (where an array's buffer is one of them). */
+  private readonly chunkIndex = new WeakMap<ArrayBufferLike, number>();
+  /** The marks of the loop iterations running (src/lowering/regions.ts): position, chunk, and the views' counters. */
+  private readonly marks: number[] = [];
+
   /** `kept`: how many chunks to keep between calls (a test's smaller arena). */
   constructor(private readonly kept = KEPT_CHUNKS) {}
 
+  /**
+   * Marks where the arrays a loop iteration allocates start; returns the position, for `fresh`. `release` gives them
+   * back, `keep` keeps them (marks nest: an inner loop's iterations within an outer one's).
+   */
+  mark(): number {
+    const used = this.chunks[this.current]?.used ?? 0;
+    const position = this.current * CHUNK_BYTES + used;
+    this.marks.push(position, this.current, used, this.f64Views.next, this.i32Views.next, this.u8Views.next);
+    return position;
+  }
+
+  /** Whether `data` was allocated in this arena at or after `position` (a mark). */
+  fresh(data: Float64Array | Int32Array | Uint8Array, position: number): boolean {
+    const k = this.chunkIndex.get(data.buffer);
+    return k !== undefined && k * CHUNK_BYTES + data.byteOffset >= position;
+  }
+
+  /** Gives back every array allocated since the last mark (none of them may be used again), and drops the mark. */
+  release(): void {
+    const m = this.marks;
+    const [current, used] = [m[m.length - 5]!, m[m.length - 4]!];
+    for (let k = current; k <= this.current; k++) {
+      const c = this.chunks[k];
+      if (c === undefined) continue;
+      // Written memory handed out again is cleared by the allocation that wants zeros.
+      c.dirty = Math.max(c.dirty, c.used);
+      c.used = k === current ? used : 0;
+    }
+    this.current = current;
+    this.u8Views.next = m.pop()!;
+    this.i32Views.next = m.pop()!;
+    this.f64Views.next = m.pop()!;
+    m.length -= 3;
+  }
+
+  /** Keeps what was allocated since the last mark, and drops the mark. */
+  keep(): void {
+    this.marks.length -= 6;
+  }
+
   /** Called when a call starts: every array of the previous call is released. */
   reset(borrowed = false): void {
+    this.marks.length = 0;
     this.borrowed = borrowed;
     this.bigF64s.next = 0;
     this.bigI32s.next = 0;
@@ -208,8 +254,10 @@ export class Arena {
     if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
     for (; ; this.current++) {
-      if (this.current === this.chunks.length)
-        this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
+      if (this.current === this.chunks.length) {
+        const buffer = new ArrayBuffer(CHUNK_BYTES);
+        this.chunkIndex.set(buffer, this.chunks.push({ buffer, used: 0, dirty: 0 }) - 1);
+      }
       const chunk = this.chunks[this.current]!;
       if (chunk.used + size <= CHUNK_BYTES) {
         this.chunk = this.current;

@@ -34,6 +34,7 @@ import { CodeWriter, jsLiteral, nonNegativeIndexLiteral, slotNames, varName } fr
 import { emitBuild, sliceOf } from "./build.js";
 import { copyTape } from "./tape.js";
 import type { Fresh } from "../lowering/ownership.js";
+import { releasesIterations } from "../lowering/regions.js";
 
 export type Slots = readonly string[];
 
@@ -428,9 +429,14 @@ export class Emitter {
     const count = this.atom(e.count)[0]!;
     this.checkCount(count, "ifold count", e.span);
     const state = this.loopState(e);
+    const region = this.region(e);
     const i = this.loopVariable(e.index, count);
     this.out.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
-    this.assign(state, this.expr(e.body, this.fresh()));
+    const mark = region?.mark();
+    this.assign(
+      state,
+      region === undefined ? this.expr(e.body, this.fresh()) : region.end(mark!, this.expr(e.body, this.fresh())),
+    );
     this.out.close();
     return state;
   }
@@ -438,12 +444,67 @@ export class Emitter {
   /** `for (;;) { cond; if (!c) break; state = body }`: the condition is evaluated before every iteration. */
   private while(e: While): Slots {
     const state = this.loopState(e);
+    const region = this.region(e);
     this.out.open("for (;;) {");
+    const mark = region?.mark();
     const go = this.expr(e.cond, this.fresh())[0]!;
-    this.out.line(`if (!${go}) break;`);
-    this.assign(state, this.expr(e.body, this.fresh()));
+    if (mark === undefined) this.out.line(`if (!${go}) break;`);
+    else this.out.line(`if (!${go}) { $a.release(); break; }`);
+    this.assign(
+      state,
+      region === undefined ? this.expr(e.body, this.fresh()) : region.end(mark!, this.expr(e.body, this.fresh())),
+    );
     this.out.close();
     return state;
+  }
+
+  /**
+   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts): `mark` starts an iteration,
+   * `end` copies the next state's arrays allocated in it into their homes (declared before the loop) and gives the
+   * iteration's memory back, or keeps it when some array has no home yet (which then becomes its home).
+   */
+  private region(e: Ifold | While): { mark(): string; end(mark: string, next: Slots): Slots } | undefined {
+    if (!releasesIterations(e, this.inPlace)) return undefined;
+    const leaves = leavesOf(e.acc.type);
+    const starts = leafStarts(leaves);
+    const arrays = leaves.flatMap((l, k) => (l.rank > 0 ? [{ leaf: l, at: starts[k]! }] : []));
+    const homes = arrays.map(() => this.fresh());
+    if (homes.length > 0) this.out.line(`let ${homes.map((h) => `${h} = null`).join(", ")};`);
+    return {
+      mark: () => {
+        const m = this.fresh();
+        this.out.line(`const ${m} = $a.mark();`);
+        return m;
+      },
+      end: (m, next) => {
+        const out = [...next];
+        const keep = this.fresh();
+        this.out.line(`let ${keep} = false;`);
+        const views = arrays.map(({ leaf, at }, j) => {
+          const [data, offset] = [this.fresh(), this.fresh()];
+          const size = times(next.slice(at + 2, at + 2 + leaf.rank));
+          this.out.line(`let ${data} = ${next[at]!}, ${offset} = ${next[at + 1]!};`);
+          const home = homes[j]!;
+          this.out.open(`if ($a.fresh(${data}, ${m})) {`);
+          this.out.open(`if (${home} !== null && ${home}.length === ${size}) {`);
+          this.out.line(`${home}.set(${data}.subarray(${offset}, ${plus(offset, size)}));`);
+          this.out.line(`${data} = ${home}; ${offset} = 0;`);
+          this.out.close(`} else ${keep} = true;`);
+          this.out.close();
+          out[at] = data;
+          out[at + 1] = offset;
+          return { data, offset, size, home };
+        });
+        this.out.open(`if (${keep}) {`);
+        for (const v of views)
+          this.out.line(
+            `if ($a.fresh(${v.data}, ${m})) ${v.home} = ${v.data}.subarray(${v.offset}, ${plus(v.offset, v.size)});`,
+          );
+        this.out.line("$a.keep();");
+        this.out.close("} else $a.release();");
+        return out;
+      },
+    };
   }
 }
 

@@ -10,7 +10,8 @@
 // numbered in evaluation order: a let's right-hand side before its body, a branch or loop's `end` after everything in
 // it). Anything not proven so is copied first, so this analysis decides speed, never results.
 //
-// Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate);
+// Fresh: the result of zerosLike, an update (a copy, or in place on a fresh owned operand), a build (builds allocate),
+// an empty array (`build 0 ...`) wherever it is passed on;
 // a tuple component, projection, `if` result or loop state component made only of fresh owned values. A loop's
 // (ifold's or while's) state component is fresh when its initial value is and the body returns a fresh value for it
 // assuming it is (a greatest fixpoint); when only its initial value is not, that value is copied once on entry to the
@@ -156,6 +157,8 @@ class Uses {
   readonly end = new Map<Expr, number>();
   /** The loop depth of each build. */
   readonly buildDepth = new Map<Build, number>();
+  /** Variables bound to an empty array (`build 0 ...`), which holds nothing to share. */
+  readonly empty = new Set<number>();
   private clock = 0;
 
   count(key: string): number {
@@ -200,6 +203,7 @@ class Uses {
     while (e.kind === "let") {
       this.depthOf.set(e.v.id, depth);
       const r = e.rhs;
+      if (r.kind === "build" && r.size.kind === "lit" && r.size.value === 0) this.empty.add(e.v.id);
       const a = r.kind === "prim" && r.op === "get" && holdsArray(r.type) ? r.args[0]! : undefined;
       if (r.kind === "tuple") for (const x of r.elems) if (x.kind === "var") this.packedInto.set(x.id, e.v.id);
       if (a?.kind === "var") {
@@ -328,6 +332,9 @@ class Freshness {
    */
   private passed(a: Atom, at: number): Fresh {
     if (a.kind !== "var") return false;
+    // An empty array stays fresh however often it is passed on: no element of it can be overwritten (reverse mode
+    // passes one empty tape where a tape is not needed, which CSE makes one value).
+    if (this.uses.empty.has(a.id)) return mutableFresh(a.type);
     const f = this.freshOf(a.id);
     if (f === undefined || f === false || !this.uses.readsBefore(a.id, at)) return false;
     const wholeUses = this.uses.count(whole(a.id));

@@ -3,7 +3,8 @@
 // s snapshots of the state, recomputing the rest (Revolve's schedule, src/ad/revolve.ts). The budget is decided when a
 // derivative program is built and becomes a literal of it: the library's `memoryBudget` option, set around the
 // compilation (`withMemoryBudget`); otherwise SMOOTH_MEMORY_BUDGET; otherwise a quarter of the machine's memory where
-// it can be known (Node), and 512 MiB elsewhere (a browser).
+// it can be known (Node), and 512 MiB elsewhere (a browser). An infinite budget ("off") leaves loops taped, as they
+// were before checkpointing existed (no checkpointing code at all).
 
 import { fail } from "../syntax/diagnostics.js";
 
@@ -20,8 +21,12 @@ const host = (globalThis as { process?: NodeProcessLike }).process;
 /** The budget set by `withMemoryBudget` around the current compilation, if any. */
 let current: number | undefined;
 
-/** Bytes from "268435456", "256M", "256MiB", "1.5G", "512k" (binary multiples); undefined if it is none of these. */
+/**
+ * Bytes from "268435456", "256M", "256MiB", "1.5G", "512k" (binary multiples), or Infinity from "off" (no budget:
+ * loops are never checkpointed); undefined if it is none of these.
+ */
 export function parseBytes(text: string): number | undefined {
+  if (/^\s*(off|infinity)\s*$/i.test(text)) return Infinity;
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*$/.exec(text);
   if (m === null) return undefined;
   const scale = { "": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }[m[2]!.toLowerCase()]!;
@@ -44,16 +49,16 @@ export function memoryBudget(): number {
   const bytes = parseBytes(text);
   if (bytes === undefined)
     fail("argument", `SMOOTH_MEMORY_BUDGET is not a number of bytes: ${JSON.stringify(text.slice(0, 40))}`, undefined, {
-      expected: 'a positive number of bytes, optionally with a binary suffix: "268435456", "256M", "2G"',
+      expected: 'a positive number of bytes, optionally with a binary suffix: "268435456", "256M", "2G"; or "off"',
     });
   return bytes;
 }
 
 /** Checks a budget given as an option (`what` names it in the message); returns it. */
 export function checkMemoryBudget(bytes: unknown, what: string): number {
-  if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0)
+  if (typeof bytes !== "number" || !(Number.isSafeInteger(bytes) || bytes === Infinity) || bytes <= 0)
     fail("argument", `${what}: memoryBudget must be a positive whole number of bytes`, undefined, {
-      expected: "a positive whole number of bytes, e.g. 256 * 2 ** 20",
+      expected: "a positive whole number of bytes, e.g. 256 * 2 ** 20 (Infinity: never checkpoint)",
       found: typeof bytes === "number" ? String(bytes) : typeof bytes,
     });
   return bytes;

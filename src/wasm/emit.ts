@@ -27,10 +27,12 @@ import {
 import { BoundsFacts } from "../lowering/bounds.js";
 import type { Fresh } from "../lowering/ownership.js";
 import type { Code, FunctionBuilder, ValType } from "./encoder.js";
-import { globalSet, i32, load, localSet, op, seq, store, unreachable } from "./instructions.js";
+import { globalGet, globalSet, i32, load, localSet, op, seq, store, unreachable } from "./instructions.js";
+import { releasesIterations } from "../lowering/regions.js";
 import type { ScalarKind } from "../runtime/value.js";
 import {
   address,
+  elementShift,
   iadd,
   imul,
   indexLiteral,
@@ -503,10 +505,82 @@ export class WasmEmitter {
     // of its own (./outline.ts).
     const outline = start === undefined && this.atTop() && this.bounds.isDimension(slotKey(count)) && holdsLoop(e.body);
     if (outline && this.outline?.(e, count, state) === true) return state;
+    const region = this.region(e);
     this.stepping.afterLanes(start, () =>
-      indexLoop(this, e.index, count, e.body, () => this.assign(state, this.expr(e.body)), start),
+      indexLoop(
+        this,
+        e.index,
+        count,
+        e.body,
+        () => {
+          const mark = region?.mark();
+          const next = this.expr(e.body);
+          this.assign(state, region === undefined ? next : region.end(mark!, next));
+        },
+        start,
+      ),
     );
     return state;
+  }
+
+  /**
+   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts), in the main arena: `mark`
+   * starts an iteration, `end` copies the next state's arrays allocated in it into their homes (locals holding an
+   * address and a size, 0 before the loop) and gives the iteration's memory back, or keeps it when some array has no
+   * home yet of its size (then its value there becomes its home).
+   */
+  private region(e: Ifold | While): { mark(): WSlot; end(mark: WSlot, next: WSlots): WSlots } | undefined {
+    const heap = this.helpers.heap;
+    if (heap === undefined || !releasesIterations(e, this.inPlace)) return undefined;
+    const leaves = leavesOf(e.acc.type);
+    const starts = leafStarts(leaves);
+    const arrays = leaves.flatMap((l, k) => (l.rank > 0 ? [{ leaf: l, at: starts[k]! }] : []));
+    const homes = arrays.map(() => ({ address: this.define("i32", i32(0)), size: this.define("i32", i32(0)) }));
+    const fb = this.fb;
+    return {
+      mark: () => this.define("i32", globalGet(heap)),
+      end: (mark, next) => {
+        const out = [...next];
+        const keep = this.define("i32", i32(0));
+        const views = arrays.map(({ leaf, at }, j) => {
+          const shift = elementShift(elemKind(leaf), this.real);
+          const data = this.define("i32", slotCode(next[at]!));
+          const offset = this.define("i32", slotCode(next[at + 1]!));
+          const size = this.define("i32", product(next.slice(at + 2, at + 2 + leaf.rank)).code);
+          const home = homes[j]!;
+          fb.if(op("i32.ge_u", slotCode(data), slotCode(mark)));
+          fb.if(
+            op(
+              "i32.and",
+              op("i32.ne", slotCode(home.address), i32(0)),
+              op("i32.eq", slotCode(home.size), slotCode(size)),
+            ),
+          );
+          const bytes = op("i32.shl", slotCode(size), i32(shift));
+          fb.emit(op("memory.copy", slotCode(home.address), address(data, islot(offset), shift), bytes));
+          this.set(data, slotCode(home.address));
+          this.set(offset, i32(0));
+          fb.else();
+          this.set(keep, i32(1));
+          fb.end();
+          fb.end();
+          out[at] = data;
+          out[at + 1] = offset;
+          return { data, offset, size, home, shift };
+        });
+        fb.if(slotCode(keep));
+        for (const v of views) {
+          fb.if(op("i32.ge_u", slotCode(v.data), slotCode(mark)));
+          this.set(v.home.address, address(v.data, islot(v.offset), v.shift));
+          this.set(v.home.size, slotCode(v.size));
+          fb.end();
+        }
+        fb.else();
+        fb.emit(globalSet(heap, slotCode(mark)));
+        fb.end();
+        return out;
+      },
+    };
   }
 
   /**
@@ -549,13 +623,16 @@ export class WasmEmitter {
   /** `for (;;) { c = cond; if (!c) break; state = body }`: the condition is evaluated before every iteration. */
   private while(e: While): WSlots {
     const state = this.loopState(e);
+    const region = this.region(e);
     const fb = this.fb;
     fb.block("exit");
     fb.loop("next");
     this.loopDepth++;
+    const mark = region?.mark();
     const go = this.expr(e.cond)[0]!;
     fb.brIf("exit", op("i32.eqz", slotCode(go)));
-    this.assign(state, this.expr(e.body));
+    const next = this.expr(e.body);
+    this.assign(state, region === undefined ? next : region.end(mark!, next));
     this.loopDepth--;
     fb.br("next");
     fb.end();

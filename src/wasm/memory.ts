@@ -37,6 +37,11 @@ import { address, elementShift, islot, ishl, product, slotCode, type WSlot } fro
 export interface Helpers {
   /** alloc(count: f64, shift: i32, zeroed: i32) -> i32: the address of `count` elements of 2^shift bytes. */
   readonly alloc: number;
+  /**
+   * The global holding the next free address of `alloc`'s arena, which a loop iteration may set back to give memory
+   * back (src/lowering/regions.ts); undefined where allocation comes from elsewhere (a parallel site's part arena).
+   */
+  readonly heap?: number;
   /** intPow(a, b): Index power with wrap-around. */
   readonly intPow: number;
   /** exp and log of the real type, bit for bit V8's `Math.exp` and `Math.log` (./math.ts). */

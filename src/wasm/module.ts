@@ -184,6 +184,7 @@ export function generateModule(
   const lanes = real === "f64" ? lanes64 : narrowedLanes;
   const helpers: Helpers = {
     alloc: alloc.index,
+    heap: arena.heap,
     intPow: intPow.index,
     get exp() {
       return exp();

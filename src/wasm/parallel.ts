@@ -407,6 +407,8 @@ function partHelpers(h: Helpers, arena: PartArena | undefined): Helpers {
         return arena.alloc;
       },
     },
+    // Loop iterations in a part keep what they allocate (the part arena is given back per element).
+    heap: { value: undefined },
   }) as Helpers;
 }
 

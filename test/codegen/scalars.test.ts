@@ -78,8 +78,36 @@ describe("scalar primitives agree with the interpreter", () => {
       for (const a of values) agrees({ name: "lit", params: [], body: mkPrim(op, [lit(a, t)]) }, []);
     });
   }
+  // The snapshots a checkpointed loop keeps (src/ad/reverse-checkpoint.ts): the budget over a state's bytes, at most
+  // the steps and what one array holds; a located memory error when not one state fits (and at 0 bytes: no error).
+  it("checkpointSlots on budgets, states, steps and widths, and its error", () => {
+    const fn = fnOf(
+      [
+        ["budget", DOUBLE],
+        ["bytes", DOUBLE],
+        ["steps", INT],
+        ["widest", DOUBLE],
+      ],
+      (b, x, n, w) => mkPrim("checkpointSlots", [b, x, n, w], spanIn("let g = ifold f x n", "ifold f x n")),
+    );
+    const cases = [
+      [1000, 8, 50, 1],
+      [1000, 8, 500, 1],
+      [2 ** 28, 8000, 100000, 1000],
+      [1e18, 8, 2147483647, 1],
+      [1000, 8, 50, 2 ** 25],
+      [1000, 0, 50, 1],
+      [7, 8, 10, 1],
+      [0, 8, 10, 1],
+    ];
+    const compiled = agrees(fn, ...cases);
+    expect(compiled([2 ** 28, 8000, 100000, 1000])).toBe(33554);
+    expect(thrown(() => compiled([7, 8, 10, 1])).message).toContain(
+      "the memory budget of 7 bytes cannot hold one state",
+    );
+  });
   it("covers every primitive except the structural ones", () => {
-    const covered = new Set([...BINARY.map(([op]) => op), ...UNARY.map(([op]) => op)]);
+    const covered = new Set([...BINARY.map(([op]) => op), ...UNARY.map(([op]) => op), "checkpointSlots"]);
     const missing = Object.keys(PRIMS).filter(
       (op) => !covered.has(op as PrimName) && "expr" in JS_LOWERING[op as PrimName],
     );
