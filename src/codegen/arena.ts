@@ -99,8 +99,6 @@ export class Arena {
    */
   borrowed = false;
 
-  /** Each chunk's position in `chunks` (where an array's buffer is one of them). */
-  private readonly chunkIndex = new WeakMap<ArrayBufferLike, number>();
   /** The marks of the loop iterations running (src/lowering/regions.ts): position, chunk, and the views' counters. */
   private readonly marks: number[] = [];
 
@@ -108,8 +106,9 @@ export class Arena {
   constructor(private readonly kept = KEPT_CHUNKS) {}
 
   /**
-   * Marks where the arrays a loop iteration allocates start; returns the position, for `fresh`. `release` gives them
-   * back, `keep` keeps them (marks nest: an inner loop's iterations within an outer one's).
+   * Marks where the arrays a loop allocates start (src/lowering/regions.ts); returns the position, for `fresh` and
+   * `since`. `rewind` gives back what was allocated since, `keep` drops the mark (marks nest: an inner loop's within
+   * an outer one's iteration).
    */
   mark(): number {
     const used = this.chunks[this.current]?.used ?? 0;
@@ -118,16 +117,25 @@ export class Arena {
     return position;
   }
 
-  /** Whether `data` was allocated in this arena at or after `position` (a mark). */
-  fresh(data: Float64Array | Int32Array | Uint8Array, position: number): boolean {
-    const k = this.chunkIndex.get(data.buffer);
-    return k !== undefined && k * CHUNK_BYTES + data.byteOffset >= position;
+  /** The bytes allocated in the arena since `position` (a mark). */
+  since(position: number): number {
+    return this.current * CHUNK_BYTES + (this.chunks[this.current]?.used ?? 0) - position;
   }
 
-  /** Gives back every array allocated since the last mark (none of them may be used again), and drops the mark. */
-  release(): void {
+  /** Whether `data` was allocated in this arena at or after `position` (a mark). */
+  fresh(data: Float64Array | Int32Array | Uint8Array, position: number): boolean {
+    // Only the chunks from the mark's on hold what was allocated since (usually one).
+    const buffer = data.buffer;
+    for (let k = Math.floor(position / CHUNK_BYTES); k <= this.current; k++)
+      if (this.chunks[k]?.buffer === buffer) return k * CHUNK_BYTES + data.byteOffset >= position;
+    return false;
+  }
+
+  /** Gives back every array allocated since the last mark (none of them may be used again); the mark stays. */
+  rewind(): void {
     const m = this.marks;
-    const [current, used] = [m[m.length - 5]!, m[m.length - 4]!];
+    const top = m.length - 6;
+    const [current, used] = [m[top + 1]!, m[top + 2]!];
     for (let k = current; k <= this.current; k++) {
       const c = this.chunks[k];
       if (c === undefined) continue;
@@ -136,13 +144,12 @@ export class Arena {
       c.used = k === current ? used : 0;
     }
     this.current = current;
-    this.u8Views.next = m.pop()!;
-    this.i32Views.next = m.pop()!;
-    this.f64Views.next = m.pop()!;
-    m.length -= 3;
+    this.f64Views.next = m[top + 3]!;
+    this.i32Views.next = m[top + 4]!;
+    this.u8Views.next = m[top + 5]!;
   }
 
-  /** Keeps what was allocated since the last mark, and drops the mark. */
+  /** Drops the last mark, keeping what was allocated since. */
   keep(): void {
     this.marks.length -= 6;
   }
@@ -254,10 +261,8 @@ export class Arena {
     if (!(n > 0) || bytes > LARGE_BYTES) return false;
     const size = (bytes + 7) & ~7; // every array starts 8-byte aligned
     for (; ; this.current++) {
-      if (this.current === this.chunks.length) {
-        const buffer = new ArrayBuffer(CHUNK_BYTES);
-        this.chunkIndex.set(buffer, this.chunks.push({ buffer, used: 0, dirty: 0 }) - 1);
-      }
+      if (this.current === this.chunks.length)
+        this.chunks.push({ buffer: new ArrayBuffer(CHUNK_BYTES), used: 0, dirty: 0 });
       const chunk = this.chunks[this.current]!;
       if (chunk.used + size <= CHUNK_BYTES) {
         this.chunk = this.current;

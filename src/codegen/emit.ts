@@ -432,12 +432,10 @@ export class Emitter {
     const region = this.region(e);
     const i = this.loopVariable(e.index, count);
     this.out.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
-    const mark = region?.mark();
-    this.assign(
-      state,
-      region === undefined ? this.expr(e.body, this.fresh()) : region.end(mark!, this.expr(e.body, this.fresh())),
-    );
+    const next = this.expr(e.body, this.fresh());
+    this.assign(state, region?.end(next) ?? next);
     this.out.close();
+    if (region !== undefined) this.out.line("$a.keep();");
     return state;
   }
 
@@ -446,67 +444,65 @@ export class Emitter {
     const state = this.loopState(e);
     const region = this.region(e);
     this.out.open("for (;;) {");
-    const mark = region?.mark();
     const go = this.expr(e.cond, this.fresh())[0]!;
-    if (mark === undefined) this.out.line(`if (!${go}) break;`);
-    else this.out.line(`if (!${go}) { $a.release(); break; }`);
-    this.assign(
-      state,
-      region === undefined ? this.expr(e.body, this.fresh()) : region.end(mark!, this.expr(e.body, this.fresh())),
-    );
+    this.out.line(`if (!${go}) break;`);
+    const next = this.expr(e.body, this.fresh());
+    this.assign(state, region?.end(next) ?? next);
     this.out.close();
+    if (region !== undefined) this.out.line("$a.keep();");
     return state;
   }
 
   /**
-   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts): `mark` starts an iteration,
-   * `end` copies the next state's arrays allocated in it into their homes (declared before the loop) and gives the
-   * iteration's memory back, or keeps it when some array has no home yet (which then becomes its home).
+   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts): marks the arena before the
+   * loop (`$a.keep()` after it drops the mark); `end`, at the end of an iteration, once the loop has allocated more
+   * than REGION_BYTES since the mark, copies the next state's arrays allocated since into homes of their own (typed
+   * arrays outside the arena, made once per size) and gives back everything allocated since the mark.
    */
-  private region(e: Ifold | While): { mark(): string; end(mark: string, next: Slots): Slots } | undefined {
+  private region(e: Ifold | While): { end(next: Slots): Slots } | undefined {
     if (!releasesIterations(e, this.inPlace)) return undefined;
     const leaves = leavesOf(e.acc.type);
     const starts = leafStarts(leaves);
     const arrays = leaves.flatMap((l, k) => (l.rank > 0 ? [{ leaf: l, at: starts[k]! }] : []));
     const homes = arrays.map(() => this.fresh());
+    const mark = this.fresh();
+    this.out.line(`const ${mark} = $a.mark();`);
     if (homes.length > 0) this.out.line(`let ${homes.map((h) => `${h} = null`).join(", ")};`);
     return {
-      mark: () => {
-        const m = this.fresh();
-        this.out.line(`const ${m} = $a.mark();`);
-        return m;
-      },
-      end: (m, next) => {
+      end: (next) => {
         const out = [...next];
-        const keep = this.fresh();
-        this.out.line(`let ${keep} = false;`);
-        const views = arrays.map(({ leaf, at }, j) => {
+        const views = arrays.map(({ at }) => {
           const [data, offset] = [this.fresh(), this.fresh()];
-          const size = times(next.slice(at + 2, at + 2 + leaf.rank));
           this.out.line(`let ${data} = ${next[at]!}, ${offset} = ${next[at + 1]!};`);
-          const home = homes[j]!;
-          this.out.open(`if ($a.fresh(${data}, ${m})) {`);
-          this.out.open(`if (${home} !== null && ${home}.length === ${size}) {`);
-          this.out.line(`${home}.set(${data}.subarray(${offset}, ${plus(offset, size)}));`);
-          this.out.line(`${data} = ${home}; ${offset} = 0;`);
-          this.out.close(`} else ${keep} = true;`);
-          this.out.close();
           out[at] = data;
           out[at + 1] = offset;
-          return { data, offset, size, home };
+          return { data, offset };
         });
-        this.out.open(`if (${keep}) {`);
-        for (const v of views)
+        this.out.open(`if ($a.since(${mark}) > ${REGION_BYTES}) {`);
+        arrays.forEach(({ leaf, at }, j) => {
+          const { data, offset } = views[j]!;
+          const size = times(next.slice(at + 2, at + 2 + leaf.rank));
+          const home = homes[j]!;
+          this.out.open(`if ($a.fresh(${data}, ${mark})) {`);
           this.out.line(
-            `if ($a.fresh(${v.data}, ${m})) ${v.home} = ${v.data}.subarray(${v.offset}, ${plus(v.offset, v.size)});`,
+            `if (${home} === null || ${home}.length !== ${size}) ${home} = new ${TYPED[elemKind(leaf)]}(${size});`,
           );
-        this.out.line("$a.keep();");
-        this.out.close("} else $a.release();");
+          this.out.line(`${home}.set(${data}.subarray(${offset}, ${plus(offset, size)}));`);
+          this.out.line(`${data} = ${home}; ${offset} = 0;`);
+          this.out.close();
+        });
+        this.out.line("$a.rewind();");
+        this.out.close();
         return out;
       },
     };
   }
 }
+
+/** The bytes a loop allocates before its iterations give them back (src/lowering/regions.ts). */
+const REGION_BYTES = 1 << 20;
+
+const TYPED = { double: "Float64Array", int: "Int32Array", bool: "Uint8Array" } as const;
 
 /** Initial values for mutable slots of type `t`: 0, false, or an empty typed array of the right kind. */
 function defaultSlots(t: Type): string[] {

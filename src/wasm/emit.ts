@@ -513,9 +513,8 @@ export class WasmEmitter {
         count,
         e.body,
         () => {
-          const mark = region?.mark();
           const next = this.expr(e.body);
-          this.assign(state, region === undefined ? next : region.end(mark!, next));
+          this.assign(state, region?.end(next) ?? next);
         },
         start,
       ),
@@ -524,59 +523,50 @@ export class WasmEmitter {
   }
 
   /**
-   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts), in the main arena: `mark`
-   * starts an iteration, `end` copies the next state's arrays allocated in it into their homes (locals holding an
-   * address and a size, 0 before the loop) and gives the iteration's memory back, or keeps it when some array has no
-   * home yet of its size (then its value there becomes its home).
+   * For a loop whose iterations give back what they allocate (src/lowering/regions.ts), in the main arena: the heap's
+   * top before the loop is its mark; `end`, at the end of an iteration, once the loop has allocated more than
+   * REGION_BYTES since the mark, moves the next state's arrays allocated since to the mark (copied above everything
+   * first, then down, so that no array overwrites another still to move) and gives back the memory after them.
    */
-  private region(e: Ifold | While): { mark(): WSlot; end(mark: WSlot, next: WSlots): WSlots } | undefined {
+  private region(e: Ifold | While): { end(next: WSlots): WSlots } | undefined {
     const heap = this.helpers.heap;
     if (heap === undefined || !releasesIterations(e, this.inPlace)) return undefined;
     const leaves = leavesOf(e.acc.type);
     const starts = leafStarts(leaves);
     const arrays = leaves.flatMap((l, k) => (l.rank > 0 ? [{ leaf: l, at: starts[k]! }] : []));
-    const homes = arrays.map(() => ({ address: this.define("i32", i32(0)), size: this.define("i32", i32(0)) }));
+    const mark = this.define("i32", globalGet(heap));
     const fb = this.fb;
     return {
-      mark: () => this.define("i32", globalGet(heap)),
-      end: (mark, next) => {
+      end: (next) => {
         const out = [...next];
-        const keep = this.define("i32", i32(0));
-        const views = arrays.map(({ leaf, at }, j) => {
-          const shift = elementShift(elemKind(leaf), this.real);
+        const views = arrays.map(({ leaf, at }) => {
           const data = this.define("i32", slotCode(next[at]!));
           const offset = this.define("i32", slotCode(next[at + 1]!));
-          const size = this.define("i32", product(next.slice(at + 2, at + 2 + leaf.rank)).code);
-          const home = homes[j]!;
-          fb.if(op("i32.ge_u", slotCode(data), slotCode(mark)));
-          fb.if(
-            op(
-              "i32.and",
-              op("i32.ne", slotCode(home.address), i32(0)),
-              op("i32.eq", slotCode(home.size), slotCode(size)),
-            ),
-          );
-          const bytes = op("i32.shl", slotCode(size), i32(shift));
-          fb.emit(op("memory.copy", slotCode(home.address), address(data, islot(offset), shift), bytes));
-          this.set(data, slotCode(home.address));
-          this.set(offset, i32(0));
-          fb.else();
-          this.set(keep, i32(1));
-          fb.end();
-          fb.end();
           out[at] = data;
           out[at + 1] = offset;
-          return { data, offset, size, home, shift };
+          const dims = next.slice(at + 2, at + 2 + leaf.rank);
+          return { leaf, data, offset, dims, fresh: this.local("i32"), copy: this.local("i32") };
         });
-        fb.if(slotCode(keep));
+        fb.if(op("i32.gt_u", op("i32.sub", globalGet(heap), slotCode(mark)), i32(REGION_BYTES)));
         for (const v of views) {
-          fb.if(op("i32.ge_u", slotCode(v.data), slotCode(mark)));
-          this.set(v.home.address, address(v.data, islot(v.offset), v.shift));
-          this.set(v.home.size, slotCode(v.size));
+          this.set(v.fresh, op("i32.ge_u", slotCode(v.data), slotCode(mark)));
+          fb.if(slotCode(v.fresh));
+          this.set(v.copy, slotCode(copyLeaf(this, elemKind(v.leaf), v.data, v.offset, v.dims)));
           fb.end();
         }
-        fb.else();
-        fb.emit(globalSet(heap, slotCode(mark)));
+        const to = this.define("i32", slotCode(mark));
+        for (const v of views) {
+          const shift = elementShift(elemKind(v.leaf), this.real);
+          fb.if(slotCode(v.fresh));
+          const bytes = op("i32.shl", product(v.dims).code, i32(shift));
+          fb.emit(op("memory.copy", slotCode(to), slotCode(v.copy), bytes));
+          this.set(v.data, slotCode(to));
+          this.set(v.offset, i32(0));
+          // The next array starts 16-byte aligned, as the arena's do.
+          this.set(to, op("i32.and", op("i32.add", op("i32.add", slotCode(to), bytes), i32(15)), i32(-16)));
+          fb.end();
+        }
+        fb.emit(globalSet(heap, slotCode(to)));
         fb.end();
         return out;
       },
@@ -628,11 +618,10 @@ export class WasmEmitter {
     fb.block("exit");
     fb.loop("next");
     this.loopDepth++;
-    const mark = region?.mark();
     const go = this.expr(e.cond)[0]!;
     fb.brIf("exit", op("i32.eqz", slotCode(go)));
     const next = this.expr(e.body);
-    this.assign(state, region === undefined ? next : region.end(mark!, next));
+    this.assign(state, region?.end(next) ?? next);
     this.loopDepth--;
     fb.br("next");
     fb.end();
@@ -642,6 +631,8 @@ export class WasmEmitter {
 }
 
 const iconstSlot = (n: number): WSlot => ({ value: n, type: "i32" });
+/** The bytes a loop allocates before its iterations give them back (src/lowering/regions.ts). */
+const REGION_BYTES = 1 << 20;
 /** A loop of at most this many iterations (a literal count) is "few": a loop in its body may be outlined. */
 const FEW_ITERATIONS = 16;
 
