@@ -25,7 +25,7 @@ export { jvp, vjp } from "./library/jvp.js";
 export { linearize } from "./library/linearize.js";
 export { linearTranspose } from "./library/linear-transpose.js";
 export { vmap, type Axis, type VmapOptions } from "./library/vmap.js";
-export { customJvp, customVjp } from "./library/custom.js";
+export { checkpoint, customJvp, customVjp } from "./library/custom.js";
 export { treeFlatten, treeLeaves, treeMap, treeUnflatten, type TreeDef, type TreeLeaf } from "./library/tree.js";
 export { inspect, type CheckpointReport, type Inspection } from "./library/inspect.js";
 export { emitModule, type EmitOptions } from "./library/emit-module.js";

@@ -31,7 +31,7 @@ export function capturedByCustomRule(e: Custom, captured: Atom): never {
   const name = captured.kind === "var" ? `\`${captured.name}\`` : "a value";
   return fail(
     "unsupported",
-    `a function with a custom derivative rule (custom${e.mode === "jvp" ? "Jvp" : "Vjp"}) uses ${name}, which is defined inside the function being differentiated`,
+    `${e.mode === "checkpoint" ? "a checkpointed function" : `a function with a custom derivative rule (custom${e.mode === "jvp" ? "Jvp" : "Vjp"})`} uses ${name}, which is defined inside the function being differentiated`,
     e.span,
     {
       found: `${name} : ${showType(captured.type)}`,
@@ -44,6 +44,10 @@ export function capturedByCustomRule(e: Custom, captured: Atom): never {
 export function expandCustom(g: Custom, node: Jvp, b: AnfBuilder): Atom {
   const f = g.fn.type;
   if (f.k !== "fun") throw new Error("custom: not a function");
+  // checkpoint f: f's own derivatives; in reverse mode taken where the sweep needs them (./reverse-call.ts), so that
+  // f runs again there instead of storing what its reverse reads.
+  if (g.mode === "checkpoint")
+    return b.bind("d", { kind: "jvp", fn: g.fn, type: node.type, ...(node.reverse ? { reverse: true as const } : {}) });
   const [a, out] = [f.param, f.result];
   if (!node.reverse) {
     // fun xd -> D(b), from the primal and tangent of xd.
@@ -182,7 +186,8 @@ export function floatClosedFunctions(lam: Lam, b: AnfBuilder): Lam {
     if (n.kind === "let") defs.set(n.v.id, n.rhs);
   });
   forEachNode(body, (n) => {
-    if (n.kind !== "custom") return;
+    // A checkpointed function may capture: it is reversed in place (./reverse-call.ts), and is itself to forward mode.
+    if (n.kind !== "custom" || n.mode === "checkpoint") return;
     const seen = new Set<number>();
     const pending = [...freeVars(n).values()];
     while (pending.length > 0) {
@@ -195,6 +200,23 @@ export function floatClosedFunctions(lam: Lam, b: AnfBuilder): Lam {
     }
   });
   return { ...lam, body };
+}
+
+/** The lambda with each `checkpoint f` in it replaced by f (forward mode differentiates f itself). */
+export function withoutCheckpoints(lam: Lam): Lam {
+  if (!someNode(lam.body, (n) => n.kind === "custom" && n.mode === "checkpoint")) return lam;
+  const node = (e: Expr): Expr => {
+    if (e.kind === "let") {
+      const { bindings, tail } = splitLets(e);
+      return wrapLets(
+        bindings.map(({ v, rhs }) => ({ v, rhs: node(rhs) })),
+        node(tail),
+      );
+    }
+    if (e.kind === "custom" && e.mode === "checkpoint") return e.fn;
+    return mapNode(e, (a) => a, node);
+  };
+  return { ...lam, body: node(lam.body) };
 }
 
 /** For the reverse sweep: the customVjp rules of g, when g is (known to be) a customVjp function. */

@@ -36,7 +36,7 @@ import { reverseSweep } from "./reverse.js";
 import { reachesTapes } from "./reverse-calls.js";
 import { dualType } from "./dual-types.js";
 import { doubleRank, innerProduct, overPositions, tangentOf, tangentType } from "./seed.js";
-import { expandCustom, floatClosedFunctions } from "./custom.js";
+import { expandCustom, floatClosedFunctions, withoutCheckpoints } from "./custom.js";
 
 export const forwardAdPass: Pass = {
   name: "forward-ad",
@@ -176,7 +176,8 @@ class Expander {
       // Custom functions (and the lambdas they use) that capture nothing of the lambda go in front of it, out of a
       // fresh copy. Reverse mode always works on a copy (it binds the lambda's variables again); D does not.
       const copied = e.reverse || someNode(def.body, (n) => n.kind === "custom");
-      const lam = copied ? floatClosedFunctions(copyFresh(def) as Lam, b) : def;
+      const fresh = copied ? (copyFresh(def) as Lam) : def;
+      const lam = copied ? floatClosedFunctions(e.reverse ? fresh : withoutCheckpoints(fresh), b) : def;
       return b.emit(
         e.reverse
           ? reverseLambda(lam, (v) => this.defs.get(v.id), this.table)

@@ -48,6 +48,7 @@ import { hasTangent } from "./dual-types.js";
 import type { ProgramFunctions } from "./functions.js";
 import { rewriteSelectionFolds } from "./selection-folds.js";
 import type { Checkpoint } from "./reverse-checkpoint.js";
+import { liftCheckpointCaptures } from "./checkpoint-captures.js";
 
 /** A let of the primal, as the reverse sweep visits it. */
 export interface Step {
@@ -94,7 +95,7 @@ export function reverseSweep(
   outer: (v: Var) => Expr | undefined = () => undefined,
   functions?: ProgramFunctions,
 ): { value: Atom; adjoint: (v: Var) => Atom } {
-  body = rewriteSelectionFolds(body);
+  body = liftCheckpointCaptures(rewriteSelectionFolds(body), active);
   const r = new Reverse(outer);
   r.functions = functions;
   for (const v of active) if (hasTangent(v.type)) r.active.add(v.id);
@@ -139,6 +140,11 @@ export class Reverse {
 
   adjointOf(v: Var): Adj {
     return this.adj.get(v.id);
+  }
+
+  /** What a variable of the code being reversed (or around it) is defined as, when known. */
+  definition(v: Var): Expr | undefined {
+    return this.defs.get(v.id) ?? this.outer(v);
   }
 
   /** Sets v's adjoint (an accumulator passed through a call, ./reverse-calls.ts). */
@@ -192,7 +198,8 @@ export class Reverse {
       fail("unsupported", "reverse mode needs a first-order program: a derivative of an unknown function remains");
     // Functions (those with custom rules, and the lambdas they are made of) are primal code: a custom function's rules
     // say how its result depends on its argument, so it must not capture a value that depends on the input.
-    if (rhs.kind === "custom") {
+    // (A checkpointed function is reversed in place, where its captures are in scope: ./reverse-call.ts.)
+    if (rhs.kind === "custom" && rhs.mode !== "checkpoint") {
       const captured = this.capturedActive(rhs);
       if (captured !== undefined) capturedByCustomRule(rhs, captured);
     }
@@ -203,7 +210,7 @@ export class Reverse {
     }
     this.active.add(v.id);
     if (rhs.kind === "app") {
-      steps.push({ v, rhs, call: primalCall(v, rhs, b, (g) => this.defs.get(g.id) ?? this.outer(g)) });
+      steps.push({ v, rhs, call: primalCall(v, rhs, b, (g) => this.definition(g)) });
       return;
     }
     if (rhs.kind === "while") {

@@ -150,12 +150,14 @@ export interface While {
  * derivatives use the rules instead of differentiating fn (src/ad/custom.ts). For fn : a -> b,
  *  - `customJvp`: rules = [jvp], jvp : a -> a -> b * b (primal and tangent in; value and tangent out);
  *  - `customVjp`: rules = [fwd, bwd], fwd : a -> b * r (value and residuals), bwd : r -> b -> a (cotangent of the
- *    value to the adjoint of the argument).
+ *    value to the adjoint of the argument);
+ *  - `checkpoint`: no rules: forward mode differentiates fn, reverse mode runs fn in the primal and recomputes it in
+ *    the reverse sweep, where `vjp fn` is taken (JAX's checkpoint).
  * It stays a function value until no derivative can meet it any more, then the inliner replaces it by fn.
  */
 export interface Custom {
   readonly kind: "custom";
-  readonly mode: "jvp" | "vjp";
+  readonly mode: "jvp" | "vjp" | "checkpoint";
   readonly fn: Atom;
   readonly rules: readonly Atom[];
   readonly type: Type;
@@ -199,9 +201,14 @@ export interface Call {
  * The types the rules of a custom node must have, for fn : a -> b (see Custom). For customVjp the residual type r is
  * read off the given fwd rule's type; undefined when that is not a function returning a pair.
  */
-export function customRuleTypes(mode: "jvp" | "vjp", f: Type, fwd: Type | undefined): Type[] | undefined {
+export function customRuleTypes(
+  mode: "jvp" | "vjp" | "checkpoint",
+  f: Type,
+  fwd: Type | undefined,
+): Type[] | undefined {
   if (f.k !== "fun") return undefined;
   const [a, b] = [f.param, f.result];
+  if (mode === "checkpoint") return [];
   if (mode === "jvp") return [funOf(a, funOf(a, tupleOf([b, b])))];
   if (fwd?.k !== "fun" || fwd.result.k !== "tuple" || fwd.result.elems.length !== 2) return undefined;
   const r = fwd.result.elems[1]!;

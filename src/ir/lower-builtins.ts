@@ -100,14 +100,14 @@ export function* saturated(
       const rules: Atom[] = [];
       for (let i = 1; i < args.length; i++) rules.push(yield* lowerArg(i));
       if (fn.type.k !== "fun") throw new Error("custom rule for a non-function");
+      const mode = b.lowering.mode;
       if (containsFun(fn.type.param) || containsFun(fn.type.result))
         fail(
           "type",
-          `a function with custom derivative rules must take one argument and return a value, without functions in either (a tuple for several arguments)`,
+          `${mode === "checkpoint" ? "a checkpointed function" : "a function with custom derivative rules"} must take one argument and return a value, without functions in either (a tuple for several arguments)`,
           span,
           { found: showType(fn.type) },
         );
-      const mode = b.lowering.mode;
       return blk.bind(name, { kind: "custom", mode, fn, rules, type: fn.type, span });
     }
     case "ifold": {

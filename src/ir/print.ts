@@ -176,7 +176,7 @@ class Printer {
       }
       case "custom": {
         const parts = [e.fn, ...e.rules].map((a) => this.arg(this.atom(a)));
-        return frag(`${e.mode === "jvp" ? "customJvp" : "customVjp"} ${parts.join(" ")}`, APP);
+        return frag(`${CUSTOM_NAMES[e.mode]} ${parts.join(" ")}`, APP);
       }
     }
   }
@@ -272,3 +272,6 @@ class Printer {
 function tuplePattern(arity: number, index: number, name: string): string {
   return `(${Array.from({ length: arity }, (_, i) => (i === index ? name : "_")).join(", ")})`;
 }
+
+/** The builtin that makes a custom node of each mode. */
+const CUSTOM_NAMES = { jvp: "customJvp", vjp: "customVjp", checkpoint: "checkpoint" } as const;

@@ -16,7 +16,7 @@ import { checkFunction, traceLambda } from "../staging/control.js";
 import { describeJsValue, stagingFail } from "../staging/errors.js";
 import { aStatic, sameType, type StaticType } from "../staging/static-type.js";
 import { emit, toOperand, type Staged } from "../staging/tensor.js";
-import { compiledFunction, type AnyFunction } from "./compile.js";
+import { compile, compiledFunction, type AnyFunction } from "./compile.js";
 import { libraryFunction, register } from "./target.js";
 import { stagedTarget } from "./staged.js";
 import { readsAsPlain } from "./plain.js";
@@ -120,9 +120,13 @@ function plainCustom(op: "customJvp" | "customVjp", fns: readonly AnyFunction[])
 }
 
 /** The library function: staged into an active trace, compiled otherwise, a target for every transform. */
-function customFunction(op: "customJvp" | "customVjp", fns: readonly AnyFunction[]): AnyFunction {
-  if (fns.every(readsAsPlain)) return plainCustom(op, fns);
-  const staged = (...args: unknown[]) => stageCustom(op, fns, args);
+function customFunction(
+  op: "customJvp" | "customVjp" | "checkpoint",
+  fns: readonly AnyFunction[],
+  stage: (args: readonly unknown[]) => Staged = (args) => stageCustom(op as "customJvp" | "customVjp", fns, args),
+): AnyFunction {
+  if (op !== "checkpoint" && fns.every(readsAsPlain)) return plainCustom(op, fns);
+  const staged = (...args: unknown[]) => stage(args);
   const name = fns[0]!.name;
   Object.defineProperty(staged, "name", { value: name ? `${op}(${name})` : op });
   const compiled = compiledFunction(stagedTarget(staged), `${op}(${name ? `\`${name}\`` : "a function"})`, op);
@@ -180,3 +184,33 @@ export function customVjp(f: AnyFunction, fwd: AnyFunction, bwd: AnyFunction): A
 
 registerTransform(customJvp, "customJvp");
 registerTransform(customVjp, "customVjp");
+
+/** `checkpoint f args` staged into the active trace, f called on the trace's tensors (staged, or a library call). */
+function stageCheckpoint(f: AnyFunction, args: readonly unknown[]): Staged {
+  const op = "checkpoint";
+  const trace = traceFor(op);
+  const n = args.length;
+  const arg = packArguments(args, op);
+  const x = [{ type: arg.type, prefix: "x" }];
+  const fn = traceLambda(trace, op, "the function of `checkpoint`", x, (p) => f(...spread(p, n)));
+  return emit(trace, { kind: "call", fn: op, args: [fn.lambda, arg.operand] }, fn.type, "c");
+}
+
+/**
+ * `f` itself, except that reverse mode does not store the intermediate values of f's computation: its reverse pass
+ * runs f again from its arguments and reverses that (JAX's checkpoint, or remat), trading time for memory — inside a
+ * loop's step, a long computation's reverse then holds one step's values at a time. Forward mode differentiates f as
+ * it is; every transform composes with it. f is a TypeScript function over tensors, a plain TypeScript function or a
+ * Smooth definition; values f closes over that the differentiated function computes become its inputs.
+ *
+ * @example
+ * const step = checkpoint((x) => tanh(matvec(W, x)));
+ * const loss = (x0) => sum(fori(0, 1000, (_i, x) => step(x), x0));
+ * grad(loss)(x0);
+ */
+export function checkpoint<F extends AnyFunction>(f: F): F {
+  checkFunction(f, "checkpoint", "the function");
+  // Called in the trace as a library function (a plain function's or a staged one's compiled form, or f itself).
+  const inner = libraryFunction(f) !== undefined ? f : (compile(f) as AnyFunction);
+  return customFunction("checkpoint", [f], (args) => stageCheckpoint(inner, args)) as F;
+}

@@ -16,7 +16,19 @@ import { AnfBuilder, mkApp, mkIf, mkProj } from "../ir/builder.js";
 import { exprSize, freeVars, mapNode, someNode } from "../ir/free.js";
 import { fail } from "../syntax/diagnostics.js";
 import { calledFrom, inPrelude, type Span } from "../syntax/source.js";
-import { freshVar, isAtom, mkLet, typeOf, type Atom, type Expr, type If, type IrFunction, type Var } from "../ir/ir.js";
+import {
+  freshVar,
+  isAtom,
+  mkLet,
+  typeOf,
+  type Atom,
+  type Custom,
+  type Expr,
+  type If,
+  type IrFunction,
+  type Lam,
+  type Var,
+} from "../ir/ir.js";
 import { printIr } from "../ir/print.js";
 import { copyFresh, substitute } from "../ir/rename.js";
 import { containsFun } from "../types/types.js";
@@ -162,13 +174,20 @@ class Inliner {
       }
       case "app":
         return this.apply(this.atom(e.fn), this.atom(e.arg), b, e.span);
-      case "custom":
+      case "custom": {
         if (this.resolveCustom) return this.atom(e.fn);
-        return mapNode(
+        const node = mapNode(
           e,
           (a) => this.atom(a),
           (body) => this.scope(body),
-        );
+        ) as Custom;
+        // Reverse mode reads a checkpointed function's body where it recomputes it (src/ad/reverse-call.ts): that
+        // body must be first-order even where lambdas are otherwise inlined only where applied.
+        const def = node.fn.kind === "var" ? this.defs.get(node.fn.id) : undefined;
+        if (node.mode !== "checkpoint" || !this.lazyLambdas || def?.kind !== "lam") return node;
+        const copy = copyFresh(def) as Lam;
+        return { ...node, fn: b.bind("f", { ...copy, body: this.scope(copy.body) }) };
+      }
       case "lam": {
         // (issue 15) A lambda's body is inlined where the lambda is applied, in the copy each application makes, not
         // where it is defined: inlined at its definition, each function of a chain (d_i x = d_{i-1} x + 1) would

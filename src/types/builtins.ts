@@ -29,7 +29,7 @@ export type BuiltinLowering =
   | { readonly kind: "ifold" }
   | { readonly kind: "while" }
   /** A function with custom derivative rules (JAX's custom_jvp / custom_vjp): src/ad/custom.ts. */
-  | { readonly kind: "custom"; readonly mode: "jvp" | "vjp" }
+  | { readonly kind: "custom"; readonly mode: "jvp" | "vjp" | "checkpoint" }
   | { readonly kind: "proj"; readonly index: number }
   | { readonly kind: "pair" };
 
@@ -127,6 +127,20 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         return mFuns([mFun(a, b), mFun(a, mTuple([b, r])), mFuns([r, b], a)], mFun(a, b));
       },
       lowering: { kind: "custom", mode: "vjp" },
+    },
+  ],
+  [
+    // checkpoint f : a -> b, f itself, whose reverse-mode derivative recomputes f's intermediate values from its
+    // argument instead of storing them (JAX's checkpoint / remat).
+    "checkpoint",
+    {
+      arity: 1,
+      type: () => {
+        const a = freshTVar();
+        const b = freshTVar();
+        return mFuns([mFun(a, b)], mFun(a, b));
+      },
+      lowering: { kind: "custom", mode: "checkpoint" },
     },
   ],
   [
