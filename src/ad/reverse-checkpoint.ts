@@ -105,6 +105,11 @@ export interface TapeSize {
   readonly taped: readonly number[];
   /** Scalars stored per iteration besides them: scalar residuals, undo log entries. */
   readonly scalarsPerIteration: number;
+  /**
+   * Arrays stored per iteration (residuals): their size is known only as the loop runs, so each counts as large as
+   * the largest stored state component (an estimate: a step's values are typically the size of its state).
+   */
+  readonly arraysPerIteration: number;
 }
 
 /**
@@ -129,7 +134,10 @@ export function emitDecision(b: AnfBuilder, cp: Checkpoint, tape: TapeSize): voi
   const perEntry = tape.taped.length > 0 ? sum(tape.taped) : litDouble(0);
   const stored = b.prim(
     "add",
-    [b.prim("mul", [entries, perEntry], "states"), b.prim("mul", [n, litDouble(tape.scalarsPerIteration)], "others")],
+    [
+      b.prim("mul", [entries, perEntry], "states"),
+      b.prim("mul", [n, perIteration(b, tape, max(components))], "others"),
+    ],
     "scalars",
   );
   const budget = litDouble(memoryBudget());
@@ -475,4 +483,12 @@ function freshCopy(b: AnfBuilder, arr: Atom, i: Atom): Atom {
   if (isScalar(t)) return x;
   const one = b.prim("record", [emptyTape(b, t), litIndex(0), x, litIndex(1)], "copy");
   return b.prim("get", [one, litIndex(0)], "x");
+}
+
+/** The scalars a taped loop stores per iteration besides its states (see TapeSize.arraysPerIteration). */
+function perIteration(b: AnfBuilder, tape: TapeSize, largest: Atom): Atom {
+  const scalars = litDouble(tape.scalarsPerIteration);
+  if (tape.arraysPerIteration === 0) return scalars;
+  const arrays = b.prim("mul", [litDouble(tape.arraysPerIteration), largest], "arrays");
+  return b.prim("add", [scalars, arrays], "perIteration");
 }

@@ -291,6 +291,7 @@ export function prepareIfold(
     scalarsPerIteration:
       [...residuals, ...hoisted].reduce((sum, r) => sum + knownScalars(r.copy.type), 0) +
       (undo ? knownScalars(logType(undo.sites)) : 0),
+    arraysPerIteration: [...residuals, ...hoisted].reduce((sum, r) => sum + arrayLeaves(r.copy.type), 0),
   };
   emitDecision(b, cp, tapeSize);
   const storedTapes = [...taped.map((t) => t.tape), ...residuals.map((r) => r.tape), ...(undo ? [undo.log] : [])];
@@ -333,6 +334,15 @@ export function prepareIfold(
 /** The scalars of a value of type t whose count the type tells (arrays count none: their size is not known). */
 function knownScalars(t: Type): number {
   return isScalar(t) ? 1 : t.k === "tuple" ? t.elems.reduce((sum, u) => sum + knownScalars(u), 0) : 0;
+}
+
+/** The arrays in a value of type t (an array of tuples: one per field). */
+function arrayLeaves(t: Type): number {
+  if (t.k === "tuple") return t.elems.reduce((sum, u) => sum + arrayLeaves(u), 0);
+  if (t.k !== "array") return 0;
+  let elem = t.elem;
+  while (elem.k === "array") elem = elem.elem;
+  return elem.k === "tuple" ? Math.max(1, arrayLeaves(elem) + knownScalars(elem)) : 1;
 }
 
 /**

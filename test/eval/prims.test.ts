@@ -228,6 +228,17 @@ const checks: { [K in PrimName]: () => void } = {
       }
     }
   },
+  // floor(budget / bytes), at most the steps and what one array of snapshots holds; under one state, an error.
+  checkpointSlots: () => {
+    const slots = (b: number, x: number, n: number, w: number) =>
+      run("checkpointSlots", [num(b), num(x), idx(n), num(w)]);
+    expect(slots(1000, 8, 50, 1)).toBe(50);
+    expect(slots(1000, 8, 500, 1)).toBe(125);
+    expect(slots(1000, 8, 500, 2 ** 25)).toBe(2);
+    expect(() => slots(7, 8, 10, 1)).toThrow(
+      "the memory budget of 7 bytes cannot hold one state of this loop (8 bytes)",
+    );
+  },
   sameSize: () => {
     for (const n of [0, 1, 7]) expect(run("sameSize", [idx(n), idx(n)])).toBe(n);
     expect(() => run("sameSize", [idx(3), idx(2)])).toThrow("the sizes 3 and 2 differ");
