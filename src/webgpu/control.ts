@@ -11,7 +11,7 @@
 //   C[ENV ...]           values kernels pass to each other and to the host (the result's slots among them)
 
 import { RUNTIME } from "../codegen/runtime.js";
-import { indexOutOfRange, intDiv, sizesDiffer, toIndex } from "../prims/table.js";
+import { budgetTooSmall, indexOutOfRange, intDiv, sizesDiffer, toIndex } from "../prims/table.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
 import { addShapeError, updateShapeError } from "../runtime/update.js";
@@ -42,6 +42,7 @@ export type SiteError =
   | { readonly kind: "sizesDiffer" }
   | { readonly kind: "toIndex" }
   | { readonly kind: "divisionByZero" }
+  | { readonly kind: "budgetTooSmall" }
   | { readonly kind: "irregular"; readonly elemType: Type; readonly common: number; readonly recordLength: number }
   | { readonly kind: "updateShape"; readonly set: boolean; readonly rank: number }
   | { readonly kind: "addShape"; readonly rank: number };
@@ -70,6 +71,8 @@ export function raiseAt(site: ErrorSite, saved: readonly number[]): never {
     case "divisionByZero":
       intDiv(0, 0, span);
       throw new Error("webgpu: unreachable");
+    case "budgetTooSmall":
+      return budgetTooSmall(saved[0]!, saved[1]!, span);
     case "irregular": {
       const dims = saved.slice(1);
       const first = dims.slice(0, e.recordLength);

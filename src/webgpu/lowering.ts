@@ -8,6 +8,7 @@
 
 import { arrayOf, type Type } from "../types/types.js";
 import type { Prim } from "../ir/ir.js";
+import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
 import type { PrimName } from "../prims/names.js";
 import { leafStarts, leavesOf, slotCount } from "../lowering/leaves.js";
 import type { Slots, WgslEmitter } from "./emit.js";
@@ -103,6 +104,25 @@ export const WGSL_LOWERING: { readonly [K in PrimName]: WgslLowering } = {
   // abs of the most negative Index wraps to itself, as JavaScript's `Math.abs(x) | 0`.
   abs: { expr: (_em, [a], [t]) => (isIndex(t) ? `select(${a}, 0 - ${a}, ${a} < 0)` : `abs(${a})`) },
   toDouble: { expr: (_em, [a]) => `f32(${a})` },
+  // floor(budget / bytes), at least 1 (else the budget error), at most the steps and the snapshots one array holds;
+  // in float32, as the interpreter computes it in float32.
+  checkpointSlots: {
+    slots: (em, e, base) => {
+      const [b, x, n, w] = e.args.map((a) => em.atom(a)[0]!) as [string, string, string, string];
+      em.failIf(
+        `!(floor(${b} / ${x}) >= 1.0f)`,
+        [
+          { slot: b, kind: "double" },
+          { slot: x, kind: "double" },
+        ],
+        { error: { kind: "budgetTooSmall" }, span: e.span },
+      );
+      em.out.line(
+        `let ${base} = i32(min(min(floor(${b} / ${x}), floor(${MAX_ARRAY_ELEMENTS}.0f / ${w})), f32(${n})));`,
+      );
+      return [base];
+    },
+  },
   toIndex: {
     slots: (em, e, base) => {
       const x = em.atom(e.args[0]!)[0]!;
