@@ -92,7 +92,7 @@ export function inspect(fn: AnyFunction, ...exampleArgs: unknown[]): Inspection 
       : { lastCall: { dispatches: last.dispatches, bytesUp: last.bytesUp, bytesDown: last.bytesDown } };
   // Defined on the object, not spread into a new one: spreading would read `checkpoints` (and run the function).
   const webgpu = { kernels, wgsl: spec.code.text, ...lastCall };
-  return Object.defineProperty(shown, "webgpu", { value: webgpu, enumerable: true }) as Inspection;
+  return Object.defineProperty(shown, "webgpu", { value: webgpu, enumerable: true });
 }
 
 /** Runs the function on `args` (compiled JavaScript, which reports its loops' decisions); the decisions. */
