@@ -14,7 +14,7 @@ import { freeVars } from "../ir/free.js";
 import { freshVar, mkTuple, type Atom, type Expr, type Ifold, type Var } from "../ir/ir.js";
 import { copyFresh } from "../ir/rename.js";
 import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
-import { memoryBudget } from "../runtime/memory-budget.js";
+import { CHECKPOINTED_FLAG, memoryBudget } from "../runtime/memory-budget.js";
 import { arrayOf, BOOL, INT, isScalar, type Type } from "../types/types.js";
 import { emptyTape, forwardOrder, pruned, zeroScalar } from "./reverse-support.js";
 import { nextSnapshotIr, splitIr } from "./revolve.js";
@@ -243,7 +243,7 @@ export function checkpointOf(
   const components = neededComponents(e, new Set(types.flatMap((_, c) => (free.has(parts[c]!.id) ? [c] : []))));
   if (components.length === 0) return undefined;
   return {
-    flag: freshVar("checkpointed", BOOL),
+    flag: freshVar(CHECKPOINTED_FLAG, BOOL),
     slots: freshVar("slots", INT),
     components,
     snaps: components.map((c) => freshVar("snaps", arrayOf(types[c]!))),

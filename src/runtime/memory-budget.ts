@@ -8,6 +8,13 @@
 
 import { fail } from "../syntax/diagnostics.js";
 
+/**
+ * The name of the Bool a checkpointable loop's derivative code branches on (true: checkpointed, src/ad/
+ * reverse-checkpoint.ts). The wasm back end writes the checkpointed branch of such an `if` as a function of its own
+ * (src/wasm/emit.ts), so that it does not slow the taped branch down.
+ */
+export const CHECKPOINTED_FLAG = "checkpointed";
+
 /** The default where the machine's memory cannot be known (a browser). */
 export const FALLBACK_MEMORY_BUDGET = 512 * 2 ** 20;
 

@@ -73,7 +73,10 @@ export function wasmExecutable(program: WasmProgram): Executable {
         (program.fusedFolds > 0 ? `; ${program.fusedFolds} folds in the loop of the array they read` : "") +
         (program.buildsInPlace > 0 ? `; ${program.buildsInPlace} builds written over an array they read` : "") +
         (program.steppedLoops > 0 ? `; ${program.steppedLoops} loops stepping index arithmetic by differences` : "") +
-        (program.outlined > 0 ? `; ${program.outlined} loops as functions of their own` : ""),
+        (program.outlined > 0 ? `; ${program.outlined} loops as functions of their own` : "") +
+        ((program.checkpointBranches ?? 0) > 0
+          ? ` (${program.checkpointBranches} of them checkpointed branches, compiled without node splitting)`
+          : ""),
     },
   };
 }

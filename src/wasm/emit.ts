@@ -10,10 +10,11 @@
 // numbers. A trap costs nothing until it happens, and the check's cold branch holds no call.
 
 import { MAX_ARRAY_ELEMENTS } from "../runtime/limits.js";
+import { CHECKPOINTED_FLAG } from "../runtime/memory-budget.js";
 import { fail } from "../syntax/diagnostics.js";
 import type { Span } from "../syntax/source.js";
 import type { Type } from "../types/types.js";
-import { tangentPositions } from "../ir/ir.js";
+import { freshVar, mkLet, tangentPositions } from "../ir/ir.js";
 import type { Atom, Build, Expr, If, Ifold, Let, Prim, Proj, Var, While } from "../ir/ir.js";
 import {
   componentSlots,
@@ -104,8 +105,15 @@ export class WasmEmitter {
    * own called once per element (./outline.ts); false when it cannot (nothing written).
    */
   outlineLets?: (lets: readonly Let[], live: readonly Var[]) => boolean;
+  /**
+   * Binds the variables `live` of the lets of a branch taken when `flag` is true, written as a function of its own
+   * called before the `if` (./outline.ts); false when it cannot (nothing written).
+   */
+  outlineBranch?: (flag: WSlot, lets: readonly Let[], live: readonly Var[]) => boolean;
   /** How many loops were written as functions of their own (./outline.ts; shown in the code listing). */
   outlined = 0;
+  /** How many branches of a checkpointable loop's flag are functions of their own (./outline.ts). */
+  checkpointBranches = 0;
   /** How many loops the code being written is inside (a function of a loop body's own starts inside one). */
   loopDepth = 0;
   /** Whether the one loop around the code being written is a top-level loop of a few iterations (literal count). */
@@ -402,8 +410,9 @@ export class WasmEmitter {
     // Both branches are written first, so that slots on which they agree (an outer variable, a constant offset 0)
     // need no local of their own: the then branch's assignments go in where it ends once the else branch is written.
     const fb = this.fb;
+    const outlined = this.checkpointedBranch(e, cond);
     fb.if(slotCode(cond));
-    const yes = this.expr(e.then);
+    const yes = outlined ?? this.expr(e.then);
     const thenEnd = fb.position;
     fb.else();
     const no = this.expr(e.else);
@@ -422,6 +431,23 @@ export class WasmEmitter {
     fb.emit(assign(no));
     fb.end();
     return result;
+  }
+
+  /**
+   * The then branch of a checkpointable loop's `if` on its flag (CHECKPOINTED_FLAG, src/ad/reverse-checkpoint.ts),
+   * when it runs loops at the top: written as a function of its own, called before the `if` (./outline.ts says why);
+   * its slots, or undefined (nothing written). It runs only when the tapes would not fit; written in the `if`, it made
+   * V8's code for the taped branch's loops 1.6 times slower (ode's gradient).
+   */
+  private checkpointedBranch(e: If, flag: WSlot): WSlots | undefined {
+    const c = e.cond;
+    if (c.kind !== "var" || c.name !== CHECKPOINTED_FLAG || !this.atTop() || !holdsLoop(e.then)) return undefined;
+    const lets: Let[] = [];
+    let tail = e.then;
+    for (; tail.kind === "let"; tail = tail.body) lets.push(tail);
+    const value = freshVar(CHECKPOINTED_FLAG, e.type);
+    if (this.outlineBranch?.(flag, [...lets, mkLet(value, tail, value)], [value]) !== true) return undefined;
+    return this.atom(value);
   }
 
   /** targets := values, simultaneously: every value is pushed on the operand stack before any target is set. */

@@ -33,7 +33,7 @@ import {
 import { emitParallelSite } from "./parallel.js";
 import { parallelSites } from "./parallel-sites.js";
 import { addPartArena } from "./part-arena.js";
-import { emitOutlinedLets, emitOutlinedLoop } from "./outline.js";
+import { emitOutlinedBranch, emitOutlinedLets, emitOutlinedLoop } from "./outline.js";
 import { slotCode, slotTypes, type Real, type WSlot } from "./slots.js";
 
 /** A compiled module and what ./runtime.ts needs to call it. */
@@ -62,6 +62,11 @@ export interface WasmProgram {
   readonly steppedLoops: number;
   /** How many loops are functions of their own (./outline.ts). */
   readonly outlined: number;
+  /**
+   * How many checkpointed branches are functions of their own (./outline.ts): the module is then compiled without
+   * TurboFan's node splitting (./compile-tier.ts). Absent in a cache entry written before it existed.
+   */
+  readonly checkpointBranches?: number;
   /**
    * The most locals of one of its functions (`main`, a loop body of its own: every value gets its own local, and a
    * very long program can pass the engines' limit).
@@ -228,6 +233,7 @@ export function generateModule(
   if (sites.length > 0) em.parallelSite = (e) => emitParallelSite(em, e, ctx);
   em.outline = (e, count, state) => emitOutlinedLoop(em, mb, e, count, state);
   em.outlineLets = (lets, live) => emitOutlinedLets(em, mb, lets, live);
+  em.outlineBranch = (flag, lets, live) => emitOutlinedBranch(em, mb, flag, lets, live);
 
   let at = 0;
   for (const p of fn.params) {
@@ -289,6 +295,7 @@ export function generateModule(
     buildsInPlace: em.buildsInPlace,
     steppedLoops: em.stepping.loops.size,
     outlined: em.outlined,
+    checkpointBranches: em.checkpointBranches,
     localCount: mb.mostLocals,
     parallelCosts: sites.map((s) => s.cost),
     threads,

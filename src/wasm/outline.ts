@@ -26,7 +26,7 @@
 import { freeVars, someNode } from "../ir/free.js";
 import type { Expr, Ifold, Let, Var } from "../ir/ir.js";
 import type { FunctionBuilder, ModuleBuilder, ValType } from "./encoder.js";
-import { call, i32, localSet, op } from "./instructions.js";
+import { call, i32, localGet, localSet, op } from "./instructions.js";
 import { WasmEmitter, type WSlots } from "./emit.js";
 import { distinctLocals, isLocal, slotCode, slotKey, slotTypes, type WSlot } from "./slots.js";
 
@@ -114,6 +114,52 @@ export function emitOutlinedLets(
   fb.emit(...live.flatMap((v) => sub.atom(v).map(slotCode)));
   addCounts(em, sub);
   em.fb.emit(call(fb.index, ...passed.map(slotCode)));
+  bindResults(em, results, live);
+  return true;
+}
+
+/**
+ * Writes the branch of an `if` on `flag` that runs when it is true (its lets, then the variables `live` bound) as a
+ * function of the module, and in `em`, before the `if`, a call of it whatever the flag (false: it returns zeros at
+ * once); binds `live` in `em` to its results, for the branch to read. Why called before the `if`: TurboFan's scheduler
+ * splits a pure value used in both branches of an `if` and in no block that dominates them (`--turbo-splitting`)
+ * into a copy per branch, and the copy in the other branch stays where its uses are, inside that branch's loops: ode's
+ * gradient divided by the step count in every iteration (1.6 times slower) when the checkpointed branch (src/ad/
+ * reverse-checkpoint.ts) read the values the taped branch's loops read. Arguments of a call before the `if` are uses
+ * that dominate both branches. False, with nothing written, past the engines' limit on parameters or results.
+ */
+export function emitOutlinedBranch(
+  em: WasmEmitter,
+  mb: ModuleBuilder,
+  flag: WSlot,
+  lets: readonly Let[],
+  live: readonly Var[],
+): boolean {
+  const bound = new Set(lets.map((l) => l.v.id));
+  const free = new Map<number, Var>();
+  for (const l of lets) for (const v of freeVars(l.rhs).values()) if (!bound.has(v.id)) free.set(v.id, v);
+  const results = live.flatMap((v) => slotTypes(v.type, em.real));
+  const f = outlinedFunction(em, mb, [...free.values()], [], 1, () => results);
+  if (f === undefined) return false;
+  const { fb, sub, passed } = f;
+  sub.loopDepth = em.loopDepth;
+  // The results' locals start as zeros (wasm's locals do): what a call with the flag false returns.
+  const values = results.map((type) => ({ local: fb.local(type), type }));
+  fb.if(localGet(0));
+  for (const l of lets) sub.letBinding(l);
+  const slots = live.flatMap((v) => sub.atom(v));
+  fb.emit(...values.map((r, k) => localSet(r.local, slotCode(slots[k]!))));
+  fb.end();
+  fb.emit(...values.map((r) => localGet(r.local)));
+  addCounts(em, sub);
+  em.checkpointBranches++;
+  em.fb.emit(call(fb.index, slotCode(flag), ...passed.map(slotCode)));
+  bindResults(em, results, live);
+  return true;
+}
+
+/** Binds `live` in `em` to new locals set from the results of the call just written (`results`, on the stack). */
+function bindResults(em: WasmEmitter, results: readonly ValType[], live: readonly Var[]): void {
   const out = results.map((type) => ({ local: em.fb.local(type), type }));
   for (let k = out.length - 1; k >= 0; k--) em.fb.emit(localSet(out[k]!.local, []));
   let at = 0;
@@ -122,7 +168,6 @@ export function emitOutlinedLets(
     em.bind(v, slots);
     em.markDimensions(slots, v.type);
   }
-  return true;
 }
 
 /**

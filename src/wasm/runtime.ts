@@ -69,7 +69,7 @@ export const unsharedTwinCalls = (): number => twinCalls;
 /** A compiled module, instantiated: `run(args, borrowed)` as the JavaScript back end's compiled functions. */
 export function instantiate(program: WasmProgram): (args: readonly Value[], borrowed: boolean) => Value {
   const api = wasmApi();
-  const module = compileOptimised(api.Module, program.bytes);
+  const module = compileOptimised(api.Module, program.bytes, (program.checkpointBranches ?? 0) > 0);
   if (program.parallelCosts.length === 0) return caller(program, new api.Instance(module, { Math }).exports);
   // A module with parallel sites imports a shared memory and the function that runs a site across threads.
   const host = parallelHost(module, program.parallelCosts, program.threads);

@@ -122,6 +122,17 @@ describe("a checkpointed loop's gradient is the taped one, bit for bit, in every
       // The compiled back ends agree with each other exactly.
       expect(taped.bits.wasm).toBe(taped.bits.js);
     });
+
+  it("is a function of its own in wasm, called before the branch (the taped loops' code as without checkpointing)", () => {
+    const args = [vector(8, 0.7), 40];
+    const spec = p.derivative("chain", p.argTypesFromJson("chain", args), [0], "wasm", undefined, "gradient");
+    // The primal's and the reverse's checkpointed branches (src/wasm/outline.ts, emitOutlinedBranch).
+    expect(spec.code?.text).toMatch(/\(2 of them checkpointed branches, compiled without node splitting\)/);
+    const off = withMemoryBudget(Infinity, () =>
+      p.derivative("chain", p.argTypesFromJson("chain", args), [0], "wasm", undefined, "gradient"),
+    );
+    expect(off.code?.text).not.toMatch(/checkpointed branches/);
+  });
 });
 
 describe("a budget that cannot hold one state", () => {
