@@ -32,6 +32,8 @@ import {
   type ReduceOp,
 } from "./kernels.js";
 import { HostFailure, slotKinds, type HostState } from "./plan.js";
+import { accumulationNest, type NestLevel } from "./nest.js";
+import type { Slots, WgslEmitter } from "./emit.js";
 import { hostRead, onHost, type Planner } from "./parallel.js";
 
 /** A slot's value as WGSL text in a kernel (a literal, a parameter, an environment word). */
@@ -240,12 +242,33 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   const em = kernelEmitter("atomic");
   const free = [...freeVars(e.body).values()].filter((v) => v.id !== e.index.id && v.id !== e.acc.id);
   loadVars(em, free, pl.locOf);
-  const countText = slotText(count[0]!, "int");
-  const g = elementIndex(em, countText);
-  const index = varName(e.index.id);
-  em.out.line(`let ${index} = ${g};`);
-  em.bind(e.index, [index]);
-  em.bounds.loopVariable(index, countText);
+  // Nested accumulation loops (./nest.ts): a thread per iteration of the innermost, its indexes from g.
+  const keptLiterals = comps.map((t, p) => {
+    const a = initAtoms?.[p];
+    return t.k !== "array" && acc.result[p]!.k === "indep" && a?.kind === "lit" ? a : undefined;
+  });
+  const nest = accumulationNest(e, keptLiterals, (l) => {
+    const c = maybeLoc(pl, l.count);
+    return c !== undefined && onHost(c);
+  });
+  const counts = nest.map((l) => maybeLoc(pl, l.loop.count)![0]!);
+  const countTexts = counts.map((c) => slotText(c, "int"));
+  const threads = pl.param("int");
+  const g = elementIndex(em, param(threads, "int"));
+  let rest = g;
+  for (let j = nest.length - 1; j >= 0; j--) {
+    const name = varName(nest[j]!.loop.index.id);
+    em.out.line(`let ${name} = ${j === 0 ? rest : `${rest} % ${countTexts[j]}`};`);
+    if (j > 0) {
+      em.out.line(`let q${j} = ${rest} / ${countTexts[j]};`);
+      rest = `q${j}`;
+    }
+  }
+  nest.forEach((l, j) => {
+    const name = varName(l.loop.index.id);
+    em.bind(l.loop.index, [name]);
+    em.bounds.loopVariable(name, countTexts[j]!);
+  });
   // The state: accumulator arrays where they are (copies the host makes get parameters), scalars from zero.
   const names = slotNames(varName(e.acc.id), state);
   const kinds = slotKinds(state);
@@ -278,7 +301,7 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   for (const name of shared) em.shared.add(name);
   em.bind(e.acc, slots);
   em.markDimensions(slots, state);
-  const result = em.expr(e.body, em.fresh());
+  const result = nestResult(em, nest);
   const envs = comps.map((_, p) => (!isArray[p] && acc.result[p]!.k === "acc" ? pl.env() : -1));
   for (let p = 0; p < comps.length; p++) {
     if (acc.result[p]!.k !== "acc") continue;
@@ -312,14 +335,39 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
       });
     });
   });
-  const kernel = pl.kernel(kernelModule(em, PER_ELEMENT, [ADD_ENV_F32]), "a thread per iteration of an accumulation");
-  const readCount = hostRead(count[0]!);
-  pl.steps.push({ kind: "dispatch", kernel, groups: (h) => groupsFor(readCount(h)) });
+  const what =
+    nest.length === 1 ? "an accumulation" : `${nest.length} nested accumulation loops (a thread per innermost one)`;
+  const kernel = pl.kernel(kernelModule(em, PER_ELEMENT, [ADD_ENV_F32]), `a thread per iteration of ${what}`);
+  const readCounts = counts.map(hostRead);
+  pl.steps.push({
+    kind: "host",
+    run: (h) => void (h.values[threads] = readCounts.reduce((n, c) => n * Math.max(0, c(h)), 1)),
+  });
+  pl.steps.push({ kind: "dispatch", kernel, groups: (h) => groupsFor(h.values[threads]!) });
   return comps.flatMap((_, p) => {
     if (acc.result[p]!.k === "indep") return compLoc(p);
     if (isArray[p]) return stateLoc.slice(starts[p], starts[p]! + sizes[p]!);
     return [{ from: "env", at: envs[p]! } as const];
   });
+}
+
+/**
+ * The slots of the outermost loop's body in one thread of a nest: each level's lets before its inner loop, the inner
+ * loop's state bound to its initial slots (the outer state's, updated in place), the innermost body, then on the way
+ * out each level's lets after its inner loop, which only pass the state on.
+ */
+function nestResult(em: WgslEmitter, nest: readonly NestLevel[]): Slots {
+  for (const level of nest.slice(0, -1)) {
+    for (const l of level.before) em.letBinding(l);
+    const inner = level.inner!.rhs as Ifold;
+    em.bind(inner.acc, em.atom(inner.init));
+  }
+  let result = em.expr(nest[nest.length - 1]!.loop.body, em.fresh());
+  for (let j = nest.length - 2; j >= 0; j--) {
+    em.bind(nest[j]!.inner!.v, result);
+    result = em.expr(nest[j]!.after!, em.fresh());
+  }
+  return result;
 }
 
 /** Whether slot q of a value of type t is the data slot of one of its array leaves. */

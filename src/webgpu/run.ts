@@ -24,6 +24,14 @@ export interface RunStats {
   readonly sequential: boolean;
   readonly bytesUp: number;
   readonly bytesDown: number;
+  /** Each dispatch in order: its kernel (an index into the plan's) and the threads dispatched (workgroups x size). */
+  readonly launches: readonly { readonly kernel: number; readonly threads: number }[];
+}
+
+/** The threads of one workgroup of a kernel, read from its WGSL entry point's attribute. */
+function workgroupThreads(wgsl: string): number {
+  const m = /@workgroup_size\((\d+), (\d+), (\d+)\)/.exec(wgsl);
+  return m === null ? 1 : Number(m[1]) * Number(m[2]) * Number(m[3]);
 }
 
 class Retry extends Error {
@@ -50,7 +58,7 @@ export class GpuRunner {
    * What the last call did: the kernels it dispatched, whether it was run again by the sequential plan, and the bytes
    * it moved between host and GPU (arguments and parameters up; control words and results down).
    */
-  last: RunStats = { dispatches: 0, sequential: false, bytesUp: 0, bytesDown: 0 };
+  last: RunStats = { dispatches: 0, sequential: false, bytesUp: 0, bytesDown: 0, launches: [] };
 
   constructor(
     readonly plan: Plan,
@@ -214,10 +222,15 @@ export class GpuRunner {
             pass.end();
           });
           dispatches++;
+          launches.push({
+            kernel: step.kernel,
+            threads: x * y * z * workgroupThreads(plan.kernels[step.kernel]!.wgsl),
+          });
         }
       }
     };
     let dispatches = 0;
+    const launches: { kernel: number; threads: number }[] = [];
     try {
       run(plan.steps);
     } catch (e) {
@@ -251,7 +264,7 @@ export class GpuRunner {
     scratch?.destroy();
     checkControl(words32, plan.sites, hostTop, gpu.adapter);
     const { value, bytes } = await this.result(gpu, b, words32, values);
-    this.last = { dispatches, sequential: false, bytesUp, bytesDown: controlBytes + bytes };
+    this.last = { dispatches, sequential: false, bytesUp, bytesDown: controlBytes + bytes, launches };
     return value;
   }
 
