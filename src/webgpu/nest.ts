@@ -117,7 +117,7 @@ function innerOf(
     const end = endAtoms?.[p];
     if (at === undefined || end?.kind !== "lit" || end.value !== at.value) return undefined;
   }
-  let after: Expr = e.body;
+  const after: Expr = e.body;
   for (let a = after; ; a = a.body) {
     if (a.kind !== "let") {
       if (!passesOn(a)) return undefined;

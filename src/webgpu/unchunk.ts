@@ -32,7 +32,9 @@ import {
 
 /** `fn` with every chunked accumulation at the top of its body back to one loop (fn itself when there is none). */
 export function unchunk(fn: IrFunction): IrFunction {
-  let { bindings, tail } = splitLets(fn.body);
+  const split = splitLets(fn.body);
+  const tail = split.tail;
+  let bindings = split.bindings;
   let changed = false;
   for (let i = 0; i < bindings.length; i++) {
     const next = unchunkAt(bindings, i, tail);
