@@ -225,18 +225,23 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   // A component the loop does not add to must be the one it started with (a literal or a variable it keeps).
   for (let p = 0; p < comps.length; p++)
     if (acc.result[p]!.k === "indep" && !sameAtom(initAtoms?.[p], bodyAtoms?.[p])) return undefined;
-  // An accumulator the loop's caller still sees afterwards is copied first (one the host just zeroed is not).
+  // An accumulator the loop's caller still sees afterwards is copied first (new zeros used only here are not).
   const copies = comps.map((_, p) => {
     if (!isArray[p] || acc.result[p]!.k !== "acc") return false;
     const own = initAtoms?.[p];
     const fresh =
       own?.kind === "var" &&
-      pl.freshZeros.has(own.id) &&
+      (pl.freshZeros.has(own.id) || pl.freshArrays.has(own.id)) &&
       pl.uses.get(own.id) === 1 &&
       (state.k !== "tuple" || (e.init.kind === "var" && pl.uses.get(e.init.id) === 1));
     return !fresh;
   });
-  const compLoc = (p: number) => init.slice(starts[p], starts[p]! + sizes[p]!);
+  // A component's own location where the planner has it (the tuple of them may have gone to a segment's env words).
+  const compLoc = (p: number): Loc => {
+    const a = initAtoms?.[p];
+    if (a !== undefined && (a.kind === "lit" || pl.hasLoc(a))) return pl.atomLoc(a);
+    return init.slice(starts[p], starts[p]! + sizes[p]!);
+  };
   if (copies.some((c, p) => c && !onHost(compLoc(p)))) return undefined;
 
   const em = kernelEmitter("atomic");

@@ -13,6 +13,7 @@ import { freeVars, useCounts } from "../ir/free.js";
 import { typeOf, type Atom, type Expr, type If, type IrFunction, type Let, type Var } from "../ir/ir.js";
 import { ownership, type Ownership } from "../lowering/ownership.js";
 import { leafStarts, leavesOf } from "../lowering/leaves.js";
+import { buildChain } from "../lowering/build-forms.js";
 import { varName } from "../codegen/writer.js";
 import type { ScalarKind } from "../runtime/value.js";
 import type { Type } from "../types/types.js";
@@ -43,6 +44,15 @@ export function hostRead(this: void, src: Loc[number]): (h: HostState) => number
   throw new Error("webgpu: the host reads a value only the device has");
 }
 
+/** Whether `rhs` makes a new array of zeros (which no other variable shares). */
+function freshArray(rhs: Expr): boolean {
+  if (rhs.kind === "prim") return rhs.op === "zerosLike";
+  if (rhs.kind !== "build") return false;
+  const levels = buildChain(rhs);
+  const terminal = levels[levels.length - 1]!.build.body;
+  return terminal.kind === "lit" && terminal.value === 0;
+}
+
 export class Planner {
   readonly kernels: KernelInfo[] = [];
   readonly paramKinds: ScalarKind[] = [];
@@ -53,6 +63,8 @@ export class Planner {
   readonly tuples = new Map<number, readonly Atom[]>();
   /** Data parameters of arrays the host allocated and zeroed (zerosLike), by variable. */
   readonly freshZeros = new Set<number>();
+  /** Variables bound to new arrays of zeros wherever they are computed (zerosLike, builds of 0.), by variable. */
+  readonly freshArrays = new Set<number>();
   readonly owned: Ownership;
   readonly uses: Map<number, number>;
 
@@ -122,6 +134,8 @@ export class Planner {
   private expr(e: Expr): Loc {
     const pending: Let[] = [];
     for (; e.kind === "let"; e = e.body) {
+      if (freshArray(e.rhs)) this.freshArrays.add(e.v.id);
+      if (e.rhs.kind === "tuple") this.tuples.set(e.v.id, e.rhs.elems);
       if (!this.mayPlan(e.rhs, pending)) {
         pending.push(e);
         continue;

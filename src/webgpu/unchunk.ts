@@ -158,15 +158,19 @@ function unchunkAt(bindings: readonly Binding[], i: number, tail: Expr): Binding
     if (p === undefined) out.push(b);
     else out.push({ v: b.v, rhs: count === 1 ? whole : mkProj(p, whole) });
   }
-  return dropDead(out, tail, freeVars(rhs.size));
+  // The chunks' count and the chunk's zeros (moved out with the lets B reads) are dead now unless read elsewhere.
+  // So are tuples nothing reads any more (the loop's initial state before chunking).
+  const renamings = out.filter((b) => ["tuple", "proj", "var", "lit"].includes(b.rhs.kind)).map((b) => b.v.id);
+  const dead = new Set([...freeVars(rhs.size).keys(), ...lets.map((l) => l.v.id), ...renamings]);
+  return dropDead(out, tail, dead);
 }
 
 /**
  * The bindings without those of `candidates` (and what only they read) that nothing reads any more: the computation of
  * the chunks' count.
  */
-function dropDead(bindings: Binding[], tail: Expr, candidates: ReadonlyMap<number, Var>): Binding[] {
-  const feeds = new Set(candidates.keys());
+function dropDead(bindings: Binding[], tail: Expr, candidates: ReadonlySet<number>): Binding[] {
+  const feeds = new Set(candidates);
   for (let k = bindings.length - 1; k >= 0; k--)
     if (feeds.has(bindings[k]!.v.id)) for (const id of freeVars(bindings[k]!.rhs).keys()) feeds.add(id);
   const live = new Set(freeVars(tail).keys());
