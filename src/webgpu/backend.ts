@@ -11,6 +11,7 @@ import { serialPlan } from "./serial.js";
 import { GpuRunner, type RunStats } from "./run.js";
 import { Planner } from "./parallel.js";
 import { unchunk } from "./unchunk.js";
+import { flattenStates } from "./flat-state.js";
 import type { Plan } from "./plan.js";
 
 function refuse(fn: IrFunction, why: string): never {
@@ -44,8 +45,9 @@ export function kernelCount(spec: { readonly runAsync?: unknown }): number | und
 
 function compileWebGpu(fn: IrFunction): Executable {
   if (fn.functions !== undefined && fn.functions.length > 0) refuse(fn, "recursive functions");
-  // The parallel plan takes an accumulation as one loop, a thread per iteration, not as chunks (./unchunk.ts).
-  const plan = new Planner(unchunk(fn)).plan();
+  // The parallel plan takes an accumulation as one loop, a thread per iteration, not as chunks (./unchunk.ts), its
+  // state a flat tuple (./flat-state.ts).
+  const plan = new Planner(flattenStates(unchunk(fn))).plan();
   // The sequential plan, made when a call's parallel plan fails a check: it reports the first error in order.
   let sequential: GpuRunner | undefined;
   const runner = new GpuRunner(plan, () => (sequential ??= new GpuRunner(serialPlan(fn))));
