@@ -1,6 +1,7 @@
 // Models on the webgpu back end through the library (`backend: "webgpu"`: the function returns a promise): an MLP's
 // value and gradient, a conv2d layer's gradient and the GMM objective's gradient agree with wasm-f32's (float32 both);
-// kernel counts are asserted so that fusion does not silently regress; float64 is refused by name.
+// kernel counts and the threads each kernel ran are asserted so that fusion and parallelism do not silently regress;
+// float64 is refused by name.
 
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -44,47 +45,65 @@ function kernels(
   return { planned: kernelCount(spec)!, dispatched: last.dispatches, sequential: last.sequential };
 }
 
+/** The threads each dispatch of the last call ran (workgroups x workgroup size), in order. */
+function threads(fn: AnyFunction, args: readonly unknown[]): number[] {
+  return lastRun(libraryFunction(fn)!.program(args))!.launches.map((l) => l.threads);
+}
+
 describe("models on webgpu, through the library", () => {
-  // At these sizes a one-thread kernel that copies the gradients on every update (instead of updating them in place,
-  // as the ownership analysis allows) passes the 65,535 loop iterations Mesa's adapter allows a thread
-  // (../../src/webgpu/loop-guard.ts): the MLP and conv2d cases guard that one-thread kernels update in place.
-  it("an MLP's value and gradient (8 → 16 → 4, batch 5) agree with wasm-f32, in one kernel", async () => {
+  // The reverse sweeps run across threads, each adding into the shared adjoints atomically; the kernel counts and the
+  // threads dispatched (lastRun's launches) are asserted so that neither regresses silently.
+  it("an MLP's value and gradient (8 → 16 → 4, batch 40) agree with wasm-f32, a thread per example", async () => {
     if (!ready) return;
     const m = smoothModule(MLP_SOURCE, { fileName: "mlp.smooth" });
-    const args = mlpArgs(8, 16, 4, 5);
+    const args = mlpArgs(8, 16, 4, 40);
     const options = { argnums: [0, 1, 2, 3] } as const;
     const gpu = valueAndGrad(m.mlpLoss!, { ...options, backend: "webgpu" });
     const pending = gpu(...args);
     expect(pending).toBeInstanceOf(Promise);
     const cpu = valueAndGrad(m.mlpLoss!, { ...options, dtype: "float32" })(...args);
     expectClose(await pending, cpu, 1e-4);
-    // The whole training step is one kernel. It runs on one thread: the reverse sweep comes as a build over chunks of
-    // examples (opt/accumulation.ts), which the parallel plan does not yet spread over threads.
-    expect(kernels(gpu, args)).toEqual({ planned: 1, dispatched: 1, sequential: false });
-    expect(inspect(gpu, ...args).webgpu!.wgsl).toMatch(/kernel 0: \d+ lets on one thread/);
+    // The training step, forward and backward, is one scatter kernel with a thread per example of the batch (the
+    // sweep's nested tuple state flattened, ../../src/webgpu/flat-state.ts), then the mean on one thread.
+    expect(kernels(gpu, args)).toEqual({ planned: 2, dispatched: 2, sequential: false });
+    const [sweep, mean] = threads(gpu, args);
+    expect(sweep).toBeGreaterThanOrEqual(40);
+    expect(mean).toBe(1);
+    const shown = inspect(gpu, ...args).webgpu!.wgsl;
+    expect(shown).toMatch(/kernel 0: a thread per iteration of an accumulation/);
+    expect(shown).toMatch(/kernel 1: 1 lets on one thread/);
   });
 
-  it("a conv2d layer's gradient (2 filters, 3 channels, 6 x 7) agrees with wasm-f32", async () => {
+  it("a conv2d layer's gradient (4 filters, 3 channels, 12 x 12) agrees with wasm-f32, a thread per output pixel", async () => {
     if (!ready) return;
     const m = smoothModule(CONV_SOURCE, { fileName: "conv.smooth" });
-    const args = convArgs(2, 3, 6, 7);
+    const args = convArgs(4, 3, 12, 12);
     const gpu = grad(m.conv2dLoss!, { argnums: [0, 1], backend: "webgpu" });
     const cpu = grad(m.conv2dLoss!, { argnums: [0, 1], dtype: "float32" })(...args);
     expectClose(await gpu(...args), cpu, 1e-4);
-    const k = kernels(gpu, args);
-    expect(k.sequential).toBe(false);
-    expect(k.planned).toBeLessThanOrEqual(4);
+    // The chunked sweep over filters is one loop again (../../src/webgpu/unchunk.ts), and its loops over output rows
+    // and columns are flattened into it (nest.ts): one kernel, a thread per (filter, row, column), 4 x 10 x 10.
+    expect(kernels(gpu, args)).toEqual({ planned: 1, dispatched: 1, sequential: false });
+    expect(threads(gpu, args)[0]).toBeGreaterThanOrEqual(400);
+    expect(inspect(gpu, ...args).webgpu!.wgsl).toMatch(
+      /kernel 0: a thread per iteration of 3 nested accumulation loops/,
+    );
   });
 
-  it("the GMM objective's gradient (d = 3, K = 4, n = 30) agrees with wasm-f32", async () => {
+  it("the GMM objective's gradient (d = 3, K = 4, n = 300) agrees with wasm-f32, a thread per point", async () => {
     if (!ready) return;
     const text = readFileSync(new URL("../../examples/adbench/gmm.smooth", import.meta.url), "utf8");
     const m = smoothModule(text, { fileName: "gmm.smooth" });
-    const args = gmmArgs(3, 4, 30);
+    const args = gmmArgs(3, 4, 300);
     const gpu = grad(m.gmmObjective!, { argnums: [0, 1, 2], backend: "webgpu" });
     const cpu = grad(m.gmmObjective!, { argnums: [0, 1, 2], dtype: "float32" })(...args);
     expectClose(await gpu(...args), cpu, 1e-4);
-    expect(kernels(gpu, args).sequential).toBe(false);
+    const k = kernels(gpu, args);
+    expect(k.sequential).toBe(false);
+    // The sweep over points (chunked for the CPU's threads) is one kernel with a thread per point; the rest are the
+    // model's small K x d loops, at most 17 kernels in all.
+    expect(k.planned).toBeLessThanOrEqual(17);
+    expect(Math.max(...threads(gpu, args))).toBeGreaterThanOrEqual(300);
   });
 
   it("runs a fused elementwise chain of a gradient as one kernel, and inspect shows it", async () => {
