@@ -3,8 +3,9 @@
 // jax-js's WebGPU backend (@jax-js/jax, installed on demand), side by side, each checked against wasm-f32 first. It
 // prints the adapter it ran on. Node reaches the GPU through Dawn (the `webgpu` package, installed on demand): the
 // default adapter first; with none, Mesa's software adapter through OpenGL (EGL_PLATFORM=surfaceless). On a software
-// adapter the timings say nothing about a GPU's speed (the table says so), and the sizes are scaled down to what fits
-// its cap of 65,535 loop iterations per thread (`--full` keeps them; a workload past the cap is reported as such). Options: --full, --rounds=N, --backend=opengl|vulkan (Dawn's), --no-install, --only=mlp,conv,gmm.
+// adapter the timings say nothing about a GPU's speed (the table says so), and the MLP's sizes are scaled down to what
+// fits its cap of 65,535 loop iterations per thread (`--full` keeps them; a workload past the cap is reported as such);
+// the conv2d and GMM gradients run at full size there, their sweeps spread over threads. Options: --full, --rounds=N, --backend=opengl|vulkan (Dawn's), --no-install, --only=mlp,conv,gmm.
 // Writes bench/results/gpu.md and .json on a hardware adapter, bench/scratch/ on a software one.
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -47,7 +48,7 @@ const adapterText = [info.vendor, info.architecture, info.device, info.descripti
 const software = /llvmpipe|lavapipe|swiftshader|softpipe|software/i.test(`${adapterText} ${await gpuAdapter()}`);
 const full = !software || process.argv.includes("--full");
 console.log(`adapter: ${adapterText || (await gpuAdapter())}${software ? " (a software adapter)" : ""}`);
-console.log(full ? "full sizes" : "sizes scaled down for a software adapter (--full keeps them)");
+console.log(full ? "full sizes" : "the MLP's sizes scaled down for a software adapter (--full keeps them)");
 
 // ---- the workloads ----
 const text = (path) => readFileSync(new URL(`../examples/${path}`, import.meta.url), "utf8");
@@ -64,7 +65,9 @@ const oneHot = (n, k) =>
   Array.from({ length: n }, (_, r) => Array.from({ length: k }, (_, j) => (j === r % k ? 1 : 0)));
 
 function mlpCase() {
-  const [IN, H1, H2, OUT, BATCH] = full ? [784, 1024, 1024, 10, 256] : [32, 16, 16, 4, 4];
+  // A thread per example, all adding into the same adjoints with compare-exchange loops: on a software adapter the
+  // retries count against its loop cap, which a larger layer or batch passes.
+  const [IN, H1, H2, OUT, BATCH] = full ? [784, 1024, 1024, 10, 256] : [32, 16, 16, 4, 16];
   const args = [
     rows(numbers(H1 * IN, 1, -0.05, 0.05), H1, IN),
     numbers(H1, 2, -0.1, 0.1),
@@ -105,7 +108,8 @@ function mlpCase() {
 }
 
 function convCase() {
-  const [F, C, H, W] = full ? [16, 3, 64, 64] : [2, 2, 8, 8];
+  // A thread per (filter, output row, column) since the sweep's loops are flattened: full size fits the software cap.
+  const [F, C, H, W] = [16, 3, 64, 64];
   const k = numbers(F * C * 9, 6, -0.3, 0.3);
   const img = numbers(C * H * W, 7, 0, 1);
   const K = Array.from({ length: F }, (_, f) =>
@@ -123,7 +127,8 @@ function convCase() {
 }
 
 function gmmCase() {
-  const [d, K, n] = full ? [10, 25, 1000] : [3, 4, 30];
+  // A thread per point: full size fits the software cap.
+  const [d, K, n] = [10, 25, 1000];
   const icf = d + (d * (d - 1)) / 2;
   return {
     name: `GMM gradient, d = ${d}, K = ${K}, n = ${n}`,
