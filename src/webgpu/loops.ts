@@ -346,7 +346,13 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   const readCounts = counts.map(hostRead);
   pl.steps.push({
     kind: "host",
-    run: (h) => void (h.values[threads] = readCounts.reduce((n, c) => n * Math.max(0, c(h)), 1)),
+    run: (h) => {
+      const sizes = readCounts.map((c) => Math.max(0, c(h)));
+      // An empty inner loop under a running outer one: the lets before it would run on no thread, and a check in them
+      // would go unreported, so the sequential plan runs the call.
+      if (sizes[0]! > 0 && sizes.some((n) => n === 0)) throw new HostFailure("an empty inner loop");
+      h.values[threads] = sizes.reduce((n, c) => n * c, 1);
+    },
   });
   pl.steps.push({ kind: "dispatch", kernel, groups: (h) => groupsFor(h.values[threads]!) });
   return comps.flatMap((_, p) => {
