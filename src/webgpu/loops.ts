@@ -32,7 +32,7 @@ import {
   type ReduceOp,
 } from "./kernels.js";
 import { HostFailure, slotKinds, type HostState } from "./plan.js";
-import { accumulationNest, type NestLevel } from "./nest.js";
+import { accumulationNest, type Known, type NestLevel } from "./nest.js";
 import type { Slots, WgslEmitter } from "./emit.js";
 import { hostRead, onHost, type Planner } from "./parallel.js";
 
@@ -248,11 +248,12 @@ export function planScatter(pl: Planner, e: Ifold): Loc | undefined {
   const free = [...freeVars(e.body).values()].filter((v) => v.id !== e.index.id && v.id !== e.acc.id);
   loadVars(em, free, pl.locOf);
   // Nested accumulation loops (./nest.ts): a thread per iteration of the innermost, its indexes from g.
-  const keptLiterals = comps.map((t, p) => {
+  const known = comps.map((t, p): Known => {
     const a = initAtoms?.[p];
-    return t.k !== "array" && acc.result[p]!.k === "indep" && a?.kind === "lit" ? a : undefined;
+    if (t.k === "array") return acc.result[p]!.k === "acc" ? "state" : undefined;
+    return acc.result[p]!.k === "indep" && a?.kind === "lit" ? a : undefined;
   });
-  const nest = accumulationNest(e, keptLiterals, (l) => {
+  const nest = accumulationNest(e, known, (l) => {
     const c = maybeLoc(pl, l.count);
     return c !== undefined && onHost(c);
   });

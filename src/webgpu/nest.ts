@@ -5,8 +5,8 @@
 //
 // An accumulation loop's body `L1; let d = ifold B' init' m; L2; tail` is flattened into its inner loop when:
 //   - the inner loop runs over a count the host knows, and every scalar of its state is a literal it starts from and
-//     keeps (reverse mode's seed `1.`): a thread starting from that literal sees what the serial loop sees there. The
-//     arrays of its state are the outer loop's accumulators: the analysis of the outermost loop
+//     keeps (reverse mode's seed `1.`): a thread starting from that literal sees what the serial loop sees there. Every
+//     array of its state is one of the outermost loop's accumulators, and the analysis of the outermost loop
 //     (../opt/accumulation.ts, which planScatter runs) covers the nested loops, so what an inner iteration adds does
 //     not depend on the accumulators;
 //   - L1 adds nothing (every thread of the inner loop runs it again): its lets run no loop and read the state only
@@ -18,7 +18,7 @@
 
 import { splitLets } from "../ir/builder.js";
 import { freeVars, someNode } from "../ir/free.js";
-import type { Atom, Expr, Ifold, Let, Lit } from "../ir/ir.js";
+import { freshVar, mkLet, type Atom, type Expr, type Ifold, type Let, type Lit } from "../ir/ir.js";
 
 /** One level of a nest: its loop, the lets before its inner loop, the let binding the inner loop, the rest after. */
 export interface NestLevel {
@@ -35,13 +35,17 @@ const passesOn = (e: Expr): boolean => e.kind === "var" || e.kind === "lit" || e
 const runsLoops = (e: Expr): boolean =>
   someNode(e, (n) => n.kind === "build" || n.kind === "ifold" || n.kind === "while");
 
-/** The scalars of a value known to be literals (per slot of its flattened tuple; undefined where not known). */
-type Literals = readonly (Lit | undefined)[];
+/**
+ * What is known of each component of a value: a literal, "state" (an accumulator of the outermost loop, the array
+ * itself), or nothing.
+ */
+export type Known = Lit | "state" | undefined;
+type Literals = readonly Known[];
 
 /**
  * The levels of the nest rooted at `outer` (outer first), flattened as long as the rules above allow and `known` says
  * an inner loop's count is known outside the nest (a variable of the plan, or a literal). `state` says which scalars
- * of the outer loop's state are literals it keeps, per component.
+ * of the outer loop's state are literals it keeps and which arrays its accumulators, per component.
  */
 export function accumulationNest(outer: Ifold, state: Literals, known: (e: Ifold) => boolean): NestLevel[] {
   const levels: NestLevel[] = [];
@@ -58,13 +62,13 @@ export function accumulationNest(outer: Ifold, state: Literals, known: (e: Ifold
   return levels;
 }
 
-/** The components of a tuple-typed (or scalar) atom, as literals where known. */
+/** What is known of the components of a tuple-typed (or scalar) atom. */
 function literalsOf(a: Atom, env: ReadonlyMap<number, Literals>): Literals | undefined {
   if (a.kind === "lit") return [a];
   return env.get(a.id);
 }
 
-/** Which literal each component of `rhs` is (tuples, projections, variables), given those of the variables. */
+/** What is known of each component of `rhs` (tuples, projections, variables), given what is of the variables. */
 function literalsOfRhs(rhs: Expr, env: ReadonlyMap<number, Literals>): Literals | undefined {
   if (rhs.kind === "var" || rhs.kind === "lit") return literalsOf(rhs, env);
   if (rhs.kind === "tuple") {
@@ -97,9 +101,14 @@ function innerOf(
     } else if (runsLoops(e.rhs) || readsState(e.rhs)) return undefined;
     before.push(e);
   }
-  if (e.kind !== "let" || e.rhs.kind !== "ifold") return undefined;
-  const inner = e;
-  const innerLoop = e.rhs;
+  // The inner loop: let-bound, or the body's value (then bound here to a variable of its own).
+  let inner: Let;
+  if (e.kind === "ifold") {
+    const v = freshVar("inner", e.type);
+    inner = mkLet(v, e, v);
+  } else if (e.kind === "let" && e.rhs.kind === "ifold") inner = e;
+  else return undefined;
+  const innerLoop = inner.rhs as Ifold;
   if (!known(innerLoop)) return undefined;
   // The inner loop starts from the outer state (not from zeros it adds to the state afterwards).
   if (innerLoop.init.kind !== "var" || !stateVars.has(innerLoop.init.id)) return undefined;
@@ -110,14 +119,19 @@ function innerOf(
   const last = bindings[bindings.length - 1];
   const ends = tail.kind === "var" && last !== undefined && last.v.id === tail.id ? last.rhs : tail;
   const endAtoms = innerState.k === "tuple" ? (ends.kind === "tuple" ? ends.elems : undefined) : [ends];
-  // Every scalar of the inner state: a literal at the start, the same literal at the end of each iteration.
+  // Every scalar of the inner state: a literal at the start, the same literal at the end of each iteration. Every
+  // array: an accumulator of the outermost loop (an array of the thread's own would hold one iteration's additions,
+  // where the loop's later iterations may read all earlier ones').
   for (let p = 0; p < comps.length; p++) {
-    if (comps[p]!.k === "array") continue;
     const at = start?.[p];
+    if (comps[p]!.k === "array") {
+      if (at !== "state") return undefined;
+      continue;
+    }
     const end = endAtoms?.[p];
-    if (at === undefined || end?.kind !== "lit" || end.value !== at.value) return undefined;
+    if (at === undefined || at === "state" || end?.kind !== "lit" || end.value !== at.value) return undefined;
   }
-  const after: Expr = e.body;
+  const after: Expr = inner.body;
   for (let a = after; ; a = a.body) {
     if (a.kind !== "let") {
       if (!passesOn(a)) return undefined;
