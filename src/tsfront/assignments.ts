@@ -7,7 +7,7 @@ import type { Expr } from "../syntax/ast.js";
 import type { Binding, Ctx, Env, Fn, Ownership, ValueBinding } from "./context.js";
 import { withField } from "./classes.js";
 import { consoleCall, expr, indexOf, packAs, widenArray } from "./expressions.js";
-import { arithmetic, bitwise, remainder } from "./operators.js";
+import { arithmetic, bitwise, remainder, toInt32 } from "./operators.js";
 import { forEachLoop } from "./loops.js";
 import { app, binop, ifte, index, lam, num, param } from "./smooth-ast.js";
 import { elementOf, markShared, restOf } from "./statements.js";
@@ -328,7 +328,12 @@ function write(fn: Fn, target: Expression, container: Val, f: (old: Val) => Val,
         lets.bind(indexOf(fn, t.property as Expression, env, lets, "an index"), T_INT, "i", span) as { expr: Expr }
       ).expr;
       const old = lets.bind(index(parent.expr, i, span), elem, "x", span);
-      const value = f(old);
+      const written = f(old);
+      // An Int32Array holds the ToInt32 of a number written into it (`a[i] = 2.5` writes 2), as in JavaScript.
+      const value =
+        parent.type.int32 && written.kind === "atom" && written.type.k === "double"
+          ? atom(toInt32(lets, written.expr, span), T_INT)
+          : written;
       const joined = joinType(elem, typeOfVal(value));
       // A Double written into an array of integers JavaScript made (`xs.map(() => 0)`): the array becomes Doubles.
       const wide = joined && !sameType(joined, elem) ? joinType(parent.type, tArray(joined)) : undefined;

@@ -14,8 +14,10 @@ import { app, binop, dbl, index, lam, num, param } from "./smooth-ast.js";
 import { callbackValue } from "./bodies.js";
 import { math } from "./math.js";
 import { bare, keyName, type Expression } from "./syntax.js";
+import { ELEMENT_INDEX, recordRange } from "./int-ranges.js";
 import { joinType, sameType, showTsType, T_DOUBLE, T_INT, tArray, type TsType } from "./ts-types.js";
-import { atom, Lets, pack, typeOfVal, type Val } from "./values.js";
+import { atom, Lets, pack, typeOfVal, type AtomVal, type Val } from "./values.js";
+import { toInt32 } from "./operators.js";
 
 type Call = A.CallExpression | A.NewExpression;
 type Argument = Expression | A.SpreadElement;
@@ -114,7 +116,24 @@ function newObject(
     const elem = kind === "Int32Array" ? T_INT : T_DOUBLE;
     if (args.length !== 1) return fn.fail(e, `\`new ${kind}\` needs one argument: a length or an array to copy`);
     const a = expr(fn, args[0]!, env, lets);
-    if (a.kind === "atom" && a.type.k === "array") return a; // a copy: arrays are values in Smooth
+    if (a.kind === "atom" && a.type.k === "array") {
+      // An Int32Array of numbers holds their ToInt32 (`new Int32Array([0.5])` is [0]), as JavaScript's does.
+      if (kind !== "Int32Array") return a; // a copy: arrays are values in Smooth
+      if (a.type.elem.k === "int") return atom(a.expr, { k: "array", elem: T_INT, int32: true });
+      if (a.type.elem.k !== "double")
+        return fn.fail(e, `\`new Int32Array\` of ${showTsType(a.type)} is not supported: it needs numbers`, {}, "type");
+      const n = (lets.bind(app("length", [a.expr], span), T_INT, "n", span) as AtomVal).expr;
+      const int32s = build(
+        fn,
+        n,
+        (i) => {
+          const inner = new Lets(fn.names);
+          return inner.wrap(toInt32(inner, index(a.expr, i, span), span));
+        },
+        span,
+      );
+      return lets.bind(int32s, { k: "array", elem: T_INT, int32: true }, "xs", span);
+    }
     if (kind === "Array")
       return fn.fail(e, "`new Array(n)` has no elements: write `new Array(n).fill(x)` or new Float64Array(n)");
     const n = indexOf(fn, args[0]!, env, lets, `the length of \`new ${kind}\``);
@@ -173,6 +192,7 @@ function mapIndexes(
 ): Val {
   const i = fn.names.fresh("i");
   const iv = atom({ kind: "var", name: i, span }, T_INT);
+  recordRange(iv.expr, ELEMENT_INDEX);
   const inner = new Lets(fn.names);
   const element = xs
     ? inner.bind(index(xs.expr, iv.expr, span), (xs.type as { elem: TsType }).elem, "x", span)

@@ -29,7 +29,19 @@ import {
   tArray,
   type TsType,
 } from "./ts-types.js";
-import { atom, fromLeaves, leaves, leafTypes, Lets, pack, toDouble, typeOfVal, type Val } from "./values.js";
+import {
+  atom,
+  fromLeaves,
+  leaves,
+  leafTypes,
+  Lets,
+  pack,
+  toDouble,
+  typeOfVal,
+  type AtomVal,
+  type Val,
+} from "./values.js";
+import { LENGTH, recordRange } from "./int-ranges.js";
 
 export { bare };
 
@@ -403,7 +415,11 @@ function property(fn: Fn, e: A.MemberExpression, env: Env, lets: Lets): Val {
   }
   if (name === "length") {
     if (a.kind === "tuple") return atom(num(a.elems.length, span), T_INT);
-    if (a.kind === "atom" && a.type.k === "array") return lets.bind(app("length", [a.expr], span), T_INT, "n", span);
+    if (a.kind === "atom" && a.type.k === "array") {
+      const n = lets.bind(app("length", [a.expr], span), T_INT, "n", span) as AtomVal;
+      recordRange(n.expr, LENGTH);
+      return n;
+    }
   }
   return fn.fail(e.property, `\`.${name}\` of ${showTsType(typeOfVal(a))} is not supported`, {}, "type");
 }

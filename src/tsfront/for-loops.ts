@@ -13,6 +13,7 @@ import { runLoop } from "./loops.js";
 import { app, binop, bool, neg, num } from "./smooth-ast.js";
 import { block } from "./statements.js";
 import { bare, isFunctionLike, keyName, numberLiteral, type Expression, type Node } from "./syntax.js";
+import { INT32, rangeOf, recordRange, type Range } from "./int-ranges.js";
 import { T_INT, type TsType } from "./ts-types.js";
 import { walkTree } from "./walk.js";
 import { Lets } from "./values.js";
@@ -203,6 +204,7 @@ function counted(fn: Fn, s: A.ForStatement, env: Env, ctx: Ctx, span: Span): Exp
               span,
             );
             const iv = l.bind(i, T_INT, c.name, span);
+            recordRange((iv as { expr: Expr }).expr, counterRange(c, a, b));
             return block(fn, s.body, inner.declare(c.name, iv, false, "foreign", c.decl), iterCtx);
           },
         }),
@@ -210,6 +212,20 @@ function counted(fn: Fn, s: A.ForStatement, env: Env, ctx: Ctx, span: Span): Exp
     }
   }
   return undefined;
+}
+
+/**
+ * The values a counted loop's counter takes: from the start to the bound (one short of it when the bound is strict);
+ * any 32-bit integer when the bound is a Double.
+ */
+function counterRange(c: Counting, a: Expr, b: { expr: Expr; type: TsType }): Range {
+  if (b.type.k !== "int") return INT32;
+  const [ra, rb] = [rangeOf(a), rangeOf(b.expr)];
+  const strict = c.op === "<" || c.op === ">" ? 1 : 0;
+  // i + shift < b: i < b - shift, which loopBound computed.
+  return c.step > 0
+    ? { lo: ra.lo, hi: Math.max(ra.lo, rb.hi - strict) }
+    : { lo: Math.min(ra.hi, rb.lo + strict), hi: ra.hi };
 }
 
 /** A for loop that is not a counting one: `init; while (cond) { body; update }`, `continue` running the update. */

@@ -13,6 +13,7 @@ import { assignedNames } from "./assignments.js";
 import { bindParams, bindState, flatTuple, joinStates, stateOf } from "./bodies.js";
 import { bindPattern, block } from "./statements.js";
 import { bare, isFunctionLike, isLoop, type Expression, type Node } from "./syntax.js";
+import { ELEMENT_INDEX, recordRange } from "./int-ranges.js";
 import { sameType, showTsType, T_BOOL, T_INT, type TsType } from "./ts-types.js";
 import { atom, fromLeaves, leafTypes, Lets, typeOfVal, type Val } from "./values.js";
 import { walkTree } from "./walk.js";
@@ -242,6 +243,7 @@ export function forEachLoop(fn: Fn, e: A.CallExpression, receiver: Expression, e
       count,
       iteration: (inner, k, iterCtx, l) => {
         const x = l.bind(index(xs.expr, k!, span), (xs.type as { elem: TsType }).elem, "x", span);
+        recordRange(k!, ELEMENT_INDEX);
         const bound = bindParams(fn, cb.params, [x, atom(k!, T_INT)], inner, l);
         // A `return` in the callback ends this iteration (as `continue`).
         const forEachCtx: Ctx = { ...iterCtx, ret: (_v, after) => iterCtx.next(after), brk: undefined };

@@ -12,7 +12,8 @@ import { arithmetic } from "./operators.js";
 import { app, binop, dbl, ifte, index, lam, neg, num, param } from "./smooth-ast.js";
 import type { Expression, Node } from "./syntax.js";
 import { isNumber, T_DOUBLE, T_INT, type TsType } from "./ts-types.js";
-import { atom, Lets, type AtomVal, type Val } from "./values.js";
+import { atom, Lets, toDouble, type AtomVal, type Val } from "./values.js";
+import { INT32, rangeOf } from "./int-ranges.js";
 
 type Argument = Expression | A.SpreadElement;
 
@@ -180,8 +181,10 @@ function written(name: string, x: Expr, span: Span): Expr {
 
 /** abs, floor, ceil, round and trunc: of an integer, the integer (abs of it an Index); of a Double, as JavaScript. */
 function rounding(name: string, x: { expr: Expr; type: TsType }, lets: Lets, span: Span): Val {
-  if (x.type.k === "int")
+  // (abs of -2^31 is beyond an Index: a Double, as JavaScript computes it, unless the integer is known to be above it.)
+  if (x.type.k === "int" && (name !== "abs" || rangeOf(x.expr).lo > INT32.lo))
     return name === "abs" ? lets.bind(app("abs", [x.expr], span), T_INT, "abs", span) : atom(x.expr, T_INT);
+  if (x.type.k === "int") return lets.bind(app("abs", [toDouble(x.expr, span)], span), T_DOUBLE, "abs", span);
   const v = bound(x.expr, lets, span);
   const floor = (y: Expr) => app("floor", [y], span);
   const ceil = (y: Expr) => neg(floor(neg(y, span)), span);

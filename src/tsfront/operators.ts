@@ -7,9 +7,19 @@ import type { BinaryOp, Expr } from "../syntax/ast.js";
 import type { Span } from "../syntax/source.js";
 import type { Env, Fn } from "./context.js";
 import { bindExpr, boolean, expr, number, packAs } from "./expressions.js";
-import { annotation, app, binop, emptyArray, ifte, lam, letIn, neg, not, num, param, pvar } from "./smooth-ast.js";
+import { annotation, app, binop, dbl, emptyArray, ifte, lam, letIn, neg, not, num, param, pvar } from "./smooth-ast.js";
 import { bare, keyName, type Expression } from "./syntax.js";
 import { isNumber, joinType, showTsType, T_BOOL, T_DOUBLE, T_INT, T_NOTHING, tArray, type TsType } from "./ts-types.js";
+import {
+  arithmeticRange,
+  INT32,
+  mayBeZero,
+  negatedRange,
+  rangeOf,
+  recordRange,
+  withinInt32,
+  type Range,
+} from "./int-ranges.js";
 import { atom, Lets, toDouble, typeOfVal, type AtomVal, type Val } from "./values.js";
 
 export function unary(fn: Fn, e: A.UnaryExpression, env: Env, lets: Lets): Val {
@@ -17,7 +27,11 @@ export function unary(fn: Fn, e: A.UnaryExpression, env: Env, lets: Lets): Val {
   switch (e.operator) {
     case "-": {
       const x = number(fn, e.argument, env, lets, "the operand of `-`");
-      return bindExpr(fn, lets, neg(x.expr, span), x.type, "neg", span);
+      if (x.type.k !== "int") return bindExpr(fn, lets, neg(x.expr, span), x.type, "neg", span);
+      // -(-2^31) is beyond an Index: a Double, as JavaScript computes it, unless the operand is known to be above it.
+      const r = negatedRange(rangeOf(x.expr));
+      if (!withinInt32(r)) return bindExpr(fn, lets, neg(toDouble(x.expr, span), span), T_DOUBLE, "neg", span);
+      return ranged(bindExpr(fn, lets, neg(x.expr, span), T_INT, "neg", span), r);
     }
     case "+": {
       const x = number(fn, e.argument, env, lets, "the operand of `+`");
@@ -132,8 +146,7 @@ const BITS: Partial<Record<string, string>> = {
 
 /**
  * `a op b` for a bit operator, on 32-bit integers as JavaScript computes it: an Index (`>>>` a Double, its result
- * being unsigned). A Double operand is first its integer part (JavaScript's ToInt32; one beyond 32 bits, or NaN, is an
- * index error rather than JavaScript's wrap-around).
+ * being unsigned). A Double operand is first converted as JavaScript's ToInt32 does (`toInt32`).
  */
 export function bitwise(
   fn: Fn,
@@ -143,18 +156,39 @@ export function bitwise(
   b: { expr: Expr; type: TsType },
   span: Span,
 ): Val {
-  const int32 = (x: { expr: Expr; type: TsType }): Expr => {
-    if (x.type.k === "int") return x.expr;
-    const v = (lets.bind(x.expr, T_DOUBLE, "x", span) as AtomVal).expr;
-    const floor = (y: Expr) => app("floor", [y], span);
-    const truncated = ifte(binop("<", v, num(0, span), span), neg(floor(neg(v, span)), span), floor(v), span);
-    return (lets.bind(app("toIndex", [truncated], span), T_INT, "i", span) as AtomVal).expr;
-  };
+  const int32 = (x: { expr: Expr; type: TsType }): Expr => (x.type.k === "int" ? x.expr : toInt32(lets, x.expr, span));
   const [x, y] = [int32(a), int32(b)];
   return bindExpr(fn, lets, app(BITS[op]!, [x, y], span), op === ">>>" ? T_DOUBLE : T_INT, "b", span);
 }
 
-/** `a op b` as JavaScript computes it: in Index arithmetic when both are integers (except `/` and `**`). */
+/**
+ * A Double as JavaScript's ToInt32 converts it (bit operators, a write into an Int32Array): its integer part modulo
+ * 2^32, as a signed 32-bit Index; NaN and the infinities are 0. Exact: dividing by 2^32 and flooring lose nothing.
+ */
+export function toInt32(lets: Lets, x: Expr, span: Span): Expr {
+  const bind = (e: Expr, base: string) => (lets.bind(e, T_DOUBLE, base, span) as AtomVal).expr;
+  const v = bind(x, "x");
+  const floor = (y: Expr) => app("floor", [y], span);
+  const t = bind(ifte(binop("<", v, dbl(0, span), span), neg(floor(neg(v, span)), span), floor(v), span), "t");
+  const two32 = dbl(2 ** 32, span);
+  const m = bind(binop("-", t, binop("*", two32, floor(binop("/", t, two32, span)), span), span), "m");
+  const signed = ifte(binop(">=", m, dbl(2 ** 31, span), span), binop("-", m, two32, span), m, span);
+  const finite = binop("<", app("abs", [t], span), dbl(Infinity, span), span);
+  const wrapped = ifte(finite, signed, dbl(0, span), span);
+  return (lets.bind(app("toIndex", [wrapped], span), T_INT, "i", span) as AtomVal).expr;
+}
+
+/** An Index value known to lie in r (./int-ranges.ts). */
+function ranged(v: Val, r: Range): Val {
+  if (v.kind === "atom") recordRange(v.expr, r);
+  return v;
+}
+
+/**
+ * `a op b` as JavaScript computes it: in Index arithmetic when both are integers and the result is known to be within
+ * 32 bits (./int-ranges.ts), else in Doubles, as JavaScript's numbers are (so `100000 * 100000` is 1e10, not wrapped
+ * around); `/` and `**` always in Doubles.
+ */
 export function arithmetic(
   fn: Fn,
   lets: Lets,
@@ -164,15 +198,21 @@ export function arithmetic(
   span: Span,
 ): Val {
   const ints = a.type.k === "int" && b.type.k === "int";
-  if (ints && (op === "+" || op === "-" || op === "*"))
-    return bindExpr(fn, lets, binop(op, a.expr, b.expr, span), T_INT, "t", span);
+  if (ints && (op === "+" || op === "-" || op === "*")) {
+    const r = arithmeticRange(op, rangeOf(a.expr), rangeOf(b.expr));
+    if (withinInt32(r)) return ranged(bindExpr(fn, lets, binop(op, a.expr, b.expr, span), T_INT, "t", span), r);
+  }
   // Division and powers are of Doubles, as in JavaScript (Smooth's Index division truncates).
   const x = a.type.k === "int" ? toDouble(a.expr, span) : a.expr;
   const y = b.type.k === "int" && op !== "**" ? toDouble(b.expr, span) : b.expr;
   return bindExpr(fn, lets, binop(op, x, y, span), T_DOUBLE, "t", span);
 }
 
-/** JavaScript's `%`: the remainder with the sign of the dividend (truncated division). */
+/**
+ * JavaScript's `%`: the remainder with the sign of the dividend (truncated division). Of integers, in Index arithmetic
+ * when the divisor is known not to be 0 (JavaScript's `j % 0` is NaN) and the division cannot overflow (-2^31 / -1);
+ * otherwise in Doubles.
+ */
 export function remainder(
   fn: Fn,
   lets: Lets,
@@ -180,23 +220,28 @@ export function remainder(
   b: { expr: Expr; type: TsType },
   span: Span,
 ): Val {
-  if (a.type.k === "int" && b.type.k === "int") {
+  const [ra, rb] = [rangeOf(a.expr), rangeOf(b.expr)];
+  const indexSafe = !mayBeZero(rb) && (ra.lo > INT32.lo || rb.lo > -1 || rb.hi < -1);
+  if (a.type.k === "int" && b.type.k === "int" && indexSafe) {
     // Index division truncates toward zero, as JavaScript's remainder needs. The quotient is declared an Index: the
     // language types an integer literal nothing else decides as a Double (`let j = 1 in j % 3 = 1` divided 1. / 3.).
     const qName = fn.names.fresh("q");
     const q = { kind: "var" as const, name: qName, span };
     const r = binop("-", a.expr, binop("*", b.expr, q, span), span);
     const rem = letIn(pvar(qName, span), binop("/", a.expr, b.expr, span), r, span, annotation(T_INT, span));
-    return bindExpr(fn, lets, rem, T_INT, "r", span);
+    // |a % b| < |b|, with a's sign.
+    const m = Math.max(Math.abs(rb.lo), Math.abs(rb.hi)) - 1;
+    return ranged(bindExpr(fn, lets, rem, T_INT, "r", span), { lo: ra.lo < 0 ? -m : 0, hi: ra.hi > 0 ? m : 0 });
   }
-  const q = (lets.bind(binop("/", a.expr, b.expr, span), T_DOUBLE, "q", span) as { expr: Expr }).expr;
+  const [x, y] = [a, b].map((v) => (v.type.k === "int" ? toDouble(v.expr, span) : v.expr)) as [Expr, Expr];
+  const q = (lets.bind(binop("/", x, y, span), T_DOUBLE, "q", span) as { expr: Expr }).expr;
   const trunc = ifte(
     binop("<", q, num(0, span), span),
     neg(app("floor", [neg(q, span)], span), span),
     app("floor", [q], span),
     span,
   );
-  return bindExpr(fn, lets, binop("-", a.expr, binop("*", b.expr, trunc, span), span), T_DOUBLE, "r", span);
+  return bindExpr(fn, lets, binop("-", x, binop("*", y, trunc, span), span), T_DOUBLE, "r", span);
 }
 
 /** `{ a: x, b }`, and `{ ...p, w: x }`: p's properties, in p's order, a later one replacing an earlier one's value. */
