@@ -326,6 +326,7 @@ function reduce(
       T_INT,
     );
     const k = inner.bind(iv.expr, T_INT, "k", span);
+    recordRange((k as { expr: Expr }).expr, ELEMENT_INDEX);
     const x = inner.bind(index(xs.expr, (k as { expr: Expr }).expr, span), elem, "x", span);
     const r = callbackValue(fn, args[0]!, [accVal, x, k], env, inner);
     const joined = joinType(accType, typeOfVal(r));

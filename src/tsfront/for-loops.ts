@@ -13,7 +13,7 @@ import { runLoop } from "./loops.js";
 import { app, binop, bool, neg, num } from "./smooth-ast.js";
 import { block } from "./statements.js";
 import { bare, isFunctionLike, keyName, numberLiteral, type Expression, type Node } from "./syntax.js";
-import { INT32, rangeOf, recordRange, type Range } from "./int-ranges.js";
+import { arithmeticRange, INT32, rangeOf, recordRange, withinInt32, type Range } from "./int-ranges.js";
 import { T_INT, type TsType } from "./ts-types.js";
 import { walkTree } from "./walk.js";
 import { Lets } from "./values.js";
@@ -284,7 +284,12 @@ function loopBound(fn: Fn, c: Counting, env: Env, lets: Lets): { expr: Expr; typ
   const span = fn.span(c.bound);
   // i + shift < b is i < b - shift.
   const shifted = c.shift === 0 ? b.expr : binop("-", b.expr, num(c.shift, span), span);
-  return { expr: (lets.bind(shifted, b.type, "bound", span) as { expr: Expr }).expr, type: b.type };
+  const bound = (lets.bind(shifted, b.type, "bound", span) as { expr: Expr }).expr;
+  if (b.type.k === "int") {
+    const r = arithmeticRange("-", rangeOf(b.expr), { lo: c.shift, hi: c.shift });
+    if (withinInt32(r)) recordRange(bound, r);
+  }
+  return { expr: bound, type: b.type };
 }
 
 /** How many times `for (i = a; i op b; i += step)` runs: max 0 (ceil((b - a) / step)) and the like, as an Index. */
