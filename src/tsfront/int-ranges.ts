@@ -1,8 +1,8 @@
-// What the translator knows of an Index's value: an interval. JavaScript computes integer arithmetic in doubles, Smooth
-// in 32-bit Indexes; `a + b`, `a - b`, `a * b` and `-a` stay Index arithmetic only where the interval proves the
-// result within 32 bits (./operators.ts), and become Double arithmetic (what JavaScript computes) otherwise. A literal's
-// interval is its value; a length's and a counted loop's counter's are recorded when they are bound; any other Index
-// (a parameter, a loop's state, a join of branches) may be any 32-bit integer.
+// What the translator knows of an Index's value: an interval. JavaScript computes integer arithmetic in doubles,
+// Smooth in 32-bit Indexes; `a + b`, `a - b`, `a * b` and `-a` stay Index arithmetic only where the interval proves
+// the result within 32 bits (./operators.ts), and become Double arithmetic (what JavaScript computes) otherwise. A
+// literal's interval is its value; a length's, a counted loop's counter's and a callback's index's are recorded when
+// they are bound; any other Index (a parameter, a loop's state, a join of branches) may be any 32-bit integer.
 
 import type { Expr } from "../syntax/ast.js";
 

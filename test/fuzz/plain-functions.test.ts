@@ -1,7 +1,8 @@
 // Generated plain functions (issue 28, "a property test"): loops, branches, a while loop, a switch, local helpers,
-// closures returned by functions, objects, arrays made by map and push, and a number captured from the enclosing
-// scope. No gradient may come back wrong without an error: either the value is the function's own and the gradient
-// equals central differences of the function run as JavaScript, or a SmoothError located in the function is thrown.
+// closures returned by functions, objects, arrays made by map and push, a number captured from the enclosing scope,
+// integers beyond 32 bits and divisors that are 0. No gradient may come back wrong without an error: either the value
+// is the function's own (NaN and infinities too) and the gradient equals central differences of the function run as
+// JavaScript, or a SmoothError located in the function is thrown.
 // The fixed seed of test/setup.ts in CI; `npm run fuzz` runs SMOOTH_FUZZ_SCALE (10; 100 with --long) times as many.
 
 import fc from "fast-check";
@@ -31,6 +32,12 @@ const STATEMENTS: ((k: number) => string)[] = [
   (k) => `const twice${k} = (f, x) => f(f(x));\ns = twice${k}((z) => z * c + Math.cos(z), s);`,
   () => "for (let i = n - 1; i >= 0; i--) { if (v[i] > 0) s += v[i] * y; else s -= Math.sqrt(v[i] * v[i] + 1); }",
   () => "s = Math.abs(s - c) + Math.hypot(s, y);",
+  // Integers beyond 32 bits, and divisors that are 0 (n is 4): JavaScript computes them in doubles (NaN, Infinity).
+  () => "j = (j * 46341 + 7) % 1000003;",
+  () => "j = j + 2147483647;",
+  () => "s += v[(j * 46341) % n] * y;",
+  () => "s += j % (n - 4) === j % (n - 4) ? 0 : y;",
+  () => "s += Math.atan((j + 1) / (n - 4)) * y;",
 ];
 
 /** The text of a factory taking the captured number `c` and returning the function. */
@@ -84,7 +91,10 @@ function check(factory: string, c: number): void {
     expect(e.span!.file.text).toContain("function generated");
     return;
   }
-  if (!Number.isFinite(own)) return;
+  if (!Number.isFinite(own)) {
+    expect(Object.is(value, own), `value ${value} ≠ ${own}`).toBe(true);
+    return;
+  }
   expect(close(value, own, 1e-9), `value ${value} ≠ ${own}`).toBe(true);
   const at = (x: number[]) => f(Float64Array.from(x.slice(0, 4)), x[4]!);
   const point = [...v, y];
