@@ -10,13 +10,13 @@ import { assignedNames, methodCall, rootName } from "./assignments.js";
 import type { Ctx, Env, Fn } from "./context.js";
 import { boolean, expr, number } from "./expressions.js";
 import { runLoop } from "./loops.js";
-import { app, binop, bool, neg, num } from "./smooth-ast.js";
+import { app, binop, bool, dbl, ifte, neg, num } from "./smooth-ast.js";
 import { block } from "./statements.js";
 import { bare, isFunctionLike, keyName, numberLiteral, type Expression, type Node } from "./syntax.js";
 import { arithmeticRange, INT32, rangeOf, recordRange, withinInt32, type Range } from "./int-ranges.js";
-import { T_INT, type TsType } from "./ts-types.js";
+import { T_DOUBLE, T_INT, type TsType } from "./ts-types.js";
 import { walkTree } from "./walk.js";
-import { Lets } from "./values.js";
+import { Lets, type AtomVal } from "./values.js";
 
 /** `for (let i = a; i < b; i++)` and the like: the counter, its start, its step and the number of iterations. */
 interface Counting {
@@ -190,7 +190,12 @@ function counted(fn: Fn, s: A.ForStatement, env: Env, ctx: Ctx, span: Span): Exp
       const bound = bare(c.bound);
       const isLength =
         bound.type === "MemberExpression" && !bound.computed && keyName(bound.property, false) === "length";
-      const count = (lets.bind(iterations(c, a, b, span, isLength), T_INT, "n", span) as { expr: Expr }).expr;
+      let count = (lets.bind(iterations(c, a, b, span, isLength), T_INT, "n", span) as { expr: Expr }).expr;
+      // (Counting from 0 or 1 by ±1 the counter cannot pass 32 bits: the count is an Index.)
+      const r = rangeOf(a);
+      const far = Math.abs(c.step) * (2 ** 31 - 2);
+      if (b.type.k !== "int" && !withinInt32(c.step > 0 ? { lo: r.lo, hi: r.hi + far } : { lo: r.lo - far, hi: r.hi }))
+        count = checkedCount(c, a, count, lets, span);
       return lets.wrap(
         runLoop(fn, env, ctx, {
           node: s,
@@ -226,6 +231,27 @@ function counterRange(c: Counting, a: Expr, b: { expr: Expr; type: TsType }): Ra
   return c.step > 0
     ? { lo: ra.lo, hi: Math.max(ra.lo, rb.hi - strict) }
     : { lo: Math.min(ra.hi, rb.lo + strict), hi: ra.hi };
+}
+
+/**
+ * Against a Double bound, a counter that would pass 32 bits (JavaScript's goes on, in doubles) is a located index error
+ * before the loop runs (its last value is not an Index), not a counter that wraps around. The check gives the count,
+ * so that it is kept (the optimiser removes unused lets).
+ */
+function checkedCount(c: Counting, a: Expr, count: Expr, lets: Lets, span: Span): Expr {
+  const double = (x: Expr) => app("double", [x], span);
+  const steps = double(app("max", [num(0, span), binop("-", count, num(1, span), span)], span));
+  const moved = binop("*", dbl(Math.abs(c.step), span), steps, span);
+  const last = (lets.bind(binop(c.step > 0 ? "+" : "-", double(a), moved, span), T_DOUBLE, "last", span) as AtomVal)
+    .expr;
+  const inRange = binop(
+    "&&",
+    binop(">=", last, neg(dbl(2 ** 31, span), span), span),
+    binop("<=", last, dbl(2 ** 31 - 1, span), span),
+    span,
+  );
+  return (lets.bind(app("toIndex", [ifte(inRange, double(count), last, span)], span), T_INT, "n", span) as AtomVal)
+    .expr;
 }
 
 /** A for loop that is not a counting one: `init; while (cond) { body; update }`, `continue` running the update. */
@@ -300,7 +326,11 @@ function iterations(c: Counting, a: Expr, b: { expr: Expr; type: TsType }, span:
   const one = num(1, span);
   // for (let i = 0; i < xs.length; i++): the count is the length itself (the optimiser then knows i < length xs).
   if (boundIsLength && up && step === 1 && strict && c.shift === 0 && a.kind === "num" && a.value === 0) return b.expr;
-  if (b.type.k === "int") {
+  // (b - a in Index arithmetic would wrap around where it is beyond 32 bits: such a distance is a Double's.)
+  const distance = up
+    ? arithmeticRange("-", rangeOf(b.expr), rangeOf(a))
+    : arithmeticRange("-", rangeOf(a), rangeOf(b.expr));
+  if (b.type.k === "int" && withinInt32({ lo: distance.lo, hi: distance.hi + (strict ? step - 1 : step) })) {
     // Integers: the distance, one more when the bound is included, divided by the step rounding up.
     let d = up ? binop("-", b.expr, a, span) : binop("-", a, b.expr, span);
     if (!strict) d = binop("+", d, one, span);
@@ -309,13 +339,14 @@ function iterations(c: Counting, a: Expr, b: { expr: Expr; type: TsType }, span:
   }
   // A Double bound: the iterations are the integers i = a + k step with i < b (or <=): ceil or floor + 1 of the
   // distance.
-  const distance = binop(
+  const bound = b.type.k === "int" ? app("double", [b.expr], span) : b.expr;
+  const quotient = binop(
     "/",
-    up ? binop("-", b.expr, app("double", [a], span), span) : binop("-", app("double", [a], span), b.expr, span),
+    up ? binop("-", bound, app("double", [a], span), span) : binop("-", app("double", [a], span), bound, span),
     num(step, span),
     span,
   );
   const floor = (x: Expr) => app("floor", [x], span);
-  const n = strict ? neg(floor(neg(distance, span)), span) : binop("+", floor(distance), one, span);
+  const n = strict ? neg(floor(neg(quotient, span)), span) : binop("+", floor(quotient), one, span);
   return app("toIndex", [app("max", [num(0, span), n], span)], span);
 }

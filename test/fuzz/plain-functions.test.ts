@@ -96,6 +96,9 @@ function check(factory: string, c: number): void {
     return;
   }
   expect(close(value, own, 1e-9), `value ${value} ≠ ${own}`).toBe(true);
+  // Central differences with step 1e-6 lose |f| · 2^-52 / 1e-6 to rounding: no reference where the value is so large
+  // (an integer beyond 32 bits added to the result) that this is not small.
+  if ((Math.abs(own) * Number.EPSILON) / 1e-6 > 1e-7) return;
   const at = (x: number[]) => f(Float64Array.from(x.slice(0, 4)), x[4]!);
   const point = [...v, y];
   const coarse = differences(at, point, 1e-5);

@@ -164,3 +164,40 @@ describe("integers beyond 32 bits mixed with indexing", () => {
     expect(() => compile(f)(V)).toThrow(/index/);
   });
 });
+
+describe("counted loops whose distance is beyond 32 bits", () => {
+  it("`for (i = -2e9; i < 2e9; i += 1e9)` runs 4 times (b - a is 4e9)", () => {
+    sameAsJavaScript((v) => {
+      let s = 0;
+      for (let i = -2000000000; i < 2000000000; i += 1000000000) s += v[0]! + i / 1e9;
+      return s;
+    }, V);
+  });
+
+  it("a counter that would pass 2^31 against a Double bound is a located index error, not a wrapped counter", () => {
+    const f = (v: Float64Array) => {
+      let s = 0;
+      for (let i = 2147483000; i < v[4]! * 536871000; i++) s += v[0]!;
+      return s;
+    };
+    for (const backend of BACKENDS) {
+      let error: unknown;
+      try {
+        compile(f, { backend })(V);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SmoothError);
+      expect((error as SmoothError).message).toMatch(/2147483999 is used as an index or a count/);
+    }
+  });
+
+  it("a counter against a Double bound within 32 bits runs as JavaScript's", () => {
+    sameAsJavaScript((v) => {
+      let s = 0;
+      for (let i = 2147483000; i < v[4]! * 536870911; i += 7) s += v[0]! * (i - 2147483000);
+      for (let i = 10; i >= v[1]!; i--) s += i;
+      return s;
+    }, V);
+  });
+});
