@@ -87,7 +87,8 @@ export const JS_LOWERING: { readonly [K in PrimName]: JsLowering } = {
   withDerivativeOf: same,
   abs: { expr: ([a], [t]) => (t!.k === "int" ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`) },
   toDouble: same,
-  toIndex: { expr: ([a], _t, span) => `$rt.toIndex(${a}, ${span})` },
+  // The check inline (the call only to fail): an Index computed in Doubles in a loop costs little more than one.
+  toIndex: { expr: ([a], _t, span) => `((${a} | 0) === ${a} ? ${a} | 0 : $rt.toIndex(${a}, ${span}))` },
   checkpointSlots: { expr: ([b, x, n, w], _t, span) => `$rt.checkpointSlots(${b}, ${x}, ${n}, ${w}, ${span})` },
   lt: infix("<"),
   gt: infix(">"),
