@@ -11,6 +11,7 @@ export default tseslint.config(
       "site/**",
       "src/generated/**",
       ".on-demand/**",
+      "docs/.vitepress/**",
       "**/*.mjs",
       "**/*.js",
       "**/*.cjs",

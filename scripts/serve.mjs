@@ -1,4 +1,5 @@
-// A static file server on localhost, for the playground (`npm run playground`) and the browser tests. With `csp`,
+// A static file server on localhost, for the playground (`npm run playground`), the docs site (`npm run docs:serve`)
+// and the browser tests. With `csp`,
 // every page is served under `Content-Security-Policy: script-src 'self'` (no eval, no inline scripts).
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -12,6 +13,8 @@ const TYPES = {
   ".css": "text/css; charset=utf-8",
   ".json": "application/json",
   ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".woff2": "font/woff2",
 };
 
 /** Serves `root` on 127.0.0.1 (`port` 0: any free port); resolves to its URL and a close function. */
@@ -46,7 +49,10 @@ export function serve(root, { port = 0, csp = false } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = fileURLToPath(new URL("../site/", import.meta.url));
+  // The folder to serve is the argument (default: the playground's site/).
+  const dir = process.argv[2]
+    ? join(process.cwd(), process.argv[2], "/")
+    : fileURLToPath(new URL("../site/", import.meta.url));
   const { url } = await serve(dir, { port: Number(process.env.PORT ?? 8080) });
-  console.log(`the playground: ${url} (Ctrl-C stops)`);
+  console.log(`serving ${dir} at ${url} (Ctrl-C stops)`);
 }
