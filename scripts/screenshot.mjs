@@ -1,4 +1,4 @@
-// docs/playground.png, the README's picture of the playground: site/ (npm run build:site) in headless Chromium, with
+// docs/public/playground.png, the README's picture of the playground: site/ (npm run build:site) in headless Chromium, with
 // the "prod via scans" example's gradient program shown. Needs what the browser tests need (npm run setup:browser).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +35,7 @@ try {
   );
   await page.select("#example", String(index));
   await page.waitForFunction("document.getElementById('result').textContent === '[0, 24, 0, 0]'");
-  await page.screenshot({ path: join(root, "docs/playground.png") });
+  await page.screenshot({ path: join(root, "docs/public/playground.png") });
 } finally {
   await browser.close();
   await server.close();

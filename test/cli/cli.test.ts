@@ -2,10 +2,9 @@
 // Every class of bad input gives one located message and exit code 1, never a stack trace.
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, file, root, smooth } from "./run.js";
+import { allText } from "../docs/snippets.js";
 
 describe("smooth run", () => {
   it("runs the paper's Example 1 (u M vᵀ) and prints 39", () => {
@@ -153,7 +152,7 @@ describe("every class of bad input: one located message, exit code 1, no stack t
   });
 });
 
-describe("the README's commands", () => {
+describe("the commands the README and the docs show", () => {
   it("npm start's command works from the built package", () => {
     const out = execFileSync(
       process.execPath,
@@ -166,10 +165,10 @@ describe("the README's commands", () => {
     expect(out).toBe("39\n");
   });
 
-  // The `$ smooth ...` lines, run on the files the README shows (`with a file `f.smooth` holding` and the code
-  // block after it: f.smooth in Derivatives, newton.smooth in While loops, softplus.smooth in Custom derivative
-  // rules), print what the README shows.
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+  // The `$ smooth ...` lines, run on the files the pages show (`with a file `f.smooth` holding` and the code block
+  // after it: logsumexp.smooth in the README, f.smooth in Derivatives, newton.smooth in While loops, softplus.smooth
+  // in Custom derivative rules, pow.smooth in Recursion), print what the pages show.
+  const readme = allText();
   const files = new Map(
     [...readme.matchAll(/[Ww]ith a file `(\w+\.smooth)` holding\n\n```fsharp\n([^]*?)```/g)].map((m) => [
       m[1]!,
@@ -183,8 +182,10 @@ describe("the README's commands", () => {
     (m) => [m[1]!, m[2]!] as const,
   );
 
-  it("the README's derivative examples are found", () => {
-    expect([...files.keys()]).toEqual(["newton.smooth", "softplus.smooth", "pow.smooth", "f.smooth"]);
+  it("the pages' derivative examples are found", () => {
+    expect([...files.keys()].sort()).toEqual(
+      ["f.smooth", "logsumexp.smooth", "newton.smooth", "pow.smooth", "softplus.smooth"].sort(),
+    );
     expect(modelText).toBeDefined();
     expect(examples.length).toBeGreaterThanOrEqual(11);
   });

@@ -81,7 +81,14 @@ export function typeErrors(code: string): string[] {
     {},
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
   )!;
-  const options = { ...config.options, noEmit: true, rootDir: root, noUnusedLocals: false };
+  // As users write TypeScript: `a[i]` is an element, not possibly undefined (the project itself checks that strictly).
+  const options = {
+    ...config.options,
+    noEmit: true,
+    rootDir: root,
+    noUnusedLocals: false,
+    noUncheckedIndexedAccess: false,
+  };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
   host.readFile = (name) => (name === file ? text : read(name));

@@ -2,10 +2,10 @@
 // import "smooth", which resolves to dist/ through package.json's exports) and prints what it promises.
 
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { blocksOf, runSnippet, typeErrors } from "../docs/snippets.js";
 
 const dir = fileURLToPath(new URL("../../examples/", import.meta.url));
 const examples = readdirSync(dir).filter((f) => f.endsWith(".mjs"));
@@ -32,58 +32,16 @@ describe("examples", () => {
   });
 });
 
-/** The library section's code blocks, in order, with their language. */
-function snippets(): { lang: "js" | "ts"; code: string }[] {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("## The library"), readme.indexOf("## The command line"));
-  return [...section.matchAll(/```(js|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] as "js" | "ts", code: m[2]! }));
-}
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const packageName = (JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { name: string }).name;
-
-/** Runs a snippet as pasted into a project that has the package installed (TypeScript transpiled first). */
-function run(snippet: { lang: "js" | "ts"; code: string }): string {
-  let code = snippet.code.replaceAll('from "smooth-ad"', `from "${packageName}"`);
-  if (snippet.lang === "ts")
-    code = ts.transpileModule(code, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    }).outputText;
-  return execFileSync(process.execPath, ["--input-type=module", "-e", code], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-}
-
-/**
- * tsc's diagnostics of a TypeScript snippet (importing the library's sources), checked under the project's settings.
- */
-function typeErrors(code: string): string[] {
-  const file = `${root}test/ts-types/__readme_snippet.ts`;
-  const text = code.replaceAll('from "smooth-ad"', 'from "../../src/index.js"');
-  const config = ts.getParsedCommandLineOfConfigFile(
-    `${root}tsconfig.json`,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: () => undefined,
-    },
-  )!;
-  const options = { ...config.options, noEmit: true, rootDir: root, noUnusedLocals: false };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile.bind(host);
-  host.readFile = (name) => (name === file ? text : read(name));
-  const exists = host.fileExists.bind(host);
-  host.fileExists = (name) => name === file || exists(name);
-  const program = ts.createProgram([file], options, host);
-  const source = program.getSourceFile(file)!;
-  return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) =>
-    ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+/** The library pages' TypeScript and JavaScript blocks, in order: plain TypeScript, then the library's page. */
+function snippets(): { lang: string; code: string }[] {
+  return [...blocksOf("docs/guide/typescript.md"), ...blocksOf("docs/guide/library.md")].filter(
+    (b) => b.lang === "js" || b.lang === "ts",
   );
 }
 
-describe("the README's library section", () => {
+const run = runSnippet;
+
+describe("the library pages' snippets", () => {
   const blocks = snippets();
 
   it("has its snippets: plain TypeScript, Smooth source, composition, types, traced functions", () => {
