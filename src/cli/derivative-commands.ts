@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import type { DerivativeKind, Engine, SmoothProgram } from "../api/program.js";
 import { describeParam } from "../api/entry-types.js";
 import { DEFAULT_ENGINE, describeEngines } from "../backends/registry.js";
+import { withMemoryBudget } from "../runtime/memory-budget.js";
 import { forwardDerivative } from "../api/derivative-programs.js";
 import { reverseGradient, reverseJacobian } from "../api/reverse-programs.js";
 import { doubleRank } from "../ad/seed.js";
@@ -199,7 +200,12 @@ export function showDerivative(
     }
     kind = mode === "reverse" ? "jacobian-rows" : "forward";
   }
-  return printIr(prog.derivative(o.fn, argTypes, wrt, "js", undefined, kind).optimised);
+  // Printed without automatic checkpointing: the program that runs while a loop's tapes fit the memory budget, and
+  // the same text on every machine (the budget, a share of the machine's memory, would be a literal in it; a loop past
+  // it runs Revolve's schedule instead, see docs/guide/derivatives).
+  return printIr(
+    withMemoryBudget(Infinity, () => prog.derivative(o.fn, argTypes, wrt, "js", undefined, kind)).optimised,
+  );
 }
 
 /**

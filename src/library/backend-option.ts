@@ -41,8 +41,8 @@ export interface BackendOption {
   /**
    * The memory, in bytes, reverse mode may use to store a loop's states (its tapes) in the derivatives this function
    * computes: a loop whose tapes would take more is checkpointed — it stores as many snapshots of its state as fit
-   * and recomputes the others (Revolve's schedule), which gives the same gradient. By default SMOOTH_MEMORY_BUDGET,
-   * else a quarter of the machine's memory (512 MiB where it cannot be known). Infinity: never checkpoint.
+   * and recomputes the others (Revolve's schedule), which gives the same gradient. By default SMOOTH_MEMORY_BUDGET
+   * ("auto": a quarter of the machine's memory, 512 MiB where it cannot be known), else none: loops stay taped.
    */
   readonly memoryBudget?: number;
 }

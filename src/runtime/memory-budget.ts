@@ -2,8 +2,10 @@
 // and its residuals; when that would exceed the budget (or the array limit), the loop is checkpointed instead:
 // s snapshots of the state, recomputing the rest (Revolve's schedule, src/ad/revolve.ts). The budget is decided when a
 // derivative program is built and becomes a literal of it: the library's `memoryBudget` option, set around the
-// compilation (`withMemoryBudget`); otherwise SMOOTH_MEMORY_BUDGET; otherwise a quarter of the machine's memory where
-// it can be known (Node), and 512 MiB elsewhere (a browser). An infinite budget ("off") leaves loops taped, as they
+// compilation (`withMemoryBudget`); otherwise SMOOTH_MEMORY_BUDGET; otherwise none (Infinity): automatic checkpointing
+// is opt-in, because a budget compiles Revolve's schedule beside every taped top-level loop (code size, compile time,
+// and the budget as a literal of the program). `SMOOTH_MEMORY_BUDGET=auto` asks for a quarter of the machine's memory
+// where it can be known (Node), 512 MiB elsewhere (a browser). An infinite budget ("off") leaves loops taped, as they
 // were before checkpointing existed (no checkpointing code at all).
 
 import { fail } from "../syntax/diagnostics.js";
@@ -52,7 +54,8 @@ function machineDefault(): number {
 export function memoryBudget(): number {
   if (current !== undefined) return current;
   const text = host?.env?.SMOOTH_MEMORY_BUDGET;
-  if (text === undefined || text === "") return machineDefault();
+  if (text === undefined || text === "") return Infinity;
+  if (/^\s*auto\s*$/i.test(text)) return machineDefault();
   const bytes = parseBytes(text);
   if (bytes === undefined)
     fail("argument", `SMOOTH_MEMORY_BUDGET is not a number of bytes: ${JSON.stringify(text.slice(0, 40))}`, undefined, {

@@ -125,8 +125,11 @@ describe("a checkpointed loop's gradient is the taped one, bit for bit, in every
 
   it("is a function of its own in wasm, called before the branch (the taped loops' code as without checkpointing)", () => {
     const args = [vector(8, 0.7), 40];
-    const spec = p.derivative("chain", p.argTypesFromJson("chain", args), [0], "wasm", undefined, "gradient");
-    // The primal's and the reverse's checkpointed branches (src/wasm/outline.ts, emitOutlinedBranch).
+    // With a budget (automatic checkpointing is opt-in), the primal's and the reverse's checkpointed branches
+    // (src/wasm/outline.ts, emitOutlinedBranch).
+    const spec = withMemoryBudget(2 ** 30, () =>
+      p.derivative("chain", p.argTypesFromJson("chain", args), [0], "wasm", undefined, "gradient"),
+    );
     expect(spec.code?.text).toMatch(/\(2 of them checkpointed branches, compiled without node splitting\)/);
     const off = withMemoryBudget(Infinity, () =>
       p.derivative("chain", p.argTypesFromJson("chain", args), [0], "wasm", undefined, "gradient"),
