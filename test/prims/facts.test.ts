@@ -68,7 +68,7 @@ describe("primitive facts", () => {
     );
     // The `fallible` flags, and Index division.
     expect(withFact((op) => PRIMS[op].fails === "operands")).toEqual(
-      ["get", "checkIndex", "sameSize", "setAt", "addAt", "record", "addArray", "toIndex"].sort(),
+      ["get", "checkIndex", "sameSize", "setAt", "addAt", "record", "addArray", "toIndex", "checkpointSlots"].sort(),
     );
     expect(withFact((op) => PRIMS[op].fails === "index-division")).toEqual(["div"]);
     expect(primMayFail("div", INT)).toBe(true);
