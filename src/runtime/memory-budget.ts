@@ -59,7 +59,8 @@ export function memoryBudget(): number {
   const bytes = parseBytes(text);
   if (bytes === undefined)
     fail("argument", `SMOOTH_MEMORY_BUDGET is not a number of bytes: ${JSON.stringify(text.slice(0, 40))}`, undefined, {
-      expected: 'a positive number of bytes, optionally with a binary suffix: "268435456", "256M", "2G"; or "off"',
+      expected:
+        'a positive number of bytes, optionally with a binary suffix: "268435456", "256M", "2G"; "auto" (a quarter of the memory); or "off"',
     });
   return bytes;
 }
