@@ -87,6 +87,14 @@ export function emitOutlinedLoop(em: WasmEmitter, mb: ModuleBuilder, e: Ifold, c
   return true;
 }
 
+/** The variables a chain of lets reads but does not bind: the outlined function's parameters. */
+function freeOfLets(lets: readonly Let[]): Map<number, Var> {
+  const bound = new Set(lets.map((l) => l.v.id));
+  const free = new Map<number, Var>();
+  for (const l of lets) for (const v of freeVars(l.rhs).values()) if (!bound.has(v.id)) free.set(v.id, v);
+  return free;
+}
+
 /**
  * Writes the lets that begin an element of a top-level loop (`lets`: each a loop variable's element, a build's
  * level, the loop index bound in `em`) as a function of the module called once per element, and binds in `em` the
@@ -101,9 +109,7 @@ export function emitOutlinedLets(
   lets: readonly Let[],
   live: readonly Var[],
 ): boolean {
-  const bound = new Set(lets.map((l) => l.v.id));
-  const free = new Map<number, Var>();
-  for (const l of lets) for (const v of freeVars(l.rhs).values()) if (!bound.has(v.id)) free.set(v.id, v);
+  const free = freeOfLets(lets);
   const results = live.flatMap((v) => slotTypes(v.type, em.real));
   const f = outlinedFunction(em, mb, [...free.values()], [], 0, () => results);
   if (f === undefined) return false;
@@ -135,9 +141,7 @@ export function emitOutlinedBranch(
   lets: readonly Let[],
   live: readonly Var[],
 ): boolean {
-  const bound = new Set(lets.map((l) => l.v.id));
-  const free = new Map<number, Var>();
-  for (const l of lets) for (const v of freeVars(l.rhs).values()) if (!bound.has(v.id)) free.set(v.id, v);
+  const free = freeOfLets(lets);
   const results = live.flatMap((v) => slotTypes(v.type, em.real));
   const f = outlinedFunction(em, mb, [...free.values()], [], 1, () => results);
   if (f === undefined) return false;
